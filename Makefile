@@ -1,0 +1,30 @@
+# Thin wrappers over the acpgen CLI; settings live in [tool.acpgen] of pyproject.toml.
+UV ?= uv
+RUN := $(UV) run --frozen
+VERSION ?=
+ACP_SCHEMAS ?= ../shared/acp-schemas
+
+.PHONY: help install generate check test schema lint typecheck
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+install: ## install the pinned toolchain into .venv (uv sync --frozen)
+	@command -v $(UV) >/dev/null || python3 -m pip install --quiet "uv==0.13.9"
+	$(UV) sync --frozen --quiet
+
+generate: install ## regenerate generated/ (stable and unstable builds) from schema/
+	$(RUN) acpgen generate --both
+
+check: install ## fail if generated/ is stale, or lint/type errors
+	$(RUN) acpgen generate --both --check
+	$(RUN) ruff check generator tests
+	$(RUN) ruff format --check generator tests
+	$(RUN) mypy
+
+test: install ## run the whole test suite (includes the stale-output check)
+	$(RUN) acpgen generate --both --check
+	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q
+
+schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
+	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))

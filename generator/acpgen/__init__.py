@@ -1,0 +1,1 @@
+"""acpgen: generate typed Python bindings for the Agent Client Protocol."""

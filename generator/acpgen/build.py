@@ -1,0 +1,267 @@
+"""Build the IR (:mod:`acpgen.ir`) from a loaded, validated schema document."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+from acpgen import ir, naming
+from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.inventory import (
+    Node,
+    const_of,
+    description,
+    enum_values,
+    is_catch_all,
+    ref_name,
+    tag_of,
+    union_branches,
+    variant_key,
+)
+
+_SIDES = frozenset(ir.SIDES)
+
+
+def build_protocol(
+    doc: Mapping[str, Any],
+    *,
+    variant: ir.Variant,
+    source: ir.Source,
+    protocol_version: int,
+    unstable_items: frozenset[str],
+) -> ir.Protocol:
+    """The IR of one protocol variant; ``unstable_items`` are the keys not in the stable protocol."""
+    defs: Mapping[str, Node] = doc["$defs"]
+    present = unstable_items & frozenset(_keys_in(defs))
+    taken = frozenset(naming.type_class_name(name) for name in defs)
+    types = tuple(_type(name, defs[name], present, taken) for name in sorted(defs))
+    _check_unique_class_names(types)
+    methods = _methods(defs, present)
+    return ir.Protocol(
+        variant=variant,
+        protocol_version=protocol_version,
+        source=source,
+        methods=methods,
+        types=types,
+        unstable_items=present,
+    )
+
+
+def _keys_in(defs: Mapping[str, Node]) -> list[str]:
+    from acpgen.inventory import item_map
+
+    return list(item_map(defs))
+
+
+def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Method, ...]:
+    """Methods from ``x-method``/``x-side`` on params, result and notification definitions."""
+    found: dict[tuple[str, str, str], str] = {}
+    for name in sorted(defs):
+        node = defs[name]
+        wire, side = node.get("x-method"), node.get("x-side")
+        if wire is None and side is None:
+            continue
+        where = pointer("$defs", name)
+        if not isinstance(wire, str) or not wire or side not in _SIDES:
+            raise AcpgenError(
+                Problem(
+                    f"definition {name} has x-method {wire!r} and x-side {side!r}",
+                    where,
+                    f"x-method must be a method name and x-side one of {', '.join(ir.SIDES)}; fix the schema.",
+                )
+            )
+        role = "result" if name.endswith("Response") else "notification" if name.endswith("Notification") else "params"
+        key = (cast(str, side), wire, role)
+        if key in found:
+            raise AcpgenError(
+                Problem(
+                    f"duplicate x-method {wire!r} for side {side}: both {found[key]} and {name} are its {role}",
+                    where,
+                    "Each method may have one params and one result definition per side; "
+                    "rename or remove one of them in the schema.",
+                )
+            )
+        found[key] = name
+    methods = []
+    for (side, wire, role), params_name in sorted(found.items()):
+        if role == "result":
+            continue
+        result = found.get((side, wire, "result")) if role == "params" else None
+        methods.append(
+            ir.Method(
+                wire=wire,
+                side=cast(ir.Side, side),
+                kind="notification" if role == "notification" or result is None else "request",
+                params=params_name,
+                result=result,
+                stable=f"method:{side}:{wire}" not in unstable,
+                description=description(defs[params_name]),
+            )
+        )
+    return tuple(methods)
+
+
+def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]) -> ir.TypeDef:
+    cls = naming.type_class_name(name)
+    common: dict[str, Any] = {
+        "wire": name,
+        "class_name": cls,
+        "stable": f"type:{name}" not in unstable,
+        "description": description(node),
+    }
+    values = enum_values(node)
+    found = union_branches(node)
+    if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
+        return ir.TypeDef(
+            kind="enum",
+            enum_values=tuple(str(v) for v, _ in values),
+            open=any(_is_open_scalar(b) for b in found[1]),
+            **common,
+        )
+    if isinstance(node.get("enum"), list):
+        return ir.TypeDef(kind="enum", enum_values=tuple(str(v) for v in node["enum"]), **common)
+    fields = _fields(name, node, unstable)
+    if found is not None and any(_is_object_branch(b) for b in found[1]):
+        return _union(name, cls, node, found[1], fields, unstable, taken, common)
+    if isinstance(node.get("properties"), Mapping) or node.get("type") == "object":
+        return ir.TypeDef(kind="object", fields=fields, **common)
+    return ir.TypeDef(kind="alias", **common)
+
+
+def _is_open_scalar(branch: Node) -> bool:
+    """The catch-all branch of an open enum: a bare scalar type without a constant."""
+    return branch.get("type") in ("string", "integer") and const_of(branch) is None and "properties" not in branch
+
+
+def _is_object_branch(branch: Node) -> bool:
+    return ref_name(branch) is not None or "properties" in branch or branch.get("type") == "object"
+
+
+def _union(
+    name: str,
+    cls: str,
+    node: Node,
+    branches: list[Node],
+    shared: tuple[ir.Field, ...],
+    unstable: frozenset[str],
+    taken: frozenset[str],
+    common: dict[str, Any],
+) -> ir.TypeDef:
+    tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
+    discriminator = next(iter(tags)) if len(tags) == 1 else None
+    variants = []
+    for index, branch in enumerate(branches):
+        key = variant_key(branch)
+        if key is None:
+            raise AcpgenError(
+                Problem(
+                    f"union {name} has a branch with no tag, title or reference, so it cannot be named",
+                    pointer("$defs", name, _union_keyword(node), index),
+                    "Give the branch a `title` (or a tag constant) in the schema; names are never taken from positions.",
+                )
+            )
+        tag = tag_of(branch)
+        ref = ref_name(branch) if "properties" not in branch or tag is not None else None
+        catch_all = is_catch_all(branch)
+        adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
+        variants.append(
+            ir.UnionVariant(
+                key=key,
+                class_name=naming.type_class_name(ref_name(branch) or "") if adds_nothing else naming.variant_class_name(key, cls, taken),
+                tag=tag[1] if tag is not None and discriminator is not None else None,
+                ref=ref_name(branch),
+                catch_all=catch_all,
+                hoisted=not adds_nothing,
+                stable=f"variant:{name}[{key}]" not in unstable,
+                description=description(branch),
+            )
+        )
+    return ir.TypeDef(
+        kind="union",
+        fields=shared,
+        variants=tuple(variants),
+        discriminator=discriminator,
+        open=any(v.catch_all for v in variants),
+        **common,
+    )
+
+
+def _union_keyword(node: Node) -> str:
+    return "oneOf" if "oneOf" in node else "anyOf"
+
+
+def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field, ...]:
+    props = node.get("properties")
+    if not isinstance(props, Mapping):
+        return ()
+    required = set(node.get("required") or [])
+    fields = []
+    seen: dict[str, str] = {}
+    for wire in sorted(props):
+        prop = props[wire]
+        attr = naming.snake(wire)
+        if attr in seen:
+            raise AcpgenError(
+                Problem(
+                    f"properties {seen[attr]!r} and {wire!r} of {owner} would both become the attribute {attr!r}",
+                    pointer("$defs", owner, "properties", wire),
+                    "Rename one of the properties in the schema.",
+                )
+            )
+        seen[attr] = wire
+        fields.append(
+            ir.Field(
+                wire=wire,
+                attr=attr,
+                required=wire in required,
+                nullable=_nullable(prop),
+                default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
+                is_array=_is_array(prop),
+                lenience=ir.Lenience(
+                    default_on_error=prop.get("x-deserialize-default-on-error") is True,
+                    skip_invalid_items=prop.get("x-deserialize-skip-invalid-items") is True,
+                    default_on_null=prop.get("x-deserialize-default-on-null") is True,
+                ),
+                stable=f"field:{owner}.{wire}" not in unstable,
+                description=description(prop),
+            )
+        )
+    return tuple(fields)
+
+
+def _types_of(prop: Node) -> set[str]:
+    declared = prop.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    return set()
+
+
+def _nullable(prop: Node) -> bool:
+    if "null" in _types_of(prop):
+        return True
+    branches = prop.get("anyOf") or prop.get("oneOf") or []
+    return any(isinstance(b, Mapping) and b.get("type") == "null" for b in branches)
+
+
+def _is_array(prop: Node) -> bool:
+    return "array" in _types_of(prop)
+
+
+def _check_unique_class_names(types: tuple[ir.TypeDef, ...]) -> None:
+    owners: dict[str, str] = {}
+    for t in types:
+        names = [(t.class_name, pointer("$defs", t.wire))]
+        names += [(v.class_name, pointer("$defs", t.wire) + f"[{v.key}]") for v in t.variants if v.hoisted]
+        for cls, where in names:
+            if cls in owners and owners[cls] != where:
+                raise AcpgenError(
+                    Problem(
+                        f"two types would get the same Python name {cls!r}: {owners[cls]} and {where}",
+                        where,
+                        "Rename one of the definitions (or give the union branch another title) in the schema.",
+                    )
+                )
+            owners[cls] = where

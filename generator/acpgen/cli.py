@@ -1,0 +1,113 @@
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from acpgen import ir
+from acpgen.config import Settings, load_settings
+from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.fetch import fetch_schema
+from acpgen.output import stale_files, write_tree
+from acpgen.pipeline import Revision, SchemaFile, read_schema_file, render_variant
+from acpgen.schema_lock import read_lock, verify_files
+
+UPDATE_COMMAND = "make generate"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``acpgen`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        settings = load_settings(Path(args.config))
+        return int(args.run(args, settings))
+    except AcpgenError as error:
+        for problem in error.problems:
+            print(f"acpgen: error: {problem.message()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
+    parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    gen = commands.add_parser("generate", help="render generated/ from the pinned schema")
+    which = gen.add_mutually_exclusive_group()
+    which.add_argument("--unstable", dest="variants", action="store_const", const=("unstable",), help="unstable build")
+    which.add_argument("--stable", dest="variants", action="store_const", const=("stable",), help="stable build")
+    which.add_argument("--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds")
+    gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
+    gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
+    gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")
+    gen.add_argument("--out", type=Path, help="output folder (default: output-dir of [tool.acpgen])")
+    gen.set_defaults(run=_generate, variants=None)
+
+    schema = commands.add_parser("schema", help="manage the pinned schema")
+    schema_commands = schema.add_subparsers(required=True, metavar="ACTION")
+    fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
+    fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
+    fetch.set_defaults(run=_fetch)
+    return parser
+
+
+def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
+    if args.schema is not None:
+        stable = read_schema_file(args.schema, package="local", version="local")
+        unstable = (
+            read_schema_file(args.unstable_schema, package="local", version="local")
+            if args.unstable_schema is not None
+            else None
+        )
+        return Revision(stable=stable, unstable=unstable, protocol_version=settings.protocol_version)
+    lock = read_lock(settings.schema_dir)
+    verify_files(settings.schema_dir, lock)
+
+    def pinned(name: str) -> SchemaFile:
+        return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
+
+    return Revision(
+        stable=pinned(settings.stable_schema),
+        unstable=pinned(settings.unstable_schema),
+        protocol_version=settings.protocol_version,
+    )
+
+
+def _generate(args: argparse.Namespace, settings: Settings) -> int:
+    variants: tuple[ir.Variant, ...] = args.variants or (("unstable",) if settings.unstable else ("stable",))
+    revision = _revision(args, settings)
+    out = args.out or settings.output_dir
+    files: dict[str, str] = {}
+    packages = []
+    for variant in variants:
+        package = settings.unstable_package if variant == "unstable" else settings.package
+        started = time.perf_counter()
+        files.update(render_variant(revision, variant, package))
+        packages.append(package)
+        print(f"acpgen: rendered {package} ({variant}) in {time.perf_counter() - started:.2f}s", file=sys.stderr)
+    if args.check:
+        diffs = stale_files(out, files, tuple(packages))
+        if diffs:
+            sys.stdout.writelines(diffs)
+            print(f"acpgen: {len(diffs)} generated file(s) are stale; run `{UPDATE_COMMAND}`", file=sys.stderr)
+            return EXIT_STALE
+        print(f"acpgen: {out} is up to date", file=sys.stderr)
+        return EXIT_OK
+    write_tree(out, files, tuple(packages))
+    print(f"acpgen: wrote {len(files)} files under {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _fetch(args: argparse.Namespace, settings: Settings) -> int:
+    version = args.version or read_lock(settings.schema_dir).version
+    lock = fetch_schema(version, settings.schema_dir)
+    print(f"acpgen: pinned {lock.package}@{lock.version} ({lock.integrity})", file=sys.stderr)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

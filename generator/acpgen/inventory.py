@@ -1,0 +1,136 @@
+"""The items of a schema, each under a stable key.
+
+Keys name what a user of the bindings sees, independent of representation:
+
+- ``type:SessionUpdate``
+- ``field:NewSessionRequest.additionalDirectories``
+- ``variant:SessionUpdate[plan_update]`` (keyed by tag, else title, else referenced type)
+- ``value:StopReason=cancelled`` (enum values)
+- ``method:agent:session/new`` (side that handles it, wire name)
+
+Stability (:mod:`acpgen.stability`) and the spec diff compare these keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+UNSTABLE_MARKER = "**UNSTABLE**"
+
+Node = Mapping[str, Any]
+
+
+def ref_name(node: Node) -> str | None:
+    """The ``$defs`` name a node refers to, directly or through a one-element ``allOf``."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return ref.removeprefix("#/$defs/")
+    all_of = node.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], Mapping):
+        return ref_name(all_of[0])
+    return None
+
+
+def union_branches(node: Node) -> tuple[str, list[Node]] | None:
+    """The keyword (``oneOf``/``anyOf``) and branches of a union node, ignoring a lone ``null`` branch."""
+    for keyword in ("oneOf", "anyOf"):
+        branches = node.get(keyword)
+        if isinstance(branches, list):
+            real = [b for b in branches if isinstance(b, Mapping) and b.get("type") != "null"]
+            if len(real) >= 2 or (len(real) == 1 and len(branches) == 1):
+                return keyword, real
+    return None
+
+
+def const_of(node: Node) -> str | int | None:
+    """The single value a scalar branch admits (``const`` or one-element ``enum``)."""
+    if "const" in node and isinstance(node["const"], str | int) and not isinstance(node["const"], bool):
+        return node["const"]
+    enum = node.get("enum")
+    if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str | int):
+        return enum[0]
+    return None
+
+
+def tag_of(branch: Node) -> tuple[str, str] | None:
+    """``(property, value)`` when a branch is tagged by a required property with a constant string."""
+    props = branch.get("properties")
+    required = branch.get("required") or []
+    if not isinstance(props, Mapping):
+        return None
+    for name, prop in sorted(props.items()):
+        if name in required and isinstance(prop, Mapping):
+            value = const_of(prop)
+            if isinstance(value, str):
+                return name, value
+    return None
+
+
+def is_catch_all(branch: Node) -> bool:
+    """The ``not`` branch of an extensible union."""
+    return "not" in branch
+
+
+def variant_key(branch: Node) -> str | None:
+    """The key of a union branch: its tag value, else its title, else the type it refers to."""
+    if is_catch_all(branch):
+        return str(branch.get("title") or "other")
+    tag = tag_of(branch)
+    if tag is not None:
+        return tag[1]
+    title = branch.get("title")
+    if isinstance(title, str) and title:
+        return title
+    return ref_name(branch)
+
+
+def enum_values(node: Node) -> list[tuple[str | int, Node]]:
+    """The constant values of an enum-like node (``enum`` list, or union of constants)."""
+    enum = node.get("enum")
+    if isinstance(enum, list) and len(enum) > 1:
+        return [(v, {}) for v in enum if isinstance(v, str | int)]
+    found = union_branches(node)
+    if found is None:
+        return []
+    return [(v, b) for b in found[1] if (v := const_of(b)) is not None]
+
+
+def description(node: Node) -> str:
+    """A node's description, or the empty string."""
+    text = node.get("description")
+    return text if isinstance(text, str) else ""
+
+
+def is_marked_unstable(node: Node) -> bool:
+    """Whether the description carries the ``**UNSTABLE**`` marker."""
+    return UNSTABLE_MARKER in description(node)
+
+
+def iter_items(defs: Mapping[str, Node]) -> Iterator[tuple[str, Node]]:
+    """Every item of a schema's ``$defs`` with its node, in a deterministic order."""
+    for name in sorted(defs):
+        node = defs[name]
+        if not isinstance(node, Mapping):
+            continue
+        yield f"type:{name}", node
+        method, side = node.get("x-method"), node.get("x-side")
+        if isinstance(method, str) and isinstance(side, str) and not name.endswith("Response"):
+            yield f"method:{side}:{method}", node
+        props = node.get("properties")
+        if isinstance(props, Mapping):
+            for prop in sorted(props):
+                if isinstance(props[prop], Mapping):
+                    yield f"field:{name}.{prop}", props[prop]
+        for value, branch in enum_values(node):
+            yield f"value:{name}={value}", branch
+        found = union_branches(node)
+        if found is not None:
+            for branch in found[1]:
+                if const_of(branch) is None and (key := variant_key(branch)) is not None:
+                    yield f"variant:{name}[{key}]", branch
+
+
+def item_map(defs: Mapping[str, Node]) -> dict[str, Node]:
+    """Every item of ``defs`` by key."""
+    return dict(iter_items(defs))

@@ -1,0 +1,124 @@
+"""The intermediate representation: one typed, immutable model of one protocol variant.
+
+Everything downstream of the schema (model preparation, templates, tests) reads these
+objects, never raw JSON. Collections are tuples sorted by a stable key, so iteration order
+never depends on dictionary order or hash seeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Side = Literal["agent", "client", "both", "proxy", "protocol"]
+MethodKind = Literal["request", "notification"]
+Variant = Literal["stable", "unstable"]
+TypeKind = Literal["object", "union", "enum", "alias"]
+
+SIDES: tuple[Side, ...] = ("agent", "client", "both", "proxy", "protocol")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a schema file came from."""
+
+    package: str
+    version: str
+    file: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lenience:
+    """The schema's lenient-reading keywords on one property."""
+
+    default_on_error: bool = False
+    skip_invalid_items: bool = False
+    default_on_null: bool = False
+
+    def __bool__(self) -> bool:
+        return self.default_on_error or self.skip_invalid_items or self.default_on_null
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A property of an object type."""
+
+    wire: str
+    attr: str
+    required: bool
+    nullable: bool
+    default_json: str | None
+    """The schema's ``default`` as canonical JSON text, or None when the schema gives none."""
+    is_array: bool
+    lenience: Lenience
+    stable: bool
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnionVariant:
+    """One branch of a union type."""
+
+    key: str
+    """The tag value for tagged variants, else the branch title, else the referenced type."""
+    class_name: str
+    tag: str | None
+    ref: str | None
+    catch_all: bool
+    """The ``not`` branch of an extensible union: any other tag, payload kept."""
+    hoisted: bool
+    """True when the branch adds to its reference (a tag, shared fields) and so gets a class of its own."""
+    stable: bool
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class TypeDef:
+    """A named schema definition."""
+
+    wire: str
+    class_name: str
+    kind: TypeKind
+    stable: bool
+    description: str
+    fields: tuple[Field, ...] = ()
+    variants: tuple[UnionVariant, ...] = ()
+    discriminator: str | None = None
+    enum_values: tuple[str, ...] = ()
+    open: bool = False
+    """An open enum or extensible union: unknown values are accepted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """A JSON-RPC method."""
+
+    wire: str
+    side: Side
+    """The side that handles (receives) the method."""
+    kind: MethodKind
+    params: str
+    result: str | None
+    stable: bool
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    """One protocol variant (stable or unstable) of one schema revision."""
+
+    variant: Variant
+    protocol_version: int
+    source: Source
+    methods: tuple[Method, ...]
+    types: tuple[TypeDef, ...]
+    unstable_items: frozenset[str]
+    """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+
+    def type(self, wire: str) -> TypeDef:
+        """The type named ``wire`` in ``$defs``."""
+        for t in self.types:
+            if t.wire == wire:
+                return t
+        raise KeyError(wire)

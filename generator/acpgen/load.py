@@ -1,0 +1,100 @@
+"""Load a schema file and check it before anything is built from it.
+
+Checks, each reported with a JSON pointer and what to do: the file is JSON, it is an object
+with ``$defs``, it is a valid JSON Schema 2020-12 document (meta-validation), and every
+``$ref`` points at an existing definition.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from acpgen.errors import AcpgenError, Problem, pointer
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    """The checked schema document at ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise AcpgenError(
+            Problem(f"cannot read the schema file: {error.strerror}", str(path), "Check the path, or run `make schema`.")
+        ) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AcpgenError(
+            Problem(
+                f"the schema file is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+                f"{path}#",
+                "Restore the file from the pinned package with `make schema`, or fix the JSON.",
+            )
+        ) from None
+    check_schema(doc, str(path))
+    return doc  # type: ignore[no-any-return]
+
+
+def check_schema(doc: Any, origin: str) -> None:
+    """Raise :class:`AcpgenError` listing every structural problem of a schema document."""
+    if not isinstance(doc, dict):
+        raise AcpgenError(
+            Problem(
+                f"the schema must be a JSON object, not {type(doc).__name__}",
+                f"{origin}#",
+                "Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
+            )
+        )
+    defs = doc.get("$defs")
+    if not isinstance(defs, dict):
+        raise AcpgenError(
+            Problem(
+                "the schema has no `$defs` object, so it defines no types",
+                f"{origin}#/$defs",
+                "Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
+            )
+        )
+    try:
+        Draft202012Validator.check_schema(doc)
+    except SchemaError as error:
+        where = pointer(*error.path) if error.path else pointer(*error.absolute_path)
+        raise AcpgenError(
+            Problem(
+                f"the schema is not a valid JSON Schema 2020-12 document: {error.message}",
+                f"{origin}#{where}",
+                "Fix the schema at that place (or restore the pinned files with `make schema`).",
+            )
+        ) from None
+    dangling = [
+        Problem(
+            f"`$ref` {ref!r} points at no definition",
+            f"{origin}#{where}",
+            "Define the referenced type under `$defs` or correct the reference.",
+        )
+        for where, ref in _refs(doc, ())
+        if not _resolves(ref, defs)
+    ]
+    if dangling:
+        raise AcpgenError(*dangling)
+
+
+def _refs(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield pointer(*path, "$ref"), ref
+        for key, value in node.items():
+            yield from _refs(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _refs(value, (*path, index))
+
+
+def _resolves(ref: str, defs: dict[str, Any]) -> bool:
+    prefix = "#/$defs/"
+    return ref.startswith(prefix) and ref.removeprefix(prefix).replace("~1", "/").replace("~0", "~") in defs

@@ -1,0 +1,52 @@
+"""Render the pydantic models of one protocol variant with datamodel-code-generator."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+
+from acpgen.prepare import ModelInput
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+def render_models(model_input: ModelInput, header: str) -> str:
+    """The text of ``models.py`` (not yet formatted), from prepared input."""
+    imports = [header.rstrip()]
+    if model_input.pydantic_names:
+        imports.append(f"from pydantic import {', '.join(model_input.pydantic_names)}")
+    if model_input.support_names:
+        imports.append(f"from ._support import {', '.join(model_input.support_names)}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = generate(
+            json.dumps(model_input.schema, sort_keys=True),
+            input_file_type=InputFileType.JsonSchema,
+            output_model_type=DataModelType.PydanticV2BaseModel,
+            target_python_version=PythonVersion.PY_311,
+            custom_template_dir=TEMPLATES / "models",
+            extra_template_data=model_input.template_data,
+            aliases=model_input.aliases,
+            custom_file_header="\n".join(imports),
+            disable_future_imports=True,
+            disable_timestamp=True,
+            formatters=[],
+            use_annotated=True,
+            use_union_operator=True,
+            use_standard_collections=True,
+            use_schema_description=True,
+            use_field_description=True,
+            use_attribute_docstrings=True,
+            use_type_alias=True,
+            strict_nullable=True,
+            field_constraints=True,
+            enum_field_as_literal="all",
+            snake_case_field=True,
+            keep_model_order=False,
+            type_mappings=["string+uri=string"],
+        )
+    assert isinstance(text, str)
+    return text

@@ -1,0 +1,258 @@
+"""Prepare datamodel-code-generator's input from the schema and the IR.
+
+datamodel-code-generator renders the models; we never edit what it writes. Instead this
+module hands it a schema in the shape that yields faithful models, plus per-class template
+data that our model templates (``templates/models/``) lay out:
+
+- union branches that add something to the type they refer to (a tag, shared fields) become
+  named definitions, named by :mod:`acpgen.naming` from their tag or title, never their position;
+- closed tagged unions get a ``discriminator`` with an explicit mapping;
+- extensible unions and unions with an untagged default branch get a routing annotation
+  (``acp_annotation``) that sends unknown tags to the catch-all and a missing tag to the default;
+- integer ``format`` values get their bounds; unstable items get a visible marker;
+- fields get reading rules (``acp_field_meta``): the ``x-deserialize-*`` keywords, and
+  "null is not allowed" for optional fields that are not nullable.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from acpgen import ir, naming
+from acpgen.inventory import union_branches
+
+UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
+
+INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+
+ROOT_NAME = "AcpMessage"
+DEFAULT_TAG = "<default>"
+OTHER_TAG = "<other>"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInput:
+    """Everything datamodel-code-generator needs beside its fixed settings."""
+
+    schema: dict[str, Any]
+    template_data: dict[str, dict[str, Any]]
+    aliases: dict[str, str]
+    support_names: tuple[str, ...]
+    """Names the models module imports from the package's ``_support`` module."""
+    pydantic_names: tuple[str, ...] = field(default=())
+
+
+def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
+    """The input of datamodel-code-generator for one protocol variant."""
+    defs: dict[str, Any] = copy.deepcopy(dict(doc["$defs"]))
+    template_data: dict[str, dict[str, Any]] = {}
+    aliases: dict[str, str] = {}
+    support: set[str] = set()
+    pydantic: set[str] = set()
+    unstable = protocol.variant == "unstable"
+    for t in protocol.types:
+        node = defs[t.wire]
+        if unstable and not t.stable:
+            _mark(node)
+        if t.kind == "union":
+            _hoist_union(t, node, defs, template_data, support, pydantic, unstable)
+        for f in t.fields:
+            holders = [t.class_name] if t.kind == "object" else [v.class_name for v in t.variants if v.hoisted]
+            for holder in holders:
+                aliases[f"{holder}.{f.wire}"] = f.attr
+                if rules := field_rules(f):
+                    template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
+                    support.update(rule.split("(", 1)[0] for rule in rules)
+            if unstable and not f.stable and t.stable:
+                props = node.get("properties")
+                if isinstance(props, dict) and isinstance(props.get(f.wire), dict):
+                    _mark(props[f.wire])
+        if t.kind == "enum" and unstable:
+            values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
+            if values and t.stable:
+                node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
+    for t in protocol.types:
+        for v in t.variants:
+            if v.hoisted:
+                for f in _variant_fields(v, t, doc):
+                    aliases.setdefault(f"{v.class_name}.{f[0]}", f[1])
+    _bound_integers(defs)
+    if not defs:
+        defs = {}
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    schema.update(_root(doc, defs))
+    return ModelInput(
+        schema=schema,
+        template_data=template_data,
+        aliases=dict(sorted(aliases.items())),
+        support_names=tuple(sorted(support)),
+        pydantic_names=tuple(sorted(pydantic)),
+    )
+
+
+def field_rules(f: ir.Field) -> tuple[str, ...]:
+    """The reading rules of a field, as the metadata expressions its annotation carries.
+
+    Order matters: the last one is the outermost, so ``DefaultOnError`` sees what
+    ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first.
+    """
+    rules = []
+    default = _default_literal(f)
+    if f.lenience.skip_invalid_items:
+        rules.append("SkipInvalidItems()")
+    if f.lenience.default_on_error and (default is not None or not f.required):
+        rules.append(f"DefaultOnError({default})" if default is not None else "DefaultOnError()")
+    if f.lenience.default_on_null and not f.nullable:
+        rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
+    if not rules and not f.required and not f.nullable and f.default_json is None:
+        rules.append("NotNull()")
+    return tuple(rules)
+
+
+def _default_literal(f: ir.Field) -> str | None:
+    """The Python literal of what a lenient field reads as: the schema's default, else ``[]`` for arrays."""
+    if f.default_json is not None:
+        return repr(json.loads(f.default_json))
+    if f.is_array:
+        return "[]"
+    return None
+
+
+def _hoist_union(
+    t: ir.TypeDef,
+    node: dict[str, Any],
+    defs: dict[str, Any],
+    template_data: dict[str, dict[str, Any]],
+    support: set[str],
+    pydantic: set[str],
+    unstable: bool,
+) -> None:
+    found = union_branches(node)
+    assert found is not None
+    keyword, branches = found
+    shared_props = node.get("properties") or {}
+    shared_required = list(node.get("required") or [])
+    refs = []
+    for variant, branch in zip(t.variants, branches, strict=True):
+        if not variant.hoisted:
+            refs.append({"$ref": f"#/$defs/{variant.ref}"})
+            continue
+        hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
+        if shared_props:
+            hoisted["properties"] = {**copy.deepcopy(shared_props), **hoisted.get("properties", {})}
+            hoisted["required"] = sorted(set(shared_required) | set(hoisted.get("required", [])))
+        hoisted.setdefault("type", "object")
+        if unstable and not variant.stable:
+            _mark(hoisted)
+        defs[variant.class_name] = hoisted
+        refs.append({"$ref": f"#/$defs/{variant.class_name}"})
+    replacement: dict[str, Any] = {k: v for k, v in node.items() if k in ("description",)}
+    closed = t.discriminator is not None and all(v.tag is not None for v in t.variants)
+    if closed:
+        replacement["oneOf"] = refs
+        replacement["discriminator"] = {
+            "propertyName": t.discriminator,
+            "mapping": {v.tag: f"#/$defs/{v.class_name}" for v in t.variants},
+        }
+    else:
+        replacement[keyword] = refs
+        if t.discriminator is not None:
+            template_data.setdefault(t.class_name, {})["acp_annotation"] = _routed_annotation(t)
+            support.add("TagRouter")
+            pydantic.update(("Discriminator", "Tag"))
+    node.clear()
+    node.update(replacement)
+
+
+def _routed_annotation(t: ir.TypeDef) -> str:
+    """``Annotated[A | B | ..., Discriminator(TagRouter(...))]`` for an open or defaulted union."""
+    members = []
+    known: dict[str, str] = {}
+    default = other = None
+    for v in t.variants:
+        if v.catch_all:
+            tag = other = OTHER_TAG
+        elif v.tag is None:
+            tag = default = DEFAULT_TAG
+        else:
+            tag = known[v.tag] = v.tag
+        members.append(f"Annotated[{v.class_name}, Tag({tag!r})]")
+    assert t.discriminator is not None
+    attribute = naming.snake(t.discriminator)
+    router = f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, default={default!r}, other={other!r})"
+    return f"Annotated[{' | '.join(members)}, Discriminator({router})]"
+
+
+def _variant_fields(v: ir.UnionVariant, t: ir.TypeDef, doc: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(wire, attribute) of the properties a hoisted branch declares itself (its tag, mostly)."""
+    found = union_branches(doc["$defs"][t.wire])
+    assert found is not None
+    branch = found[1][t.variants.index(v)]
+    props = branch.get("properties") or {}
+    return [(wire, naming.snake(wire)) for wire in sorted(props)]
+
+
+def _mark(node: dict[str, Any]) -> None:
+    """Prefix a description with the unstable marker unless upstream already did."""
+    text = node.get("description")
+    if not isinstance(text, str) or "**UNSTABLE**" not in text:
+        node["description"] = _joined(UNSTABLE_NOTE, text)
+
+
+def _joined(first: Any, second: Any) -> str:
+    return "\n\n".join(p for p in (first, second) if isinstance(p, str) and p)
+
+
+def _bound_integers(node: Any) -> None:
+    """Add ``minimum``/``maximum`` from integer ``format`` values wherever the schema omits them."""
+    if isinstance(node, dict):
+        fmt = node.get("format")
+        bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) else None
+        types = node.get("type")
+        if bounds is not None and (types == "integer" or (isinstance(types, list) and "integer" in types)):
+            node.setdefault("minimum", bounds[0])
+            node.setdefault("maximum", bounds[1])
+        for value in node.values():
+            _bound_integers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_integers(value)
+
+
+def _root(doc: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    """The root of the models' schema: a union of every type the schema's root refers to."""
+    refs: list[str] = []
+    _collect_refs({k: v for k, v in doc.items() if k != "$defs"}, refs)
+    names = [r for r in dict.fromkeys(refs) if r in defs]
+    if not names:
+        return {"title": ROOT_NAME, "type": "object"}
+    return {
+        "title": ROOT_NAME,
+        "description": "Any message of the protocol, as the schema's root lists them.",
+        "anyOf": [{"$ref": f"#/$defs/{n}"} for n in names],
+    }
+
+
+def _collect_refs(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            out.append(ref.removeprefix("#/$defs/"))
+        for value in node.values():
+            _collect_refs(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _collect_refs(value, out)

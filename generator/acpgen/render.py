@@ -1,0 +1,34 @@
+"""Pure rendering: IR (and the schema it came from) to ``{relative path: text}``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from acpgen import ir
+from acpgen.formatting import format_python
+from acpgen.header import generator_version, header
+from acpgen.models import render_models
+from acpgen.prepare import prepare
+from acpgen.templating import render_template
+
+# Output files rendered from templates/package/<name>.jinja, besides models.py and py.typed.
+PACKAGE_TEMPLATES = ("__init__.py", "_support.py", "_version.py", "stability.py")
+
+
+def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[str, str]:
+    """Every file of one generated package, formatted, keyed by path relative to the output folder."""
+    top = header(protocol)
+    files = {"models.py": render_models(prepare(protocol, doc), top)}
+    data = {
+        "header": top.rstrip("\n"),
+        "protocol": protocol,
+        "package": package,
+        "generator_version": generator_version(),
+        "unstable_items": sorted(protocol.unstable_items),
+    }
+    for name in PACKAGE_TEMPLATES:
+        files[name] = render_template(f"{name}.jinja", **data)
+    result = {f"{package}/{name}": format_python(text, name) for name, text in sorted(files.items())}
+    result[f"{package}/py.typed"] = ""
+    return result

@@ -1,0 +1,254 @@
+"""The schema lock: which package version the files in ``schema/`` came from, and their hashes.
+
+The lock is a small JSON file, ``schema/schema.lock.json``::
+
+    {
+      "files": {
+        "v1/schema.json": "<sha256 hex>",
+        ...
+      },
+      "integrity": "sha512-...",
+      "package": "@agentclientprotocol/sdk",
+      "version": "2.4.0"
+    }
+
+``files`` maps a path relative to the schema directory (forward slashes) to the sha256 of
+that file; ``integrity`` is the npm SRI string of the tarball the files were taken from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from acpgen.errors import AcpgenError, Problem, pointer
+
+LOCK_NAME = "schema.lock.json"
+
+_LOCK_KEYS = frozenset({"package", "version", "integrity", "files"})
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+_CHUNK = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaLock:
+    """The pinned schema: npm package, version, tarball integrity and per-file sha256."""
+
+    package: str
+    version: str
+    integrity: str
+    files: tuple[tuple[str, str], ...]
+    """(path relative to the schema directory, sha256 hex), sorted by path, paths unique."""
+
+    def __post_init__(self) -> None:
+        """Reject file lists that are unsorted, repeat a path, or name a path outside the directory."""
+        names = [name for name, _ in self.files]
+        if names != sorted(set(names)):
+            raise ValueError(
+                "SchemaLock.files must be sorted by path without duplicates"
+            )
+        for name in names:
+            reason = unsafe_relative_path(name)
+            if reason is None and name == LOCK_NAME:
+                reason = "names the lock file itself"
+            if reason is not None:
+                raise ValueError(f"SchemaLock.files: {name!r} {reason}")
+
+
+def unsafe_relative_path(name: str) -> str | None:
+    """Say why ``name`` is not a plain relative POSIX path below a directory, or None if it is."""
+    if not name:
+        return "is empty"
+    if "\\" in name or "\0" in name:
+        return "contains a backslash or NUL character"
+    path = PurePosixPath(name)
+    if path.is_absolute():
+        return "is absolute"
+    if ".." in path.parts:
+        return "contains a '..' component"
+    if path.as_posix() != name:
+        return "is not in normal form (use single forward slashes, no '.' components)"
+    return None
+
+
+def sha256_file(path: Path) -> str:
+    """Return the sha256 of a file's bytes as lowercase hex."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _fetch_hint(version: str = "x.y.z") -> str:
+    """The command that (re)creates the schema files and their lock."""
+    return (
+        f"Run `make schema VERSION={version}` (or `acpgen schema fetch --version {version}`) "
+        "to fetch the schema files and write the lock."
+    )
+
+
+def lock_to_json(lock: SchemaLock) -> str:
+    """Render a lock deterministically: sorted keys, 2-space indent, trailing newline."""
+    document = {
+        "package": lock.package,
+        "version": lock.version,
+        "integrity": lock.integrity,
+        "files": dict(lock.files),
+    }
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_lock(schema_dir: Path, lock: SchemaLock) -> None:
+    """Write ``schema_dir/schema.lock.json`` atomically (temp file in the same directory, then rename)."""
+    schema_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(schema_dir / LOCK_NAME, lock_to_json(lock))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) so readers see either the old or the new content."""
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+    )
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read_lock(schema_dir: Path) -> SchemaLock:
+    """Read and validate ``schema_dir/schema.lock.json``; raise AcpgenError if missing or malformed."""
+    path = schema_dir / LOCK_NAME
+    document = _load_json(path)
+    problems = _lock_problems(path, document)
+    if problems:
+        raise AcpgenError(*problems)
+    assert isinstance(document, dict)
+    files = tuple(sorted(document["files"].items()))
+    return SchemaLock(
+        document["package"], document["version"], document["integrity"], files
+    )
+
+
+def _load_json(path: Path) -> object:
+    """Parse the lock file, turning a missing, unreadable or non-JSON file into AcpgenError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AcpgenError(
+            Problem("schema lock file not found", str(path), _fetch_hint())
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AcpgenError(
+            Problem(
+                f"cannot read the schema lock file: {exc}", str(path), _fetch_hint()
+            )
+        ) from exc
+    try:
+        document: object = json.loads(text)
+    except json.JSONDecodeError as exc:
+        what = f"schema lock file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        raise AcpgenError(Problem(what, str(path), _fetch_hint())) from exc
+    return document
+
+
+def _lock_problems(path: Path, document: object) -> list[Problem]:
+    """Every way in which a parsed lock document deviates from the lock format."""
+    if not isinstance(document, dict):
+        return [
+            Problem(
+                "schema lock file must hold a JSON object", str(path), _fetch_hint()
+            )
+        ]
+    problems = [
+        Problem(f"schema lock file lacks the key {key!r}", str(path), _fetch_hint())
+        for key in sorted(_LOCK_KEYS - document.keys())
+    ]
+    problems += [
+        Problem(
+            f"schema lock file has the unknown key {key!r}",
+            f"{path}#{pointer(key)}",
+            _fetch_hint(),
+        )
+        for key in sorted(document.keys() - _LOCK_KEYS)
+    ]
+    for key in ("package", "version", "integrity"):
+        value = document.get(key, "")
+        if not isinstance(value, str) or not value:
+            problems.append(_field_problem(path, key, "must be a non-empty string"))
+    integrity = document.get("integrity")
+    if isinstance(integrity, str) and integrity and not integrity.startswith("sha512-"):
+        problems.append(
+            _field_problem(
+                path, "integrity", "must be a sha512 SRI string (sha512-...)"
+            )
+        )
+    problems += _files_problems(path, document.get("files", {}))
+    return problems
+
+
+def _files_problems(path: Path, files: object) -> list[Problem]:
+    """Problems with the ``files`` object: relative paths mapped to sha256 hex digests."""
+    if not isinstance(files, dict):
+        return [
+            _field_problem(
+                path, "files", "must be an object mapping paths to sha256 hex digests"
+            )
+        ]
+    problems: list[Problem] = []
+    for name, digest in files.items():
+        reason = unsafe_relative_path(name)
+        if reason is None and name == LOCK_NAME:
+            reason = "names the lock file itself"
+        if reason is not None:
+            problems.append(
+                _field_problem(path, "files", f"entry {name!r} {reason}", name)
+            )
+        if not isinstance(digest, str) or not _SHA256_HEX.fullmatch(digest):
+            problems.append(
+                _field_problem(
+                    path, "files", "must be a lowercase sha256 hex digest", name
+                )
+            )
+    return problems
+
+
+def _field_problem(path: Path, key: str, what: str, *more: str) -> Problem:
+    """A problem located at ``path#/key[/more...]``."""
+    return Problem(
+        f"schema lock field {key!r} {what}",
+        f"{path}#{pointer(key, *more)}",
+        _fetch_hint(),
+    )
+
+
+def verify_files(schema_dir: Path, lock: SchemaLock) -> None:
+    """Raise AcpgenError naming every locked file that is missing or whose sha256 differs from the lock."""
+    hint = (
+        "The schema files were edited or the lock is stale. "
+        f"Run `make schema VERSION={lock.version}` (or `acpgen schema fetch --version {lock.version}`) "
+        "to restore the pinned files."
+    )
+    problems: list[Problem] = []
+    for name, expected in lock.files:
+        path = schema_dir / name
+        if not path.is_file():
+            problems.append(Problem(f"schema file {name} is missing", str(path), hint))
+            continue
+        actual = sha256_file(path)
+        if actual != expected:
+            what = f"schema file {name} has sha256 {actual}, but {LOCK_NAME} pins {expected}"
+            problems.append(Problem(what, str(path), hint))
+    if problems:
+        raise AcpgenError(*problems)

@@ -1,0 +1,42 @@
+"""Shared fixtures: the generated packages, the schema history, golden updates."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED = ROOT / "generated"
+UPDATE_GOLDENS = "uv run pytest tests/test_snapshots.py --update-goldens"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--acp-schemas",
+        default=os.environ.get("ACP_SCHEMAS"),
+        help="folder of ACP schema revisions (index.json + one folder per tag); env ACP_SCHEMAS",
+    )
+    parser.addoption("--update-goldens", action="store_true", help="rewrite the golden files of tests/golden/")
+
+
+@pytest.fixture(scope="session")
+def acp_schemas(request: pytest.FixtureRequest) -> Path:
+    value = request.config.getoption("--acp-schemas")
+    if not value:
+        pytest.fail("the schema history is needed: pass --acp-schemas DIR or set ACP_SCHEMAS (make test sets it)")
+    path = Path(value)
+    if not (path / "index.json").is_file():
+        pytest.fail(f"{path} holds no index.json; point --acp-schemas / ACP_SCHEMAS at shared/acp-schemas")
+    return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def generated_on_path() -> Iterator[None]:
+    """Make the committed generated packages importable, as a user who vendors generated/ would."""
+    sys.path.insert(0, str(GENERATED))
+    yield
+    sys.path.remove(str(GENERATED))

@@ -1,0 +1,21 @@
+"""The committed builds import side by side and say what they were built from."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_both_builds_import_side_by_side() -> None:
+    stable = importlib.import_module("acp_bindings")
+    unstable = importlib.import_module("acp_bindings_unstable")
+    lock = json.loads((ROOT / "schema" / "schema.lock.json").read_text())
+    assert stable.VARIANT == "stable" and unstable.VARIANT == "unstable"
+    assert stable.SCHEMA_VERSION == unstable.SCHEMA_VERSION == lock["version"]
+    assert stable.SCHEMA_SHA256 == lock["files"]["v1/schema.json"]
+    assert unstable.SCHEMA_SHA256 == lock["files"]["v1/schema.unstable.json"]
+    assert stable.PROTOCOL_VERSION == unstable.PROTOCOL_VERSION == 1
+    assert importlib.import_module("acp_bindings.models").NewSessionRequest is not None
