@@ -19,6 +19,9 @@ class AuthCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -57,6 +60,9 @@ class AuthMethodTerminal(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -100,6 +106,9 @@ class AuthenticateRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -123,6 +132,9 @@ class AuthenticateResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -141,6 +153,9 @@ class BlobResourceContents(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -173,6 +188,9 @@ class BooleanConfigOptionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -191,6 +209,9 @@ class BooleanPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -231,6 +252,9 @@ class CancelCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -258,6 +282,9 @@ class CancelledRequestPermissionOutcome(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
 
@@ -269,6 +296,9 @@ class CloseSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -287,6 +317,9 @@ class CompactionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -312,6 +345,9 @@ class Cost(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -339,6 +375,9 @@ class DeclineCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -360,6 +399,9 @@ class DeleteSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -382,6 +424,9 @@ class Diff(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -412,6 +457,9 @@ class DiffToolCallContent(Diff):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -423,6 +471,9 @@ class ElicitationAcceptAction(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
     """
@@ -456,6 +507,9 @@ class ElicitationFormCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -490,6 +544,9 @@ class ElicitationUrlCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -510,6 +567,9 @@ class EnumOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -546,6 +606,9 @@ class EnvVariable(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -709,6 +772,9 @@ class FileSystemCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -739,6 +805,9 @@ class FormCreateElicitationRequest1(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -764,6 +833,9 @@ class HttpHeader(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -792,6 +864,9 @@ class Implementation(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -827,6 +902,9 @@ class IntegerPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -888,6 +966,9 @@ class KillTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -908,6 +989,9 @@ class ListSessionsRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -936,6 +1020,9 @@ class LogoutCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -956,6 +1043,9 @@ class LogoutRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -974,6 +1064,9 @@ class LogoutResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -992,6 +1085,9 @@ class McpCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1018,6 +1114,9 @@ class McpServerHttp(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1048,6 +1147,9 @@ class McpServerSse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1078,6 +1180,9 @@ class McpServerStdio(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1118,6 +1223,9 @@ class NoticeCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -1136,6 +1244,9 @@ class NumberPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1197,6 +1308,9 @@ class OtherCreateElicitationResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1234,6 +1348,9 @@ class OtherElicitationPropertySchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -1253,6 +1370,9 @@ class OtherMultiSelectItems(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -1317,6 +1437,9 @@ class PromptCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1361,6 +1484,9 @@ class ReadTextFileResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1383,6 +1509,9 @@ class ReleaseTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1430,6 +1559,9 @@ class SelectedPermissionOutcome(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1452,6 +1584,9 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
 
@@ -1468,6 +1603,9 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1488,6 +1626,9 @@ class SessionCloseCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1506,6 +1647,9 @@ class SessionConfigBoolean(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
@@ -1549,6 +1693,9 @@ class SessionConfigOptionsCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1586,6 +1733,9 @@ class SessionDeleteCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1615,6 +1765,9 @@ class SessionInfo(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1664,6 +1817,9 @@ class SessionInfoUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1690,6 +1846,9 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
 
@@ -1703,6 +1862,9 @@ class SessionListCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1729,6 +1891,9 @@ class SessionResumeCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1747,6 +1912,9 @@ class SetSessionModeRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1773,6 +1941,9 @@ class SetSessionModeResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1793,6 +1964,9 @@ class SseMcpServer(McpServerSse):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
@@ -1820,6 +1994,9 @@ class StringMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1847,6 +2024,9 @@ class StringPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1924,6 +2104,9 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -1935,6 +2118,9 @@ class TerminalExitStatus(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1969,6 +2155,9 @@ class TerminalOutputRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1995,6 +2184,9 @@ class TerminalOutputResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2027,6 +2219,9 @@ class TextResourceContents(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2057,6 +2252,9 @@ class TitledMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2092,6 +2290,9 @@ class ToolCallLocation(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2157,6 +2358,9 @@ class UnstructuredCommandInput(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2179,6 +2383,9 @@ class UrlCreateElicitationRequest1(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -2204,6 +2411,9 @@ class UsageUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2234,6 +2444,9 @@ class UsageUpdateSessionUpdate(UsageUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -2249,6 +2462,9 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2279,6 +2495,9 @@ class WaitForTerminalExitRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2305,6 +2524,9 @@ class WaitForTerminalExitResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2335,6 +2557,9 @@ class WriteTextFileRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2365,6 +2590,9 @@ class WriteTextFileResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2383,6 +2611,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2404,6 +2635,9 @@ class AgentAuthCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2431,6 +2665,9 @@ class Annotations(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2467,6 +2704,9 @@ class AudioContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2501,6 +2741,9 @@ class AudioContentBlock(AudioContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
@@ -2514,6 +2757,9 @@ class AuthMethodAgent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2552,6 +2798,9 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -2563,6 +2812,9 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2602,6 +2854,9 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2635,6 +2890,9 @@ class CancelNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2659,6 +2917,9 @@ class CancelRequestNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2681,6 +2942,9 @@ class ClientNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -2699,6 +2963,9 @@ class ClientSessionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2749,6 +3016,9 @@ class CloseSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2771,6 +3041,9 @@ class CompleteElicitationNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2814,6 +3087,9 @@ class CreateTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2867,6 +3143,9 @@ class CreateTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2891,6 +3170,9 @@ class CurrentModeUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2915,6 +3197,9 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
 
@@ -2928,6 +3213,9 @@ class DeleteSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2950,6 +3238,9 @@ class ElicitationCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2989,6 +3280,9 @@ class ElicitationRequestScope(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -3007,6 +3301,9 @@ class ElicitationSessionScope(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3043,6 +3340,9 @@ class Error(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
     """
@@ -3068,6 +3368,9 @@ class ErrorAgentResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Error, Field(alias="error")]
     """
@@ -3086,6 +3389,9 @@ class ErrorClientResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Error, Field(alias="error")]
     """
@@ -3106,6 +3412,9 @@ class HttpMcpServer(McpServerHttp):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
@@ -3117,6 +3426,9 @@ class ImageContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3155,6 +3467,9 @@ class ImageContentBlock(ImageContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
@@ -3166,6 +3481,9 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
@@ -3177,6 +3495,9 @@ class KillTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3203,6 +3524,9 @@ class ListSessionsResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3255,6 +3579,9 @@ class MultiSelectItemsString(StringMultiSelectItems):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -3268,6 +3595,9 @@ class NewSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3312,6 +3642,9 @@ class Notice(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3347,6 +3680,9 @@ class NoticeSessionUpdate(Notice):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
@@ -3358,6 +3694,9 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
@@ -3370,6 +3709,9 @@ class OtherCreateElicitationRequest1(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -3404,6 +3746,9 @@ class OtherCreateElicitationRequest2(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -3452,6 +3797,9 @@ class PermissionOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3486,6 +3834,9 @@ class PlanEntry(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3519,6 +3870,9 @@ class PromptResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3543,6 +3897,9 @@ class ReadTextFileRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3577,6 +3934,9 @@ class ReleaseTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3604,6 +3964,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -3634,6 +3997,9 @@ class RequestPermissionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3656,6 +4022,9 @@ class ResourceLink(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3711,6 +4080,9 @@ class ResourceLinkContentBlock(ResourceLink):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
@@ -3722,6 +4094,9 @@ class ResultClientResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -3757,6 +4132,9 @@ class ResumeSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3808,6 +4186,9 @@ class SessionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3879,6 +4260,9 @@ class SessionConfigSelectOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3911,6 +4295,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -3931,6 +4318,9 @@ class SessionMode(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3963,6 +4353,9 @@ class SessionModeState(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4006,6 +4399,9 @@ class StringElicitationPropertySchema(StringPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -4021,6 +4417,9 @@ class Terminal(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4047,6 +4446,9 @@ class TerminalToolCallContent(Terminal):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -4058,6 +4460,9 @@ class TextContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4089,6 +4494,9 @@ class TextContentBlock(TextContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
@@ -4100,6 +4508,9 @@ class UrlCreateElicitationRequest2(SessionElicitationUrlMode, UrlCreateElicitati
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -4125,6 +4536,9 @@ class UrlCreateElicitationRequest3(RequestElicitationUrlMode, UrlCreateElicitati
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -4163,6 +4577,9 @@ class AgentCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4231,6 +4648,9 @@ class AvailableCommand(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4263,6 +4683,9 @@ class AvailableCommandsUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4289,6 +4712,9 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
@@ -4305,6 +4731,9 @@ class ClientCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4377,6 +4806,9 @@ class EmbeddedResource(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4409,6 +4841,9 @@ class InitializeRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4460,6 +4895,9 @@ class InitializeResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4526,6 +4964,9 @@ class LoadSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4583,6 +5024,9 @@ class MultiSelectPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4647,6 +5091,9 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4675,6 +5122,9 @@ class PlanSessionUpdate(Plan):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
@@ -4690,6 +5140,9 @@ class ResourceContentBlock(EmbeddedResource):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
@@ -4701,6 +5154,9 @@ class SessionConfigSelectGroup(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4743,6 +5199,9 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -4780,6 +5239,9 @@ class ContentChunk(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4843,6 +5305,9 @@ class ElicitationSchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4899,6 +5364,9 @@ class PromptRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4938,6 +5406,9 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -4952,6 +5423,9 @@ class SessionConfigSelect(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
@@ -4970,6 +5444,9 @@ class SessionElicitationFormMode(ElicitationSessionScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -4984,6 +5461,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -4995,6 +5475,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -5006,6 +5489,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
@@ -5017,6 +5503,9 @@ class ClientRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -5058,6 +5547,9 @@ class CompactionSummaryChunk(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5083,6 +5575,9 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
@@ -5101,6 +5596,9 @@ class CompactionUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5138,6 +5636,9 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
 
@@ -5149,6 +5650,9 @@ class Content(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5171,6 +5675,9 @@ class ContentToolCallContent(Content):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -5190,6 +5697,9 @@ class FormCreateElicitationRequest2(SessionElicitationFormMode, FormCreateElicit
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -5215,6 +5725,9 @@ class FormCreateElicitationRequest3(RequestElicitationFormMode, FormCreateElicit
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -5248,6 +5761,9 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5296,6 +5812,9 @@ class SetSessionConfigOptionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5344,6 +5863,9 @@ class ToolCallUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5411,6 +5933,9 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -5422,6 +5947,9 @@ class ConfigOptionUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5448,6 +5976,9 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
@@ -5477,6 +6008,9 @@ class LoadSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5513,6 +6047,9 @@ class NewSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5557,6 +6094,9 @@ class RequestPermissionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5587,6 +6127,9 @@ class ResumeSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5626,6 +6169,9 @@ class ToolCall(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5695,6 +6241,9 @@ class ToolCallSessionUpdate(ToolCall):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
@@ -5706,6 +6255,9 @@ class AgentRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -5741,6 +6293,9 @@ class ResultAgentResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -5813,6 +6368,9 @@ class SessionNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5839,6 +6397,9 @@ class AgentNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     method: Annotated[str, Field(alias="method")]
     """

@@ -19,6 +19,9 @@ class ArchiveSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -46,6 +49,9 @@ class AuthAccount(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -101,6 +107,9 @@ class AuthCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -139,6 +148,9 @@ class AuthMethodTerminal(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -203,6 +215,9 @@ class AuthStatusCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -230,6 +245,9 @@ class AuthStatusRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -252,6 +270,9 @@ class AuthStatusResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -297,6 +318,9 @@ class AuthStatusUpdateNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -336,6 +360,9 @@ class AuthenticateRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -359,6 +386,9 @@ class AuthenticateResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -377,6 +407,9 @@ class BlobResourceContents(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -409,6 +442,9 @@ class BooleanConfigOptionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -427,6 +463,9 @@ class BooleanPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -467,6 +506,9 @@ class CancelCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -494,6 +536,9 @@ class CancelledRequestPermissionOutcome(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
 
@@ -505,6 +550,9 @@ class CloseSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -523,6 +571,9 @@ class CompactionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -548,6 +599,9 @@ class Cost(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -575,6 +629,9 @@ class DeclineCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -596,6 +653,9 @@ class DeleteSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -618,6 +678,9 @@ class Diff(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -648,6 +711,9 @@ class DiffToolCallContent(Diff):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -663,6 +729,9 @@ class DisableProviderResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -681,6 +750,9 @@ class ElicitationAcceptAction(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
     """
@@ -714,6 +786,9 @@ class ElicitationFormCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -748,6 +823,9 @@ class ElicitationUrlCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -768,6 +846,9 @@ class EnumOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -804,6 +885,9 @@ class EnvVariable(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -967,6 +1051,9 @@ class FileSystemCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -997,6 +1084,9 @@ class FormCreateElicitationRequest1(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -1022,6 +1112,9 @@ class HttpHeader(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1050,6 +1143,9 @@ class Implementation(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1085,6 +1181,9 @@ class IntegerPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1146,6 +1245,9 @@ class KillTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1168,6 +1270,9 @@ class ListProvidersRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1211,6 +1316,9 @@ class LogoutCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1231,6 +1339,9 @@ class LogoutRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1249,6 +1360,9 @@ class LogoutResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1267,6 +1381,9 @@ class McpCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1307,6 +1424,9 @@ class McpError(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)]
     """
@@ -1355,6 +1475,9 @@ class McpServerHttp(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1385,6 +1508,9 @@ class McpServerSse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1415,6 +1541,9 @@ class McpServerStdio(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1462,6 +1591,9 @@ class MessageMcpNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1502,6 +1634,9 @@ class MessageMcpRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1538,6 +1673,9 @@ class NoticeCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -1556,6 +1694,9 @@ class NumberPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1617,6 +1758,9 @@ class OtherCreateElicitationResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1654,6 +1798,9 @@ class OtherElicitationPropertySchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -1673,6 +1820,9 @@ class OtherMultiSelectItems(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -1697,6 +1847,9 @@ class OtherStateUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[str, Field(alias="state")]
     """
@@ -1731,6 +1884,9 @@ class PlanCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1782,6 +1938,9 @@ class PlanMarkdown(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1812,6 +1971,9 @@ class PlanRemoved(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1838,6 +2000,9 @@ class PlanRemovedSessionUpdate(PlanRemoved):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
 
@@ -1860,6 +2025,9 @@ class PromptCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1908,6 +2076,9 @@ class ProviderCurrentConfig(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1948,6 +2119,9 @@ class ProviderInfo(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1994,6 +2168,9 @@ class ProvidersCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2022,6 +2199,9 @@ class ProxySuccessorNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2073,6 +2253,9 @@ class ProxySuccessorRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2117,6 +2300,9 @@ class ReadTextFileResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2139,6 +2325,9 @@ class ReleaseTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2182,6 +2371,9 @@ class RequiresActionStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2200,6 +2392,9 @@ class ResultMessageMcpResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -2226,6 +2421,9 @@ class RunningStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2242,6 +2440,9 @@ class SelectedPermissionOutcome(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2264,6 +2465,9 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
 
@@ -2280,6 +2484,9 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2305,6 +2512,9 @@ class SessionArchiveCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2344,6 +2554,9 @@ class SessionCancelCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2364,6 +2577,9 @@ class SessionCloseCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2382,6 +2598,9 @@ class SessionConfigBoolean(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
@@ -2425,6 +2644,9 @@ class SessionConfigOptionsCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2462,6 +2684,9 @@ class SessionDeleteCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2486,6 +2711,9 @@ class SessionForkCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2515,6 +2743,9 @@ class SessionInfo(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2575,6 +2806,9 @@ class SessionInfoUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2601,6 +2835,9 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
 
@@ -2614,6 +2851,9 @@ class SessionListCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2640,6 +2880,9 @@ class SessionResumeCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2674,6 +2917,9 @@ class SessionStatusCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2702,6 +2948,9 @@ class SessionStatusRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2731,6 +2980,9 @@ class SessionStatusResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2762,6 +3014,9 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2787,6 +3042,9 @@ class SessionTitleCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2811,6 +3069,9 @@ class SetProviderRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2850,6 +3111,9 @@ class SetProviderResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2868,6 +3132,9 @@ class SetSessionModeRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2894,6 +3161,9 @@ class SetSessionModeResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2924,6 +3194,9 @@ class SetSessionTitleRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2959,6 +3232,9 @@ class SetSessionTitleResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2986,6 +3262,9 @@ class SseMcpServer(McpServerSse):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
@@ -2999,6 +3278,9 @@ class StateUpdateIdle1(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -3012,6 +3294,9 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["requires_action"], Field(alias="state")]
 
@@ -3025,6 +3310,9 @@ class StateUpdateRunning(RunningStateUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["running"], Field(alias="state")]
 
@@ -3052,6 +3340,9 @@ class StringMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3079,6 +3370,9 @@ class StringPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3164,6 +3458,9 @@ class SubagentCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3187,6 +3484,9 @@ class SubagentSessionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3226,6 +3526,9 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -3237,6 +3540,9 @@ class TerminalExitStatus(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3271,6 +3577,9 @@ class TerminalOutputRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3297,6 +3606,9 @@ class TerminalOutputResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3329,6 +3641,9 @@ class TextResourceContents(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3359,6 +3674,9 @@ class TitledMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3394,6 +3712,9 @@ class ToolCallLocation(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3471,6 +3792,9 @@ class UnarchiveSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3497,6 +3821,9 @@ class UnarchiveSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3527,6 +3854,9 @@ class UnknownStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3543,6 +3873,9 @@ class UnstructuredCommandInput(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3565,6 +3898,9 @@ class UrlCreateElicitationRequest1(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -3594,6 +3930,9 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3645,6 +3984,9 @@ class UsageUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3675,6 +4017,9 @@ class UsageUpdateSessionUpdate(UsageUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -3690,6 +4035,9 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3720,6 +4068,9 @@ class WaitForTerminalExitRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3746,6 +4097,9 @@ class WaitForTerminalExitResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3776,6 +4130,9 @@ class WriteTextFileRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3806,6 +4163,9 @@ class WriteTextFileResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3824,6 +4184,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3845,6 +4208,9 @@ class AgentAuthCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3885,6 +4251,9 @@ class Annotations(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3932,6 +4301,9 @@ class ArchiveSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3954,6 +4326,9 @@ class AudioContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3988,6 +4363,9 @@ class AudioContentBlock(AudioContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
@@ -4001,6 +4379,9 @@ class AuthMethodAgent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4039,6 +4420,9 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -4050,6 +4434,9 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4089,6 +4476,9 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4122,6 +4512,9 @@ class CancelNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4146,6 +4539,9 @@ class CancelRequestNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4170,6 +4566,9 @@ class CancelledIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4195,6 +4594,9 @@ class ClientNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -4215,6 +4617,9 @@ class ClientSessionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4265,6 +4670,9 @@ class CloseSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4287,6 +4695,9 @@ class CompleteElicitationNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4330,6 +4741,9 @@ class CreateTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4383,6 +4797,9 @@ class CreateTerminalResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4407,6 +4824,9 @@ class CurrentModeUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4431,6 +4851,9 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
 
@@ -4444,6 +4867,9 @@ class DeleteSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4470,6 +4896,9 @@ class DisableProviderRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4492,6 +4921,9 @@ class ElicitationCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4531,6 +4963,9 @@ class ElicitationRequestScope(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -4549,6 +4984,9 @@ class ElicitationSessionScope(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -4582,6 +5020,9 @@ class EndTurnIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4612,6 +5053,9 @@ class Error(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
     """
@@ -4637,6 +5081,9 @@ class ErrorAgentResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Error, Field(alias="error")]
     """
@@ -4655,6 +5102,9 @@ class ErrorClientResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Error, Field(alias="error")]
     """
@@ -4675,6 +5125,9 @@ class ErrorMessageMcpResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -4695,6 +5148,9 @@ class ErrorProxyResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Error, Field(alias="error")]
     """
@@ -4717,6 +5173,9 @@ class ErrorStopReason(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
     """
@@ -4736,6 +5195,9 @@ class HttpMcpServer(McpServerHttp):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
@@ -4747,6 +5209,9 @@ class ImageContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4785,6 +5250,9 @@ class ImageContentBlock(ImageContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
@@ -4796,6 +5264,9 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
@@ -4807,6 +5278,9 @@ class KillTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4837,6 +5311,9 @@ class ListProvidersResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4861,6 +5338,9 @@ class ListSessionsRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4899,6 +5379,9 @@ class ListSessionsResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4934,6 +5417,9 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
 
@@ -4947,6 +5433,9 @@ class MaxTokensIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4975,6 +5464,9 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5007,6 +5499,9 @@ class McpServerAcp(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5053,6 +5548,9 @@ class MultiSelectItemsString(StringMultiSelectItems):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -5066,6 +5564,9 @@ class NoneIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5097,6 +5598,9 @@ class Notice(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5132,6 +5636,9 @@ class NoticeSessionUpdate(Notice):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
@@ -5143,6 +5650,9 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
@@ -5155,6 +5665,9 @@ class OtherCreateElicitationRequest1(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -5189,6 +5702,9 @@ class OtherCreateElicitationRequest2(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -5243,6 +5759,9 @@ class OtherIdleStateUpdate(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5269,6 +5788,9 @@ class PermissionOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5303,6 +5825,9 @@ class PlanEntry(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5338,6 +5863,9 @@ class PlanFile(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5368,6 +5896,9 @@ class PlanItems(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5401,6 +5932,9 @@ class PromptResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5433,6 +5967,9 @@ class ProxyNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -5453,6 +5990,9 @@ class ReadTextFileRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5489,6 +6029,9 @@ class RefusalIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5514,6 +6057,9 @@ class ReleaseTerminalRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5541,6 +6087,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -5571,6 +6120,9 @@ class RequestPermissionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5593,6 +6145,9 @@ class ResourceLink(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5648,6 +6203,9 @@ class ResourceLinkContentBlock(ResourceLink):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
@@ -5659,6 +6217,9 @@ class ResultClientResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -5690,6 +6251,9 @@ class SessionConfigSelectOption(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5722,6 +6286,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -5742,6 +6309,9 @@ class SessionMode(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5774,6 +6344,9 @@ class SessionModeState(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5811,6 +6384,9 @@ class SessionSystemPromptModeCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -5855,6 +6431,9 @@ class StateUpdateIdle2(EndTurnIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5868,6 +6447,9 @@ class StateUpdateIdle3(MaxTokensIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5881,6 +6463,9 @@ class StateUpdateIdle4(MaxTurnRequestsIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5894,6 +6479,9 @@ class StateUpdateIdle5(RefusalIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5907,6 +6495,9 @@ class StateUpdateIdle6(CancelledIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5920,6 +6511,9 @@ class StateUpdateIdle8(OtherIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5933,6 +6527,9 @@ class StateUpdateIdle9(NoneIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5948,6 +6545,9 @@ class StateUpdateUnknown(UnknownStateUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["unknown"], Field(alias="state")]
 
@@ -5959,6 +6559,9 @@ class StringElicitationPropertySchema(StringPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -5974,6 +6577,9 @@ class Terminal(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6000,6 +6606,9 @@ class TerminalToolCallContent(Terminal):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -6011,6 +6620,9 @@ class TextContent(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6042,6 +6654,9 @@ class TextContentBlock(TextContent):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
@@ -6053,6 +6668,9 @@ class UrlCreateElicitationRequest2(SessionElicitationUrlMode, UrlCreateElicitati
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -6078,6 +6696,9 @@ class UrlCreateElicitationRequest3(RequestElicitationUrlMode, UrlCreateElicitati
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -6118,6 +6739,9 @@ class AcpMcpServer(McpServerAcp):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
@@ -6145,6 +6769,9 @@ class AvailableCommand(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6177,6 +6804,9 @@ class AvailableCommandsUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6203,6 +6833,9 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
@@ -6219,6 +6852,9 @@ class ClientCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6319,6 +6955,9 @@ class EmbeddedResource(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6349,6 +6988,9 @@ class ErrorIdleStateUpdate(ErrorStopReason):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6374,6 +7016,9 @@ class FilePlanUpdateContent(PlanFile):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["file"], Field(alias="type")]
 
@@ -6420,6 +7065,9 @@ class InitializeRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6469,6 +7117,9 @@ class ItemsPlanUpdateContent(PlanItems):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["items"], Field(alias="type")]
 
@@ -6518,6 +7169,9 @@ class MultiSelectPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6582,6 +7236,9 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6610,6 +7267,9 @@ class PlanSessionUpdate(Plan):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
@@ -6641,6 +7301,9 @@ class ResourceContentBlock(EmbeddedResource):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
@@ -6652,6 +7315,9 @@ class SessionConfigSelectGroup(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6701,6 +7367,9 @@ class SessionSystemPromptCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6729,6 +7398,9 @@ class StateUpdateIdle7(ErrorIdleStateUpdate, StateUpdateIdle1):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -6758,6 +7430,9 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -6795,6 +7470,9 @@ class ContentChunk(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6858,6 +7536,9 @@ class ElicitationSchema(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6924,6 +7605,9 @@ class InitializeProxyRequest(InitializeRequest):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -6938,6 +7622,9 @@ class PlanUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -6964,6 +7651,9 @@ class PlanUpdateSessionUpdate(PlanUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
@@ -6979,6 +7669,9 @@ class PromptRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7019,6 +7712,9 @@ class ProxyRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -7044,6 +7740,9 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -7066,6 +7765,9 @@ class SessionCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7207,6 +7909,9 @@ class SessionConfigSelect(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
@@ -7225,6 +7930,9 @@ class SessionElicitationFormMode(ElicitationSessionScope):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -7243,6 +7951,9 @@ class SessionMessage(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7315,6 +8026,9 @@ class SessionMessageChunk(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7343,6 +8057,9 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -7359,6 +8076,9 @@ class SessionMessageSessionUpdate(SessionMessage):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
 
@@ -7426,6 +8146,9 @@ class SubagentUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7510,6 +8233,9 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
@@ -7531,6 +8257,9 @@ class SystemPrompt(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7568,6 +8297,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -7584,6 +8316,9 @@ class AgentCapabilities(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7649,6 +8384,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -7660,6 +8398,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
@@ -7674,6 +8415,9 @@ class CompactionSummaryChunk(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7699,6 +8443,9 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
@@ -7717,6 +8464,9 @@ class CompactionUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7754,6 +8504,9 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
 
@@ -7765,6 +8518,9 @@ class Content(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7787,6 +8543,9 @@ class ContentToolCallContent(Content):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -7815,6 +8574,9 @@ class ForkSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7871,6 +8633,9 @@ class FormCreateElicitationRequest2(SessionElicitationFormMode, FormCreateElicit
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -7896,6 +8661,9 @@ class FormCreateElicitationRequest3(RequestElicitationFormMode, FormCreateElicit
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
@@ -7933,6 +8701,9 @@ class InitializeResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -7999,6 +8770,9 @@ class LoadSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8056,6 +8830,9 @@ class NewSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8109,6 +8886,9 @@ class ResumeSessionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8166,6 +8946,9 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8214,6 +8997,9 @@ class SetSessionConfigOptionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8262,6 +9048,9 @@ class ToolCallUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8329,6 +9118,9 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -8340,6 +9132,9 @@ class ClientRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -8387,6 +9182,9 @@ class ConfigOptionUpdate(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8413,6 +9211,9 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
@@ -8446,6 +9247,9 @@ class ForkSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8492,6 +9296,9 @@ class InitializeProxyResponse(InitializeResponse):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
 
 
@@ -8502,6 +9309,9 @@ class LoadSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8538,6 +9348,9 @@ class NewSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8582,6 +9395,9 @@ class RequestPermissionRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8614,6 +9430,9 @@ class ResultProxyResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -8632,6 +9451,9 @@ class ResumeSessionResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8671,6 +9493,9 @@ class ToolCall(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8740,6 +9565,9 @@ class ToolCallSessionUpdate(ToolCall):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
@@ -8751,6 +9579,9 @@ class AgentRequest(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -8795,6 +9626,9 @@ class ResultAgentResponse(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -8881,6 +9715,9 @@ class SessionNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -8907,6 +9744,9 @@ class AgentNotification(BaseModel):
 
     model_config = ConfigDict(
         use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
     method: Annotated[str, Field(alias="method")]
     """

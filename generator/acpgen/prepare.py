@@ -39,6 +39,10 @@ INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
 }
 
 ROOT_NAME = "AcpMessage"
+
+# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
+# and constructors take the Python attribute names as well as the wire names.
+MODEL_CONFIG: tuple[tuple[str, str], ...] = (("strict", "True"), ("validate_by_alias", "True"), ("validate_by_name", "True"))
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -58,7 +62,7 @@ class ModelInput:
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     """The input of datamodel-code-generator for one protocol variant."""
     defs: dict[str, Any] = copy.deepcopy(dict(doc["$defs"]))
-    template_data: dict[str, dict[str, Any]] = {}
+    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG)}}
     aliases: dict[str, str] = {}
     support: set[str] = set()
     pydantic: set[str] = set()
