@@ -798,34 +798,6 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class FormCreateElicitationRequest1(BaseModel):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
 class HttpHeader(BaseModel):
     """
     An HTTP header to set when making requests to the MCP server.
@@ -2376,34 +2348,6 @@ class UnstructuredCommandInput(BaseModel):
     """
 
 
-class UrlCreateElicitationRequest1(BaseModel):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
 class UsageUpdate(BaseModel):
     """
     Context window and cost update for a session.
@@ -3701,95 +3645,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
-class OtherCreateElicitationRequest1(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: str
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherCreateElicitationRequest2(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: str
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest", OtherCreateElicitationRequest1 | OtherCreateElicitationRequest2
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
 class PermissionOption(BaseModel):
     """
     An option presented to the user when requesting permission.
@@ -3978,6 +3833,50 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
 
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: str
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
@@ -4013,6 +3912,34 @@ class RequestPermissionResponse(BaseModel):
     """
     The user's decision on the permission request.
     """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["url"]
 
 
 class ResourceLink(BaseModel):
@@ -4379,6 +4306,78 @@ class SessionModeState(BaseModel):
     """
 
 
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: str
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["url"]
+
+
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
@@ -4501,64 +4500,9 @@ class TextContentBlock(TextContent):
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
-class UrlCreateElicitationRequest2(SessionElicitationUrlMode, UrlCreateElicitationRequest1):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-class UrlCreateElicitationRequest3(RequestElicitationUrlMode, UrlCreateElicitationRequest1):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
 UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest", UrlCreateElicitationRequest2 | UrlCreateElicitationRequest3
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
 """
 URL-based elicitation where the client directs the user to a URL.
@@ -5078,6 +5022,23 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
+)
+"""
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
 class Plan(BaseModel):
     """
     An execution plan for accomplishing complex tasks.
@@ -5416,6 +5377,34 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
 
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["form"]
+
+
 class SessionConfigSelect(BaseModel):
     """
     A single-value selector (dropdown) session configuration option payload.
@@ -5452,6 +5441,34 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
     A JSON Schema describing the form fields to present to the user.
     """
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["form"]
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -5690,64 +5707,9 @@ Form-based elicitation mode where the client renders a form from the provided sc
 """
 
 
-class FormCreateElicitationRequest2(SessionElicitationFormMode, FormCreateElicitationRequest1):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
-class FormCreateElicitationRequest3(RequestElicitationFormMode, FormCreateElicitationRequest1):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
 FormCreateElicitationRequest = TypeAliasType(
-    "FormCreateElicitationRequest", FormCreateElicitationRequest2 | FormCreateElicitationRequest3
+    "FormCreateElicitationRequest",
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
 )
 """
 Form-based elicitation where the client renders a form from the provided schema.

@@ -1077,34 +1077,6 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class FormCreateElicitationRequest1(BaseModel):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
 class HttpHeader(BaseModel):
     """
     An HTTP header to set when making requests to the MCP server.
@@ -3269,22 +3241,6 @@ class SseMcpServer(McpServerSse):
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
 
-class StateUpdateIdle1(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -3889,34 +3845,6 @@ class UnstructuredCommandInput(BaseModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-
-
-class UrlCreateElicitationRequest1(BaseModel):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
 class Usage(BaseModel):
@@ -4587,6 +4515,22 @@ class CancelledIdleStateUpdate(BaseModel):
     """
 
 
+class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class ClientNotification(BaseModel):
     """
     A JSON-RPC notification object.
@@ -5041,6 +4985,22 @@ class EndTurnIdleStateUpdate(BaseModel):
     """
 
 
+class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class Error(BaseModel):
     """
     JSON-RPC error object.
@@ -5454,6 +5414,22 @@ class MaxTokensIdleStateUpdate(BaseModel):
     """
 
 
+class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class MaxTurnRequestsIdleStateUpdate(BaseModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -5483,6 +5459,22 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
 
     Optional. Omitted or `null` means not reported.
     """
+
+
+class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
 
 
 class McpServerAcp(BaseModel):
@@ -5583,6 +5575,22 @@ class NoneIdleStateUpdate(BaseModel):
     """
 
 
+class NoneStateUpdateIdle(NoneIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class Notice(BaseModel):
     """
     Fire-and-forget information for the user.
@@ -5657,95 +5665,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
-class OtherCreateElicitationRequest1(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: str
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherCreateElicitationRequest2(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: str
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest", OtherCreateElicitationRequest1 | OtherCreateElicitationRequest2
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
 class OtherIdleStateUpdate(BaseModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -5779,6 +5698,22 @@ class OtherIdleStateUpdate(BaseModel):
 
     Optional. Omitted or `null` means not reported.
     """
+
+
+class OtherStateUpdateIdle(OtherIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
 
 
 class PermissionOption(BaseModel):
@@ -6050,6 +5985,22 @@ class RefusalIdleStateUpdate(BaseModel):
     """
 
 
+class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class ReleaseTerminalRequest(BaseModel):
     """
     Request to release a terminal and free its resources.
@@ -6101,6 +6052,50 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
 
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: str
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
@@ -6136,6 +6131,34 @@ class RequestPermissionResponse(BaseModel):
     """
     The user's decision on the permission request.
     """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["url"]
 
 
 class ResourceLink(BaseModel):
@@ -6370,6 +6393,50 @@ class SessionModeState(BaseModel):
     """
 
 
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: str
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
 class SessionSystemPromptModeCapabilities(BaseModel):
     """
     **UNSTABLE**
@@ -6409,6 +6476,34 @@ class SessionSystemPromptModeCapabilities(BaseModel):
     """
 
 
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["url"]
+
+
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
@@ -6420,118 +6515,6 @@ SetSessionConfigOptionRequest = TypeAliasType(
 """
 Request parameters for setting a session configuration option.
 """
-
-
-class StateUpdateIdle2(EndTurnIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle3(MaxTokensIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle4(MaxTurnRequestsIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle5(RefusalIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle6(CancelledIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle8(OtherIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class StateUpdateIdle9(NoneIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class StateUpdateUnknown(UnknownStateUpdate):
@@ -6661,64 +6644,9 @@ class TextContentBlock(TextContent):
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
-class UrlCreateElicitationRequest2(SessionElicitationUrlMode, UrlCreateElicitationRequest1):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-class UrlCreateElicitationRequest3(RequestElicitationUrlMode, UrlCreateElicitationRequest1):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
 UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest", UrlCreateElicitationRequest2 | UrlCreateElicitationRequest3
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
 """
 URL-based elicitation where the client directs the user to a URL.
@@ -7007,6 +6935,22 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     """
 
 
+class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Literal["idle"]
+
+
 class FilePlanUpdateContent(PlanFile):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -7223,6 +7167,23 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
+)
+"""
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
 class Plan(BaseModel):
     """
     An execution plan for accomplishing complex tasks.
@@ -7389,32 +7350,27 @@ class SessionSystemPromptCapabilities(BaseModel):
     """
 
 
-class StateUpdateIdle7(ErrorIdleStateUpdate, StateUpdateIdle1):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
 StateUpdateIdle = TypeAliasType(
     "StateUpdateIdle",
-    StateUpdateIdle2
-    | StateUpdateIdle3
-    | StateUpdateIdle4
-    | StateUpdateIdle5
-    | StateUpdateIdle6
-    | StateUpdateIdle7
-    | StateUpdateIdle8
-    | StateUpdateIdle9,
+    Annotated[
+        Annotated[EndTurnStateUpdateIdle, Tag("end_turn")]
+        | Annotated[MaxTokensStateUpdateIdle, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsStateUpdateIdle, Tag("max_turn_requests")]
+        | Annotated[RefusalStateUpdateIdle, Tag("refusal")]
+        | Annotated[CancelledStateUpdateIdle, Tag("cancelled")]
+        | Annotated[ErrorStateUpdateIdle, Tag("error")]
+        | Annotated[OtherStateUpdateIdle, Tag("<other>")]
+        | Annotated[NoneStateUpdateIdle, Tag("<default>")],
+        Discriminator(
+            TagRouter(
+                "stopReason",
+                "stop_reason",
+                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
+                default="<default>",
+                other="<other>",
+            )
+        ),
+    ],
 )
 """
 **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -7750,6 +7706,34 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
 
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["form"]
+
+
 class SessionCapabilities(BaseModel):
     """
     Session capabilities supported by the agent.
@@ -7938,6 +7922,34 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
     A JSON Schema describing the form fields to present to the user.
     """
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    mode: Literal["form"]
 
 
 class SessionMessage(BaseModel):
@@ -8626,64 +8638,9 @@ class ForkSessionRequest(BaseModel):
     """
 
 
-class FormCreateElicitationRequest2(SessionElicitationFormMode, FormCreateElicitationRequest1):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
-class FormCreateElicitationRequest3(RequestElicitationFormMode, FormCreateElicitationRequest1):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
 FormCreateElicitationRequest = TypeAliasType(
-    "FormCreateElicitationRequest", FormCreateElicitationRequest2 | FormCreateElicitationRequest3
+    "FormCreateElicitationRequest",
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
 )
 """
 Form-based elicitation where the client renders a form from the provided schema.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any, cast
@@ -36,6 +37,7 @@ def build_protocol(
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(naming.type_class_name(name) for name in defs)
     types = tuple(_type(name, defs[name], present, taken) for name in sorted(defs))
+    types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
     methods = _methods(defs, present)
     return ir.Protocol(
@@ -250,11 +252,48 @@ def _is_array(prop: Node) -> bool:
     return "array" in _types_of(prop)
 
 
+def _spread_nested_unions(
+    types: tuple[ir.TypeDef, ...], defs: Mapping[str, Node], taken: frozenset[str]
+) -> tuple[ir.TypeDef, ...]:
+    """Name the classes of tagged branches whose payload is a union (see ``UnionVariant.spread``)."""
+    unions = {t.wire: t for t in types if t.kind == "union"}
+    result = []
+    for t in types:
+        if t.kind != "union":
+            result.append(t)
+            continue
+        variants = []
+        for v, branch in zip(t.variants, _branches(defs[t.wire]), strict=True):
+            inner = unions.get(v.ref or "")
+            inline = union_branches(branch)
+            if v.hoisted and inner is not None and inner.wire != t.wire:
+                subs = [(s.key, s.class_name) for s in inner.variants]
+                v = dataclasses.replace(v, spread=_spread_names(subs, v.class_name, taken), spread_from=inner.wire)
+            elif v.hoisted and inline is not None and all(ref_name(b) for b in inline[1]):
+                subs = [(variant_key(b) or "", naming.type_class_name(ref_name(b) or "")) for b in inline[1]]
+                v = dataclasses.replace(v, spread=_spread_names(subs, v.class_name, taken))
+            variants.append(v)
+        result.append(dataclasses.replace(t, variants=tuple(variants)))
+    return tuple(result)
+
+
+def _branches(node: Node) -> list[Node]:
+    found = union_branches(node)
+    return found[1] if found is not None else []
+
+
+def _spread_names(
+    subs: list[tuple[str, str]], outer_class: str, taken: frozenset[str]
+) -> tuple[tuple[str, str, str], ...]:
+    return tuple((key, naming.variant_class_name(key, outer_class, taken), base) for key, base in subs)
+
+
 def _check_unique_class_names(types: tuple[ir.TypeDef, ...]) -> None:
     owners: dict[str, str] = {}
     for t in types:
         names = [(t.class_name, pointer("$defs", t.wire))]
         names += [(v.class_name, pointer("$defs", t.wire) + f"[{v.key}]") for v in t.variants if v.hoisted]
+        names += [(c, pointer("$defs", t.wire) + f"[{v.key}][{k}]") for v in t.variants for k, c, _ in v.spread]
         for cls, where in names:
             if cls in owners and owners[cls] != where:
                 raise AcpgenError(

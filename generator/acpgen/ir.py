@@ -71,6 +71,12 @@ class UnionVariant:
     """True when the branch adds to its reference (a tag, shared fields) and so gets a class of its own."""
     stable: bool
     description: str
+    spread: tuple[tuple[str, str, str], ...] = ()
+    """When the branch's payload is itself a union (a referenced union type, or an inline ``anyOf``):
+    ``(sub-branch key, class name, base class)`` per branch of that union, each a class of its own
+    that extends the sub-branch and adds this branch's tag; the branch is then their union."""
+    spread_from: str | None = None
+    """The referenced union type the branch was spread over (its routing is reused), if any."""
 
 
 @dataclass(frozen=True, slots=True)

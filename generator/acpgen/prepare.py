@@ -17,6 +17,7 @@ data that our model templates (``templates/models/``) lay out:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         if unstable and not t.stable:
             _mark(node)
         if t.kind == "union":
-            _hoist_union(t, node, defs, template_data, support, pydantic, unstable)
+            _hoist_union(t, node, defs, template_data, support, pydantic, unstable, protocol)
         for f in t.fields:
             holders = [t.class_name] if t.kind == "object" else [v.class_name for v in t.variants if v.hoisted]
             for holder in holders:
@@ -143,6 +144,7 @@ def _hoist_union(
     support: set[str],
     pydantic: set[str],
     unstable: bool,
+    protocol: ir.Protocol,
 ) -> None:
     found = union_branches(node)
     assert found is not None
@@ -161,10 +163,15 @@ def _hoist_union(
         hoisted.setdefault("type", "object")
         if unstable and not variant.stable:
             _mark(hoisted)
+        if variant.catch_all:
+            hoisted["additionalProperties"] = True  # the catch-all keeps the whole payload
+        if variant.spread:
+            inner = protocol.type(variant.spread_from) if variant.spread_from else None
+            hoisted = _spread(variant, inner, hoisted, defs, template_data)
         defs[variant.class_name] = hoisted
         refs.append({"$ref": f"#/$defs/{variant.class_name}"})
     replacement: dict[str, Any] = {k: v for k, v in node.items() if k in ("description",)}
-    closed = t.discriminator is not None and all(v.tag is not None for v in t.variants)
+    closed = t.discriminator is not None and all(v.tag is not None and not v.spread for v in t.variants)
     if closed:
         replacement["oneOf"] = refs
         replacement["discriminator"] = {
@@ -175,10 +182,45 @@ def _hoist_union(
         replacement[keyword] = refs
         if t.discriminator is not None:
             template_data.setdefault(t.class_name, {})["acp_annotation"] = _routed_annotation(t)
-            support.add("TagRouter")
-            pydantic.update(("Discriminator", "Tag"))
+    if any("acp_annotation" in template_data.get(v.class_name, {}) for v in t.variants) or (
+        "acp_annotation" in template_data.get(t.class_name, {})
+    ):
+        support.add("TagRouter")
+        pydantic.update(("Discriminator", "Tag"))
     node.clear()
     node.update(replacement)
+
+
+def _spread(
+    variant: ir.UnionVariant,
+    inner: ir.TypeDef | None,
+    hoisted: dict[str, Any],
+    defs: dict[str, Any],
+    template_data: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """Split a tagged branch whose payload is a union: one class per branch of that union.
+
+    Each class extends the sub-branch's class with what the tagged branch adds (its tag, shared
+    fields); the tagged branch becomes the union of those classes, routed as ``inner`` is.
+    """
+    own = {k: v for k, v in hoisted.items() if k in ("properties", "required", "additionalProperties")}
+    refs = []
+    for _, class_name, base in variant.spread:
+        defs[class_name] = {
+            "type": "object",
+            "description": hoisted.get("description", ""),
+            "allOf": [{"$ref": f"#/$defs/{base}"}],
+            **copy.deepcopy(own),
+        }
+        refs.append({"$ref": f"#/$defs/{class_name}"})
+    if inner is not None and inner.discriminator is not None:
+        renamed = tuple(
+            dataclasses.replace(sub, class_name=class_name)
+            for (_, class_name, _), sub in zip(variant.spread, inner.variants, strict=True)
+        )
+        annotation = _routed_annotation(dataclasses.replace(inner, variants=renamed))
+        template_data.setdefault(variant.class_name, {})["acp_annotation"] = annotation
+    return {"description": hoisted.get("description", ""), "anyOf": refs}
 
 
 def _routed_annotation(t: ir.TypeDef) -> str:
