@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from acpgen.errors import AcpgenError
 from acpgen.fetch import fetch_schema
 from acpgen.schema_lock import (
@@ -51,9 +52,7 @@ def link(name: str, target: str, kind: bytes) -> Member:
 def base_members() -> list[Member]:
     """The entries of a well-formed fake npm tarball."""
     return [
-        regular(
-            "package/package.json", b'{"name": "@example/sdk", "version": "1.2.3"}'
-        ),
+        regular("package/package.json", b'{"name": "@example/sdk", "version": "1.2.3"}'),
         regular("package/schema/v1/schema.json", V1),
         regular("package/schema/v1/schema.unstable.json", V1_UNSTABLE),
         regular("package/schema/v1/README.md", b"not a schema\n"),
@@ -71,10 +70,7 @@ def make_tarball(path: Path, members: list[Member]) -> Path:
 
 def sri(path: Path) -> str:
     """The sha512 SRI string of a file, computed independently of the code under test."""
-    return (
-        "sha512-"
-        + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
-    )
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
 
 
 class FakeNpm:
@@ -85,9 +81,7 @@ class FakeNpm:
         self.advertised = advertised if advertised is not None else sri(tarball)
         self.calls: list[list[str]] = []
 
-    def __call__(
-        self, args: Sequence[str], **kwargs: Any
-    ) -> subprocess.CompletedProcess[str]:
+    def __call__(self, args: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
         """Mimic the two npm calls fetch_schema makes."""
         argv = list(args)
         self.calls.append(argv)
@@ -103,11 +97,7 @@ class FakeNpm:
 
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file below ``root`` with its content, to prove nothing changed."""
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -119,19 +109,13 @@ def schema_dir(tmp_path: Path) -> Path:
     return directory
 
 
-def fetch(
-    tmp_path: Path, schema_dir: Path, members: list[Member], **fake: Any
-) -> SchemaLock:
+def fetch(tmp_path: Path, schema_dir: Path, members: list[Member], **fake: Any) -> SchemaLock:
     """Build a tarball from ``members`` and fetch it through a fake npm."""
     tarball = make_tarball(tmp_path / "fake.tgz", members)
-    return fetch_schema(
-        VERSION, schema_dir, package=PACKAGE, run=FakeNpm(tarball, **fake)
-    )
+    return fetch_schema(VERSION, schema_dir, package=PACKAGE, run=FakeNpm(tarball, **fake))
 
 
-def test_happy_path_writes_schema_files_and_lock(
-    tmp_path: Path, schema_dir: Path
-) -> None:
+def test_happy_path_writes_schema_files_and_lock(tmp_path: Path, schema_dir: Path) -> None:
     tarball = make_tarball(tmp_path / "fake.tgz", base_members())
     npm = FakeNpm(tarball)
 
@@ -191,13 +175,11 @@ def test_lock_file_is_deterministic_json(tmp_path: Path, schema_dir: Path) -> No
     ]
 
 
-def test_refetch_removes_files_only_the_old_lock_listed(
-    tmp_path: Path, schema_dir: Path
-) -> None:
+def test_refetch_removes_files_only_the_old_lock_listed(tmp_path: Path, schema_dir: Path) -> None:
     fetch(
         tmp_path,
         schema_dir,
-        base_members() + [regular("package/schema/v9/old.json", b"[]")],
+        [*base_members(), regular("package/schema/v9/old.json", b"[]")],
     )
     (schema_dir / "v1" / "notes.txt").write_text("mine\n")
 
@@ -212,9 +194,7 @@ def test_refetch_removes_files_only_the_old_lock_listed(
     ]
 
 
-def test_integrity_mismatch_is_refused_and_writes_nothing(
-    tmp_path: Path, schema_dir: Path
-) -> None:
+def test_integrity_mismatch_is_refused_and_writes_nothing(tmp_path: Path, schema_dir: Path) -> None:
     before = snapshot(schema_dir.parent)
     wrong = "sha512-" + base64.b64encode(hashlib.sha512(b"other").digest()).decode()
 
@@ -230,13 +210,9 @@ SYMLINK, HARDLINK = tarfile.SYMTYPE, tarfile.LNKTYPE
 UNSAFE_ENTRIES = [
     pytest.param(regular("package/schema/../../evil.json", b"{}"), "'..'", id="dotdot"),
     pytest.param(regular("package/../evil.json", b"{}"), "'..'", id="dotdot-elsewhere"),
-    pytest.param(
-        regular("/package/schema/v1/evil.json", b"{}"), "absolute", id="absolute"
-    ),
+    pytest.param(regular("/package/schema/v1/evil.json", b"{}"), "absolute", id="absolute"),
     pytest.param(regular("/tmp/evil.json", b"{}"), "absolute", id="absolute-elsewhere"),
-    pytest.param(
-        regular("package/schema/v1\\e.json", b"{}"), "backslash", id="backslash"
-    ),
+    pytest.param(regular("package/schema/v1\\e.json", b"{}"), "backslash", id="backslash"),
     pytest.param(
         link("package/schema/v1/e.json", "/etc/passwd", SYMLINK),
         "symbolic",
@@ -247,9 +223,7 @@ UNSAFE_ENTRIES = [
         "hard link",
         id="hardlink",
     ),
-    pytest.param(
-        link("package/schema/v2", "../../..", SYMLINK), "symbolic", id="dir-symlink"
-    ),
+    pytest.param(link("package/schema/v2", "../../..", SYMLINK), "symbolic", id="dir-symlink"),
 ]
 
 
@@ -260,7 +234,7 @@ def test_unsafe_tarball_entries_are_refused_and_write_nothing(
     before = snapshot(tmp_path)
 
     with pytest.raises(AcpgenError, match=reason) as caught:
-        fetch(tmp_path, schema_dir, base_members() + [bad])
+        fetch(tmp_path, schema_dir, [*base_members(), bad])
 
     assert bad[0].name in str(caught.value)
     after = snapshot(tmp_path)
@@ -274,9 +248,7 @@ def test_npm_missing_becomes_acpgen_error(schema_dir: Path) -> None:
         raise FileNotFoundError(args[0])
 
     with pytest.raises(AcpgenError, match="not found") as caught:
-        fetch_schema(
-            VERSION, schema_dir, package=PACKAGE, npm="no-such-npm", run=no_npm
-        )
+        fetch_schema(VERSION, schema_dir, package=PACKAGE, npm="no-such-npm", run=no_npm)
 
     assert "Install Node.js" in caught.value.problems[0].hint
 
@@ -284,22 +256,16 @@ def test_npm_missing_becomes_acpgen_error(schema_dir: Path) -> None:
 def test_unknown_version_becomes_acpgen_error(schema_dir: Path) -> None:
     error = {"error": {"code": "E404", "summary": "No match found for version 9.9.9"}}
 
-    def not_found(
-        args: Sequence[str], **kwargs: Any
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.CompletedProcess(
-            list(args), 1, json.dumps(error), "npm error 404\n"
-        )
+    def not_found(args: Sequence[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(list(args), 1, json.dumps(error), "npm error 404\n")
 
-    with pytest.raises(AcpgenError, match="No match found for version 9.9.9") as caught:
+    with pytest.raises(AcpgenError, match=r"No match found for version 9\.9\.9") as caught:
         fetch_schema("9.9.9", schema_dir, package=PACKAGE, run=not_found)
 
     assert "npm view @example/sdk versions" in caught.value.problems[0].hint
 
 
-def test_verify_files_names_edited_and_missing_files(
-    tmp_path: Path, schema_dir: Path
-) -> None:
+def test_verify_files_names_edited_and_missing_files(tmp_path: Path, schema_dir: Path) -> None:
     lock = fetch(tmp_path, schema_dir, base_members())
     (schema_dir / "v1" / "schema.json").write_bytes(V1 + b" ")
     (schema_dir / "v1" / "schema.unstable.json").unlink()
@@ -346,9 +312,7 @@ def lock_json(**files: str) -> str:
     ],
     ids=["not-json", "no-files", "escaping-path", "bad-digest"],
 )
-def test_read_lock_malformed_gives_clear_error(
-    schema_dir: Path, content: str, where: str
-) -> None:
+def test_read_lock_malformed_gives_clear_error(schema_dir: Path, content: str, where: str) -> None:
     (schema_dir / LOCK_NAME).write_text(content)
 
     with pytest.raises(AcpgenError) as caught:

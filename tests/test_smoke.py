@@ -15,7 +15,7 @@ def test_both_builds_import_side_by_side() -> None:
     lock = json.loads((ROOT / "schema" / "schema.lock.json").read_text())
     assert stable.VARIANT == "stable" and unstable.VARIANT == "unstable"
     assert stable.SCHEMA_VERSION == unstable.SCHEMA_VERSION == lock["version"]
-    assert stable.SCHEMA_SHA256 == lock["files"]["v1/schema.json"]
-    assert unstable.SCHEMA_SHA256 == lock["files"]["v1/schema.unstable.json"]
+    assert lock["files"]["v1/schema.json"] == stable.SCHEMA_SHA256
+    assert lock["files"]["v1/schema.unstable.json"] == unstable.SCHEMA_SHA256
     assert stable.PROTOCOL_VERSION == unstable.PROTOCOL_VERSION == 1
     assert importlib.import_module("acp_bindings.models").NewSessionRequest is not None

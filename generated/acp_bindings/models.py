@@ -3867,7 +3867,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    mode: str
+    mode: Annotated[str, Field(alias="mode")]
     """
     Custom or future elicitation mode.
 
@@ -3939,7 +3939,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["url"]
+    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
 class ResourceLink(BaseModel):
@@ -4340,7 +4340,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    mode: str
+    mode: Annotated[str, Field(alias="mode")]
     """
     Custom or future elicitation mode.
 
@@ -4375,7 +4375,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["url"]
+    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
 SetSessionConfigOptionRequest = TypeAliasType(
@@ -4536,7 +4536,7 @@ class AgentCapabilities(BaseModel):
     auth: Annotated[
         Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({}),
-    ] = {}
+    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -4549,21 +4549,25 @@ class AgentCapabilities(BaseModel):
     mcp_capabilities: Annotated[
         Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
         DefaultOnError({"http": False, "sse": False}),
-    ] = {"http": False, "sse": False}
+    ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
     """
     MCP capabilities supported by the agent.
     """
     prompt_capabilities: Annotated[
         Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
-    ] = {"audio": False, "embeddedContext": False, "image": False}
+    ] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate(
+            {"audio": False, "embeddedContext": False, "image": False}
+        )
+    )
     """
     Prompt capabilities supported by the agent.
     """
     session_capabilities: Annotated[
         Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
         DefaultOnError({}),
-    ] = {}
+    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
     Session lifecycle and prompt capabilities advertised by the agent.
     """
@@ -4690,7 +4694,7 @@ class ClientCapabilities(BaseModel):
     auth: Annotated[
         Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({"terminal": False}),
-    ] = {"terminal": False}
+    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -4709,7 +4713,11 @@ class ClientCapabilities(BaseModel):
     fs: Annotated[
         Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
-    ] = {"readTextFile": False, "writeTextFile": False}
+    ] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False, "writeTextFile": False}
+        )
+    )
     """
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
@@ -4806,11 +4814,15 @@ class InitializeRequest(BaseModel):
                 "terminal": False,
             }
         ),
-    ] = {
-        "auth": {"terminal": False},
-        "fs": {"readTextFile": False, "writeTextFile": False},
-        "terminal": False,
-    }
+    ] = Field(
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        )
+    )
     """
     Capabilities supported by the client.
     """
@@ -4862,13 +4874,17 @@ class InitializeResponse(BaseModel):
                 "sessionCapabilities": {},
             }
         ),
-    ] = {
-        "auth": {},
-        "loadSession": False,
-        "mcpCapabilities": {"http": False, "sse": False},
-        "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
-        "sessionCapabilities": {},
-    }
+    ] = Field(
+        default_factory=lambda: AgentCapabilities.model_validate(
+            {
+                "auth": {},
+                "loadSession": False,
+                "mcpCapabilities": {"http": False, "sse": False},
+                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "sessionCapabilities": {},
+            }
+        )
+    )
     """
     Capabilities supported by the agent.
     """
@@ -5402,7 +5418,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["form"]
+    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
 class SessionConfigSelect(BaseModel):
@@ -5468,7 +5484,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["form"]
+    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):

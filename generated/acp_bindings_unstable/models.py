@@ -4528,7 +4528,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class ClientNotification(BaseModel):
@@ -4998,7 +4998,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class Error(BaseModel):
@@ -5427,7 +5427,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class MaxTurnRequestsIdleStateUpdate(BaseModel):
@@ -5474,7 +5474,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class McpServerAcp(BaseModel):
@@ -5588,7 +5588,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class Notice(BaseModel):
@@ -5713,7 +5713,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class PermissionOption(BaseModel):
@@ -5998,7 +5998,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class ReleaseTerminalRequest(BaseModel):
@@ -6086,7 +6086,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    mode: str
+    mode: Annotated[str, Field(alias="mode")]
     """
     Custom or future elicitation mode.
 
@@ -6158,7 +6158,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["url"]
+    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
 class ResourceLink(BaseModel):
@@ -6427,7 +6427,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    mode: str
+    mode: Annotated[str, Field(alias="mode")]
     """
     Custom or future elicitation mode.
 
@@ -6501,7 +6501,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["url"]
+    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
 SetSessionConfigOptionRequest = TypeAliasType(
@@ -6795,7 +6795,7 @@ class ClientCapabilities(BaseModel):
     auth: Annotated[
         Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({"terminal": False}),
-    ] = {"terminal": False}
+    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -6814,7 +6814,11 @@ class ClientCapabilities(BaseModel):
     fs: Annotated[
         Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
-    ] = {"readTextFile": False, "writeTextFile": False}
+    ] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False, "writeTextFile": False}
+        )
+    )
     """
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
@@ -6948,7 +6952,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    state: Literal["idle"]
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 class FilePlanUpdateContent(PlanFile):
@@ -7030,11 +7034,15 @@ class InitializeRequest(BaseModel):
                 "terminal": False,
             }
         ),
-    ] = {
-        "auth": {"terminal": False},
-        "fs": {"readTextFile": False, "writeTextFile": False},
-        "terminal": False,
-    }
+    ] = Field(
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        )
+    )
     """
     Capabilities supported by the client.
     """
@@ -7731,7 +7739,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["form"]
+    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
 class SessionCapabilities(BaseModel):
@@ -7949,7 +7957,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    mode: Literal["form"]
+    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
 class SessionMessage(BaseModel):
@@ -8343,7 +8351,7 @@ class AgentCapabilities(BaseModel):
     auth: Annotated[
         Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({}),
-    ] = {}
+    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -8356,14 +8364,22 @@ class AgentCapabilities(BaseModel):
     mcp_capabilities: Annotated[
         Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
         DefaultOnError({"acp": False, "http": False, "sse": False}),
-    ] = {"acp": False, "http": False, "sse": False}
+    ] = Field(
+        default_factory=lambda: McpCapabilities.model_validate(
+            {"acp": False, "http": False, "sse": False}
+        )
+    )
     """
     MCP capabilities supported by the agent.
     """
     prompt_capabilities: Annotated[
         Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
-    ] = {"audio": False, "embeddedContext": False, "image": False}
+    ] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate(
+            {"audio": False, "embeddedContext": False, "image": False}
+        )
+    )
     """
     Prompt capabilities supported by the agent.
     """
@@ -8383,7 +8399,7 @@ class AgentCapabilities(BaseModel):
     session_capabilities: Annotated[
         Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
         DefaultOnError({}),
-    ] = {}
+    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
     Session lifecycle and prompt capabilities advertised by the agent.
     """
@@ -8681,13 +8697,17 @@ class InitializeResponse(BaseModel):
                 "sessionCapabilities": {},
             }
         ),
-    ] = {
-        "auth": {},
-        "loadSession": False,
-        "mcpCapabilities": {"acp": False, "http": False, "sse": False},
-        "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
-        "sessionCapabilities": {},
-    }
+    ] = Field(
+        default_factory=lambda: AgentCapabilities.model_validate(
+            {
+                "auth": {},
+                "loadSession": False,
+                "mcpCapabilities": {"acp": False, "http": False, "sse": False},
+                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "sessionCapabilities": {},
+            }
+        )
+    )
     """
     Capabilities supported by the agent.
     """

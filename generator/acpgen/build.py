@@ -160,17 +160,20 @@ def _union(
                 Problem(
                     f"union {name} has a branch with no tag, title or reference, so it cannot be named",
                     pointer("$defs", name, _union_keyword(node), index),
-                    "Give the branch a `title` (or a tag constant) in the schema; names are never taken from positions.",
+                    "Give the branch a `title` (or a tag constant) in the schema; "
+                    "names are never taken from positions.",
                 )
             )
         tag = tag_of(branch)
-        ref = ref_name(branch) if "properties" not in branch or tag is not None else None
+        ref_name(branch) if "properties" not in branch or tag is not None else None
         catch_all = is_catch_all(branch)
         adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
         variants.append(
             ir.UnionVariant(
                 key=key,
-                class_name=naming.type_class_name(ref_name(branch) or "") if adds_nothing else naming.variant_class_name(key, cls, taken),
+                class_name=naming.type_class_name(ref_name(branch) or "")
+                if adds_nothing
+                else naming.variant_class_name(key, cls, taken),
                 tag=tag[1] if tag is not None and discriminator is not None else None,
                 ref=ref_name(branch),
                 catch_all=catch_all,
@@ -220,6 +223,7 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                 nullable=_nullable(prop),
                 default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
                 is_array=_is_array(prop),
+                ref=ref_name(prop),
                 lenience=ir.Lenience(
                     default_on_error=prop.get("x-deserialize-default-on-error") is True,
                     skip_invalid_items=prop.get("x-deserialize-skip-invalid-items") is True,

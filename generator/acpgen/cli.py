@@ -40,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     which = gen.add_mutually_exclusive_group()
     which.add_argument("--unstable", dest="variants", action="store_const", const=("unstable",), help="unstable build")
     which.add_argument("--stable", dest="variants", action="store_const", const=("stable",), help="stable build")
-    which.add_argument("--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds")
+    which.add_argument(
+        "--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds"
+    )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
     gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")

@@ -65,12 +65,8 @@ def fetch_schema(
         tarball, reported = _pack(spec, npm, workdir, run)
         integrity = _verified_integrity(spec, tarball, advertised, reported)
         files = read_schema_files(tarball)
-    digests = tuple(
-        sorted((name, hashlib.sha256(data).hexdigest()) for name, data in files.items())
-    )
-    lock = SchemaLock(
-        package=package, version=version, integrity=integrity, files=digests
-    )
+    digests = tuple(sorted((name, hashlib.sha256(data).hexdigest()) for name, data in files.items()))
+    lock = SchemaLock(package=package, version=version, integrity=integrity, files=digests)
     _install(schema_dir, files, lock)
     return lock
 
@@ -111,9 +107,7 @@ def _npm(args: list[str], spec: str, npm: str, workdir: Path, run: Run) -> str:
         )
     except FileNotFoundError:
         hint = "Install Node.js with npm, or pass the path of the npm executable."
-        raise AcpgenError(
-            Problem(f"the npm client {npm!r} was not found", spec, hint)
-        ) from None
+        raise AcpgenError(Problem(f"the npm client {npm!r} was not found", spec, hint)) from None
     except subprocess.TimeoutExpired:
         hint = "Check the network connection and the npm registry configuration, then retry."
         what = f"`{shown}` did not finish within {NPM_TIMEOUT_SECONDS:.0f} seconds"
@@ -151,12 +145,8 @@ def _parse_json(stdout: str, spec: str, command: str) -> object:
     try:
         value: object = json.loads(stdout)
     except ValueError:
-        hint = (
-            "Upgrade npm, or check that nothing else writes to npm's standard output."
-        )
-        raise AcpgenError(
-            Problem(f"`npm {command} --json` did not print JSON", spec, hint)
-        ) from None
+        hint = "Upgrade npm, or check that nothing else writes to npm's standard output."
+        raise AcpgenError(Problem(f"`npm {command} --json` did not print JSON", spec, hint)) from None
     return value
 
 
@@ -164,9 +154,7 @@ def _registry_integrity(spec: str, npm: str, workdir: Path, run: Run) -> str:
     """The SRI integrity string the registry advertises for ``spec``'s tarball."""
     stdout = _npm(["view", spec, "dist.integrity", "--json"], spec, npm, workdir, run)
     if not stdout.strip():
-        hint = (
-            "Pin a version that is published; `npm view <package> versions` lists them."
-        )
+        hint = "Pin a version that is published; `npm view <package> versions` lists them."
         raise AcpgenError(Problem("the registry has no such version", spec, hint))
     value = _parse_json(stdout, spec, "view")
     if not isinstance(value, str) or not value:
@@ -187,25 +175,11 @@ def _pack(spec: str, npm: str, workdir: Path, run: Run) -> tuple[Path, str | Non
     )
     entries = _parse_json(stdout, spec, "pack")
     hint = "Retry; if it persists, report the npm version and its `npm pack --json` output."
-    if (
-        not isinstance(entries, list)
-        or len(entries) != 1
-        or not isinstance(entries[0], dict)
-    ):
-        raise AcpgenError(
-            Problem(
-                "`npm pack --json` did not describe exactly one tarball", spec, hint
-            )
-        )
+    if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
+        raise AcpgenError(Problem("`npm pack --json` did not describe exactly one tarball", spec, hint))
     filename = entries[0].get("filename")
-    if (
-        not isinstance(filename, str)
-        or not filename
-        or PurePosixPath(filename).name != filename
-    ):
-        raise AcpgenError(
-            Problem(f"`npm pack` reported an odd file name {filename!r}", spec, hint)
-        )
+    if not isinstance(filename, str) or not filename or PurePosixPath(filename).name != filename:
+        raise AcpgenError(Problem(f"`npm pack` reported an odd file name {filename!r}", spec, hint))
     tarball = workdir / filename
     if not tarball.is_file():
         raise AcpgenError(Problem(f"`npm pack` did not create {filename}", spec, hint))
@@ -228,9 +202,7 @@ def _sha512_entries(sri: str) -> set[str]:
     return {token for token in hashes if token.startswith("sha512-")}
 
 
-def _verified_integrity(
-    spec: str, tarball: Path, advertised: str, reported: str | None
-) -> str:
+def _verified_integrity(spec: str, tarball: Path, advertised: str, reported: str | None) -> str:
     """Return the tarball's sha512 SRI after checking it against the registry's and npm's integrity."""
     expected = _sha512_entries(advertised)
     if not expected:
@@ -268,9 +240,7 @@ def read_schema_files(tarball: Path) -> dict[str, bytes]:
             return _read_members(archive, tarball.name)
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         hint = "The tarball is damaged; run `npm cache verify` and retry."
-        raise AcpgenError(
-            Problem(f"cannot read the tarball: {exc}", tarball.name, hint)
-        ) from exc
+        raise AcpgenError(Problem(f"cannot read the tarball: {exc}", tarball.name, hint)) from exc
 
 
 def _read_members(archive: tarfile.TarFile, label: str) -> dict[str, bytes]:
@@ -285,9 +255,7 @@ def _read_members(archive: tarfile.TarFile, label: str) -> dict[str, bytes]:
         files[name] = _read_member(archive, member, label)
     if not files:
         hint = "Check that this package version ships its JSON schema under schema/."
-        raise AcpgenError(
-            Problem("the tarball holds no package/schema/**/*.json files", label, hint)
-        )
+        raise AcpgenError(Problem("the tarball holds no package/schema/**/*.json files", label, hint))
     return files
 
 
@@ -336,16 +304,10 @@ def _unsafe(label: str, member: tarfile.TarInfo, reason: str) -> AcpgenError:
         "The tarball was refused and nothing was written. An npm tarball never contains such "
         "entries; do not pin this package version."
     )
-    return AcpgenError(
-        Problem(
-            f"tarball entry {member.name!r} {reason}", f"{label}:{member.name}", hint
-        )
-    )
+    return AcpgenError(Problem(f"tarball entry {member.name!r} {reason}", f"{label}:{member.name}", hint))
 
 
-def _read_member(
-    archive: tarfile.TarFile, member: tarfile.TarInfo, label: str
-) -> bytes:
+def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo, label: str) -> bytes:
     """Read one regular member, refusing oversized files and files that are not UTF-8 JSON."""
     if member.size > MAX_SCHEMA_FILE_BYTES:
         raise _unsafe(label, member, f"is larger than {MAX_SCHEMA_FILE_BYTES} bytes")
@@ -367,11 +329,7 @@ def _install(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> Non
     stale = _stale_names(schema_dir, lock)
     try:
         schema_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(
-            tempfile.mkdtemp(
-                prefix=f".{schema_dir.name}.staging-", dir=schema_dir.parent
-            )
-        )
+        staging = Path(tempfile.mkdtemp(prefix=f".{schema_dir.name}.staging-", dir=schema_dir.parent))
     except OSError as exc:
         raise _write_error(schema_dir, exc) from exc
     try:
@@ -388,9 +346,7 @@ def _install(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> Non
 def _write_error(schema_dir: Path, exc: OSError) -> AcpgenError:
     """The error for a failed write below the schema directory."""
     hint = "Check permissions and free space, then fetch again; the lock is written only on success."
-    return AcpgenError(
-        Problem(f"cannot write the schema files: {exc}", str(schema_dir), hint)
-    )
+    return AcpgenError(Problem(f"cannot write the schema files: {exc}", str(schema_dir), hint))
 
 
 def _stale_names(schema_dir: Path, lock: SchemaLock) -> list[str]:

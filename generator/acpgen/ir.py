@@ -51,6 +51,8 @@ class Field:
     default_json: str | None
     """The schema's ``default`` as canonical JSON text, or None when the schema gives none."""
     is_array: bool
+    ref: str | None
+    """The ``$defs`` type the property refers to, if it is a plain reference."""
     lenience: Lenience
     stable: bool
     description: str

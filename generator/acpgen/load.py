@@ -24,7 +24,9 @@ def load_schema(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise AcpgenError(
-            Problem(f"cannot read the schema file: {error.strerror}", str(path), "Check the path, or run `make schema`.")
+            Problem(
+                f"cannot read the schema file: {error.strerror}", str(path), "Check the path, or run `make schema`."
+            )
         ) from None
     try:
         doc = json.loads(text)

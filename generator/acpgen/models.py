@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections import defaultdict
 from pathlib import Path
 
-from datamodel_code_generator import DataModelType, InputFileType, PythonVersion, generate
+from datamodel_code_generator import InputFileType, PythonVersion, generate
+from datamodel_code_generator._shared_types import LiteralType
+from datamodel_code_generator.enums import DataModelType
 
 from acpgen.prepare import ModelInput
 
@@ -28,7 +31,7 @@ def render_models(model_input: ModelInput, header: str) -> str:
             output_model_type=DataModelType.PydanticV2BaseModel,
             target_python_version=PythonVersion.PY_311,
             custom_template_dir=TEMPLATES / "models",
-            extra_template_data=model_input.template_data,
+            extra_template_data=defaultdict(dict, model_input.template_data),
             aliases=model_input.aliases,
             custom_file_header="\n".join(imports),
             disable_future_imports=True,
@@ -43,7 +46,7 @@ def render_models(model_input: ModelInput, header: str) -> str:
             use_type_alias=True,
             strict_nullable=True,
             field_constraints=True,
-            enum_field_as_literal="all",
+            enum_field_as_literal=LiteralType.All,
             snake_case_field=True,
             keep_model_order=False,
             type_mappings=["string+uri=string"],

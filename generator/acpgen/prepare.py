@@ -43,7 +43,11 @@ ROOT_NAME = "AcpMessage"
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
 # and constructors take the Python attribute names as well as the wire names.
-MODEL_CONFIG: tuple[tuple[str, str], ...] = (("strict", "True"), ("validate_by_alias", "True"), ("validate_by_name", "True"))
+MODEL_CONFIG: tuple[tuple[str, str], ...] = (
+    ("strict", "True"),
+    ("validate_by_alias", "True"),
+    ("validate_by_name", "True"),
+)
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -81,6 +85,8 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
                 if rules := field_rules(f):
                     template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
                     support.update(rule.split("(", 1)[0] for rule in rules)
+                if (default := _model_default(f, protocol)) is not None:
+                    template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
             if unstable and not f.stable and t.stable:
                 props = node.get("properties")
                 if isinstance(props, dict) and isinstance(props.get(f.wire), dict):
@@ -88,15 +94,18 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         if t.kind == "enum" and unstable:
             values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
             if values and t.stable:
-                node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
+                node["description"] = _joined(
+                    node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + "."
+                )
     for t in protocol.types:
         for v in t.variants:
             if v.hoisted:
-                for f in _variant_fields(v, t, doc):
-                    aliases.setdefault(f"{v.class_name}.{f[0]}", f[1])
+                for wire, attr in _variant_fields(v, t, doc):
+                    aliases.setdefault(f"{v.class_name}.{wire}", attr)
+                for _, spread_class, _ in v.spread:
+                    for wire, attr in _variant_fields(v, t, doc):
+                        aliases.setdefault(f"{spread_class}.{wire}", attr)
     _bound_integers(defs)
-    if not defs:
-        defs = {}
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_root(doc, defs))
     return ModelInput(
@@ -125,6 +134,17 @@ def field_rules(f: ir.Field) -> tuple[str, ...]:
     if not rules and not f.required and not f.nullable and f.default_json is None:
         rules.append("NotNull()")
     return tuple(rules)
+
+
+def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
+    """An object default of a model-typed field, built as a model instance by a default factory."""
+    if f.default_json is None or f.ref is None or not f.default_json.startswith("{"):
+        return None
+    target = protocol.type(f.ref)
+    if target.kind != "object":
+        return None
+    value = json.loads(f.default_json)
+    return f"Field(default_factory=lambda: {target.class_name}.model_validate({value!r}))"
 
 
 def _default_literal(f: ir.Field) -> str | None:
@@ -238,7 +258,9 @@ def _routed_annotation(t: ir.TypeDef) -> str:
         members.append(f"Annotated[{v.class_name}, Tag({tag!r})]")
     assert t.discriminator is not None
     attribute = naming.snake(t.discriminator)
-    router = f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, default={default!r}, other={other!r})"
+    router = (
+        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, default={default!r}, other={other!r})"
+    )
     return f"Annotated[{' | '.join(members)}, Discriminator({router})]"
 
 

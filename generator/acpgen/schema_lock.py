@@ -49,9 +49,7 @@ class SchemaLock:
         """Reject file lists that are unsorted, repeat a path, or name a path outside the directory."""
         names = [name for name, _ in self.files]
         if names != sorted(set(names)):
-            raise ValueError(
-                "SchemaLock.files must be sorted by path without duplicates"
-            )
+            raise ValueError("SchemaLock.files must be sorted by path without duplicates")
         for name in names:
             reason = unsafe_relative_path(name)
             if reason is None and name == LOCK_NAME:
@@ -112,9 +110,7 @@ def write_lock(schema_dir: Path, lock: SchemaLock) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8) so readers see either the old or the new content."""
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
-    )
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
@@ -136,9 +132,7 @@ def read_lock(schema_dir: Path) -> SchemaLock:
         raise AcpgenError(*problems)
     assert isinstance(document, dict)
     files = tuple(sorted(document["files"].items()))
-    return SchemaLock(
-        document["package"], document["version"], document["integrity"], files
-    )
+    return SchemaLock(document["package"], document["version"], document["integrity"], files)
 
 
 def _load_json(path: Path) -> object:
@@ -146,15 +140,9 @@ def _load_json(path: Path) -> object:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise AcpgenError(
-            Problem("schema lock file not found", str(path), _fetch_hint())
-        ) from None
+        raise AcpgenError(Problem("schema lock file not found", str(path), _fetch_hint())) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise AcpgenError(
-            Problem(
-                f"cannot read the schema lock file: {exc}", str(path), _fetch_hint()
-            )
-        ) from exc
+        raise AcpgenError(Problem(f"cannot read the schema lock file: {exc}", str(path), _fetch_hint())) from exc
     try:
         document: object = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -166,11 +154,7 @@ def _load_json(path: Path) -> object:
 def _lock_problems(path: Path, document: object) -> list[Problem]:
     """Every way in which a parsed lock document deviates from the lock format."""
     if not isinstance(document, dict):
-        return [
-            Problem(
-                "schema lock file must hold a JSON object", str(path), _fetch_hint()
-            )
-        ]
+        return [Problem("schema lock file must hold a JSON object", str(path), _fetch_hint())]
     problems = [
         Problem(f"schema lock file lacks the key {key!r}", str(path), _fetch_hint())
         for key in sorted(_LOCK_KEYS - document.keys())
@@ -189,11 +173,7 @@ def _lock_problems(path: Path, document: object) -> list[Problem]:
             problems.append(_field_problem(path, key, "must be a non-empty string"))
     integrity = document.get("integrity")
     if isinstance(integrity, str) and integrity and not integrity.startswith("sha512-"):
-        problems.append(
-            _field_problem(
-                path, "integrity", "must be a sha512 SRI string (sha512-...)"
-            )
-        )
+        problems.append(_field_problem(path, "integrity", "must be a sha512 SRI string (sha512-...)"))
     problems += _files_problems(path, document.get("files", {}))
     return problems
 
@@ -201,26 +181,16 @@ def _lock_problems(path: Path, document: object) -> list[Problem]:
 def _files_problems(path: Path, files: object) -> list[Problem]:
     """Problems with the ``files`` object: relative paths mapped to sha256 hex digests."""
     if not isinstance(files, dict):
-        return [
-            _field_problem(
-                path, "files", "must be an object mapping paths to sha256 hex digests"
-            )
-        ]
+        return [_field_problem(path, "files", "must be an object mapping paths to sha256 hex digests")]
     problems: list[Problem] = []
     for name, digest in files.items():
         reason = unsafe_relative_path(name)
         if reason is None and name == LOCK_NAME:
             reason = "names the lock file itself"
         if reason is not None:
-            problems.append(
-                _field_problem(path, "files", f"entry {name!r} {reason}", name)
-            )
+            problems.append(_field_problem(path, "files", f"entry {name!r} {reason}", name))
         if not isinstance(digest, str) or not _SHA256_HEX.fullmatch(digest):
-            problems.append(
-                _field_problem(
-                    path, "files", "must be a lowercase sha256 hex digest", name
-                )
-            )
+            problems.append(_field_problem(path, "files", "must be a lowercase sha256 hex digest", name))
     return problems
 
 

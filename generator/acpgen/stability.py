@@ -24,7 +24,9 @@ def unstable_by_comparison(stable_defs: Mapping[str, Node], unstable_defs: Mappi
 def unstable_by_marker(defs: Mapping[str, Node]) -> frozenset[str]:
     """Keys of the items whose description (or whose type's) carries the ``**UNSTABLE**`` marker."""
     items = item_map(defs)
-    marked_types = {key.removeprefix("type:") for key, node in items.items() if key.startswith("type:") and is_marked_unstable(node)}
+    marked_types = {
+        key.removeprefix("type:") for key, node in items.items() if key.startswith("type:") and is_marked_unstable(node)
+    }
     keys = {key for key, node in items.items() if is_marked_unstable(node)}
     keys |= {key for key in items if _owner(key) in marked_types}
     return frozenset(keys)

@@ -152,9 +152,7 @@ class Schema:
                     yield from self.unknown_properties(sub, item, f"{path}/{i}")
 
 
-def errors_of(
-    validator: jsonschema.Draft202012Validator, inst: Any, limit: int = 3
-) -> list[str]:
+def errors_of(validator: jsonschema.Draft202012Validator, inst: Any, limit: int = 3) -> list[str]:
     out = []
     for err in sorted(validator.iter_errors(inst), key=lambda e: list(e.absolute_path)):
         best = jsonschema.exceptions.best_match([err])
@@ -228,16 +226,13 @@ def check_envelope(schema: Schema, def_name: str, payload: str, msg: Any) -> lis
 
 def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
-    default_schema = os.environ.get("ACP_SCHEMA_DIR") or str(
-        here.parent.parent / "schema"
-    )
+    default_schema = os.environ.get("ACP_SCHEMA_DIR") or str(here.parent.parent / "schema")
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--schema-dir",
         default=default_schema,
         metavar="DIR",
-        help="directory holding schema.json and schema.unstable.json "
-        "(default: $ACP_SCHEMA_DIR or <repo>/schema)",
+        help="directory holding schema.json and schema.unstable.json (default: $ACP_SCHEMA_DIR or <repo>/schema)",
     )
     ap.add_argument(
         "--corpus-dir",
@@ -245,9 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="corpus root containing stable/ and unstable/ (default: this script's directory)",
     )
-    ap.add_argument(
-        "-v", "--verbose", action="store_true", help="print every file checked"
-    )
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every file checked")
     args = ap.parse_args(argv)
 
     schema_dir = Path(args.schema_dir)
@@ -273,9 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             if not m:
                 problems.append("file name is not <NN>-<kebab-description>.json")
             elif m.group(1) in numbers:
-                problems.append(
-                    f"number {m.group(1)} also used by {numbers[m.group(1)]}"
-                )
+                problems.append(f"number {m.group(1)} also used by {numbers[m.group(1)]}")
             else:
                 numbers[m.group(1)] = f.name
             try:
@@ -289,9 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                     "message",
                     "payload",
                 }:
-                    problems.append(
-                        'file must be an object with exactly "def", "message", "payload"'
-                    )
+                    problems.append('file must be an object with exactly "def", "message", "payload"')
                 else:
                     def_name, msg, payload = (
                         entry["def"],
@@ -304,9 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                         problems += payload_problems(schema, def_name, inst)
                         root_errs = errors_of(schema.root, msg, limit=1)
                         if root_errs:
-                            problems.append(
-                                f"whole message fails root schema of {schema.path.name}: {root_errs[0]}"
-                            )
+                            problems.append(f"whole message fails root schema of {schema.path.name}: {root_errs[0]}")
                         cross = payload_problems(other, def_name, inst)
                         if folder == "unstable" and not cross:
                             problems.append(
@@ -315,9 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                             )
                         if folder == "stable" and cross and not problems:
                             warnings += 1
-                            print(
-                                f"WARN {rel}: not valid against {other.path.name}: {cross[0]}"
-                            )
+                            print(f"WARN {rel}: not valid against {other.path.name}: {cross[0]}")
             if problems:
                 failures += 1
                 for prob in problems:
@@ -327,9 +312,7 @@ def main(argv: list[str] | None = None) -> int:
 
     total = sum(counts.values())
     summary = ", ".join(f"{k}: {v}" for k, v in counts.items())
-    print(
-        f"checked {total} files ({summary}); {total - failures} passed, {failures} failed, {warnings} warnings"
-    )
+    print(f"checked {total} files ({summary}); {total - failures} passed, {failures} failed, {warnings} warnings")
     return 1 if failures or total == 0 else 0
 
 
