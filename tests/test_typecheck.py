@@ -11,8 +11,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_generated_packages_pass_mypy_strict(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "-p", "acp_bindings"]
-        + ["-p", "acp_bindings_unstable"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "-p",
+            "acp_bindings",
+            "-p",
+            "acp_bindings_unstable",
+        ],
         cwd=ROOT / "generated",
         capture_output=True,
         text=True,
