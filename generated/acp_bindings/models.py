@@ -7,14 +7,968 @@ from typing_extensions import TypeAliasType
 
 from ._support import DefaultOnError, DefaultOnNull, SkipInvalidItems, TagRouter
 
+RequestId1 = TypeAliasType(
+    "RequestId1",
+    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+)
+"""
+A numeric JSON-RPC request id.
+"""
 
-class AuthCapabilities(BaseModel):
+
+RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
+SessionId = TypeAliasType("SessionId", str)
+"""
+A unique identifier for a conversation session between a client and agent.
+
+Each session has its own context, conversation history, and state, so one
+agent can run several independent sessions.
+
+See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)
+"""
+
+
+class ReadTextFileRequest(BaseModel):
     """
-    Authentication capabilities supported by the client.
+    Request to read content from a text file.
 
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
+    Only available if the client supports the `fs.readTextFile` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    path: Annotated[str, Field(alias="path")]
+    """
+    Absolute path to the file to read.
+    """
+    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    """
+    Line number to start reading from (1-based).
+    """
+    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    """
+    Maximum number of lines to read.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ToolCallId = TypeAliasType("ToolCallId", str)
+"""
+Unique identifier for a tool call within a session.
+"""
+
+
+ToolKind = TypeAliasType(
+    "ToolKind",
+    Literal[
+        "read",
+        "edit",
+        "delete",
+        "move",
+        "search",
+        "execute",
+        "think",
+        "fetch",
+        "switch_mode",
+        "other",
+    ],
+)
+"""
+Categories of tools that can be invoked.
+
+Tool kinds help clients choose appropriate icons and optimize how they
+display tool execution progress.
+
+See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
+"""
+
+
+ToolCallStatus = TypeAliasType(
+    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+)
+"""
+Execution status of a tool call.
+
+Tool calls progress through different statuses during their lifecycle.
+
+See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
+"""
+
+
+Role = TypeAliasType("Role", Literal["assistant", "user"])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
+
+
+class TextResourceContents(BaseModel):
+    """
+    Text-based resource contents.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    """
+    MIME type describing the encoded media payload.
+    """
+    text: Annotated[str, Field(alias="text")]
+    """
+    Text payload carried by this content block.
+    """
+    uri: Annotated[str, Field(alias="uri")]
+    """
+    URI associated with this resource or media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class BlobResourceContents(BaseModel):
+    """
+    Binary resource contents.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    blob: Annotated[str, Field(alias="blob")]
+    """
+    Base64-encoded bytes for a binary resource payload.
+    """
+    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    """
+    MIME type describing the encoded media payload.
+    """
+    uri: Annotated[str, Field(alias="uri")]
+    """
+    URI associated with this resource or media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Diff(BaseModel):
+    """
+    A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    path: Annotated[str, Field(alias="path")]
+    """
+    The absolute file path being modified.
+    """
+    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
+    """
+    The original content (omitted or `null` for new files).
+    """
+    new_text: Annotated[str, Field(alias="newText")]
+    """
+    The new content after modification.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+TerminalId = TypeAliasType("TerminalId", str)
+"""
+Typed identifier used for terminal values on the wire.
+"""
+
+
+class Terminal(BaseModel):
+    """
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    Identifier of the terminal instance to embed in the content stream.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ToolCallLocation(BaseModel):
+    """
+    A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    path: Annotated[str, Field(alias="path")]
+    """
+    The absolute file path being accessed or modified.
+    """
+    line: Annotated[
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
+    ] = None
+    """
+    Optional 1-based line number within the file.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+PermissionOptionId = TypeAliasType("PermissionOptionId", str)
+"""
+Unique identifier for a permission option.
+"""
+
+
+PermissionOptionKind = TypeAliasType(
+    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+)
+"""
+The type of permission option being presented to the user.
+
+Helps clients choose appropriate icons and UI treatment.
+"""
+
+
+class EnvVariable(BaseModel):
+    """
+    An environment variable to set when launching an MCP server.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    The name of the environment variable.
+    """
+    value: Annotated[str, Field(alias="value")]
+    """
+    The value to set for the environment variable.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class TerminalOutputRequest(BaseModel):
+    """
+    Request to get the current output and status of a terminal.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to get output from.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ReleaseTerminalRequest(BaseModel):
+    """
+    Request to release a terminal and free its resources.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to release.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class WaitForTerminalExitRequest(BaseModel):
+    """
+    Request to wait for a terminal command to exit.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to wait for.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class KillTerminalRequest(BaseModel):
+    """
+    Request to kill a terminal without releasing it.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to kill.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ElicitationSessionScope(BaseModel):
+    """
+    Session-scoped elicitation, optionally tied to a specific tool call.
+
+    When `toolCallId` is set, the elicitation is tied to a specific tool call.
+    This is useful when an agent receives an elicitation from an MCP server
+    during a tool call and needs to redirect it to the user.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session this elicitation is tied to.
+    """
+    tool_call_id: Annotated[
+        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+    ] = None
+    """
+    Optional tool call within the session.
+
+    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
+    session without a specific tool call.
+    """
+
+
+class ElicitationRequestScope(BaseModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
+ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+"""
+Type discriminator for elicitation schemas.
+"""
+
+
+StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+"""
+String format types for string properties in elicitation schemas.
+"""
+
+
+class EnumOption(BaseModel):
+    """
+    A titled enum option with a const value, human-readable title, and optional description.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    const: Annotated[str, Field(alias="const")]
+    """
+    The constant value for this option.
+    """
+    title: Annotated[str, Field(alias="title")]
+    """
+    Human-readable title for this option.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class StringPropertySchema(BaseModel):
+    """
+    Schema for string properties in an elicitation form.
+
+    When `enum` or `oneOf` is set, this represents a single-select enum
+    with `"type": "string"`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    """
+    Minimum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
+    """
+    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    """
+    Maximum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
+    """
+    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    """
+    Pattern the string must match.
+
+    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
+    """
+    format_: Annotated[StringFormat | None, Field(alias="format")] = None
+    """
+    String format.
+
+    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
+    """
+    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    enum: Annotated[list[str] | None, Field(alias="enum")] = None
+    """
+    Enum values for untitled single-select enums.
+    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
+    declared by `enum`.
+    """
+    one_of: Annotated[list[EnumOption] | None, Field(alias="oneOf")] = None
+    """
+    Titled enum options for titled single-select enums.
+    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
+    declared by `oneOf`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class NumberPropertySchema(BaseModel):
+    """
+    Schema for number (floating-point) properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    """
+    Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    """
+    Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class IntegerPropertySchema(BaseModel):
+    """
+    Schema for integer properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: Annotated[
+        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+    ] = None
+    """
+    Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: Annotated[
+        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+    ] = None
+    """
+    Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[
+        Annotated[
+            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        DefaultOnError(),
+    ] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class BooleanPropertySchema(BaseModel):
+    """
+    Schema for boolean properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class StringMultiSelectItems(BaseModel):
+    """
+    String item schema for multi-select enum properties.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    enum: Annotated[list[str], Field(alias="enum")]
+    """
+    Allowed enum values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class TitledMultiSelectItems(BaseModel):
+    """
+    Items definition for titled multi-select enum properties.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
+    """
+    Titled enum options.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ElicitationId = TypeAliasType("ElicitationId", str)
+"""
+Unique identifier for an elicitation.
+"""
+
+
+ExtRequest = TypeAliasType("ExtRequest", Any)
+"""
+Allows for sending an arbitrary request that is not part of the ACP spec.
+Extension methods provide a way to add custom functionality while maintaining
+protocol compatibility.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+"""
+
+
+ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+"""
+Protocol version identifier.
+
+This version is only bumped for breaking changes.
+Non-breaking changes should be introduced via capabilities.
+"""
+
+
+class PromptCapabilities(BaseModel):
+    """
+    Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
+    """
+    Agent supports `image` content blocks.
+    """
+    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
+    """
+    Agent supports `audio` content blocks.
+    """
+    embedded_context: Annotated[
+        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
+    ] = False
+    """
+    Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class McpCapabilities(BaseModel):
+    """
+    MCP capabilities supported by the agent
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
+    """
+    Agent supports `http` MCP servers.
+    """
+    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
+    """
+    Agent supports `sse` MCP servers.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionListCapabilities(BaseModel):
+    """
+    Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
     """
 
     model_config = ConfigDict(
@@ -31,13 +985,123 @@ class AuthCapabilities(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
-    """
-    Whether the client supports `terminal` authentication methods.
 
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
+
+class SessionDeleteCapabilities(BaseModel):
+    """
+    Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionAdditionalDirectoriesCapabilities(BaseModel):
+    """
+    Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionResumeCapabilities(BaseModel):
+    """
+    Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionCloseCapabilities(BaseModel):
+    """
+    Capabilities for the `session/close` method.
+
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class LogoutCapabilities(BaseModel):
+    """
+    Logout capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -64,29 +1128,6 @@ class AuthMethodTerminal(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
-    """
-    Additional arguments to append to the configured agent invocation for terminal auth.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional human-readable description of this authentication method.
-    """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
-    """
-    Additional environment variables to set on the configured agent invocation for terminal auth.
-    These values override same-named variables in the base launch configuration.
-    """
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
     Unique identifier for this authentication method.
@@ -95,21 +1136,21 @@ class AuthMethodTerminal(BaseModel):
     """
     Human-readable name of the authentication method.
     """
-
-
-class AuthenticateRequest(BaseModel):
-    """
-    Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
     )
+    """
+    Optional human-readable description of this authentication method.
+    """
+    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    """
+    Additional arguments to append to the configured agent invocation for terminal auth.
+    """
+    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    """
+    Additional environment variables to set on the configured agent invocation for terminal auth.
+    These values override same-named variables in the base launch configuration.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -118,10 +1159,82 @@ class AuthenticateRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    method_id: Annotated[AuthMethodId, Field(alias="methodId")]
+
+
+class AuthMethodAgent(BaseModel):
     """
-    The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
+    Agent handles authentication itself through `authenticate`.
+
+    This is the default authentication method type.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[AuthMethodId, Field(alias="id")]
+    """
+    Unique identifier for this authentication method.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name of the authentication method.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional human-readable description of this authentication method.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Implementation(BaseModel):
+    """
+    Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn't present.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Intended for UI and end-user contexts and optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: Annotated[str, Field(alias="version")]
+    """
+    Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -146,44 +1259,9 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class LogoutResponse(BaseModel):
     """
-    Binary resource contents.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    blob: Annotated[str, Field(alias="blob")]
-    """
-    Base64-encoded bytes for a binary resource payload.
-    """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
-    uri: Annotated[str, Field(alias="uri")]
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class BooleanConfigOptionCapabilities(BaseModel):
-    """
-    Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
+    Response to the `logout` method.
     """
 
     model_config = ConfigDict(
@@ -202,9 +1280,17 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
 
-class BooleanPropertySchema(BaseModel):
+SessionModeId = TypeAliasType("SessionModeId", str)
+"""
+Unique identifier for a Session Mode.
+"""
+
+
+class SessionMode(BaseModel):
     """
-    Schema for boolean properties in an elicitation form.
+    A mode the agent can operate in.
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
     model_config = ConfigDict(
@@ -213,93 +1299,156 @@ class BooleanPropertySchema(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    id_: Annotated[SessionModeId, Field(alias="id")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Stable identifier used to refer to this protocol object in later messages.
     """
-    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
+    name: Annotated[str, Field(alias="name")]
     """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    Human-readable name shown for this protocol object.
     """
     description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
         None
     )
     """
-    Human-readable description.
+    Optional human-readable details shown with this protocol object.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+SessionConfigId = TypeAliasType("SessionConfigId", str)
+"""
+Unique identifier for a session configuration option.
+"""
+
+
+SessionConfigOptionCategory = TypeAliasType(
+    "SessionConfigOptionCategory",
+    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+)
+"""
+Semantic category for a session configuration option.
+
+This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+categories gracefully.
+
+Category names beginning with `_` are free for custom use, like other ACP extension methods.
+Category names that do not begin with `_` are reserved for the ACP spec.
+"""
+
+
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+"""
+Unique identifier for a session configuration option value.
+"""
+
+
+class SessionConfigSelectOption(BaseModel):
+    """
+    A possible value for a session configuration option.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    """
+    Unique identifier for this option value.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for this option value.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description for this option value.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+"""
+Unique identifier for a session configuration option value group.
+"""
+
+
+class SessionConfigBoolean(BaseModel):
+    """
+    A boolean on/off toggle session configuration option payload.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_value: Annotated[bool, Field(alias="currentValue")]
+    """
+    The current value of the boolean option.
+    """
+
+
+class SessionInfo(BaseModel):
+    """
+    Information about a session returned by session/list
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    Unique identifier for the session
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
     """
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    Human-readable title for the session
     """
-
-
-class CancelCreateElicitationResponse(BaseModel):
+    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
     """
-    The elicitation was cancelled.
+    ISO 8601 timestamp of last activity
     """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
-
-
-class CancelledRequestPermissionOutcome(BaseModel):
-    """
-    The prompt turn was cancelled before the user responded.
-
-    When a client sends a `session/cancel` notification to cancel an ongoing
-    prompt turn, it MUST respond to all pending `session/request_permission`
-    requests with this `cancelled` outcome.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
-
-
-class CloseSessionResponse(BaseModel):
-    """
-    Response from closing a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -308,88 +1457,6 @@ class CloseSessionResponse(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-
-
-class CompactionCapabilities(BaseModel):
-    """
-    Client support for ID-addressed context compaction updates.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-
-
-CompactionId = TypeAliasType("CompactionId", str)
-"""
-Unique identifier for a context compaction within a session.
-"""
-
-
-CompactionStatus = TypeAliasType(
-    "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
-)
-"""
-Lifecycle state of a context compaction.
-"""
-
-
-class Cost(BaseModel):
-    """
-    Cost information for a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    amount: Annotated[float, Field(alias="amount")]
-    """
-    Total cumulative cost for session.
-    """
-    currency: Annotated[str, Field(alias="currency")]
-    """
-    Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
-    unit such as "credits".
-    """
-
-
-class DeclineCreateElicitationResponse(BaseModel):
-    """
-    The user declined the elicitation.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    action: Annotated[Literal["decline"], Field(alias="action")]
 
 
 class DeleteSessionResponse(BaseModel):
@@ -413,13 +1480,9 @@ class DeleteSessionResponse(BaseModel):
     """
 
 
-class Diff(BaseModel):
+class CloseSessionResponse(BaseModel):
     """
-    A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
+    Response from closing a session.
     """
 
     model_config = ConfigDict(
@@ -436,23 +1499,11 @@ class Diff(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    new_text: Annotated[str, Field(alias="newText")]
-    """
-    The new content after modification.
-    """
-    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
-    """
-    The original content (omitted or `null` for new files).
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    The absolute file path being modified.
-    """
 
 
-class DiffToolCallContent(Diff):
+class SetSessionModeResponse(BaseModel):
     """
-    File modification shown as a diff.
+    Response to `session/set_mode` method.
     """
 
     model_config = ConfigDict(
@@ -461,171 +1512,34 @@ class DiffToolCallContent(Diff):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    type_: Annotated[Literal["diff"], Field(alias="type")]
-
-
-class ElicitationAcceptAction(BaseModel):
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The user accepted the elicitation and provided content.
-    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
-    """
-    The user-provided content, if any, as an object matching the requested schema.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
+StopReason = TypeAliasType(
+    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
 )
 """
-Integer value accepted in elicitation response content.
+Reasons why an agent stops processing a prompt turn.
+
+See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
 """
 
 
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
+ExtResponse = TypeAliasType("ExtResponse", Any)
 """
-Allowed wire representations for `ElicitationContentValue`.
+Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
+Extension methods provide a way to add custom functionality while maintaining
+protocol compatibility.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 """
-
-
-class ElicitationFormCapabilities(BaseModel):
-    """
-    Form-based elicitation capabilities.
-
-    Supplying `{}` means the client supports form-based elicitation.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-ElicitationId = TypeAliasType("ElicitationId", str)
-"""
-Unique identifier for an elicitation.
-"""
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
-"""
-Type discriminator for elicitation schemas.
-"""
-
-
-class ElicitationUrlCapabilities(BaseModel):
-    """
-    URL-based elicitation capabilities.
-
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class EnumOption(BaseModel):
-    """
-    A titled enum option with a const value, human-readable title, and optional description.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    const: Annotated[str, Field(alias="const")]
-    """
-    The constant value for this option.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    Human-readable title for this option.
-    """
-
-
-class EnvVariable(BaseModel):
-    """
-    An environment variable to set when launching an MCP server.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    The name of the environment variable.
-    """
-    value: Annotated[str, Field(alias="value")]
-    """
-    The value to set for the environment variable.
-    """
 
 
 ErrorCode1 = TypeAliasType(
@@ -733,31 +1647,276 @@ range LSP reserves (-32899 to -32800).
 """
 
 
+MessageId = TypeAliasType("MessageId", str)
+"""
+Unique identifier for a message within a session.
+"""
+
+
+PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+"""
+Priority levels for plan entries.
+
+Used to indicate the relative importance or urgency of different
+tasks in the execution plan.
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
+"""
+
+
+PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+"""
+Status of a plan entry in the execution flow.
+
+Tracks the lifecycle of each task from planning through completion.
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
+"""
+
+
+class UnstructuredCommandInput(BaseModel):
+    """
+    All text that was typed after the command name is provided as input.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    hint: Annotated[str, Field(alias="hint")]
+    """
+    A hint to display when the input hasn't been provided yet
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CurrentModeUpdate(BaseModel):
+    """
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
+    """
+    The ID of the current mode
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionInfoUpdate(BaseModel):
+    """
+    Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    Clients can use it to keep session titles and state current.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Human-readable title for the session. Set to null to clear.
+    """
+    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    """
+    ISO 8601 timestamp of last activity. Set to null to clear.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Cost(BaseModel):
+    """
+    Cost information for a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    amount: Annotated[float, Field(alias="amount")]
+    """
+    Total cumulative cost for session.
+    """
+    currency: Annotated[str, Field(alias="currency")]
+    """
+    Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class UsageUpdate(BaseModel):
+    """
+    Context window and cost update for a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    """
+    Tokens currently in context.
+    """
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    """
+    Total context window size in tokens.
+    """
+    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
+    """
+    Cumulative session cost (optional).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+NoticeSeverity = TypeAliasType(
+    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+)
+"""
+Severity hint for a session notice.
+"""
+
+
+class Notice(BaseModel):
+    """
+    Fire-and-forget information for the user.
+
+    Notices are live events rather than session history. Agents must not rely on
+    a notice being received, displayed, or seen by the user.
+    Agents MUST only send notices when the Client advertised
+    the `session.notices` Client capability. Otherwise, Agents may use an agent
+    message when the information should still be surfaced to the user.
+
+    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    """
+    Presentation severity hint.
+    """
+    title: Annotated[str, Field(alias="title", min_length=1)]
+    """
+    Required non-empty plain-text title that can stand alone.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional plain-text detail or guidance.
+
+    Omitted and `null` are equivalent and mean no description was supplied.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Metadata scoped to this notice.
+
+    Omitted and `null` are equivalent and mean no metadata was supplied.
+    """
+
+
+CompactionId = TypeAliasType("CompactionId", str)
+"""
+Unique identifier for a context compaction within a session.
+"""
+
+
+CompactionStatus = TypeAliasType(
+    "CompactionStatus",
+    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+)
+"""
+Lifecycle state of a context compaction.
+"""
+
+
+class CompleteElicitationNotification(BaseModel):
+    """
+    Notification sent by the agent when a URL-based elicitation is complete.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
+    """
+    The ID of the elicitation that completed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
 ExtNotification = TypeAliasType("ExtNotification", Any)
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
 while maintaining protocol compatibility.
-
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-"""
-
-
-ExtRequest = TypeAliasType("ExtRequest", Any)
-"""
-Allows for sending an arbitrary request that is not part of the ACP spec.
-Extension methods provide a way to add custom functionality while maintaining
-protocol compatibility.
-
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-"""
-
-
-ExtResponse = TypeAliasType("ExtResponse", Any)
-"""
-Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
-Extension methods provide a way to add custom functionality while maintaining
-protocol compatibility.
 
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
 """
@@ -776,14 +1935,6 @@ class FileSystemCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
     read_text_file: Annotated[
         Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
     ] = False
@@ -796,11 +1947,34 @@ class FileSystemCapabilities(BaseModel):
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-
-
-class HttpHeader(BaseModel):
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    An HTTP header to set when making requests to the MCP server.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CompactionCapabilities(BaseModel):
+    """
+    Client support for ID-addressed context compaction updates.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+
+
+class BooleanConfigOptionCapabilities(BaseModel):
+    """
+    Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
     """
 
     model_config = ConfigDict(
@@ -817,21 +1991,11 @@ class HttpHeader(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    name: Annotated[str, Field(alias="name")]
-    """
-    The name of the HTTP header.
-    """
-    value: Annotated[str, Field(alias="value")]
-    """
-    The value to set for the HTTP header.
-    """
 
 
-class Implementation(BaseModel):
+class NoticeCapabilities(BaseModel):
     """
-    Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
+    Client support for presenting live notices to the user.
     """
 
     model_config = ConfigDict(
@@ -840,6 +2004,31 @@ class Implementation(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+
+
+class AuthCapabilities(BaseModel):
+    """
+    Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    """
+    Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -848,28 +2037,13 @@ class Implementation(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn't present.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Intended for UI and end-user contexts and optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: Annotated[str, Field(alias="version")]
-    """
-    Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
 
 
-class IntegerPropertySchema(BaseModel):
+class ElicitationFormCapabilities(BaseModel):
     """
-    Schema for integer properties in an elicitation form.
+    Form-based elicitation capabilities.
+
+    Supplying `{}` means the client supports form-based elicitation.
     """
 
     model_config = ConfigDict(
@@ -888,52 +2062,13 @@ class IntegerPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    default: Annotated[
-        Annotated[
-            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
-        ],
-        DefaultOnError(),
-    ] = None
-    """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
-    ] = None
-    """
-    Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
-    ] = None
-    """
-    Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
 
 
-class KillTerminalResponse(BaseModel):
+class ElicitationUrlCapabilities(BaseModel):
     """
-    Response to `terminal/kill` method
+    URL-based elicitation capabilities.
+
+    Supplying `{}` means the client supports URL-based elicitation.
     """
 
     model_config = ConfigDict(
@@ -948,15 +2083,17 @@ class KillTerminalResponse(BaseModel):
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
-class ListSessionsRequest(BaseModel):
+class AuthenticateRequest(BaseModel):
     """
-    Request parameters for listing existing sessions.
+    Request parameters for the authenticate method.
 
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
+    Specifies which authentication method to use.
     """
 
     model_config = ConfigDict(
@@ -965,37 +2102,11 @@ class ListSessionsRequest(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
-    cursor: Annotated[str | None, Field(alias="cursor")] = None
-    """
-    Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    Filter sessions by working directory. Must be an absolute path.
-    """
-
-
-class LogoutCapabilities(BaseModel):
-    """
-    Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1029,30 +2140,9 @@ class LogoutRequest(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
+class HttpHeader(BaseModel):
     """
-    Response to the `logout` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class McpCapabilities(BaseModel):
-    """
-    MCP capabilities supported by the agent
+    An HTTP header to set when making requests to the MCP server.
     """
 
     model_config = ConfigDict(
@@ -1061,6 +2151,14 @@ class McpCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    name: Annotated[str, Field(alias="name")]
+    """
+    The name of the HTTP header.
+    """
+    value: Annotated[str, Field(alias="value")]
+    """
+    The value to set for the HTTP header.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1068,14 +2166,6 @@ class McpCapabilities(BaseModel):
     these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
-    """
-    Agent supports `http` MCP servers.
-    """
-    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
-    """
-    Agent supports `sse` MCP servers.
     """
 
 
@@ -1090,18 +2180,6 @@ class McpServerHttp(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
     name: Annotated[str, Field(alias="name")]
     """
     Human-readable name identifying this MCP server.
@@ -1109,6 +2187,18 @@ class McpServerHttp(BaseModel):
     url: Annotated[str, Field(alias="url")]
     """
     URL to the MCP server.
+    """
+    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    """
+    HTTP headers to set when making requests to the MCP server.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1123,18 +2213,6 @@ class McpServerSse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
     name: Annotated[str, Field(alias="name")]
     """
     Human-readable name identifying this MCP server.
@@ -1142,6 +2220,18 @@ class McpServerSse(BaseModel):
     url: Annotated[str, Field(alias="url")]
     """
     URL to the MCP server.
+    """
+    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    """
+    HTTP headers to set when making requests to the MCP server.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -1156,6 +2246,22 @@ class McpServerStdio(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name identifying this MCP server.
+    """
+    command: Annotated[str, Field(alias="command")]
+    """
+    Absolute path to the MCP server executable.
+    """
+    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
+    """
+    Command-line arguments to pass to the MCP server.
+    """
+    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
+    """
+    Environment variables to set when launching the MCP server.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1164,33 +2270,13 @@ class McpServerStdio(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
-    """
-    Command-line arguments to pass to the MCP server.
-    """
-    command: Annotated[str, Field(alias="command")]
-    """
-    Absolute path to the MCP server executable.
-    """
-    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
-    """
-    Environment variables to set when launching the MCP server.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name identifying this MCP server.
-    """
 
 
-MessageId = TypeAliasType("MessageId", str)
-"""
-Unique identifier for a message within a session.
-"""
-
-
-class NoticeCapabilities(BaseModel):
+class ListSessionsRequest(BaseModel):
     """
-    Client support for presenting live notices to the user.
+    Request parameters for listing existing sessions.
+
+    Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
     model_config = ConfigDict(
@@ -1199,19 +2285,522 @@ class NoticeCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    Filter sessions by working directory. Must be an absolute path.
+    """
+    cursor: Annotated[str | None, Field(alias="cursor")] = None
+    """
+    Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
 
 
-NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+class DeleteSessionRequest(BaseModel):
+    """
+    Request parameters for deleting an existing session from `session/list`.
+
+    Only available if the Agent supports the `sessionCapabilities.delete` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to delete.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CloseSessionRequest(BaseModel):
+    """
+    Request parameters for closing an active session.
+
+    If supported, the agent **must** cancel any ongoing work related to the session
+    (treat it as if `session/cancel` was called) and then free up any resources
+    associated with the session.
+
+    Only available if the Agent supports the `sessionCapabilities.close` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to close.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SetSessionModeRequest(BaseModel):
+    """
+    Request parameters for setting a session mode.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the mode for.
+    """
+    mode_id: Annotated[SessionModeId, Field(alias="modeId")]
+    """
+    The ID of the mode to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class WriteTextFileResponse(BaseModel):
+    """
+    Response to `fs/write_text_file`
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ReadTextFileResponse(BaseModel):
+    """
+    Response containing the contents of a text file.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[str, Field(alias="content")]
+    """
+    Content payload returned by this response.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SelectedPermissionOutcome(BaseModel):
+    """
+    The user selected one of the provided options.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
+    """
+    The ID of the option the user selected.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CreateTerminalResponse(BaseModel):
+    """
+    Response containing the ID of the created terminal.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The unique identifier for the created terminal.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class TerminalExitStatus(BaseModel):
+    """
+    Exit status of a terminal command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    exit_code: Annotated[
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+    ] = None
+    """
+    The process exit code (may be null if terminated by signal).
+    """
+    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    """
+    The signal that terminated the process (may be null if exited normally).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ReleaseTerminalResponse(BaseModel):
+    """
+    Response to terminal/release method
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class WaitForTerminalExitResponse(BaseModel):
+    """
+    Response containing the exit status of a terminal command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    exit_code: Annotated[
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+    ] = None
+    """
+    The process exit code (may be null if terminated by signal).
+    """
+    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    """
+    The signal that terminated the process (may be null if exited normally).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class KillTerminalResponse(BaseModel):
+    """
+    Response to `terminal/kill` method
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ElicitationContentValue1 = TypeAliasType(
+    "ElicitationContentValue1",
+    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
 )
 """
-Severity hint for a session notice.
+Integer value accepted in elicitation response content.
 """
 
 
-class NumberPropertySchema(BaseModel):
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
+)
+"""
+Allowed wire representations for `ElicitationContentValue`.
+"""
+
+
+class ElicitationAcceptAction(BaseModel):
     """
-    Schema for number (floating-point) properties in an elicitation form.
+    The user accepted the elicitation and provided content.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
+    """
+    The user-provided content, if any, as an object matching the requested schema.
+    """
+
+
+class CancelNotification(BaseModel):
+    """
+    Notification to cancel ongoing operations for a session.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to cancel operations for.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CancelRequestNotification(BaseModel):
+    """
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The ID of the request to cancel.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `authenticate`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["terminal"], Field(alias="type")]
+
+
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
+)
+"""
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """
+    The user accepted and provided content.
     """
 
     model_config = ConfigDict(
@@ -1230,38 +2819,55 @@ class NumberPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
-    """
-    Default value.
+    action: Annotated[Literal["accept"], Field(alias="action")]
 
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+
+class DeclineCreateElicitationResponse(BaseModel):
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
+    The user declined the elicitation.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Human-readable description.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
-    """
-    Maximum value (inclusive).
+    Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
-    """
-    Minimum value (inclusive).
+    action: Annotated[Literal["decline"], Field(alias="action")]
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
 
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
+class CancelCreateElicitationResponse(BaseModel):
     """
+    The elicitation was cancelled.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
 class OtherCreateElicitationResponse(BaseModel):
@@ -1304,6 +2910,62 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+class StringElicitationPropertySchema(StringPropertySchema):
+    """
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["string"], Field(alias="type")]
+
+
+class NumberElicitationPropertySchema(NumberPropertySchema):
+    """
+    Number (floating-point) property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["number"], Field(alias="type")]
+
+
+class IntegerElicitationPropertySchema(IntegerPropertySchema):
+    """
+    Integer property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["integer"], Field(alias="type")]
+
+
+class BooleanElicitationPropertySchema(BooleanPropertySchema):
+    """
+    Boolean property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
+
+
 class OtherElicitationPropertySchema(BaseModel):
     """
     Custom or future elicitation property schema.
@@ -1334,77 +2996,9 @@ class OtherElicitationPropertySchema(BaseModel):
     """
 
 
-class OtherMultiSelectItems(BaseModel):
+class SessionElicitationUrlMode(ElicitationSessionScope):
     """
-    Custom or future typed multi-select items.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[str, Field(alias="type")]
-    """
-    Custom or future multi-select item type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
-"""
-Unique identifier for a permission option.
-"""
-
-
-PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
-)
-"""
-The type of permission option being presented to the user.
-
-Helps clients choose appropriate icons and UI treatment.
-"""
-
-
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
-"""
-Priority levels for plan entries.
-
-Used to indicate the relative importance or urgency of different
-tasks in the execution plan.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-"""
-
-
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
-"""
-Status of a plan entry in the execution flow.
-
-Tracks the lifecycle of each task from planning through completion.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-"""
-
-
-class PromptCapabilities(BaseModel):
-    """
-    Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
+    Tied to a session, optionally to a specific tool call within that session.
     """
 
     model_config = ConfigDict(
@@ -1413,2401 +3007,13 @@ class PromptCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
-    """
-    Agent supports `audio` content blocks.
-    """
-    embedded_context: Annotated[
-        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
-    ] = False
-    """
-    Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
-    """
-    Agent supports `image` content blocks.
-    """
-
-
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
-"""
-Protocol version identifier.
-
-This version is only bumped for breaking changes.
-Non-breaking changes should be introduced via capabilities.
-"""
-
-
-class ReadTextFileResponse(BaseModel):
-    """
-    Response containing the contents of a text file.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    Content payload returned by this response.
-    """
-
-
-class ReleaseTerminalResponse(BaseModel):
-    """
-    Response to terminal/release method
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
-)
-"""
-A numeric JSON-RPC request id.
-"""
-
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-Role = TypeAliasType("Role", Literal["assistant", "user"])
-"""
-The sender or recipient of messages and data in a conversation.
-"""
-
-
-class SelectedPermissionOutcome(BaseModel):
-    """
-    The user selected one of the provided options.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    The ID of the option the user selected.
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """
-    The user selected one of the provided options.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
-
-
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
-    """
-    Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SessionCloseCapabilities(BaseModel):
-    """
-    Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SessionConfigBoolean(BaseModel):
-    """
-    A boolean on/off toggle session configuration option payload.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    current_value: Annotated[bool, Field(alias="currentValue")]
-    """
-    The current value of the boolean option.
-    """
-
-
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
-"""
-Unique identifier for a session configuration option value group.
-"""
-
-
-SessionConfigId = TypeAliasType("SessionConfigId", str)
-"""
-Unique identifier for a session configuration option.
-"""
-
-
-SessionConfigOptionCategory = TypeAliasType(
-    "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
-)
-"""
-Semantic category for a session configuration option.
-
-This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
-session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
-placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
-categories gracefully.
-
-Category names beginning with `_` are free for custom use, like other ACP extension methods.
-Category names that do not begin with `_` are reserved for the ACP spec.
-"""
-
-
-class SessionConfigOptionsCapabilities(BaseModel):
-    """
-    Session configuration option capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-
-
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
-"""
-Unique identifier for a session configuration option value.
-"""
-
-
-class SessionDeleteCapabilities(BaseModel):
-    """
-    Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-SessionId = TypeAliasType("SessionId", str)
-"""
-A unique identifier for a conversation session between a client and agent.
-
-Each session has its own context, conversation history, and state, so one
-agent can run several independent sessions.
-
-See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/session-setup#session-id)
-"""
-
-
-class SessionInfo(BaseModel):
-    """
-    Information about a session returned by session/list
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the session
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Human-readable title for the session
-    """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity
-    """
-
-
-class SessionInfoUpdate(BaseModel):
-    """
-    Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Human-readable title for the session. Set to null to clear.
-    """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity. Set to null to clear.
-    """
-
-
-class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
-    """
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
-
-
-class SessionListCapabilities(BaseModel):
-    """
-    Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-SessionModeId = TypeAliasType("SessionModeId", str)
-"""
-Unique identifier for a Session Mode.
-"""
-
-
-class SessionResumeCapabilities(BaseModel):
-    """
-    Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SetSessionModeRequest(BaseModel):
-    """
-    Request parameters for setting a session mode.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    mode_id: Annotated[SessionModeId, Field(alias="modeId")]
-    """
-    The ID of the mode to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the mode for.
-    """
-
-
-class SetSessionModeResponse(BaseModel):
-    """
-    Response to `session/set_mode` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["sse"], Field(alias="type")]
-
-
-StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
-)
-"""
-Reasons why an agent stops processing a prompt turn.
-
-See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/prompt-turn#stop-reasons)
-"""
-
-
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
-"""
-String format types for string properties in elicitation schemas.
-"""
-
-
-class StringMultiSelectItems(BaseModel):
-    """
-    String item schema for multi-select enum properties.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    enum: Annotated[list[str], Field(alias="enum")]
-    """
-    Allowed enum values.
-    """
-
-
-class StringPropertySchema(BaseModel):
-    """
-    Schema for string properties in an elicitation form.
-
-    When `enum` or `oneOf` is set, this represents a single-select enum
-    with `"type": "string"`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
-    """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    enum: Annotated[list[str] | None, Field(alias="enum")] = None
-    """
-    Enum values for untitled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
-    declared by `enum`.
-    """
-    format_: Annotated[StringFormat | None, Field(alias="format")] = None
-    """
-    String format.
-
-    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
-    """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
-    """
-    Maximum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
-    """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
-    """
-    Minimum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
-    """
-    one_of: Annotated[list[EnumOption] | None, Field(alias="oneOf")] = None
-    """
-    Titled enum options for titled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
-    declared by `oneOf`.
-    """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
-    """
-    Pattern the string must match.
-
-    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-
-
-class TerminalAuthMethod(AuthMethodTerminal):
-    """
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["terminal"], Field(alias="type")]
-
-
-class TerminalExitStatus(BaseModel):
-    """
-    Exit status of a terminal command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
-
-
-TerminalId = TypeAliasType("TerminalId", str)
-"""
-Typed identifier used for terminal values on the wire.
-"""
-
-
-class TerminalOutputRequest(BaseModel):
-    """
-    Request to get the current output and status of a terminal.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to get output from.
-    """
-
-
-class TerminalOutputResponse(BaseModel):
-    """
-    Response containing the terminal output and exit status.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
-    ] = None
-    """
-    Exit status if the command has completed.
-    """
-    output: Annotated[str, Field(alias="output")]
-    """
-    The terminal output captured so far.
-    """
-    truncated: Annotated[bool, Field(alias="truncated")]
-    """
-    Whether the output was truncated due to byte limits.
-    """
-
-
-class TextResourceContents(BaseModel):
-    """
-    Text-based resource contents.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
-    text: Annotated[str, Field(alias="text")]
-    """
-    Text payload carried by this content block.
-    """
-    uri: Annotated[str, Field(alias="uri")]
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class TitledMultiSelectItems(BaseModel):
-    """
-    Items definition for titled multi-select enum properties.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
-    """
-    Titled enum options.
-    """
-
-
-ToolCallId = TypeAliasType("ToolCallId", str)
-"""
-Unique identifier for a tool call within a session.
-"""
-
-
-class ToolCallLocation(BaseModel):
-    """
-    A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    Optional 1-based line number within the file.
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    The absolute file path being accessed or modified.
-    """
-
-
-ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
-)
-"""
-Execution status of a tool call.
-
-Tool calls progress through different statuses during their lifecycle.
-
-See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-calls#status)
-"""
-
-
-ToolKind = TypeAliasType(
-    "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
-    ],
-)
-"""
-Categories of tools that can be invoked.
-
-Tool kinds help clients choose appropriate icons and optimize how they
-display tool execution progress.
-
-See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-calls#creating)
-"""
-
-
-class UnstructuredCommandInput(BaseModel):
-    """
-    All text that was typed after the command name is provided as input.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    hint: Annotated[str, Field(alias="hint")]
-    """
-    A hint to display when the input hasn't been provided yet
-    """
-
-
-class UsageUpdate(BaseModel):
-    """
-    Context window and cost update for a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
-    """
-    Cumulative session cost (optional).
-    """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
-    """
-    Total context window size in tokens.
-    """
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
-    """
-    Tokens currently in context.
-    """
-
-
-class UsageUpdateSessionUpdate(UsageUpdate):
-    """
-    Context window and cost update for the session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
-
-
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
-    """
-    A `SessionConfigValueId` string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
-    """
-    The value ID.
-    """
-
-
-class WaitForTerminalExitRequest(BaseModel):
-    """
-    Request to wait for a terminal command to exit.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to wait for.
-    """
-
-
-class WaitForTerminalExitResponse(BaseModel):
-    """
-    Response containing the exit status of a terminal command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
-
-
-class WriteTextFileRequest(BaseModel):
-    """
-    Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    The text content to write to the file.
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    Absolute path to the file to write.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class WriteTextFileResponse(BaseModel):
-    """
-    Response to `fs/write_text_file`
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    action: Annotated[Literal["accept"], Field(alias="action")]
-
-
-class AgentAuthCapabilities(BaseModel):
-    """
-    Authentication-related capabilities supported by the agent.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    logout: Annotated[
-        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-
-class Annotations(BaseModel):
-    """
-    Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Intended recipients for this content, such as the user or assistant.
-    """
-    last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
-    ] = None
-    """
-    Timestamp indicating when the underlying resource was last modified.
-    """
-    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
-    """
-    Relative importance of this content when clients choose what to surface.
-    """
-
-
-class AudioContent(BaseModel):
-    """
-    Audio provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    data: Annotated[str, Field(alias="data")]
-    """
-    Base64-encoded media payload.
-    """
-    mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
-
-
-class AudioContentBlock(AudioContent):
-    """
-    Audio data for transcription or analysis.
-
-    Requires the `audio` prompt capability when included in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["audio"], Field(alias="type")]
-
-
-class AuthMethodAgent(BaseModel):
-    """
-    Agent handles authentication itself through `authenticate`.
-
-    This is the default authentication method type.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional human-readable description of this authentication method.
-    """
-    id_: Annotated[AuthMethodId, Field(alias="id")]
-    """
-    Unique identifier for this authentication method.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name of the authentication method.
-    """
-
-
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
-"""
-The input specification for a command.
-"""
-
-
-class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """
-    Boolean property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-
-
-class BooleanSessionConfigOption(SessionConfigBoolean):
-    """
-    Boolean on/off toggle.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
-    ] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description for the Client to display to the user.
-    """
-    id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for the option.
-    """
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-
-
-class BooleanSetSessionConfigOptionRequest(BaseModel):
-    """
-    A boolean value (`type: "boolean"`).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
-    """
-    The boolean value.
-    """
-
-
-class CancelNotification(BaseModel):
-    """
-    Notification to cancel ongoing operations for a session.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to cancel operations for.
-    """
-
-
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
-    """
-
-
-class ClientNotification(BaseModel):
-    """
-    A JSON-RPC notification object.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    method: Annotated[str, Field(alias="method")]
-    """
-    The notification method name.
-    """
-    params: Annotated[CancelNotification | ExtNotification | None, Field(alias="params")] = None
-    """
-    Method-specific notification parameters.
-    """
-
-
-class ClientSessionCapabilities(BaseModel):
-    """
-    Session-related capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
-    ] = None
-    """
-    Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported. `{}` advertises the complete compaction contract.
-    """
-    config_options: Annotated[
-        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
-        DefaultOnError(),
-    ] = None
-    """
-    Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    notices: Annotated[
-        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
-    ] = None
-    """
-    Support for live user-facing `notice` session updates.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client can present notices to the user.
-    """
-
-
-class CloseSessionRequest(BaseModel):
-    """
-    Request parameters for closing an active session.
-
-    If supported, the agent **must** cancel any ongoing work related to the session
-    (treat it as if `session/cancel` was called) and then free up any resources
-    associated with the session.
-
-    Only available if the Agent supports the `sessionCapabilities.close` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to close.
-    """
-
-
-class CompleteElicitationNotification(BaseModel):
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
-    The ID of the elicitation that completed.
+    The unique identifier for this elicitation.
     """
-
-
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
-    Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
-            )
-        ),
-    ],
-)
-"""
-Response from the client to an elicitation request.
-"""
-
-
-class CreateTerminalRequest(BaseModel):
+    url: Annotated[str, Field(alias="url")]
     """
-    Request to create a new terminal and execute a command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
-    """
-    Array of command arguments.
-    """
-    command: Annotated[str, Field(alias="command")]
-    """
-    The command to execute.
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    Working directory for the command. Must be an absolute path.
-    """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
-    """
-    Environment variables for the command.
-    """
-    output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
-    ] = None
-    """
-    Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class CreateTerminalResponse(BaseModel):
-    """
-    Response containing the ID of the created terminal.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The unique identifier for the created terminal.
-    """
-
-
-class CurrentModeUpdate(BaseModel):
-    """
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The ID of the current mode
-    """
-
-
-class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
-    """
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
-
-
-class DeleteSessionRequest(BaseModel):
-    """
-    Request parameters for deleting an existing session from `session/list`.
-
-    Only available if the Agent supports the `sessionCapabilities.delete` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to delete.
-    """
-
-
-class ElicitationCapabilities(BaseModel):
-    """
-    Elicitation capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports form-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
-    Supplying `{}` explicitly advertises form support.
-    """
-    url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports URL-based elicitation.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-class ElicitationSessionScope(BaseModel):
-    """
-    Session-scoped elicitation, optionally tied to a specific tool call.
-
-    When `toolCallId` is set, the elicitation is tied to a specific tool call.
-    This is useful when an agent receives an elicitation from an MCP server
-    during a tool call and needs to redirect it to the user.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session this elicitation is tied to.
-    """
-    tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
-    ] = None
-    """
-    Optional tool call within the session.
-
-    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
-    session without a specific tool call.
-    """
-
-
-EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
-)
-"""
-Resource content that can be embedded in a message.
-"""
-
-
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
-
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-
-
-class ErrorAgentResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-
-
-class HttpMcpServer(McpServerHttp):
-    """
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["http"], Field(alias="type")]
-
-
-class ImageContent(BaseModel):
-    """
-    An image provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    data: Annotated[str, Field(alias="data")]
-    """
-    Base64-encoded media payload.
-    """
-    mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class ImageContentBlock(ImageContent):
-    """
-    Images for visual context or analysis.
-
-    Requires the `image` prompt capability when included in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["image"], Field(alias="type")]
-
-
-class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """
-    Integer property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["integer"], Field(alias="type")]
-
-
-class KillTerminalRequest(BaseModel):
-    """
-    Request to kill a terminal without releasing it.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to kill.
-    """
-
-
-class ListSessionsResponse(BaseModel):
-    """
-    Response from listing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
-        None
-    )
-    """
-    Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    Array of session information objects
-    """
-
-
-McpServer = TypeAliasType(
-    "McpServer",
-    Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("http", "sse"), default="<default>", other=None)),
-    ],
-)
-"""
-Configuration for connecting to an MCP (Model Context Protocol) server.
-
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
-"""
-
-
-class MultiSelectItemsString(StringMultiSelectItems):
-    """
-    Multi-select string items with plain string values.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["string"], Field(alias="type")]
-
-
-class NewSessionRequest(BaseModel):
-    """
-    Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
-    """
-    Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's filesystem scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
-    """
-    List of MCP (Model Context Protocol) servers the agent should connect to.
-    """
-
-
-class Notice(BaseModel):
-    """
-    Fire-and-forget information for the user.
-
-    Notices are live events rather than session history. Agents must not rely on
-    a notice being received, displayed, or seen by the user.
-    Agents MUST only send notices when the Client advertised
-    the `session.notices` Client capability. Otherwise, Agents may use an agent
-    message when the information should still be surfaced to the user.
-
-    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata scoped to this notice.
-
-    Omitted and `null` are equivalent and mean no metadata was supplied.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional plain-text detail or guidance.
-
-    Omitted and `null` are equivalent and mean no description was supplied.
-    """
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
-    """
-    Presentation severity hint.
-    """
-    title: Annotated[str, Field(alias="title", min_length=1)]
-    """
-    Required non-empty plain-text title that can stand alone.
-    """
-
-
-class NoticeSessionUpdate(Notice):
-    """
-    Information for the user that is not part of session history.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.notices` Client capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
-
-
-class NumberElicitationPropertySchema(NumberPropertySchema):
-    """
-    Number (floating-point) property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["number"], Field(alias="type")]
-
-
-class PermissionOption(BaseModel):
-    """
-    An option presented to the user when requesting permission.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
-    """
-    Hint about the nature of this permission option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label to display to the user.
-    """
-    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    Unique identifier for this permission option.
-    """
-
-
-class PlanEntry(BaseModel):
-    """
-    A single entry in the execution plan.
-
-    Represents a task or goal that the assistant intends to accomplish
-    as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    Human-readable description of what this task aims to accomplish.
-    """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
-    """
-    The relative importance of this task.
-    Used to indicate which tasks are most critical to the overall goal.
-    """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
-    """
-    Current execution status of this task.
-    """
-
-
-class PromptResponse(BaseModel):
-    """
-    Response from processing a user prompt.
-
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    stop_reason: Annotated[StopReason, Field(alias="stopReason")]
-    """
-    Indicates why the agent stopped processing the turn.
-    """
-
-
-class ReadTextFileRequest(BaseModel):
-    """
-    Request to read content from a text file.
-
-    Only available if the client supports the `fs.readTextFile` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
-    """
-    Maximum number of lines to read.
-    """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
-    """
-    Line number to start reading from (1-based).
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    Absolute path to the file to read.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class ReleaseTerminalRequest(BaseModel):
-    """
-    Request to release a terminal and free its resources.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to release.
+    The URL to direct the user to.
     """
 
 
@@ -3833,17 +3039,55 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
 
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+class HttpMcpServer(McpServerHttp):
     """
-    Custom or future elicitation mode.
+    HTTP transport configuration
 
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
 
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["http"], Field(alias="type")]
+
+
+class SseMcpServer(McpServerSse):
+    """
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["sse"], Field(alias="type")]
+
+
+class MultiSelectItemsString(StringMultiSelectItems):
+    """
+    Multi-select string items with plain string values.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["string"], Field(alias="type")]
+
+
+class OtherMultiSelectItems(BaseModel):
+    """
+    Custom or future typed multi-select items.
     """
 
     model_config = ConfigDict(
@@ -3853,23 +3097,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    type_: Annotated[str, Field(alias="type")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
+    Custom or future multi-select item type.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -3877,21 +3107,15 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome = TypeAliasType(
-    "RequestPermissionOutcome",
-    Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
-    ],
-)
-"""
-The outcome of a permission request.
-"""
-
-
-class RequestPermissionResponse(BaseModel):
+class CancelledRequestPermissionOutcome(BaseModel):
     """
-    Response to a permission request.
+    The prompt turn was cancelled before the user responded.
+
+    When a client sends a `session/cancel` notification to cancel an ongoing
+    prompt turn, it MUST respond to all pending `session/request_permission`
+    requests with this `cancelled` outcome.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
     model_config = ConfigDict(
@@ -3900,6 +3124,54 @@ class RequestPermissionResponse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """
+    The user selected one of the provided options.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+
+
+class BooleanSessionConfigOption(SessionConfigBoolean):
+    """
+    Boolean on/off toggle.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[SessionConfigId, Field(alias="id")]
+    """
+    Unique identifier for the configuration option.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for the option.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description for the Client to display to the user.
+    """
+    category: Annotated[
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+    ] = None
+    """
+    Optional semantic category for this option (UX only).
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -3908,15 +3180,14 @@ class RequestPermissionResponse(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
-    """
-    The user's decision on the permission request.
-    """
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
     model_config = ConfigDict(
@@ -3925,21 +3196,334 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
+
+
+class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
+    """
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+
+
+class UsageUpdateSessionUpdate(UsageUpdate):
+    """
+    Context window and cost update for the session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
+
+
+class NoticeSessionUpdate(Notice):
+    """
+    Information for the user that is not part of session history.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.notices` Client capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
+
+
+class BooleanSetSessionConfigOptionRequest(BaseModel):
+    """
+    A boolean value (`type: "boolean"`).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the configuration option for.
+    """
+    config_id: Annotated[SessionConfigId, Field(alias="configId")]
+    """
+    The ID of the configuration option to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no metadata.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
+    value: Annotated[bool, Field(alias="value")]
+    """
+    The boolean value.
+    """
+
+
+class ValueIdSetSessionConfigOptionRequest(BaseModel):
+    """
+    A `SessionConfigValueId` string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the configuration option for.
+    """
+    config_id: Annotated[SessionConfigId, Field(alias="configId")]
+    """
+    The ID of the configuration option to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    message: str
+    value: Annotated[SessionConfigValueId, Field(alias="value")]
     """
-    A human-readable message describing what input is needed.
+    The value ID.
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+class DiffToolCallContent(Diff):
+    """
+    File modification shown as a diff.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["diff"], Field(alias="type")]
+
+
+class TerminalToolCallContent(Terminal):
+    """
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["terminal"], Field(alias="type")]
+
+
+class WriteTextFileRequest(BaseModel):
+    """
+    Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    path: Annotated[str, Field(alias="path")]
+    """
+    Absolute path to the file to write.
+    """
+    content: Annotated[str, Field(alias="content")]
+    """
+    The text content to write to the file.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Annotations(BaseModel):
+    """
+    Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    audience: Annotated[
+        Annotated[list[Role] | None, Field(alias="audience")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Intended recipients for this content, such as the user or assistant.
+    """
+    last_modified: Annotated[
+        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+    ] = None
+    """
+    Timestamp indicating when the underlying resource was last modified.
+    """
+    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
+    """
+    Relative importance of this content when clients choose what to surface.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class TextContent(BaseModel):
+    """
+    Text provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    text: Annotated[str, Field(alias="text")]
+    """
+    Text payload carried by this content block.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ImageContent(BaseModel):
+    """
+    An image provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    data: Annotated[str, Field(alias="data")]
+    """
+    Base64-encoded media payload.
+    """
+    mime_type: Annotated[str, Field(alias="mimeType")]
+    """
+    MIME type describing the encoded media payload.
+    """
+    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    """
+    URI associated with this resource or media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class AudioContent(BaseModel):
+    """
+    Audio provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    data: Annotated[str, Field(alias="data")]
+    """
+    Base64-encoded media payload.
+    """
+    mime_type: Annotated[str, Field(alias="mimeType")]
+    """
+    MIME type describing the encoded media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
 
 
 class ResourceLink(BaseModel):
@@ -3953,14 +3537,6 @@ class ResourceLink(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
     ] = None
@@ -3996,6 +3572,983 @@ class ResourceLink(BaseModel):
     """
     URI associated with this resource or media payload.
     """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+EmbeddedResourceResource = TypeAliasType(
+    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
+)
+"""
+Resource content that can be embedded in a message.
+"""
+
+
+class EmbeddedResource(BaseModel):
+    """
+    The contents of a resource, embedded into a prompt or tool call result.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
+    """
+    Embedded resource payload, either text or binary data.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class PermissionOption(BaseModel):
+    """
+    An option presented to the user when requesting permission.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
+    """
+    Unique identifier for this permission option.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label to display to the user.
+    """
+    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    """
+    Hint about the nature of this permission option.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CreateTerminalRequest(BaseModel):
+    """
+    Request to create a new terminal and execute a command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    command: Annotated[str, Field(alias="command")]
+    """
+    The command to execute.
+    """
+    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    """
+    Array of command arguments.
+    """
+    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
+        None
+    )
+    """
+    Environment variables for the command.
+    """
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    Working directory for the command. Must be an absolute path.
+    """
+    output_byte_limit: Annotated[
+        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+    ] = None
+    """
+    Maximum number of output bytes to retain.
+
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+MultiSelectItems = TypeAliasType(
+    "MultiSelectItems",
+    Annotated[
+        Annotated[MultiSelectItemsString, Tag("string")]
+        | Annotated[OtherMultiSelectItems, Tag("<other>")]
+        | Annotated[TitledMultiSelectItems, Tag("<default>")],
+        Discriminator(
+            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
+        ),
+    ],
+)
+"""
+Items for a multi-select (array) property schema.
+"""
+
+
+class MultiSelectPropertySchema(BaseModel):
+    """
+    Schema for multi-select (array) properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    """
+    Minimum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+    """
+    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    """
+    Maximum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+    """
+    items: Annotated[MultiSelectItems, Field(alias="items")]
+    """
+    The items definition describing allowed values.
+    """
+    default: Annotated[
+        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+    ] = None
+    """
+    Default selected values.
+
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
+"""
+
+
+class SessionCapabilities(BaseModel):
+    """
+    Session capabilities supported by the agent.
+
+    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
+
+    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
+
+    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    list_: Annotated[
+        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/list`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports listing sessions.
+    """
+    delete: Annotated[
+        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/delete`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        Annotated[
+            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
+        ],
+        DefaultOnError(),
+    ] = None
+    """
+    Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents that also support `session/list` may return
+    `SessionInfo.additionalDirectories` to report the complete ordered
+    additional-root list associated with a listed session.
+    """
+    resume: Annotated[
+        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/resume`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+    close: Annotated[
+        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/close`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports closing sessions.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class AgentAuthCapabilities(BaseModel):
+    """
+    Authentication-related capabilities supported by the agent.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    logout: Annotated[
+        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+AuthMethod = TypeAliasType(
+    "AuthMethod",
+    Annotated[
+        Annotated[TerminalAuthMethod, Tag("terminal")]
+        | Annotated[AuthMethodAgent, Tag("<default>")],
+        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+    ],
+)
+"""
+Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+When no `type` is present, the method is treated as `agent`.
+"""
+
+
+class SessionModeState(BaseModel):
+    """
+    The set of modes and the one currently active.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
+    """
+    The current mode the Agent is in.
+    """
+    available_modes: Annotated[
+        Annotated[list[SessionMode], Field(alias="availableModes")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The set of modes that the Agent can operate in
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SessionConfigSelectGroup(BaseModel):
+    """
+    A group of possible values for a session configuration option.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    group: Annotated[SessionConfigGroupId, Field(alias="group")]
+    """
+    Unique identifier for this group.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for this group.
+    """
+    options: Annotated[
+        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The set of option values in this group.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ListSessionsResponse(BaseModel):
+    """
+    Response from listing sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    sessions: Annotated[
+        Annotated[list[SessionInfo], Field(alias="sessions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    Array of session information objects
+    """
+    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
+        None
+    )
+    """
+    Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class PromptResponse(BaseModel):
+    """
+    Response from processing a user prompt.
+
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    stop_reason: Annotated[StopReason, Field(alias="stopReason")]
+    """
+    Indicates why the agent stopped processing the turn.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Error(BaseModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
+    """
+
+
+class PlanEntry(BaseModel):
+    """
+    A single entry in the execution plan.
+
+    Represents a task or goal that the assistant intends to accomplish
+    as part of fulfilling the user's request.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[str, Field(alias="content")]
+    """
+    Human-readable description of what this task aims to accomplish.
+    """
+    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    """
+    The relative importance of this task.
+    Used to indicate which tasks are most critical to the overall goal.
+    """
+    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    """
+    Current execution status of this task.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class Plan(BaseModel):
+    """
+    An execution plan for accomplishing complex tasks.
+
+    Plans consist of multiple entries representing individual tasks or goals.
+    Agents report plans to clients to provide visibility into their execution strategy.
+    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
+
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    entries: Annotated[
+        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
+    ]
+    """
+    The list of tasks to be accomplished.
+
+    When updating a plan, the agent must send a complete list of all entries
+    with their current status. The client replaces the entire plan with each update.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+"""
+The input specification for a command.
+"""
+
+
+class SessionConfigOptionsCapabilities(BaseModel):
+    """
+    Session configuration option capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    boolean: Annotated[
+        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ElicitationCapabilities(BaseModel):
+    """
+    Elicitation capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    form: Annotated[
+        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports form-based elicitation.
+
+    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
+    Supplying `{}` explicitly advertises form support.
+    """
+    url: Annotated[
+        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports URL-based elicitation.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client supports URL-based elicitation.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+McpServer = TypeAliasType(
+    "McpServer",
+    Annotated[
+        Annotated[HttpMcpServer, Tag("http")]
+        | Annotated[SseMcpServer, Tag("sse")]
+        | Annotated[McpServerStdio, Tag("<default>")],
+        Discriminator(TagRouter("type", "type_", ("http", "sse"), default="<default>", other=None)),
+    ],
+)
+"""
+Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
+"""
+
+
+class LoadSessionRequest(BaseModel):
+    """
+    Request parameters for loading an existing session.
+
+    Only available if the Agent supports the `loadSession` capability.
+
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    """
+    List of MCP servers to connect to for this session.
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the loaded
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to load.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ResumeSessionRequest(BaseModel):
+    """
+    Request parameters for resuming an existing session.
+
+    Resumes an existing session without returning previous messages (unlike `session/load`).
+    This is useful for agents that can resume sessions but don't implement full session loading.
+
+    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to resume.
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+    ] = None
+    """
+    List of MCP servers to connect to for this session.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+SetSessionConfigOptionRequest = TypeAliasType(
+    "SetSessionConfigOptionRequest",
+    Annotated[
+        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+    ],
+)
+"""
+Request parameters for setting a session configuration option.
+"""
+
+
+RequestPermissionOutcome = TypeAliasType(
+    "RequestPermissionOutcome",
+    Annotated[
+        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+        Field(discriminator="outcome"),
+    ],
+)
+"""
+The outcome of a permission request.
+"""
+
+
+class TerminalOutputResponse(BaseModel):
+    """
+    Response containing the terminal output and exit status.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    output: Annotated[str, Field(alias="output")]
+    """
+    The terminal output captured so far.
+    """
+    truncated: Annotated[bool, Field(alias="truncated")]
+    """
+    Whether the output was truncated due to byte limits.
+    """
+    exit_status: Annotated[
+        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
+    ] = None
+    """
+    Exit status if the command has completed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+CreateElicitationResponse = TypeAliasType(
+    "CreateElicitationResponse",
+    Annotated[
+        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+        Discriminator(
+            TagRouter(
+                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
+            )
+        ),
+    ],
+)
+"""
+Response from the client to an elicitation request.
+"""
+
+
+class ClientNotification(BaseModel):
+    """
+    A JSON-RPC notification object.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method: Annotated[str, Field(alias="method")]
+    """
+    The notification method name.
+    """
+    params: Annotated[CancelNotification | ExtNotification | None, Field(alias="params")] = None
+    """
+    Method-specific notification parameters.
+    """
+
+
+class ErrorAgentResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class ErrorClientResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class TextContentBlock(TextContent):
+    """
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["text"], Field(alias="type")]
+
+
+class ImageContentBlock(ImageContent):
+    """
+    Images for visual context or analysis.
+
+    Requires the `image` prompt capability when included in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["image"], Field(alias="type")]
+
+
+class AudioContentBlock(AudioContent):
+    """
+    Audio data for transcription or analysis.
+
+    Requires the `audio` prompt capability when included in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["audio"], Field(alias="type")]
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -4012,6 +4565,619 @@ class ResourceLinkContentBlock(ResourceLink):
         validate_by_name=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
+
+
+class ResourceContentBlock(EmbeddedResource):
+    """
+    Complete resource contents embedded directly in the message.
+
+    Preferred for including context as it avoids extra round-trips.
+
+    Requires the `embeddedContext` prompt capability when included in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["resource"], Field(alias="type")]
+
+
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+)
+"""
+URL-based elicitation where the client directs the user to a URL.
+"""
+
+
+class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
+    """
+    Multi-select array property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["array"], Field(alias="type")]
+
+
+class PlanSessionUpdate(Plan):
+    """
+    The agent's execution plan for complex tasks.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
+
+
+ContentBlock = TypeAliasType(
+    "ContentBlock",
+    Annotated[
+        TextContentBlock
+        | ImageContentBlock
+        | AudioContentBlock
+        | ResourceLinkContentBlock
+        | ResourceContentBlock,
+        Field(discriminator="type_"),
+    ],
+)
+"""
+Content blocks represent displayable information in the Agent Client Protocol.
+
+Content blocks appear in:
+- User prompts sent via `session/prompt`
+- Language model output streamed through `session/update` notifications
+- Progress updates and results from tool calls
+
+This structure is compatible with the Model Context Protocol (MCP), so agents can
+forward content from MCP tool outputs without transformation.
+
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)
+"""
+
+
+class Content(BaseModel):
+    """
+    Standard content block (text, images, resources).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    The actual content block.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ElicitationPropertySchema = TypeAliasType(
+    "ElicitationPropertySchema",
+    Annotated[
+        Annotated[StringElicitationPropertySchema, Tag("string")]
+        | Annotated[NumberElicitationPropertySchema, Tag("number")]
+        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
+        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
+        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
+        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("array", "boolean", "integer", "number", "string"),
+                default=None,
+                other="<other>",
+            )
+        ),
+    ],
+)
+"""
+Property schema for elicitation form fields.
+
+Each variant corresponds to a JSON Schema `"type"` value.
+Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+Multi-select enums use `type: "array"`.
+"""
+
+
+class AgentCapabilities(BaseModel):
+    """
+    Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
+        False
+    )
+    """
+    Whether the agent supports `session/load`.
+    """
+    prompt_capabilities: Annotated[
+        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
+        DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
+    ] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate(
+            {"audio": False, "embeddedContext": False, "image": False}
+        )
+    )
+    """
+    Prompt capabilities supported by the agent.
+    """
+    mcp_capabilities: Annotated[
+        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
+        DefaultOnError({"http": False, "sse": False}),
+    ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
+    """
+    MCP capabilities supported by the agent.
+    """
+    session_capabilities: Annotated[
+        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
+        DefaultOnError({}),
+    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
+    """
+    Session lifecycle and prompt capabilities advertised by the agent.
+    """
+    auth: Annotated[
+        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
+        DefaultOnError({}),
+    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
+    """
+    Authentication-related capabilities supported by the agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+SessionConfigSelectOptions = TypeAliasType(
+    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""
+Possible values for a session configuration option.
+"""
+
+
+class SessionConfigSelect(BaseModel):
+    """
+    A single-value selector (dropdown) session configuration option payload.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
+    """
+    The currently selected value.
+    """
+    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
+    """
+    The set of selectable options.
+    """
+
+
+class ContentChunk(BaseModel):
+    """
+    A streamed item of content
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    A single item of content
+    """
+    message_id: Annotated[
+        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
+    ] = None
+    """
+    A unique identifier for the message this chunk belongs to.
+
+    All chunks belonging to the same message share the same `messageId`.
+    A change in `messageId` indicates a new message has started.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class AvailableCommand(BaseModel):
+    """
+    Information about a command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Command name (e.g., `create_plan`, `research_codebase`).
+    """
+    description: Annotated[str, Field(alias="description")]
+    """
+    Human-readable description of what the command does.
+    """
+    input_: Annotated[
+        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+    ] = None
+    """
+    Input for the command if required
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class AvailableCommandsUpdate(BaseModel):
+    """
+    Available commands are ready or have changed
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    available_commands: Annotated[
+        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    Commands the agent can execute
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class CompactionUpdate(BaseModel):
+    """
+    A context compaction upsert. The first notification fixes the compaction's
+    timeline position. Later updates with the same ID patch that entity in place.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+
+    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
+    stored value unchanged, `null` clears it, and a concrete value replaces it.
+    `summary: []` also clears the summary.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
+    """
+    The Agent-owned ID of this compaction, unique within the session.
+    """
+    status: Annotated[CompactionStatus, Field(alias="status")]
+    """
+    Current lifecycle status.
+    """
+    summary: Annotated[
+        Annotated[list[ContentBlock] | None, Field(alias="summary")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Complete replacement user-displayable summary content for the compaction.
+    """
+    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
+    """
+    Human-readable error details for the compaction.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Extensible metadata patch for this compaction.
+    """
+
+
+class CompactionSummaryChunk(BaseModel):
+    """
+    A content block appended to a compaction's summary. A first-seen ID creates
+    an in-progress compaction. Chunks append in receive order.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
+    """
+    ID of the compaction whose summary receives this content.
+    """
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    One content block to append.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Metadata scoped to this chunk. Omission and `null` both mean absent.
+    """
+
+
+class ClientSessionCapabilities(BaseModel):
+    """
+    Session-related capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    compaction: Annotated[
+        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
+    ] = None
+    """
+    Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
+    """
+    config_options: Annotated[
+        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
+        DefaultOnError(),
+    ] = None
+    """
+    Config option capabilities supported by the client.
+
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
+    """
+    notices: Annotated[
+        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
+    ] = None
+    """
+    Support for live user-facing `notice` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class NewSessionRequest(BaseModel):
+    """
+    Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's filesystem scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
+    """
+    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    """
+    List of MCP (Model Context Protocol) servers the agent should connect to.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class PromptRequest(BaseModel):
+    """
+    Request parameters for sending a user prompt to the agent.
+
+    Contains the user's message and any additional context.
+
+    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to send this user message to
+    """
+    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
+    """
+    The blocks of content that compose the user's message.
+
+    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
+    while other variants are optionally enabled via `PromptCapabilities`.
+
+    The Client MUST adapt its interface according to `PromptCapabilities`.
+
+    The client MAY include referenced pieces of context as either
+    `resource` or `resource_link` content blocks.
+
+    When available, `resource` is preferred
+    as it avoids extra round-trips and allows the message to include
+    pieces of context from sources the agent may not have access to.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class RequestPermissionResponse(BaseModel):
+    """
+    Response to a permission request.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    """
+    The user's decision on the permission request.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
 
 
 class ResultClientResponse(BaseModel):
@@ -4047,14 +5213,9 @@ class ResultClientResponse(BaseModel):
     """
 
 
-class ResumeSessionRequest(BaseModel):
+class SelectSessionConfigOption(SessionConfigSelect):
     """
-    Request parameters for resuming an existing session.
-
-    Resumes an existing session without returning previous messages (unlike `session/load`).
-    This is useful for agents that can resume sessions but don't implement full session loading.
-
-    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+    Single-value selector (dropdown).
     """
 
     model_config = ConfigDict(
@@ -4063,468 +5224,26 @@ class ResumeSessionRequest(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    id_: Annotated[SessionConfigId, Field(alias="id")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Unique identifier for the configuration option.
     """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
+    name: Annotated[str, Field(alias="name")]
     """
-    Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
-    ] = None
-    """
-    List of MCP servers to connect to for this session.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to resume.
-    """
-
-
-class SessionCapabilities(BaseModel):
-    """
-    Session capabilities supported by the agent.
-
-    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
-
-    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
-
-    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
-
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
-        ],
-        DefaultOnError(),
-    ] = None
-    """
-    Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents that also support `session/list` may return
-    `SessionInfo.additionalDirectories` to report the complete ordered
-    additional-root list associated with a listed session.
-    """
-    close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/close`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports closing sessions.
-    """
-    delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/delete`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    list_: Annotated[
-        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/list`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports listing sessions.
-    """
-    resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/resume`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-
-class SessionConfigSelectOption(BaseModel):
-    """
-    A possible value for a session configuration option.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Human-readable label for the option.
     """
     description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
         None
     )
     """
-    Optional description for this option value.
+    Optional description for the Client to display to the user.
     """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for this option value.
-    """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
-    """
-    Unique identifier for this option value.
-    """
-
-
-class SessionElicitationUrlMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
-
-
-class SessionMode(BaseModel):
-    """
-    A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional human-readable details shown with this protocol object.
-    """
-    id_: Annotated[SessionModeId, Field(alias="id")]
-    """
-    Stable identifier used to refer to this protocol object in later messages.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name shown for this protocol object.
-    """
-
-
-class SessionModeState(BaseModel):
-    """
-    The set of modes and the one currently active.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    available_modes: Annotated[
-        Annotated[list[SessionMode], Field(alias="availableModes")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The set of modes that the Agent can operate in
-    """
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The current mode the Agent is in.
-    """
-
-
-class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-SetSessionConfigOptionRequest = TypeAliasType(
-    "SetSessionConfigOptionRequest",
-    Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
-    ],
-)
-"""
-Request parameters for setting a session configuration option.
-"""
-
-
-class StringElicitationPropertySchema(StringPropertySchema):
-    """
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["string"], Field(alias="type")]
-
-
-class Terminal(BaseModel):
-    """
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    Identifier of the terminal instance to embed in the content stream.
-    """
-
-
-class TerminalToolCallContent(Terminal):
-    """
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["terminal"], Field(alias="type")]
-
-
-class TextContent(BaseModel):
-    """
-    Text provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    category: Annotated[
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
     ] = None
     """
-    Optional annotations that help clients decide how to display or route this content.
+    Optional semantic category for this option (UX only).
     """
-    text: Annotated[str, Field(alias="text")]
-    """
-    Text payload carried by this content block.
-    """
-
-
-class TextContentBlock(TextContent):
-    """
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["text"], Field(alias="type")]
-
-
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
-)
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
-
-
-class AgentCapabilities(BaseModel):
-    """
-    Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4533,958 +5252,7 @@ class AgentCapabilities(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    auth: Annotated[
-        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
-        DefaultOnError({}),
-    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
-    """
-    Authentication-related capabilities supported by the agent.
-    """
-    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
-        False
-    )
-    """
-    Whether the agent supports `session/load`.
-    """
-    mcp_capabilities: Annotated[
-        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
-        DefaultOnError({"http": False, "sse": False}),
-    ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
-    """
-    MCP capabilities supported by the agent.
-    """
-    prompt_capabilities: Annotated[
-        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
-        DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
-    ] = Field(
-        default_factory=lambda: PromptCapabilities.model_validate(
-            {"audio": False, "embeddedContext": False, "image": False}
-        )
-    )
-    """
-    Prompt capabilities supported by the agent.
-    """
-    session_capabilities: Annotated[
-        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
-        DefaultOnError({}),
-    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
-    """
-    Session lifecycle and prompt capabilities advertised by the agent.
-    """
-
-
-AuthMethod = TypeAliasType(
-    "AuthMethod",
-    Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
-    ],
-)
-"""
-Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-When no `type` is present, the method is treated as `agent`.
-"""
-
-
-class AvailableCommand(BaseModel):
-    """
-    Information about a command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    description: Annotated[str, Field(alias="description")]
-    """
-    Human-readable description of what the command does.
-    """
-    input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
-    ] = None
-    """
-    Input for the command if required
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Command name (e.g., `create_plan`, `research_codebase`).
-    """
-
-
-class AvailableCommandsUpdate(BaseModel):
-    """
-    Available commands are ready or have changed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    Commands the agent can execute
-    """
-
-
-class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
-    """
-    Available commands are ready or have changed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
-
-
-class ClientCapabilities(BaseModel):
-    """
-    Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    auth: Annotated[
-        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
-        DefaultOnError({"terminal": False}),
-    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
-    """
-    Authentication capabilities supported by the client.
-    Determines which authentication method types the agent may include
-    in its `InitializeResponse`.
-    """
-    elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
-    ] = None
-    """
-    Elicitation capabilities supported by the client.
-    Determines which elicitation modes the agent may use.
-
-    Optional. Omitted or `null` both mean the client does not advertise
-    elicitation support.
-    """
-    fs: Annotated[
-        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
-        DefaultOnError({"readTextFile": False, "writeTextFile": False}),
-    ] = Field(
-        default_factory=lambda: FileSystemCapabilities.model_validate(
-            {"readTextFile": False, "writeTextFile": False}
-        )
-    )
-    """
-    File system capabilities supported by the client.
-    Determines which file operations the agent can request.
-    """
-    session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
-    ] = None
-    """
-    Session-related capabilities supported by the client.
-
-    Optional. Omitted or `null` both mean the client does not advertise any
-    session-related extensions.
-    """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
-    """
-    Whether the Client support all `terminal/*` methods.
-    """
-
-
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
-"""
-A JSON-RPC response object.
-"""
-
-
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
-
-
-class EmbeddedResource(BaseModel):
-    """
-    The contents of a resource, embedded into a prompt or tool call result.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
-    """
-    Embedded resource payload, either text or binary data.
-    """
-
-
-class InitializeRequest(BaseModel):
-    """
-    Request parameters for the initialize method.
-
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    client_capabilities: Annotated[
-        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
-        DefaultOnError(
-            {
-                "auth": {"terminal": False},
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-            }
-        ),
-    ] = Field(
-        default_factory=lambda: ClientCapabilities.model_validate(
-            {
-                "auth": {"terminal": False},
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-            }
-        )
-    )
-    """
-    Capabilities supported by the client.
-    """
-    client_info: Annotated[
-        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
-    ] = None
-    """
-    Information about the Client name and version sent to the Agent.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The latest protocol version supported by the client.
-    """
-
-
-class InitializeResponse(BaseModel):
-    """
-    Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    agent_capabilities: Annotated[
-        Annotated[AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)],
-        DefaultOnError(
-            {
-                "auth": {},
-                "loadSession": False,
-                "mcpCapabilities": {"http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
-                "sessionCapabilities": {},
-            }
-        ),
-    ] = Field(
-        default_factory=lambda: AgentCapabilities.model_validate(
-            {
-                "auth": {},
-                "loadSession": False,
-                "mcpCapabilities": {"http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
-                "sessionCapabilities": {},
-            }
-        )
-    )
-    """
-    Capabilities supported by the agent.
-    """
-    agent_info: Annotated[
-        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
-    ] = None
-    """
-    Information about the Agent name and version sent to the Client.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    auth_methods: Annotated[
-        Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = []
-    """
-    Authentication methods supported by the agent.
-    """
-    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
-
-    The client should disconnect, if it doesn't support this version.
-    """
-
-
-class LoadSessionRequest(BaseModel):
-    """
-    Request parameters for loading an existing session.
-
-    Only available if the Agent supports the `loadSession` capability.
-
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
-    """
-    Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the loaded
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
-    """
-    List of MCP servers to connect to for this session.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to load.
-    """
-
-
-MultiSelectItems = TypeAliasType(
-    "MultiSelectItems",
-    Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[OtherMultiSelectItems, Tag("<other>")]
-        | Annotated[TitledMultiSelectItems, Tag("<default>")],
-        Discriminator(
-            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
-        ),
-    ],
-)
-"""
-Items for a multi-select (array) property schema.
-"""
-
-
-class MultiSelectPropertySchema(BaseModel):
-    """
-    Schema for multi-select (array) properties in an elicitation form.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
-    ] = None
-    """
-    Default selected values.
-
-    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
-    """
-    The items definition describing allowed values.
-    """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
-    """
-    Maximum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
-    """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
-    """
-    Minimum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-class Plan(BaseModel):
-    """
-    An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
-    ]
-    """
-    The list of tasks to be accomplished.
-
-    When updating a plan, the agent must send a complete list of all entries
-    with their current status. The client replaces the entire plan with each update.
-    """
-
-
-class PlanSessionUpdate(Plan):
-    """
-    The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
-
-
-class ResourceContentBlock(EmbeddedResource):
-    """
-    Complete resource contents embedded directly in the message.
-
-    Preferred for including context as it avoids extra round-trips.
-
-    Requires the `embeddedContext` prompt capability when included in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["resource"], Field(alias="type")]
-
-
-class SessionConfigSelectGroup(BaseModel):
-    """
-    A group of possible values for a session configuration option.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    group: Annotated[SessionConfigGroupId, Field(alias="group")]
-    """
-    Unique identifier for this group.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for this group.
-    """
-    options: Annotated[
-        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The set of option values in this group.
-    """
-
-
-SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""
-Possible values for a session configuration option.
-"""
-
-
-class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """
-    Multi-select array property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["array"], Field(alias="type")]
-
-
-ContentBlock = TypeAliasType(
-    "ContentBlock",
-    Annotated[
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceLinkContentBlock
-        | ResourceContentBlock,
-        Field(discriminator="type_"),
-    ],
-)
-"""
-Content blocks represent displayable information in the Agent Client Protocol.
-
-Content blocks appear in:
-- User prompts sent via `session/prompt`
-- Language model output streamed through `session/update` notifications
-- Progress updates and results from tool calls
-
-This structure is compatible with the Model Context Protocol (MCP), so agents can
-forward content from MCP tool outputs without transformation.
-
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content)
-"""
-
-
-class ContentChunk(BaseModel):
-    """
-    A streamed item of content
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[ContentBlock, Field(alias="content")]
-    """
-    A single item of content
-    """
-    message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
-    ] = None
-    """
-    A unique identifier for the message this chunk belongs to.
-
-    All chunks belonging to the same message share the same `messageId`.
-    A change in `messageId` indicates a new message has started.
-    """
-
-
-ElicitationPropertySchema = TypeAliasType(
-    "ElicitationPropertySchema",
-    Annotated[
-        Annotated[StringElicitationPropertySchema, Tag("string")]
-        | Annotated[NumberElicitationPropertySchema, Tag("number")]
-        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
-        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
-        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
-        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("array", "boolean", "integer", "number", "string"),
-                default=None,
-                other="<other>",
-            )
-        ),
-    ],
-)
-"""
-Property schema for elicitation form fields.
-
-Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use `type: "string"` with `enum` or `oneOf` set.
-Multi-select enums use `type: "array"`.
-"""
-
-
-class ElicitationSchema(BaseModel):
-    """
-    Type-safe elicitation schema for requesting structured user input.
-
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description of what this schema represents.
-
-    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
-    """
-    properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
-    ] = {}
-    """
-    Property definitions (must be primitive types).
-    """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
-    """
-    List of required property names.
-
-    Optional. Omitted and `null` are equivalent and mean no property names are required.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the schema.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    type_: Annotated[
-        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
-    ] = "object"
-    """
-    Type discriminator. Always `"object"`.
-    """
-
-
-class PromptRequest(BaseModel):
-    """
-    Request parameters for sending a user prompt to the agent.
-
-    Contains the user's message and any additional context.
-
-    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
-    """
-    The blocks of content that compose the user's message.
-
-    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
-    while other variants are optionally enabled via `PromptCapabilities`.
-
-    The Client MUST adapt its interface according to `PromptCapabilities`.
-
-    The client MAY include referenced pieces of context as either
-    `resource` or `resource_link` content blocks.
-
-    When available, `resource` is preferred
-    as it avoids extra round-trips and allows the message to include
-    pieces of context from sources the agent may not have access to.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to send this user message to
-    """
-
-
-class RequestElicitationFormMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
-
-
-class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
-class SessionConfigSelect(BaseModel):
-    """
-    A single-value selector (dropdown) session configuration option payload.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
-    """
-    The currently selected value.
-    """
-    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
-    """
-    The set of selectable options.
-    """
-
-
-class SessionElicitationFormMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
-
-
-class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    type_: Annotated[Literal["select"], Field(alias="type")]
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -5529,6 +5297,964 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
 
+class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
+    """
+    Available commands are ready or have changed
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
+
+
+class CompactionUpdateSessionUpdate(CompactionUpdate):
+    """
+    A context compaction has been created or updated.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
+
+
+class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
+    """
+    A content block appended to a context compaction's retained summary.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
+
+
+class ContentToolCallContent(Content):
+    """
+    Standard content block (text, images, resources).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["content"], Field(alias="type")]
+
+
+ToolCallContent = TypeAliasType(
+    "ToolCallContent",
+    Annotated[
+        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+        Field(discriminator="type_"),
+    ],
+)
+"""
+Content produced by a tool call.
+
+Tool calls can produce different types of content including
+standard content blocks (text, images) or file diffs.
+
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
+"""
+
+
+class ElicitationSchema(BaseModel):
+    """
+    Type-safe elicitation schema for requesting structured user input.
+
+    This represents a JSON Schema object with primitive-typed properties,
+    as required by the elicitation specification.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[
+        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
+    ] = "object"
+    """
+    Type discriminator. Always `"object"`.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the schema.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    properties: Annotated[
+        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
+    ] = {}
+    """
+    Property definitions (must be primitive types).
+    """
+    required: Annotated[list[str] | None, Field(alias="required")] = None
+    """
+    List of required property names.
+
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description of what this schema represents.
+
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class InitializeResponse(BaseModel):
+    """
+    Response to the `initialize` method.
+
+    Contains the negotiated protocol version and agent capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
+    """
+    The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
+
+    The client should disconnect, if it doesn't support this version.
+    """
+    agent_capabilities: Annotated[
+        Annotated[AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)],
+        DefaultOnError(
+            {
+                "auth": {},
+                "loadSession": False,
+                "mcpCapabilities": {"http": False, "sse": False},
+                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "sessionCapabilities": {},
+            }
+        ),
+    ] = Field(
+        default_factory=lambda: AgentCapabilities.model_validate(
+            {
+                "auth": {},
+                "loadSession": False,
+                "mcpCapabilities": {"http": False, "sse": False},
+                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "sessionCapabilities": {},
+            }
+        )
+    )
+    """
+    Capabilities supported by the agent.
+    """
+    auth_methods: Annotated[
+        Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = []
+    """
+    Authentication methods supported by the agent.
+    """
+    agent_info: Annotated[
+        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
+    ] = None
+    """
+    Information about the Agent name and version sent to the Client.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+SessionConfigOption = TypeAliasType(
+    "SessionConfigOption",
+    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+)
+"""
+A session configuration option selector and its current state.
+"""
+
+
+class LoadSessionResponse(BaseModel):
+    """
+    Response from loading an existing session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ResumeSessionResponse(BaseModel):
+    """
+    Response from resuming an existing session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class SetSessionConfigOptionResponse(BaseModel):
+    """
+    Response to `session/set_config_option` method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The full set of configuration options and their current values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ToolCall(BaseModel):
+    """
+    Represents a tool call that the language model has requested.
+
+    Tool calls are actions that the agent executes on behalf of the language model,
+    such as reading files, executing code, or fetching data from external sources.
+
+    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
+    """
+    Unique identifier for this tool call within the session.
+    """
+    title: Annotated[str, Field(alias="title")]
+    """
+    Human-readable title describing what the tool is doing.
+    """
+    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    """
+    Programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that no
+    tool name is available.
+    """
+    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    """
+    The category of tool being invoked.
+    Helps clients choose appropriate icons and UI treatment.
+    """
+    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
+        None
+    )
+    """
+    Current execution status of the tool call.
+    """
+    content: Annotated[
+        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Content produced by the tool call.
+    """
+    locations: Annotated[
+        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    File locations affected by this tool call.
+    Enables "follow-along" features in clients.
+    """
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    """
+    Raw input parameters sent to the tool.
+    """
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    """
+    Raw output returned by the tool.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ConfigOptionUpdate(BaseModel):
+    """
+    Session configuration options have been updated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The full set of configuration options and their current values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ClientCapabilities(BaseModel):
+    """
+    Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    fs: Annotated[
+        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
+        DefaultOnError({"readTextFile": False, "writeTextFile": False}),
+    ] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False, "writeTextFile": False}
+        )
+    )
+    """
+    File system capabilities supported by the client.
+    Determines which file operations the agent can request.
+    """
+    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    """
+    Whether the Client support all `terminal/*` methods.
+    """
+    session: Annotated[
+        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
+    ] = None
+    """
+    Session-related capabilities supported by the client.
+
+    Optional. Omitted or `null` both mean the client does not advertise any
+    session-related extensions.
+    """
+    auth: Annotated[
+        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
+        DefaultOnError({"terminal": False}),
+    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
+    """
+    Authentication capabilities supported by the client.
+    Determines which authentication method types the agent may include
+    in its `InitializeResponse`.
+    """
+    elicitation: Annotated[
+        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
+    ] = None
+    """
+    Elicitation capabilities supported by the client.
+    Determines which elicitation modes the agent may use.
+
+    Optional. Omitted or `null` both mean the client does not advertise
+    elicitation support.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+"""
+A JSON-RPC response object.
+"""
+
+
+class SessionElicitationFormMode(ElicitationSessionScope):
+    """
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+    """
+    A JSON Schema describing the form fields to present to the user.
+    """
+
+
+class RequestElicitationFormMode(ElicitationRequestScope):
+    """
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+    """
+    A JSON Schema describing the form fields to present to the user.
+    """
+
+
+class ToolCallSessionUpdate(ToolCall):
+    """
+    Notification that a new tool call has been initiated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
+
+
+class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
+    """
+    Session configuration options have been updated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+
+
+class ToolCallUpdate(BaseModel):
+    """
+    An update to an existing tool call.
+
+    Used to report progress and results as tools execute. All fields except
+    the tool call ID are optional - only changed fields need to be included.
+
+    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
+    """
+    The ID of the tool call being updated.
+    """
+    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    """
+    Update the tool kind.
+    """
+    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
+        None
+    )
+    """
+    Update the execution status.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Update the human-readable title.
+    """
+    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    """
+    Update the programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that
+    the existing name is left unchanged.
+    """
+    content: Annotated[
+        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Replace the content collection.
+    """
+    locations: Annotated[
+        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Replace the locations collection.
+    """
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    """
+    Update the raw input.
+    """
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    """
+    Update the raw output.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+ElicitationFormMode = TypeAliasType(
+    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+)
+"""
+Form-based elicitation mode where the client renders a form from the provided schema.
+"""
+
+
+class NewSessionResponse(BaseModel):
+    """
+    Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class InitializeRequest(BaseModel):
+    """
+    Request parameters for the initialize method.
+
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
+    """
+    The latest protocol version supported by the client.
+    """
+    client_capabilities: Annotated[
+        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
+        DefaultOnError(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        ),
+    ] = Field(
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        )
+    )
+    """
+    Capabilities supported by the client.
+    """
+    client_info: Annotated[
+        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
+    ] = None
+    """
+    Information about the Client name and version sent to the Agent.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+class ResultAgentResponse(BaseModel):
+    """
+    A successful JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    result: Annotated[
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
+        Field(alias="result"),
+    ]
+    """
+    Method-specific response data.
+    """
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["form"], Field(alias="mode")]
+
+
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["form"], Field(alias="mode")]
+
+
+FormCreateElicitationRequest = TypeAliasType(
+    "FormCreateElicitationRequest",
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
+)
+"""
+Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
+class ToolCallUpdateSessionUpdate(ToolCallUpdate):
+    """
+    Update on the status or results of a tool call.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
+
+
+class RequestPermissionRequest(BaseModel):
+    """
+    Request for user permission to execute a tool call.
+
+    Sent when the agent needs authorization before performing a sensitive operation.
+
+    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
+    """
+    Details about the tool call requiring permission.
+    """
+    options: Annotated[list[PermissionOption], Field(alias="options")]
+    """
+    Available permission options for the user to choose from.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+
+
+CreateElicitationRequest = TypeAliasType(
+    "CreateElicitationRequest",
+    Annotated[
+        Annotated[FormCreateElicitationRequest, Tag("form")]
+        | Annotated[UrlCreateElicitationRequest, Tag("url")]
+        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+    ],
+)
+"""
+Request from the agent to elicit structured user input.
+
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
+"""
+
+
+AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
+"""
+A JSON-RPC response object.
+"""
+
+
+SessionUpdate = TypeAliasType(
+    "SessionUpdate",
+    Annotated[
+        UserMessageChunkSessionUpdate
+        | AgentMessageChunkSessionUpdate
+        | AgentThoughtChunkSessionUpdate
+        | ToolCallSessionUpdate
+        | ToolCallUpdateSessionUpdate
+        | PlanSessionUpdate
+        | AvailableCommandsUpdateSessionUpdate
+        | CurrentModeUpdateSessionUpdate
+        | ConfigOptionUpdateSessionUpdate
+        | SessionInfoUpdateSessionUpdate
+        | UsageUpdateSessionUpdate
+        | NoticeSessionUpdate
+        | CompactionUpdateSessionUpdate
+        | CompactionSummaryChunkSessionUpdate,
+        Field(discriminator="session_update"),
+    ],
+)
+"""
+Different types of updates that can be sent during session processing.
+
+These updates provide real-time feedback about the agent's progress.
+
+See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
+"""
+
+
 class ClientRequest(BaseModel):
     """
     A JSON-RPC request object.
@@ -5570,662 +6296,6 @@ class ClientRequest(BaseModel):
     """
 
 
-class CompactionSummaryChunk(BaseModel):
-    """
-    A content block appended to a compaction's summary. A first-seen ID creates
-    an in-progress compaction. Chunks append in receive order.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata scoped to this chunk. Omission and `null` both mean absent.
-    """
-    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    ID of the compaction whose summary receives this content.
-    """
-    content: Annotated[ContentBlock, Field(alias="content")]
-    """
-    One content block to append.
-    """
-
-
-class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
-    """
-    A content block appended to a context compaction's retained summary.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
-
-
-class CompactionUpdate(BaseModel):
-    """
-    A context compaction upsert. The first notification fixes the compaction's
-    timeline position. Later updates with the same ID patch that entity in place.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-
-    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
-    stored value unchanged, `null` clears it, and a concrete value replaces it.
-    `summary: []` also clears the summary.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Extensible metadata patch for this compaction.
-    """
-    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    The Agent-owned ID of this compaction, unique within the session.
-    """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
-    """
-    Human-readable error details for the compaction.
-    """
-    status: Annotated[CompactionStatus, Field(alias="status")]
-    """
-    Current lifecycle status.
-    """
-    summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Complete replacement user-displayable summary content for the compaction.
-    """
-
-
-class CompactionUpdateSessionUpdate(CompactionUpdate):
-    """
-    A context compaction has been created or updated.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
-
-
-class Content(BaseModel):
-    """
-    Standard content block (text, images, resources).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[ContentBlock, Field(alias="content")]
-    """
-    The actual content block.
-    """
-
-
-class ContentToolCallContent(Content):
-    """
-    Standard content block (text, images, resources).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["content"], Field(alias="type")]
-
-
-ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
-)
-"""
-Form-based elicitation mode where the client renders a form from the provided schema.
-"""
-
-
-FormCreateElicitationRequest = TypeAliasType(
-    "FormCreateElicitationRequest",
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
-)
-"""
-Form-based elicitation where the client renders a form from the provided schema.
-"""
-
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """
-    Single-value selector (dropdown).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
-    ] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description for the Client to display to the user.
-    """
-    id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for the option.
-    """
-    type_: Annotated[Literal["select"], Field(alias="type")]
-
-
-SessionConfigOption = TypeAliasType(
-    "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
-)
-"""
-A session configuration option selector and its current state.
-"""
-
-
-class SetSessionConfigOptionResponse(BaseModel):
-    """
-    Response to `session/set_config_option` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The full set of configuration options and their current values.
-    """
-
-
-ToolCallContent = TypeAliasType(
-    "ToolCallContent",
-    Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
-    ],
-)
-"""
-Content produced by a tool call.
-
-Tool calls can produce different types of content including
-standard content blocks (text, images) or file diffs.
-
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
-"""
-
-
-class ToolCallUpdate(BaseModel):
-    """
-    An update to an existing tool call.
-
-    Used to report progress and results as tools execute. All fields except
-    the tool call ID are optional - only changed fields need to be included.
-
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Replace the content collection.
-    """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
-    """
-    Update the tool kind.
-    """
-    locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Replace the locations collection.
-    """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
-    """
-    Update the programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that
-    the existing name is left unchanged.
-    """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
-    """
-    Update the raw input.
-    """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
-    """
-    Update the raw output.
-    """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
-    """
-    Update the execution status.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Update the human-readable title.
-    """
-    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call being updated.
-    """
-
-
-class ToolCallUpdateSessionUpdate(ToolCallUpdate):
-    """
-    Update on the status or results of a tool call.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
-
-
-class ConfigOptionUpdate(BaseModel):
-    """
-    Session configuration options have been updated.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The full set of configuration options and their current values.
-    """
-
-
-class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
-    """
-    Session configuration options have been updated.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
-
-
-CreateElicitationRequest = TypeAliasType(
-    "CreateElicitationRequest",
-    Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
-    ],
-)
-"""
-Request from the agent to elicit structured user input.
-
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
-
-
-class LoadSessionResponse(BaseModel):
-    """
-    Response from loading an existing session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-
-class NewSessionResponse(BaseModel):
-    """
-    Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-
-
-class RequestPermissionRequest(BaseModel):
-    """
-    Request for user permission to execute a tool call.
-
-    Sent when the agent needs authorization before performing a sensitive operation.
-
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    options: Annotated[list[PermissionOption], Field(alias="options")]
-    """
-    Available permission options for the user to choose from.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
-    """
-    Details about the tool call requiring permission.
-    """
-
-
-class ResumeSessionResponse(BaseModel):
-    """
-    Response from resuming an existing session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-
-
-class ToolCall(BaseModel):
-    """
-    Represents a tool call that the language model has requested.
-
-    Tool calls are actions that the agent executes on behalf of the language model,
-    such as reading files, executing code, or fetching data from external sources.
-
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Content produced by the tool call.
-    """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
-    """
-    The category of tool being invoked.
-    Helps clients choose appropriate icons and UI treatment.
-    """
-    locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    File locations affected by this tool call.
-    Enables "follow-along" features in clients.
-    """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
-    """
-    Programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that no
-    tool name is available.
-    """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
-    """
-    Raw input parameters sent to the tool.
-    """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
-    """
-    Raw output returned by the tool.
-    """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
-    """
-    Current execution status of the tool call.
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    Human-readable title describing what the tool is doing.
-    """
-    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    Unique identifier for this tool call within the session.
-    """
-
-
-class ToolCallSessionUpdate(ToolCall):
-    """
-    Notification that a new tool call has been initiated.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
-
-
 class AgentRequest(BaseModel):
     """
     A JSON-RPC request object.
@@ -6264,77 +6334,6 @@ class AgentRequest(BaseModel):
     """
 
 
-class ResultAgentResponse(BaseModel):
-    """
-    A successful JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(alias="result"),
-    ]
-    """
-    Method-specific response data.
-    """
-
-
-SessionUpdate = TypeAliasType(
-    "SessionUpdate",
-    Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate,
-        Field(discriminator="session_update"),
-    ],
-)
-"""
-Different types of updates that can be sent during session processing.
-
-These updates provide real-time feedback about the agent's progress.
-
-See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
-"""
-
-
-AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
-"""
-A JSON-RPC response object.
-"""
-
-
 class SessionNotification(BaseModel):
     """
     Notification containing a session update from the agent.
@@ -6350,14 +6349,6 @@ class SessionNotification(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -6365,6 +6356,14 @@ class SessionNotification(BaseModel):
     update: Annotated[SessionUpdate, Field(alias="update")]
     """
     The actual update content.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 

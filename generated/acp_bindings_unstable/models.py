@@ -7,14 +7,45 @@ from typing_extensions import TypeAliasType
 
 from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems, TagRouter
 
+RequestId1 = TypeAliasType(
+    "RequestId1",
+    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+)
+"""
+A numeric JSON-RPC request id.
+"""
 
-class ArchiveSessionResponse(BaseModel):
+
+RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
+SessionId = TypeAliasType("SessionId", str)
+"""
+A unique identifier for a conversation session between a client and agent.
+
+Each session has its own context, conversation history, and state, so one
+agent can run several independent sessions.
+
+See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draft/session-setup#session-id)
+"""
+
+
+class ReadTextFileRequest(BaseModel):
     """
-    **UNSTABLE**
+    Request to read content from a text file.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from archiving a session.
+    Only available if the client supports the `fs.readTextFile` capability.
     """
 
     model_config = ConfigDict(
@@ -23,6 +54,22 @@ class ArchiveSessionResponse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    path: Annotated[str, Field(alias="path")]
+    """
+    Absolute path to the file to read.
+    """
+    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    """
+    Line number to start reading from (1-based).
+    """
+    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    """
+    Maximum number of lines to read.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -33,18 +80,58 @@ class ArchiveSessionResponse(BaseModel):
     """
 
 
-class AuthAccount(BaseModel):
+ToolCallId = TypeAliasType("ToolCallId", str)
+"""
+Unique identifier for a tool call within a session.
+"""
+
+
+ToolKind = TypeAliasType(
+    "ToolKind",
+    Literal[
+        "read",
+        "edit",
+        "delete",
+        "move",
+        "search",
+        "execute",
+        "think",
+        "fetch",
+        "switch_mode",
+        "other",
+    ],
+)
+"""
+Categories of tools that can be invoked.
+
+Tool kinds help clients choose appropriate icons and optimize how they
+display tool execution progress.
+
+See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#creating)
+"""
+
+
+ToolCallStatus = TypeAliasType(
+    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+)
+"""
+Execution status of a tool call.
+
+Tool calls progress through different statuses during their lifecycle.
+
+See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#status)
+"""
+
+
+Role = TypeAliasType("Role", Literal["assistant", "user"])
+"""
+The sender or recipient of messages and data in a conversation.
+"""
+
+
+class TextResourceContents(BaseModel):
     """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    An account or credential the agent has configured, such as a signed-in user
-    account or an API key.
-
-    All fields are display information only. Clients MUST NOT use them as stable
-    account identifiers, and SHOULD NOT log them or send them elsewhere, such as to
-    telemetry.
+    Text-based resource contents.
     """
 
     model_config = ConfigDict(
@@ -53,6 +140,18 @@ class AuthAccount(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    """
+    MIME type describing the encoded media payload.
+    """
+    text: Annotated[str, Field(alias="text")]
+    """
+    Text payload carried by this content block.
+    """
+    uri: Annotated[str, Field(alias="uri")]
+    """
+    URI associated with this resource or media payload.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -61,56 +160,139 @@ class AuthAccount(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    active: Annotated[Annotated[bool | None, Field(alias="active")], DefaultOnError()] = None
-    """
-    Whether the agent currently uses this account by default.
 
-    Several accounts MAY be active, for example one per provider.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
+class BlobResourceContents(BaseModel):
     """
-    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = None
+    Binary resource contents.
     """
-    Email address of the user.
 
-    Optional. Omitted and `null` are equivalent and mean no email is reported.
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    blob: Annotated[str, Field(alias="blob")]
     """
-    label: Annotated[str, Field(alias="label")]
+    Base64-encoded bytes for a binary resource payload.
     """
-    Human-readable name for the account, suitable for display on its own,
-    for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
+    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    MIME type describing the encoded media payload.
     """
-    Display name of the user, such as a username or full name.
+    uri: Annotated[str, Field(alias="uri")]
+    """
+    URI associated with this resource or media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no name is reported.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    organization: Annotated[
-        Annotated[str | None, Field(alias="organization")], DefaultOnError()
+
+
+class Diff(BaseModel):
+    """
+    A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    path: Annotated[str, Field(alias="path")]
+    """
+    The absolute file path being modified.
+    """
+    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
+    """
+    The original content (omitted or `null` for new files).
+    """
+    new_text: Annotated[str, Field(alias="newText")]
+    """
+    The new content after modification.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+TerminalId = TypeAliasType("TerminalId", str)
+"""
+Typed identifier used for terminal values on the wire.
+"""
+
+
+class Terminal(BaseModel):
+    """
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    Identifier of the terminal instance to embed in the content stream.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ToolCallLocation(BaseModel):
+    """
+    A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    path: Annotated[str, Field(alias="path")]
+    """
+    The absolute file path being accessed or modified.
+    """
+    line: Annotated[
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
     ] = None
     """
-    Display name of the organization, team, or workspace the account is using.
-
-    Optional. Omitted and `null` are equivalent and mean no organization is reported.
+    Optional 1-based line number within the file.
     """
-
-
-class AuthCapabilities(BaseModel):
-    """
-    Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -119,31 +301,27 @@ class AuthCapabilities(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
-    """
-    Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
 
 
-AuthMethodId = TypeAliasType("AuthMethodId", str)
+PermissionOptionId = TypeAliasType("PermissionOptionId", str)
 """
-Typed identifier used for auth method values on the wire.
+Unique identifier for a permission option.
 """
 
 
-class AuthMethodTerminal(BaseModel):
-    """
-    Terminal-based authentication method.
+PermissionOptionKind = TypeAliasType(
+    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+)
+"""
+The type of permission option being presented to the user.
 
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success. Any other termination signals failure.
-    The client MUST NOT pass this method to `authenticate`.
+Helps clients choose appropriate icons and UI treatment.
+"""
+
+
+class EnvVariable(BaseModel):
+    """
+    An environment variable to set when launching an MCP server.
     """
 
     model_config = ConfigDict(
@@ -152,6 +330,14 @@ class AuthMethodTerminal(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    name: Annotated[str, Field(alias="name")]
+    """
+    The name of the environment variable.
+    """
+    value: Annotated[str, Field(alias="value")]
+    """
+    The value to set for the environment variable.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -160,46 +346,912 @@ class AuthMethodTerminal(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+
+
+class TerminalOutputRequest(BaseModel):
     """
-    Additional arguments to append to the configured agent invocation for terminal auth.
+    Request to get the current output and status of a terminal.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to get output from.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ReleaseTerminalRequest(BaseModel):
+    """
+    Request to release a terminal and free its resources.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to release.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class WaitForTerminalExitRequest(BaseModel):
+    """
+    Request to wait for a terminal command to exit.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to wait for.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class KillTerminalRequest(BaseModel):
+    """
+    Request to kill a terminal without releasing it.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The ID of the terminal to kill.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ElicitationSessionScope(BaseModel):
+    """
+    Session-scoped elicitation, optionally tied to a specific tool call.
+
+    When `toolCallId` is set, the elicitation is tied to a specific tool call.
+    This is useful when an agent receives an elicitation from an MCP server
+    during a tool call and needs to redirect it to the user.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session this elicitation is tied to.
+    """
+    tool_call_id: Annotated[
+        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+    ] = None
+    """
+    Optional tool call within the session.
+
+    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
+    session without a specific tool call.
+    """
+
+
+class ElicitationRequestScope(BaseModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
+ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+"""
+Type discriminator for elicitation schemas.
+"""
+
+
+StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+"""
+String format types for string properties in elicitation schemas.
+"""
+
+
+class EnumOption(BaseModel):
+    """
+    A titled enum option with a const value, human-readable title, and optional description.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    const: Annotated[str, Field(alias="const")]
+    """
+    The constant value for this option.
+    """
+    title: Annotated[str, Field(alias="title")]
+    """
+    Human-readable title for this option.
     """
     description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
         None
     )
     """
-    Optional human-readable description of this authentication method.
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Additional environment variables to set on the configured agent invocation for terminal auth.
-    These values override same-named variables in the base launch configuration.
-    """
-    id_: Annotated[AuthMethodId, Field(alias="id")]
-    """
-    Unique identifier for this authentication method.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name of the authentication method.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-AuthState = TypeAliasType(
-    "AuthState",
-    Literal["authenticated"]
-    | Literal["unauthenticated"]
-    | Literal["not_required"]
-    | Literal["unknown"]
-    | str,
-)
+class StringPropertySchema(BaseModel):
+    """
+    Schema for string properties in an elicitation form.
+
+    When `enum` or `oneOf` is set, this represents a single-select enum
+    with `"type": "string"`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    """
+    Minimum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
+    """
+    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    """
+    Maximum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
+    """
+    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    """
+    Pattern the string must match.
+
+    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
+    """
+    format_: Annotated[StringFormat | None, Field(alias="format")] = None
+    """
+    String format.
+
+    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
+    """
+    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    enum: Annotated[list[str] | None, Field(alias="enum")] = None
+    """
+    Enum values for untitled single-select enums.
+    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
+    declared by `enum`.
+    """
+    one_of: Annotated[list[EnumOption] | None, Field(alias="oneOf")] = None
+    """
+    Titled enum options for titled single-select enums.
+    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
+    declared by `oneOf`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class NumberPropertySchema(BaseModel):
+    """
+    Schema for number (floating-point) properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    """
+    Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    """
+    Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class IntegerPropertySchema(BaseModel):
+    """
+    Schema for integer properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: Annotated[
+        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+    ] = None
+    """
+    Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: Annotated[
+        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+    ] = None
+    """
+    Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[
+        Annotated[
+            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        DefaultOnError(),
+    ] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class BooleanPropertySchema(BaseModel):
+    """
+    Schema for boolean properties in an elicitation form.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
+    """
+    Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class StringMultiSelectItems(BaseModel):
+    """
+    String item schema for multi-select enum properties.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    enum: Annotated[list[str], Field(alias="enum")]
+    """
+    Allowed enum values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class TitledMultiSelectItems(BaseModel):
+    """
+    Items definition for titled multi-select enum properties.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
+    """
+    Titled enum options.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ElicitationId = TypeAliasType("ElicitationId", str)
+"""
+Unique identifier for an elicitation.
+"""
+
+
+McpServerAcpId = TypeAliasType("McpServerAcpId", str)
 """
 **UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
 
-The agent's overall authentication state.
+Unique identifier for an MCP server using the ACP transport.
+
+The value is opaque and generated by the ACP component providing the MCP server. It is
+used by `mcp/message` to route requests to the component that declared the server.
 """
+
+
+McpRequestId = TypeAliasType("McpRequestId", str)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Identifies an inner MCP request active against a server on this ACP connection.
+
+Generated by the caller and preserved unchanged by proxies. This is distinct
+from the outer ACP JSON-RPC request ID.
+"""
+
+
+ExtRequest = TypeAliasType("ExtRequest", Any)
+"""
+Allows for sending an arbitrary request that is not part of the ACP spec.
+Extension methods provide a way to add custom functionality while maintaining
+protocol compatibility.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+"""
+
+
+ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+"""
+Protocol version identifier.
+
+This version is only bumped for breaking changes.
+Non-breaking changes should be introduced via capabilities.
+"""
+
+
+class PromptCapabilities(BaseModel):
+    """
+    Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
+    """
+    Agent supports `image` content blocks.
+    """
+    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
+    """
+    Agent supports `audio` content blocks.
+    """
+    embedded_context: Annotated[
+        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
+    ] = False
+    """
+    Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class McpCapabilities(BaseModel):
+    """
+    MCP capabilities supported by the agent
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
+    """
+    Agent supports `http` MCP servers.
+    """
+    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
+    """
+    Agent supports `sse` MCP servers.
+    """
+    acp: Annotated[Annotated[bool, Field(alias="acp")], DefaultOnError(False)] = False
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports `acp` MCP servers.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionListCapabilities(BaseModel):
+    """
+    Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionDeleteCapabilities(BaseModel):
+    """
+    Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionAdditionalDirectoriesCapabilities(BaseModel):
+    """
+    Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionSystemPromptOverrideCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `override` system prompt mode.
+
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionForkCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionArchiveCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for `session/archive` and `session/unarchive`.
+
+    Supplying `{}` means the agent supports both methods, the `archived` filter on
+    `session/list`, and `SessionInfo.archived`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionStatusCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/status` method.
+
+    Supplying `{}` means the agent supports checking session status.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionTitleCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for Client-set session titles.
+
+    Supplying `{}` means the agent supports `session/set_title`. Agents report titles
+    through `session/list` and `session_info_update` without this capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionResumeCapabilities(BaseModel):
+    """
+    Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionCloseCapabilities(BaseModel):
+    """
+    Capabilities for the `session/close` method.
+
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 class AuthStatusCapabilities(BaseModel):
@@ -229,18 +1281,38 @@ class AuthStatusCapabilities(BaseModel):
     """
 
 
-class AuthStatusRequest(BaseModel):
+class LogoutCapabilities(BaseModel):
+    """
+    Logout capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ProvidersCapabilities(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Request parameters for the `auth/status` method.
+    Provider configuration capabilities supported by the agent.
 
-    Queries the agent's current authentication state without changing it.
-
-    Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
-    whether authentication is required.
+    Supplying `{}` means the agent supports provider configuration methods.
     """
 
     model_config = ConfigDict(
@@ -259,61 +1331,21 @@ class AuthStatusRequest(BaseModel):
     """
 
 
-class AuthStatusResponse(BaseModel):
+AuthMethodId = TypeAliasType("AuthMethodId", str)
+"""
+Typed identifier used for auth method values on the wire.
+"""
+
+
+class AuthMethodTerminal(BaseModel):
     """
-    **UNSTABLE**
+    Terminal-based authentication method.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to the `auth/status` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    The accounts the agent has configured, for display.
-
-    Optional. Omitted and empty are equivalent and mean no accounts are reported.
-    Agents that hold credentials for several providers or accounts SHOULD list each
-    of them and mark the ones in effect with `active`.
-    """
-    state: Annotated[AuthState, Field(alias="state")]
-    """
-    Whether the agent can start sessions without the user signing in first.
-
-    This is the only field clients should act on. Clients MUST treat values they
-    do not recognize as `unknown`.
-    """
-
-
-class AuthStatusUpdateNotification(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Notification sent by the agent when its authentication status changes.
-
-    Carries the same fields as the `auth/status` response. Agents that advertise the
-    `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
-    send it when the reported status differs from the last one sent on the connection.
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success. Any other termination signals failure.
+    The client MUST NOT pass this method to `authenticate`.
     """
 
     model_config = ConfigDict(
@@ -322,6 +1354,29 @@ class AuthStatusUpdateNotification(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    id_: Annotated[AuthMethodId, Field(alias="id")]
+    """
+    Unique identifier for this authentication method.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name of the authentication method.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional human-readable description of this authentication method.
+    """
+    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    """
+    Additional arguments to append to the configured agent invocation for terminal auth.
+    """
+    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    """
+    Additional environment variables to set on the configured agent invocation for terminal auth.
+    These values override same-named variables in the base launch configuration.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -330,32 +1385,13 @@ class AuthStatusUpdateNotification(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    The accounts the agent has configured, for display.
-
-    Optional. Omitted and empty are equivalent and mean no accounts are reported.
-    Agents that hold credentials for several providers or accounts SHOULD list each
-    of them and mark the ones in effect with `active`.
-    """
-    state: Annotated[AuthState, Field(alias="state")]
-    """
-    Whether the agent can start sessions without the user signing in first.
-
-    This is the only field clients should act on. Clients MUST treat values they
-    do not recognize as `unknown`.
-    """
 
 
-class AuthenticateRequest(BaseModel):
+class AuthMethodAgent(BaseModel):
     """
-    Request parameters for the authenticate method.
+    Agent handles authentication itself through `authenticate`.
 
-    Specifies which authentication method to use.
+    This is the default authentication method type.
     """
 
     model_config = ConfigDict(
@@ -364,6 +1400,20 @@ class AuthenticateRequest(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    id_: Annotated[AuthMethodId, Field(alias="id")]
+    """
+    Unique identifier for this authentication method.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name of the authentication method.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional human-readable description of this authentication method.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -372,10 +1422,45 @@ class AuthenticateRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    method_id: Annotated[AuthMethodId, Field(alias="methodId")]
+
+
+class Implementation(BaseModel):
     """
-    The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
+    Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn't present.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Intended for UI and end-user contexts and optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: Annotated[str, Field(alias="version")]
+    """
+    Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -400,201 +1485,79 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
-    """
-    Binary resource contents.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    blob: Annotated[str, Field(alias="blob")]
-    """
-    Base64-encoded bytes for a binary resource payload.
-    """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
-    uri: Annotated[str, Field(alias="uri")]
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class BooleanConfigOptionCapabilities(BaseModel):
-    """
-    Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class BooleanPropertySchema(BaseModel):
-    """
-    Schema for boolean properties in an elicitation form.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
-    """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-
-
-class CancelCreateElicitationResponse(BaseModel):
-    """
-    The elicitation was cancelled.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
-
-
-class CancelledRequestPermissionOutcome(BaseModel):
-    """
-    The prompt turn was cancelled before the user responded.
-
-    When a client sends a `session/cancel` notification to cancel an ongoing
-    prompt turn, it MUST respond to all pending `session/request_permission`
-    requests with this `cancelled` outcome.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
-
-
-class CloseSessionResponse(BaseModel):
-    """
-    Response from closing a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class CompactionCapabilities(BaseModel):
-    """
-    Client support for ID-addressed context compaction updates.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-
-
-CompactionId = TypeAliasType("CompactionId", str)
+ProviderId = TypeAliasType("ProviderId", str)
 """
-Unique identifier for a context compaction within a session.
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Unique identifier for a configurable LLM provider.
 """
 
 
-CompactionStatus = TypeAliasType(
-    "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+LlmProtocol = TypeAliasType(
+    "LlmProtocol",
+    Literal["anthropic"]
+    | Literal["openai"]
+    | Literal["azure"]
+    | Literal["vertex"]
+    | Literal["bedrock"]
+    | str,
 )
 """
-Lifecycle state of a context compaction.
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Well-known API protocol identifiers for LLM providers.
+
+Agents and clients MUST handle unknown protocol identifiers gracefully.
+
+Protocol names beginning with `_` are free for custom use, like other ACP extension methods.
+Protocol names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-class Cost(BaseModel):
+class ProviderCurrentConfig(BaseModel):
     """
-    Cost information for a session.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Current effective non-secret routing configuration for a provider.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    api_type: Annotated[LlmProtocol, Field(alias="apiType")]
+    """
+    Protocol currently used by this provider.
+    """
+    base_url: Annotated[str, Field(alias="baseUrl")]
+    """
+    Base URL currently used by this provider.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetProviderResponse(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
     """
 
     model_config = ConfigDict(
@@ -611,111 +1574,6 @@ class Cost(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    amount: Annotated[float, Field(alias="amount")]
-    """
-    Total cumulative cost for session.
-    """
-    currency: Annotated[str, Field(alias="currency")]
-    """
-    Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
-    unit such as "credits".
-    """
-
-
-class DeclineCreateElicitationResponse(BaseModel):
-    """
-    The user declined the elicitation.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    action: Annotated[Literal["decline"], Field(alias="action")]
-
-
-class DeleteSessionResponse(BaseModel):
-    """
-    Response from deleting a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class Diff(BaseModel):
-    """
-    A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    new_text: Annotated[str, Field(alias="newText")]
-    """
-    The new content after modification.
-    """
-    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
-    """
-    The original content (omitted or `null` for new files).
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    The absolute file path being modified.
-    """
-
-
-class DiffToolCallContent(Diff):
-    """
-    File modification shown as a diff.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
 class DisableProviderResponse(BaseModel):
@@ -743,9 +1601,9 @@ class DisableProviderResponse(BaseModel):
     """
 
 
-class ElicitationAcceptAction(BaseModel):
+class LogoutResponse(BaseModel):
     """
-    The user accepted the elicitation and provided content.
+    Response to the `logout` method.
     """
 
     model_config = ConfigDict(
@@ -754,34 +1612,45 @@ class ElicitationAcceptAction(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The user-provided content, if any, as an object matching the requested schema.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
+AuthState = TypeAliasType(
+    "AuthState",
+    Literal["authenticated"]
+    | Literal["unauthenticated"]
+    | Literal["not_required"]
+    | Literal["unknown"]
+    | str,
 )
 """
-Integer value accepted in elicitation response content.
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+The agent's overall authentication state.
 """
 
 
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
-
-
-class ElicitationFormCapabilities(BaseModel):
+class AuthAccount(BaseModel):
     """
-    Form-based elicitation capabilities.
+    **UNSTABLE**
 
-    Supplying `{}` means the client supports form-based elicitation.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    An account or credential the agent has configured, such as a signed-in user
+    account or an API key.
+
+    All fields are display information only. Clients MUST NOT use them as stable
+    account identifiers, and SHOULD NOT log them or send them elsewhere, such as to
+    telemetry.
     """
 
     model_config = ConfigDict(
@@ -790,35 +1659,60 @@ class ElicitationFormCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    label: Annotated[str, Field(alias="label")]
+    """
+    Human-readable name for the account, suitable for display on its own,
+    for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
+    """
+    active: Annotated[Annotated[bool | None, Field(alias="active")], DefaultOnError()] = None
+    """
+    Whether the agent currently uses this account by default.
+
+    Several accounts MAY be active, for example one per provider.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
+    """
+    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    """
+    Display name of the user, such as a username or full name.
+
+    Optional. Omitted and `null` are equivalent and mean no name is reported.
+    """
+    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = None
+    """
+    Email address of the user.
+
+    Optional. Omitted and `null` are equivalent and mean no email is reported.
+    """
+    organization: Annotated[
+        Annotated[str | None, Field(alias="organization")], DefaultOnError()
+    ] = None
+    """
+    Display name of the organization, team, or workspace the account is using.
+
+    Optional. Omitted and `null` are equivalent and mean no organization is reported.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-ElicitationId = TypeAliasType("ElicitationId", str)
+SessionModeId = TypeAliasType("SessionModeId", str)
 """
-Unique identifier for an elicitation.
-"""
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
-"""
-Type discriminator for elicitation schemas.
+Unique identifier for a Session Mode.
 """
 
 
-class ElicitationUrlCapabilities(BaseModel):
+class SessionMode(BaseModel):
     """
-    URL-based elicitation capabilities.
+    A mode the agent can operate in.
 
-    Supplying `{}` means the client supports URL-based elicitation.
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
     model_config = ConfigDict(
@@ -827,60 +1721,180 @@ class ElicitationUrlCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    id_: Annotated[SessionModeId, Field(alias="id")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Stable identifier used to refer to this protocol object in later messages.
     """
-
-
-class EnumOption(BaseModel):
+    name: Annotated[str, Field(alias="name")]
     """
-    A titled enum option with a const value, human-readable title, and optional description.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    const: Annotated[str, Field(alias="const")]
-    """
-    The constant value for this option.
+    Human-readable name shown for this protocol object.
     """
     description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
         None
     )
     """
-    Human-readable description.
+    Optional human-readable details shown with this protocol object.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    Human-readable title for this option.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-class EnvVariable(BaseModel):
+SessionConfigId = TypeAliasType("SessionConfigId", str)
+"""
+Unique identifier for a session configuration option.
+"""
+
+
+SessionConfigOptionCategory = TypeAliasType(
+    "SessionConfigOptionCategory",
+    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+)
+"""
+Semantic category for a session configuration option.
+
+This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
+session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
+placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
+categories gracefully.
+
+Category names beginning with `_` are free for custom use, like other ACP extension methods.
+Category names that do not begin with `_` are reserved for the ACP spec.
+"""
+
+
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+"""
+Unique identifier for a session configuration option value.
+"""
+
+
+class SessionConfigSelectOption(BaseModel):
     """
-    An environment variable to set when launching an MCP server.
+    A possible value for a session configuration option.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    """
+    Unique identifier for this option value.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for this option value.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description for this option value.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+"""
+Unique identifier for a session configuration option value group.
+"""
+
+
+class SessionConfigBoolean(BaseModel):
+    """
+    A boolean on/off toggle session configuration option payload.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_value: Annotated[bool, Field(alias="currentValue")]
+    """
+    The current value of the boolean option.
+    """
+
+
+class SessionInfo(BaseModel):
+    """
+    Information about a session returned by session/list
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    Unique identifier for the session
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Human-readable title for the session
+    """
+    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    """
+    ISO 8601 timestamp of last activity
+    """
+    archived: Annotated[Annotated[bool | None, Field(alias="archived")], DefaultOnError()] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the session is archived.
+
+    Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
+    Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class DeleteSessionResponse(BaseModel):
+    """
+    Response from deleting a session.
     """
 
     model_config = ConfigDict(
@@ -897,14 +1911,218 @@ class EnvVariable(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    name: Annotated[str, Field(alias="name")]
+
+
+class ArchiveSessionResponse(BaseModel):
     """
-    The name of the environment variable.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from archiving a session.
     """
-    value: Annotated[str, Field(alias="value")]
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The value to set for the environment variable.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
+
+
+class UnarchiveSessionResponse(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from unarchiving a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+SessionStatus = TypeAliasType("SessionStatus", Literal["open"] | Literal["saved"] | str)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Whether the Agent has a session in memory, as reported by `session/status`.
+"""
+
+
+class SetSessionTitleResponse(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from setting the title of a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[str, Field(alias="title")]
+    """
+    The title the Agent stored.
+
+    This differs from the requested title if the Agent normalized it. Clients SHOULD
+    display this value rather than the one they sent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CloseSessionResponse(BaseModel):
+    """
+    Response from closing a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionModeResponse(BaseModel):
+    """
+    Response to `session/set_mode` method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+StopReason = TypeAliasType(
+    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+)
+"""
+Reasons why an agent stops processing a prompt turn.
+
+See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#stop-reasons)
+"""
+
+
+class Usage(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for a prompt turn.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    total_tokens: Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)]
+    """
+    Sum of all token types across session.
+    """
+    input_tokens: Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)]
+    """
+    Total input tokens across all turns.
+    """
+    output_tokens: Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)]
+    """
+    Total output tokens across all turns.
+    """
+    thought_tokens: Annotated[
+        Annotated[int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)],
+        DefaultOnError(),
+    ] = None
+    """
+    Total thought/reasoning tokens
+    """
+    cached_read_tokens: Annotated[
+        Annotated[int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)],
+        DefaultOnError(),
+    ] = None
+    """
+    Total cache read tokens.
+    """
+    cached_write_tokens: Annotated[
+        Annotated[int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)],
+        DefaultOnError(),
+    ] = None
+    """
+    Total cache write tokens.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ExtResponse = TypeAliasType("ExtResponse", Any)
+"""
+Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
+Extension methods provide a way to add custom functionality while maintaining
+protocol compatibility.
+
+See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+"""
 
 
 ErrorCode1 = TypeAliasType(
@@ -1012,31 +2230,529 @@ range LSP reserves (-32899 to -32800).
 """
 
 
+MessageId = TypeAliasType("MessageId", str)
+"""
+Unique identifier for a message within a session.
+"""
+
+
+PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+"""
+Priority levels for plan entries.
+
+Used to indicate the relative importance or urgency of different
+tasks in the execution plan.
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
+"""
+
+
+PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+"""
+Status of a plan entry in the execution flow.
+
+Tracks the lifecycle of each task from planning through completion.
+See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
+"""
+
+
+PlanId = TypeAliasType("PlanId", str)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Unique identifier for a plan within a session.
+"""
+
+
+class PlanFile(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented by a file URI.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    plan_id: Annotated[PlanId, Field(alias="planId")]
+    """
+    The plan ID to update.
+    """
+    uri: Annotated[str, Field(alias="uri")]
+    """
+    The URI of the file containing the plan.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class PlanMarkdown(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as raw markdown content.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    plan_id: Annotated[PlanId, Field(alias="planId")]
+    """
+    The plan ID to update.
+    """
+    content: Annotated[str, Field(alias="content")]
+    """
+    Markdown content for the plan.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class PlanRemoved(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    plan_id: Annotated[PlanId, Field(alias="planId")]
+    """
+    The plan ID to remove.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class UnstructuredCommandInput(BaseModel):
+    """
+    All text that was typed after the command name is provided as input.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    hint: Annotated[str, Field(alias="hint")]
+    """
+    A hint to display when the input hasn't been provided yet
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CurrentModeUpdate(BaseModel):
+    """
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
+    """
+    The ID of the current mode
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionInfoUpdate(BaseModel):
+    """
+    Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    Clients can use it to keep session titles and state current.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Human-readable title for the session. Set to null to clear.
+    """
+    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    """
+    ISO 8601 timestamp of last activity. Set to null to clear.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class Cost(BaseModel):
+    """
+    Cost information for a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    amount: Annotated[float, Field(alias="amount")]
+    """
+    Total cumulative cost for session.
+    """
+    currency: Annotated[str, Field(alias="currency")]
+    """
+    Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class UsageUpdate(BaseModel):
+    """
+    Context window and cost update for a session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    """
+    Tokens currently in context.
+    """
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    """
+    Total context window size in tokens.
+    """
+    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
+    """
+    Cumulative session cost (optional).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+NoticeSeverity = TypeAliasType(
+    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+)
+"""
+Severity hint for a session notice.
+"""
+
+
+class Notice(BaseModel):
+    """
+    Fire-and-forget information for the user.
+
+    Notices are live events rather than session history. Agents must not rely on
+    a notice being received, displayed, or seen by the user.
+    Agents MUST only send notices when the Client advertised
+    the `session.notices` Client capability. Otherwise, Agents may use an agent
+    message when the information should still be surfaced to the user.
+
+    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    """
+    Presentation severity hint.
+    """
+    title: Annotated[str, Field(alias="title", min_length=1)]
+    """
+    Required non-empty plain-text title that can stand alone.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional plain-text detail or guidance.
+
+    Omitted and `null` are equivalent and mean no description was supplied.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Metadata scoped to this notice.
+
+    Omitted and `null` are equivalent and mean no metadata was supplied.
+    """
+
+
+CompactionId = TypeAliasType("CompactionId", str)
+"""
+Unique identifier for a context compaction within a session.
+"""
+
+
+CompactionStatus = TypeAliasType(
+    "CompactionStatus",
+    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+)
+"""
+Lifecycle state of a context compaction.
+"""
+
+
+class SessionCancelCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability to cancel work in a subagent session without ending that session.
+
+    Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class RunningStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Foreground work is in progress.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class RequiresActionStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Foreground work is blocked on user action.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class UnknownStateUpdate(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    The Agent cannot currently determine foreground activity.
+
+    Report this when activity becomes unobservable, not merely because the child
+    has been quiet. The Client MUST stop presenting the previous state as confirmed
+    current activity, but may retain it as last known. A later state replaces this
+    snapshot normally.
+
+    This is not a task outcome or session closure. It does not cancel work, resolve
+    pending requests, or revoke capabilities. Capabilities are updated separately.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+
+
+class CompleteElicitationNotification(BaseModel):
+    """
+    Notification sent by the agent when a URL-based elicitation is complete.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
+    """
+    The ID of the elicitation that completed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AuthStatusUpdateNotification(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification sent by the agent when its authentication status changes.
+
+    Carries the same fields as the `auth/status` response. Agents that advertise the
+    `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
+    send it when the reported status differs from the last one sent on the connection.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[AuthState, Field(alias="state")]
+    """
+    Whether the agent can start sessions without the user signing in first.
+
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[
+        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
 ExtNotification = TypeAliasType("ExtNotification", Any)
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
 while maintaining protocol compatibility.
-
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-"""
-
-
-ExtRequest = TypeAliasType("ExtRequest", Any)
-"""
-Allows for sending an arbitrary request that is not part of the ACP spec.
-Extension methods provide a way to add custom functionality while maintaining
-protocol compatibility.
-
-See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-"""
-
-
-ExtResponse = TypeAliasType("ExtResponse", Any)
-"""
-Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
-Extension methods provide a way to add custom functionality while maintaining
-protocol compatibility.
 
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
 """
@@ -1055,14 +2771,6 @@ class FileSystemCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     read_text_file: Annotated[
         Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
     ] = False
@@ -1075,11 +2783,34 @@ class FileSystemCapabilities(BaseModel):
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-
-
-class HttpHeader(BaseModel):
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    An HTTP header to set when making requests to the MCP server.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CompactionCapabilities(BaseModel):
+    """
+    Client support for ID-addressed context compaction updates.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+
+
+class BooleanConfigOptionCapabilities(BaseModel):
+    """
+    Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
     """
 
     model_config = ConfigDict(
@@ -1096,21 +2827,56 @@ class HttpHeader(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    name: Annotated[str, Field(alias="name")]
+
+
+class NoticeCapabilities(BaseModel):
     """
-    The name of the HTTP header.
+    Client support for presenting live notices to the user.
     """
-    value: Annotated[str, Field(alias="value")]
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+
+
+class SubagentCapabilities(BaseModel):
     """
-    The value to set for the HTTP header.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability marker for exposing reusable child sessions as restricted ACP sessions.
+
+    Supplying `{}` advertises support for child association and state updates,
+    session-directed messages, and restricted-session semantics. The client
+    must advertise this capability before the agent sends subagent updates or
+    session-directed messages.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
     """
 
 
-class Implementation(BaseModel):
+class PlanCapabilities(BaseModel):
     """
-    Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for receiving `plan_update` and `plan_removed` session updates.
     """
 
     model_config = ConfigDict(
@@ -1127,28 +2893,46 @@ class Implementation(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn't present.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Intended for UI and end-user contexts and optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: Annotated[str, Field(alias="version")]
-    """
-    Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
 
 
-class IntegerPropertySchema(BaseModel):
+class AuthCapabilities(BaseModel):
     """
-    Schema for integer properties in an elicitation form.
+    Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    """
+    Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ElicitationFormCapabilities(BaseModel):
+    """
+    Form-based elicitation capabilities.
+
+    Supplying `{}` means the client supports form-based elicitation.
     """
 
     model_config = ConfigDict(
@@ -1167,52 +2951,13 @@ class IntegerPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    default: Annotated[
-        Annotated[
-            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
-        ],
-        DefaultOnError(),
-    ] = None
-    """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
-    ] = None
-    """
-    Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
-    ] = None
-    """
-    Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
 
 
-class KillTerminalResponse(BaseModel):
+class ElicitationUrlCapabilities(BaseModel):
     """
-    Response to `terminal/kill` method
+    URL-based elicitation capabilities.
+
+    Supplying `{}` means the client supports URL-based elicitation.
     """
 
     model_config = ConfigDict(
@@ -1221,6 +2966,36 @@ class KillTerminalResponse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AuthenticateRequest(BaseModel):
+    """
+    Request parameters for the authenticate method.
+
+    Specifies which authentication method to use.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method_id: Annotated[AuthMethodId, Field(alias="methodId")]
+    """
+    The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1256,34 +3031,15 @@ class ListProvidersRequest(BaseModel):
     """
 
 
-LlmProtocol = TypeAliasType(
-    "LlmProtocol",
-    Literal["anthropic"]
-    | Literal["openai"]
-    | Literal["azure"]
-    | Literal["vertex"]
-    | Literal["bedrock"]
-    | str,
-)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Well-known API protocol identifiers for LLM providers.
-
-Agents and clients MUST handle unknown protocol identifiers gracefully.
-
-Protocol names beginning with `_` are free for custom use, like other ACP extension methods.
-Protocol names that do not begin with `_` are reserved for the ACP spec.
-"""
-
-
-class LogoutCapabilities(BaseModel):
+class SetProviderRequest(BaseModel):
     """
-    Logout capabilities supported by the agent.
+    **UNSTABLE**
 
-    Supplying `{}` means the agent supports the logout method.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
     """
 
     model_config = ConfigDict(
@@ -1292,6 +3048,52 @@ class LogoutCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    Provider ID to configure.
+    """
+    api_type: Annotated[LlmProtocol, Field(alias="apiType")]
+    """
+    Protocol type for this provider.
+    """
+    base_url: Annotated[str, Field(alias="baseUrl")]
+    """
+    Base URL for requests sent through this provider.
+    """
+    headers: Annotated[Annotated[dict[str, str] | None, Field(alias="headers")], NotNull()] = None
+    """
+    Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class DisableProviderRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/disable`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    Provider ID to disable.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1325,61 +3127,708 @@ class LogoutRequest(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
-    """
-    Response to the `logout` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class McpCapabilities(BaseModel):
-    """
-    MCP capabilities supported by the agent
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    acp: Annotated[Annotated[bool, Field(alias="acp")], DefaultOnError(False)] = False
+class AuthStatusRequest(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Agent supports `acp` MCP servers.
+    Request parameters for the `auth/status` method.
+
+    Queries the agent's current authentication state without changing it.
+
+    Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
+    whether authentication is required.
     """
-    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Agent supports `http` MCP servers.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
+
+
+class HttpHeader(BaseModel):
     """
-    Agent supports `sse` MCP servers.
+    An HTTP header to set when making requests to the MCP server.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    The name of the HTTP header.
+    """
+    value: Annotated[str, Field(alias="value")]
+    """
+    The value to set for the HTTP header.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class McpServerHttp(BaseModel):
+    """
+    HTTP transport configuration for MCP.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name identifying this MCP server.
+    """
+    url: Annotated[str, Field(alias="url")]
+    """
+    URL to the MCP server.
+    """
+    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    """
+    HTTP headers to set when making requests to the MCP server.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class McpServerSse(BaseModel):
+    """
+    SSE transport configuration for MCP.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name identifying this MCP server.
+    """
+    url: Annotated[str, Field(alias="url")]
+    """
+    URL to the MCP server.
+    """
+    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    """
+    HTTP headers to set when making requests to the MCP server.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class McpServerAcp(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    ACP transport configuration for MCP.
+
+    The MCP server is provided by an ACP component and communicates over the ACP channel
+    using `mcp/message`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name identifying this MCP server.
+    """
+    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
+    """
+    Unique identifier for this MCP server, generated by the component providing it.
+
+    Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
+    on the same ACP connection.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class McpServerStdio(BaseModel):
+    """
+    Stdio transport configuration for MCP.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable name identifying this MCP server.
+    """
+    command: Annotated[str, Field(alias="command")]
+    """
+    Absolute path to the MCP server executable.
+    """
+    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
+    """
+    Command-line arguments to pass to the MCP server.
+    """
+    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
+    """
+    Environment variables to set when launching the MCP server.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+SystemPromptMode = TypeAliasType("SystemPromptMode", Literal["append"] | Literal["override"] | str)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+How the Agent combines a client-provided system prompt with its own instructions.
+
+Unknown modes are preserved so they can be stored,
+proxied, or forwarded. An Agent MUST return an error for a mode it does not
+support rather than treating it as `append` or `override`.
+"""
+
+
+SessionArchiveFilter = TypeAliasType(
+    "SessionArchiveFilter", Literal["exclude"] | Literal["include"] | Literal["only"] | str
+)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Which sessions `session/list` returns based on their archive state.
+
+Unknown values are preserved so they can be stored, proxied, or forwarded. An Agent MUST
+return `-32602` for a value it does not support rather than treating it as `exclude`.
+"""
+
+
+class DeleteSessionRequest(BaseModel):
+    """
+    Request parameters for deleting an existing session from `session/list`.
+
+    Only available if the Agent supports the `sessionCapabilities.delete` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to delete.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ArchiveSessionRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for archiving a session.
+
+    Only available if the Agent supports the `sessionCapabilities.archive` capability.
+
+    Archiving hides the session from default `session/list` results. It keeps the session ID
+    and saved history. If the session is active, the Agent MUST cancel any ongoing work and
+    free the session's resources as if `session/close` had been called, then archive it.
+    Archiving an archived session succeeds. A session that does not exist gets `-32002`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to archive.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class UnarchiveSessionRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for unarchiving a session.
+
+    Only available if the Agent supports the `sessionCapabilities.archive` capability.
+
+    Unarchiving returns the session to default `session/list` results with the same ID and
+    saved history. It never loads or resumes the session. Clients that want to continue an
+    archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
+    Unarchiving a session that is not archived succeeds. A session that does not exist
+    gets `-32002`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to unarchive.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionStatusRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for checking the status of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.status` capability.
+
+    `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
+    close, or change the session, and does not attach the requesting connection to it.
+    A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to check.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionTitleRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for setting the title of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.title` capability.
+
+    The session does not need to be active on the connection. Any session the Agent would
+    return from `session/list` can be retitled. A session that does not exist gets `-32002`.
+
+    The Agent responds only after it has stored the title. After a successful response, the
+    Agent SHOULD NOT replace the title with one it generates automatically.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to retitle.
+    """
+    title: Annotated[str, Field(alias="title")]
+    """
+    The new title for the session.
+
+    Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
+    normalize the title before storing it, for example by trimming whitespace or
+    truncating it. The Agent rejects a title that fails its validation, including one
+    that is empty after normalization, with `-32602`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CloseSessionRequest(BaseModel):
+    """
+    Request parameters for closing an active session.
+
+    If supported, the agent **must** cancel any ongoing work related to the session
+    (treat it as if `session/cancel` was called) and then free up any resources
+    associated with the session.
+
+    Only available if the Agent supports the `sessionCapabilities.close` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to close.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionModeRequest(BaseModel):
+    """
+    Request parameters for setting a session mode.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the mode for.
+    """
+    mode_id: Annotated[SessionModeId, Field(alias="modeId")]
+    """
+    The ID of the mode to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class WriteTextFileResponse(BaseModel):
+    """
+    Response to `fs/write_text_file`
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ReadTextFileResponse(BaseModel):
+    """
+    Response containing the contents of a text file.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[str, Field(alias="content")]
+    """
+    Content payload returned by this response.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SelectedPermissionOutcome(BaseModel):
+    """
+    The user selected one of the provided options.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
+    """
+    The ID of the option the user selected.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CreateTerminalResponse(BaseModel):
+    """
+    Response containing the ID of the created terminal.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
+    """
+    The unique identifier for the created terminal.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class TerminalExitStatus(BaseModel):
+    """
+    Exit status of a terminal command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    exit_code: Annotated[
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+    ] = None
+    """
+    The process exit code (may be null if terminated by signal).
+    """
+    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    """
+    The signal that terminated the process (may be null if exited normally).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ReleaseTerminalResponse(BaseModel):
+    """
+    Response to terminal/release method
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class WaitForTerminalExitResponse(BaseModel):
+    """
+    Response containing the exit status of a terminal command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    exit_code: Annotated[
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+    ] = None
+    """
+    The process exit code (may be null if terminated by signal).
+    """
+    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    """
+    The signal that terminated the process (may be null if exited normally).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class KillTerminalResponse(BaseModel):
+    """
+    Response to `terminal/kill` method
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ElicitationContentValue1 = TypeAliasType(
+    "ElicitationContentValue1",
+    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
+)
+"""
+Integer value accepted in elicitation response content.
+"""
+
+
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
+)
+"""
+Allowed wire representations for `ElicitationContentValue`.
+"""
+
+
+class ElicitationAcceptAction(BaseModel):
+    """
+    The user accepted the elicitation and provided content.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
+    """
+    The user-provided content, if any, as an object matching the requested schema.
     """
 
 
@@ -1404,45 +3853,21 @@ class McpError(BaseModel):
     """
     Inner MCP error code. Never an ACP error code.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull()] = None
-    """
-    Optional error data. Explicit null is retained.
-    """
     message: Annotated[str, Field(alias="message")]
     """
     Inner MCP error message.
     """
-
-
-McpRequestId = TypeAliasType("McpRequestId", str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Identifies an inner MCP request active against a server on this ACP connection.
-
-Generated by the caller and preserved unchanged by proxies. This is distinct
-from the outer ACP JSON-RPC request ID.
-"""
-
-
-McpServerAcpId = TypeAliasType("McpServerAcpId", str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for an MCP server using the ACP transport.
-
-The value is opaque and generated by the ACP component providing the MCP server. It is
-used by `mcp/message` to route requests to the component that declared the server.
-"""
-
-
-class McpServerHttp(BaseModel):
+    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull()] = None
     """
-    HTTP transport configuration for MCP.
+    Optional error data. Explicit null is retained.
+    """
+
+
+class CancelNotification(BaseModel):
+    """
+    Notification to cancel ongoing operations for a session.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
     model_config = ConfigDict(
@@ -1451,6 +3876,10 @@ class McpServerHttp(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to cancel operations for.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1459,94 +3888,6 @@ class McpServerHttp(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name identifying this MCP server.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    URL to the MCP server.
-    """
-
-
-class McpServerSse(BaseModel):
-    """
-    SSE transport configuration for MCP.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name identifying this MCP server.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    URL to the MCP server.
-    """
-
-
-class McpServerStdio(BaseModel):
-    """
-    Stdio transport configuration for MCP.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
-    """
-    Command-line arguments to pass to the MCP server.
-    """
-    command: Annotated[str, Field(alias="command")]
-    """
-    Absolute path to the MCP server executable.
-    """
-    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
-    """
-    Environment variables to set when launching the MCP server.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name identifying this MCP server.
-    """
-
-
-MessageId = TypeAliasType("MessageId", str)
-"""
-Unique identifier for a message within a session.
-"""
 
 
 class MessageMcpNotification(BaseModel):
@@ -1567,57 +3908,14 @@ class MessageMcpNotification(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    method: Annotated[str, Field(alias="method")]
-    """
-    The inner MCP method name.
-    """
-    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
-    """
-    Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
+    The declared ACP MCP server handling the associated request.
     """
     request_id: Annotated[McpRequestId, Field(alias="requestId")]
     """
     The identifier of the active inner MCP request.
     """
-    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server handling the associated request.
-    """
-
-
-class MessageMcpRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/message`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     method: Annotated[str, Field(alias="method")]
     """
     The inner MCP method name.
@@ -1628,19 +3926,21 @@ class MessageMcpRequest(BaseModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    request_id: Annotated[McpRequestId, Field(alias="requestId")]
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The caller-generated identifier for the inner MCP request.
-    """
-    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server receiving this request.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-class NoticeCapabilities(BaseModel):
+class CancelRequestNotification(BaseModel):
     """
-    Client support for presenting live notices to the user.
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
     """
 
     model_config = ConfigDict(
@@ -1649,19 +3949,254 @@ class NoticeCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The ID of the request to cancel.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
-NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+class ProxySuccessorRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` request.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one request: `method`
+    and `params` are the wrapped request's method and params.
+
+    The result or error of the wrapped request is returned unchanged, as the same JSON value,
+    as the result or error of the `proxy/successor` request. Errors the conductor returns
+    itself, for example because the successor has exited, are not wrapped results.
+
+    To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
+    request on the same connection. Cancellation is never forwarded to another hop.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method: Annotated[str, Field(alias="method")]
+    """
+    Method name of the wrapped request.
+    """
+    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
+    """
+    Params of the wrapped request, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped request's own `_meta` stays inside these params.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Metadata for the `proxy/successor` envelope itself, separate from the wrapped
+    message's `_meta`. It is hop-local: the conductor does not copy it into the message
+    it unwraps.
+
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Any)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
+"""
+
+
+class ProxySuccessorNotification(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Parameters of a `proxy/successor` notification.
+
+    A proxy sends it to forward a message to its successor, and the conductor sends it to
+    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+    and `params` are the wrapped notification's method and params.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method: Annotated[str, Field(alias="method")]
+    """
+    Method name of the wrapped notification.
+    """
+    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
+    """
+    Params of the wrapped notification, forwarded unchanged.
+
+    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
+    When present, it MUST be a JSON object or array, as JSON-RPC requires.
+    The wrapped notification's own `_meta` stays inside these params.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Metadata for the `proxy/successor` envelope itself, separate from the wrapped
+    message's `_meta`. It is hop-local: the conductor does not copy it into the message
+    it unwraps.
+
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `authenticate`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["terminal"], Field(alias="type")]
+
+
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
 )
 """
-Severity hint for a session notice.
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
 """
 
 
-class NumberPropertySchema(BaseModel):
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
-    Schema for number (floating-point) properties in an elicitation form.
+    The user accepted and provided content.
     """
 
     model_config = ConfigDict(
@@ -1680,38 +4215,55 @@ class NumberPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
-    """
-    Default value.
+    action: Annotated[Literal["accept"], Field(alias="action")]
 
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+
+class DeclineCreateElicitationResponse(BaseModel):
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
+    The user declined the elicitation.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
     )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Human-readable description.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
-    """
-    Maximum value (inclusive).
+    Optional. Omitted and `null` are equivalent and mean no metadata.
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
-    """
-    Minimum value (inclusive).
+    action: Annotated[Literal["decline"], Field(alias="action")]
 
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
 
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
+class CancelCreateElicitationResponse(BaseModel):
     """
+    The elicitation was cancelled.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
 class OtherCreateElicitationResponse(BaseModel):
@@ -1754,6 +4306,62 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+class StringElicitationPropertySchema(StringPropertySchema):
+    """
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["string"], Field(alias="type")]
+
+
+class NumberElicitationPropertySchema(NumberPropertySchema):
+    """
+    Number (floating-point) property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["number"], Field(alias="type")]
+
+
+class IntegerElicitationPropertySchema(IntegerPropertySchema):
+    """
+    Integer property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["integer"], Field(alias="type")]
+
+
+class BooleanElicitationPropertySchema(BooleanPropertySchema):
+    """
+    Boolean property.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
+
+
 class OtherElicitationPropertySchema(BaseModel):
     """
     Custom or future elicitation property schema.
@@ -1784,4249 +4392,24 @@ class OtherElicitationPropertySchema(BaseModel):
     """
 
 
-class OtherMultiSelectItems(BaseModel):
+class SessionElicitationUrlMode(ElicitationSessionScope):
     """
-    Custom or future typed multi-select items.
+    Tied to a session, optionally to a specific tool call within that session.
     """
 
     model_config = ConfigDict(
-        extra="allow",
         use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
     )
-    type_: Annotated[str, Field(alias="type")]
-    """
-    Custom or future multi-select item type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Custom or future state.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Other unknown values are reserved for future ACP variants.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[str, Field(alias="state")]
-    """
-    Unrecognized state discriminator.
-    """
-
-
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
-"""
-Unique identifier for a permission option.
-"""
-
-
-PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
-)
-"""
-The type of permission option being presented to the user.
-
-Helps clients choose appropriate icons and UI treatment.
-"""
-
-
-class PlanCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for receiving `plan_update` and `plan_removed` session updates.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
-"""
-Priority levels for plan entries.
-
-Used to indicate the relative importance or urgency of different
-tasks in the execution plan.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
-"""
-
-
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
-"""
-Status of a plan entry in the execution flow.
-
-Tracks the lifecycle of each task from planning through completion.
-See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
-"""
-
-
-PlanId = TypeAliasType("PlanId", str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for a plan within a session.
-"""
-
-
-class PlanMarkdown(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    Markdown content for the plan.
-    """
-    plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
-
-
-class PlanRemoved(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to remove.
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
-
-
-class PromptCapabilities(BaseModel):
-    """
-    Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
-    """
-    Agent supports `audio` content blocks.
-    """
-    embedded_context: Annotated[
-        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
-    ] = False
-    """
-    Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
-    """
-    Agent supports `image` content blocks.
-    """
-
-
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
-"""
-Protocol version identifier.
-
-This version is only bumped for breaking changes.
-Non-breaking changes should be introduced via capabilities.
-"""
-
-
-class ProviderCurrentConfig(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol currently used by this provider.
-    """
-    base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL currently used by this provider.
-    """
-
-
-ProviderId = TypeAliasType("ProviderId", str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Unique identifier for a configurable LLM provider.
-"""
-
-
-class ProviderInfo(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    current: Annotated[ProviderCurrentConfig | None, Field(alias="current")] = None
-    """
-    Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider identifier, for example "main" or "openai".
-    """
-    required: Annotated[bool, Field(alias="required")]
-    """
-    Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    supported: Annotated[
-        Annotated[list[LlmProtocol], Field(alias="supported")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    Supported protocol types for this provider.
-    """
-
-
-class ProvidersCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ProxySuccessorNotification(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Parameters of a `proxy/successor` notification.
-
-    A proxy sends it to forward a message to its successor, and the conductor sends it to
-    deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
-    and `params` are the wrapped notification's method and params.
-
-    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata for the `proxy/successor` envelope itself, separate from the wrapped
-    message's `_meta`. It is hop-local: the conductor does not copy it into the message
-    it unwraps.
-
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    method: Annotated[str, Field(alias="method")]
-    """
-    Method name of the wrapped notification.
-    """
-    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
-    """
-    Params of the wrapped notification, forwarded unchanged.
-
-    Optional. Omitted and `null` are equivalent and mean the wrapped notification has no params.
-    When present, it MUST be a JSON object or array, as JSON-RPC requires.
-    The wrapped notification's own `_meta` stays inside these params.
-    """
-
-
-class ProxySuccessorRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Parameters of a `proxy/successor` request.
-
-    A proxy sends it to forward a message to its successor, and the conductor sends it to
-    deliver a message from the successor to the proxy. The envelope wraps one request: `method`
-    and `params` are the wrapped request's method and params.
-
-    The result or error of the wrapped request is returned unchanged, as the same JSON value,
-    as the result or error of the `proxy/successor` request. Errors the conductor returns
-    itself, for example because the successor has exited, are not wrapped results.
-
-    To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
-    request on the same connection. Cancellation is never forwarded to another hop.
-
-    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata for the `proxy/successor` envelope itself, separate from the wrapped
-    message's `_meta`. It is hop-local: the conductor does not copy it into the message
-    it unwraps.
-
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    method: Annotated[str, Field(alias="method")]
-    """
-    Method name of the wrapped request.
-    """
-    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
-    """
-    Params of the wrapped request, forwarded unchanged.
-
-    Optional. Omitted and `null` are equivalent and mean the wrapped request has no params.
-    When present, it MUST be a JSON object or array, as JSON-RPC requires.
-    The wrapped request's own `_meta` stays inside these params.
-    """
-
-
-ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Any)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Result of a `proxy/successor` request: the wrapped request's result, forwarded unchanged.
-"""
-
-
-class ReadTextFileResponse(BaseModel):
-    """
-    Response containing the contents of a text file.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    Content payload returned by this response.
-    """
-
-
-class ReleaseTerminalResponse(BaseModel):
-    """
-    Response to terminal/release method
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
-)
-"""
-A numeric JSON-RPC request id.
-"""
-
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-class RequiresActionStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Foreground work is blocked on user action.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-
-
-class ResultMessageMcpResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    An opaque inner MCP result.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    Optional ACP carrier metadata.
-    """
-    result: Annotated[Any, Field(alias="result")]
-    """
-    Required, even if JSON null.
-    """
-
-
-Role = TypeAliasType("Role", Literal["assistant", "user"])
-"""
-The sender or recipient of messages and data in a conversation.
-"""
-
-
-class RunningStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Foreground work is in progress.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-
-
-class SelectedPermissionOutcome(BaseModel):
-    """
-    The user selected one of the provided options.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    The ID of the option the user selected.
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """
-    The user selected one of the provided options.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
-
-
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
-    """
-    Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionArchiveCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for `session/archive` and `session/unarchive`.
-
-    Supplying `{}` means the agent supports both methods, the `archived` filter on
-    `session/list`, and `SessionInfo.archived`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-SessionArchiveFilter = TypeAliasType(
-    "SessionArchiveFilter", Literal["exclude"] | Literal["include"] | Literal["only"] | str
-)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Which sessions `session/list` returns based on their archive state.
-
-Unknown values are preserved so they can be stored, proxied, or forwarded. An Agent MUST
-return `-32602` for a value it does not support rather than treating it as `exclude`.
-"""
-
-
-class SessionCancelCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capability to cancel work in a subagent session without ending that session.
-
-    Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionCloseCapabilities(BaseModel):
-    """
-    Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionConfigBoolean(BaseModel):
-    """
-    A boolean on/off toggle session configuration option payload.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    current_value: Annotated[bool, Field(alias="currentValue")]
-    """
-    The current value of the boolean option.
-    """
-
-
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
-"""
-Unique identifier for a session configuration option value group.
-"""
-
-
-SessionConfigId = TypeAliasType("SessionConfigId", str)
-"""
-Unique identifier for a session configuration option.
-"""
-
-
-SessionConfigOptionCategory = TypeAliasType(
-    "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
-)
-"""
-Semantic category for a session configuration option.
-
-This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
-session mode selector vs thought/reasoning level) for UX purposes (keyboard shortcuts, icons,
-placement). It MUST NOT be required for correctness. Clients MUST handle missing or unknown
-categories gracefully.
-
-Category names beginning with `_` are free for custom use, like other ACP extension methods.
-Category names that do not begin with `_` are reserved for the ACP spec.
-"""
-
-
-class SessionConfigOptionsCapabilities(BaseModel):
-    """
-    Session configuration option capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-
-
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
-"""
-Unique identifier for a session configuration option value.
-"""
-
-
-class SessionDeleteCapabilities(BaseModel):
-    """
-    Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionForkCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-SessionId = TypeAliasType("SessionId", str)
-"""
-A unique identifier for a conversation session between a client and agent.
-
-Each session has its own context, conversation history, and state, so one
-agent can run several independent sessions.
-
-See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draft/session-setup#session-id)
-"""
-
-
-class SessionInfo(BaseModel):
-    """
-    Information about a session returned by session/list
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    archived: Annotated[Annotated[bool | None, Field(alias="archived")], DefaultOnError()] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the session is archived.
-
-    Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
-    Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the session
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Human-readable title for the session
-    """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity
-    """
-
-
-class SessionInfoUpdate(BaseModel):
-    """
-    Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Human-readable title for the session. Set to null to clear.
-    """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity. Set to null to clear.
-    """
-
-
-class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
-    """
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
-
-
-class SessionListCapabilities(BaseModel):
-    """
-    Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-SessionModeId = TypeAliasType("SessionModeId", str)
-"""
-Unique identifier for a Session Mode.
-"""
-
-
-class SessionResumeCapabilities(BaseModel):
-    """
-    Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-SessionStatus = TypeAliasType("SessionStatus", Literal["open"] | Literal["saved"] | str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Whether the Agent has a session in memory, as reported by `session/status`.
-"""
-
-
-class SessionStatusCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/status` method.
-
-    Supplying `{}` means the agent supports checking session status.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionStatusRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for checking the status of a session.
-
-    Only available if the Agent supports the `sessionCapabilities.status` capability.
-
-    `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
-    close, or change the session, and does not attach the requesting connection to it.
-    A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to check.
-    """
-
-
-class SessionStatusResponse(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from checking the status of a session.
-
-    The result is a snapshot. A session reported `open` may be closed or evicted before
-    the Client's next request.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    status: Annotated[SessionStatus, Field(alias="status")]
-    """
-    Whether the Agent has the session in memory.
-
-    Required. Clients MUST treat a value they do not recognize as `saved`.
-    """
-
-
-class SessionSystemPromptOverrideCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `override` system prompt mode.
-
-    Supplying `{}` means the agent supports replacing its built-in default
-    instructions with the client-provided system prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionTitleCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for Client-set session titles.
-
-    Supplying `{}` means the agent supports `session/set_title`. Agents report titles
-    through `session/list` and `session_info_update` without this capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetProviderRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol type for this provider.
-    """
-    base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL for requests sent through this provider.
-    """
-    headers: Annotated[Annotated[dict[str, str] | None, Field(alias="headers")], NotNull()] = None
-    """
-    Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to configure.
-    """
-
-
-class SetProviderResponse(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionModeRequest(BaseModel):
-    """
-    Request parameters for setting a session mode.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode_id: Annotated[SessionModeId, Field(alias="modeId")]
-    """
-    The ID of the mode to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the mode for.
-    """
-
-
-class SetSessionModeResponse(BaseModel):
-    """
-    Response to `session/set_mode` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionTitleRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for setting the title of a session.
-
-    Only available if the Agent supports the `sessionCapabilities.title` capability.
-
-    The session does not need to be active on the connection. Any session the Agent would
-    return from `session/list` can be retitled. A session that does not exist gets `-32002`.
-
-    The Agent responds only after it has stored the title. After a successful response, the
-    Agent SHOULD NOT replace the title with one it generates automatically.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to retitle.
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    The new title for the session.
-
-    Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
-    normalize the title before storing it, for example by trimming whitespace or
-    truncating it. The Agent rejects a title that fails its validation, including one
-    that is empty after normalization, with `-32602`.
-    """
-
-
-class SetSessionTitleResponse(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from setting the title of a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    The title the Agent stored.
-
-    This differs from the requested title if the Agent normalized it. Clients SHOULD
-    display this value rather than the one they sent.
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["sse"], Field(alias="type")]
-
-
-class StateUpdateRequiresAction(RequiresActionStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Foreground work is blocked on user action.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["requires_action"], Field(alias="state")]
-
-
-class StateUpdateRunning(RunningStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Foreground work is in progress.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["running"], Field(alias="state")]
-
-
-StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
-)
-"""
-Reasons why an agent stops processing a prompt turn.
-
-See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#stop-reasons)
-"""
-
-
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
-"""
-String format types for string properties in elicitation schemas.
-"""
-
-
-class StringMultiSelectItems(BaseModel):
-    """
-    String item schema for multi-select enum properties.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    enum: Annotated[list[str], Field(alias="enum")]
-    """
-    Allowed enum values.
-    """
-
-
-class StringPropertySchema(BaseModel):
-    """
-    Schema for string properties in an elicitation form.
-
-    When `enum` or `oneOf` is set, this represents a single-select enum
-    with `"type": "string"`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
-    """
-    Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    enum: Annotated[list[str] | None, Field(alias="enum")] = None
-    """
-    Enum values for untitled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
-    declared by `enum`.
-    """
-    format_: Annotated[StringFormat | None, Field(alias="format")] = None
-    """
-    String format.
-
-    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
-    """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
-    """
-    Maximum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
-    """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
-    """
-    Minimum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
-    """
-    one_of: Annotated[list[EnumOption] | None, Field(alias="oneOf")] = None
-    """
-    Titled enum options for titled single-select enums.
-    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
-    declared by `oneOf`.
-    """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
-    """
-    Pattern the string must match.
-
-    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-
-
-class SubagentCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capability marker for exposing reusable child sessions as restricted ACP sessions.
-
-    Supplying `{}` advertises support for child association and state updates,
-    session-directed messages, and restricted-session semantics. The client
-    must advertise this capability before the agent sends subagent updates or
-    session-directed messages.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-    """
-
-
-class SubagentSessionCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Client-initiated session mutations permitted for a specific subagent session.
-
-    A mutation requires an explicit per-child capability. Support for the method
-    on ordinary sessions does not grant support on a child.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-    """
-    cancel: Annotated[
-        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")], DefaultOnError()
-    ] = None
-    """
-    Permits the client to cancel this child's current work without ending
-    the session. Omitted or `null` means unsupported. An object (including
-    `{}`) means supported.
-    """
-
-
-SystemPromptMode = TypeAliasType("SystemPromptMode", Literal["append"] | Literal["override"] | str)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-How the Agent combines a client-provided system prompt with its own instructions.
-
-Unknown modes are preserved so they can be stored,
-proxied, or forwarded. An Agent MUST return an error for a mode it does not
-support rather than treating it as `append` or `override`.
-"""
-
-
-class TerminalAuthMethod(AuthMethodTerminal):
-    """
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["terminal"], Field(alias="type")]
-
-
-class TerminalExitStatus(BaseModel):
-    """
-    Exit status of a terminal command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
-
-
-TerminalId = TypeAliasType("TerminalId", str)
-"""
-Typed identifier used for terminal values on the wire.
-"""
-
-
-class TerminalOutputRequest(BaseModel):
-    """
-    Request to get the current output and status of a terminal.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to get output from.
-    """
-
-
-class TerminalOutputResponse(BaseModel):
-    """
-    Response containing the terminal output and exit status.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
-    ] = None
-    """
-    Exit status if the command has completed.
-    """
-    output: Annotated[str, Field(alias="output")]
-    """
-    The terminal output captured so far.
-    """
-    truncated: Annotated[bool, Field(alias="truncated")]
-    """
-    Whether the output was truncated due to byte limits.
-    """
-
-
-class TextResourceContents(BaseModel):
-    """
-    Text-based resource contents.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
-    text: Annotated[str, Field(alias="text")]
-    """
-    Text payload carried by this content block.
-    """
-    uri: Annotated[str, Field(alias="uri")]
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class TitledMultiSelectItems(BaseModel):
-    """
-    Items definition for titled multi-select enum properties.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
-    """
-    Titled enum options.
-    """
-
-
-ToolCallId = TypeAliasType("ToolCallId", str)
-"""
-Unique identifier for a tool call within a session.
-"""
-
-
-class ToolCallLocation(BaseModel):
-    """
-    A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    Optional 1-based line number within the file.
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    The absolute file path being accessed or modified.
-    """
-
-
-ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
-)
-"""
-Execution status of a tool call.
-
-Tool calls progress through different statuses during their lifecycle.
-
-See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#status)
-"""
-
-
-ToolKind = TypeAliasType(
-    "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
-    ],
-)
-"""
-Categories of tools that can be invoked.
-
-Tool kinds help clients choose appropriate icons and optimize how they
-display tool execution progress.
-
-See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#creating)
-"""
-
-
-class UnarchiveSessionRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for unarchiving a session.
-
-    Only available if the Agent supports the `sessionCapabilities.archive` capability.
-
-    Unarchiving returns the session to default `session/list` results with the same ID and
-    saved history. It never loads or resumes the session. Clients that want to continue an
-    archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
-    Unarchiving a session that is not archived succeeds. A session that does not exist
-    gets `-32002`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to unarchive.
-    """
-
-
-class UnarchiveSessionResponse(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from unarchiving a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class UnknownStateUpdate(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The Agent cannot currently determine foreground activity.
-
-    Report this when activity becomes unobservable, not merely because the child
-    has been quiet. The Client MUST stop presenting the previous state as confirmed
-    current activity, but may retain it as last known. A later state replaces this
-    snapshot normally.
-
-    This is not a task outcome or session closure. It does not cancel work, resolve
-    pending requests, or revoke capabilities. Capabilities are updated separately.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-
-
-class UnstructuredCommandInput(BaseModel):
-    """
-    All text that was typed after the command name is provided as input.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    hint: Annotated[str, Field(alias="hint")]
-    """
-    A hint to display when the input hasn't been provided yet
-    """
-
-
-class Usage(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for a prompt turn.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    cached_read_tokens: Annotated[
-        Annotated[int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)],
-        DefaultOnError(),
-    ] = None
-    """
-    Total cache read tokens.
-    """
-    cached_write_tokens: Annotated[
-        Annotated[int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)],
-        DefaultOnError(),
-    ] = None
-    """
-    Total cache write tokens.
-    """
-    input_tokens: Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)]
-    """
-    Total input tokens across all turns.
-    """
-    output_tokens: Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)]
-    """
-    Total output tokens across all turns.
-    """
-    thought_tokens: Annotated[
-        Annotated[int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)],
-        DefaultOnError(),
-    ] = None
-    """
-    Total thought/reasoning tokens
-    """
-    total_tokens: Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)]
-    """
-    Sum of all token types across session.
-    """
-
-
-class UsageUpdate(BaseModel):
-    """
-    Context window and cost update for a session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
-    """
-    Cumulative session cost (optional).
-    """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
-    """
-    Total context window size in tokens.
-    """
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
-    """
-    Tokens currently in context.
-    """
-
-
-class UsageUpdateSessionUpdate(UsageUpdate):
-    """
-    Context window and cost update for the session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
-
-
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
-    """
-    A `SessionConfigValueId` string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
-    """
-    The value ID.
-    """
-
-
-class WaitForTerminalExitRequest(BaseModel):
-    """
-    Request to wait for a terminal command to exit.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to wait for.
-    """
-
-
-class WaitForTerminalExitResponse(BaseModel):
-    """
-    Response containing the exit status of a terminal command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
-    ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
-
-
-class WriteTextFileRequest(BaseModel):
-    """
-    Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    The text content to write to the file.
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    Absolute path to the file to write.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class WriteTextFileResponse(BaseModel):
-    """
-    Response to `fs/write_text_file`
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    action: Annotated[Literal["accept"], Field(alias="action")]
-
-
-class AgentAuthCapabilities(BaseModel):
-    """
-    Authentication-related capabilities supported by the agent.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    logout: Annotated[
-        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-    status: Annotated[
-        Annotated[AuthStatusCapabilities | None, Field(alias="status")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports the `auth/status` method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the `auth/status` method.
-    """
-
-
-class Annotations(BaseModel):
-    """
-    Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Intended recipients for this content, such as the user or assistant.
-    """
-    last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
-    ] = None
-    """
-    Timestamp indicating when the underlying resource was last modified.
-    """
-    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
-    """
-    Relative importance of this content when clients choose what to surface.
-    """
-
-
-class ArchiveSessionRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for archiving a session.
-
-    Only available if the Agent supports the `sessionCapabilities.archive` capability.
-
-    Archiving hides the session from default `session/list` results. It keeps the session ID
-    and saved history. If the session is active, the Agent MUST cancel any ongoing work and
-    free the session's resources as if `session/close` had been called, then archive it.
-    Archiving an archived session succeeds. A session that does not exist gets `-32002`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to archive.
-    """
-
-
-class AudioContent(BaseModel):
-    """
-    Audio provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    data: Annotated[str, Field(alias="data")]
-    """
-    Base64-encoded media payload.
-    """
-    mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
-
-
-class AudioContentBlock(AudioContent):
-    """
-    Audio data for transcription or analysis.
-
-    Requires the `audio` prompt capability when included in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["audio"], Field(alias="type")]
-
-
-class AuthMethodAgent(BaseModel):
-    """
-    Agent handles authentication itself through `authenticate`.
-
-    This is the default authentication method type.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional human-readable description of this authentication method.
-    """
-    id_: Annotated[AuthMethodId, Field(alias="id")]
-    """
-    Unique identifier for this authentication method.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name of the authentication method.
-    """
-
-
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
-"""
-The input specification for a command.
-"""
-
-
-class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """
-    Boolean property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-
-
-class BooleanSessionConfigOption(SessionConfigBoolean):
-    """
-    Boolean on/off toggle.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
-    ] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description for the Client to display to the user.
-    """
-    id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for the option.
-    """
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-
-
-class BooleanSetSessionConfigOptionRequest(BaseModel):
-    """
-    A boolean value (`type: "boolean"`).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
-    type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
-    """
-    The boolean value.
-    """
-
-
-class CancelNotification(BaseModel):
-    """
-    Notification to cancel ongoing operations for a session.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to cancel operations for.
-    """
-
-
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
-    """
-
-
-class CancelledIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work was cancelled.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[
-        Annotated[Literal["cancelled"], Field(alias="stopReason")], DefaultOnError()
-    ]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class ClientNotification(BaseModel):
-    """
-    A JSON-RPC notification object.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    method: Annotated[str, Field(alias="method")]
-    """
-    The notification method name.
-    """
-    params: Annotated[
-        CancelNotification | MessageMcpNotification | ExtNotification | None, Field(alias="params")
-    ] = None
-    """
-    Method-specific notification parameters.
-    """
-
-
-class ClientSessionCapabilities(BaseModel):
-    """
-    Session-related capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
-    ] = None
-    """
-    Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported. `{}` advertises the complete compaction contract.
-    """
-    config_options: Annotated[
-        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
-        DefaultOnError(),
-    ] = None
-    """
-    Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    notices: Annotated[
-        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
-    ] = None
-    """
-    Support for live user-facing `notice` session updates.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client can present notices to the user.
-    """
-
-
-class CloseSessionRequest(BaseModel):
-    """
-    Request parameters for closing an active session.
-
-    If supported, the agent **must** cancel any ongoing work related to the session
-    (treat it as if `session/cancel` was called) and then free up any resources
-    associated with the session.
-
-    Only available if the Agent supports the `sessionCapabilities.close` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to close.
-    """
-
-
-class CompleteElicitationNotification(BaseModel):
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
-    The ID of the elicitation that completed.
+    The unique identifier for this elicitation.
     """
-
-
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
-    Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
-            )
-        ),
-    ],
-)
-"""
-Response from the client to an elicitation request.
-"""
-
-
-class CreateTerminalRequest(BaseModel):
+    url: Annotated[str, Field(alias="url")]
     """
-    Request to create a new terminal and execute a command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
-    """
-    Array of command arguments.
-    """
-    command: Annotated[str, Field(alias="command")]
-    """
-    The command to execute.
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    Working directory for the command. Must be an absolute path.
-    """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
-    """
-    Environment variables for the command.
-    """
-    output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
-    ] = None
-    """
-    Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class CreateTerminalResponse(BaseModel):
-    """
-    Response containing the ID of the created terminal.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The unique identifier for the created terminal.
-    """
-
-
-class CurrentModeUpdate(BaseModel):
-    """
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The ID of the current mode
-    """
-
-
-class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
-    """
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
-
-
-class DeleteSessionRequest(BaseModel):
-    """
-    Request parameters for deleting an existing session from `session/list`.
-
-    Only available if the Agent supports the `sessionCapabilities.delete` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to delete.
-    """
-
-
-class DisableProviderRequest(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/disable`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to disable.
-    """
-
-
-class ElicitationCapabilities(BaseModel):
-    """
-    Elicitation capabilities supported by the client.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports form-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
-    Supplying `{}` explicitly advertises form support.
-    """
-    url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
-    ] = None
-    """
-    Whether the client supports URL-based elicitation.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-class ElicitationSessionScope(BaseModel):
-    """
-    Session-scoped elicitation, optionally tied to a specific tool call.
-
-    When `toolCallId` is set, the elicitation is tied to a specific tool call.
-    This is useful when an agent receives an elicitation from an MCP server
-    during a tool call and needs to redirect it to the user.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session this elicitation is tied to.
-    """
-    tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
-    ] = None
-    """
-    Optional tool call within the session.
-
-    Optional. Omitted and `null` are equivalent and mean the elicitation is scoped to the
-    session without a specific tool call.
-    """
-
-
-EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
-)
-"""
-Resource content that can be embedded in a message.
-"""
-
-
-class EndTurnIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended successfully.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[
-        Annotated[Literal["end_turn"], Field(alias="stopReason")], DefaultOnError()
-    ]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
-
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-
-
-class ErrorAgentResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-
-
-class ErrorMessageMcpResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A structured inner MCP error.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    Optional ACP carrier metadata.
-    """
-    error: Annotated[McpError, Field(alias="error")]
-    """
-    Required, non-null MCP error object.
-    """
-
-
-class ErrorProxyResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-
-
-class ErrorStopReason(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Details of a failure that ended a child's foreground work.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
-    """
-    The failure, as a JSON-RPC error object.
-
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
-    """
-
-
-class HttpMcpServer(McpServerHttp):
-    """
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["http"], Field(alias="type")]
-
-
-class ImageContent(BaseModel):
-    """
-    An image provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    data: Annotated[str, Field(alias="data")]
-    """
-    Base64-encoded media payload.
-    """
-    mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
-    """
-    URI associated with this resource or media payload.
-    """
-
-
-class ImageContentBlock(ImageContent):
-    """
-    Images for visual context or analysis.
-
-    Requires the `image` prompt capability when included in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["image"], Field(alias="type")]
-
-
-class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """
-    Integer property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["integer"], Field(alias="type")]
-
-
-class KillTerminalRequest(BaseModel):
-    """
-    Request to kill a terminal without releasing it.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to kill.
-    """
-
-
-class ListProvidersResponse(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/list`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    providers: Annotated[list[ProviderInfo], Field(alias="providers")]
-    """
-    Configurable providers with current routing info suitable for UI display.
-    """
-
-
-class ListSessionsRequest(BaseModel):
-    """
-    Request parameters for listing existing sessions.
-
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    archived: Annotated[SessionArchiveFilter | None, Field(alias="archived")] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Filter sessions by archive state.
-
-    Optional. Omitted and `null` are equivalent and mean `exclude`. Only send this when
-    the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
-    applies before pagination. Clients keep the same value when following `nextCursor`.
-    """
-    cursor: Annotated[str | None, Field(alias="cursor")] = None
-    """
-    Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    Filter sessions by working directory. Must be an absolute path.
-    """
-
-
-class ListSessionsResponse(BaseModel):
-    """
-    Response from listing sessions.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
-        None
-    )
-    """
-    Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    Array of session information objects
-    """
-
-
-class MarkdownPlanUpdateContent(PlanMarkdown):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Raw markdown content for the plan.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["markdown"], Field(alias="type")]
-
-
-class MaxTokensIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because the agent reached the maximum number of tokens.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[
-        Annotated[Literal["max_tokens"], Field(alias="stopReason")], DefaultOnError()
-    ]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class MaxTurnRequestsIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because the agent reached the maximum number of allowed
-    agent requests.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[
-        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")], DefaultOnError()
-    ]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class McpServerAcp(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    ACP transport configuration for MCP.
-
-    The MCP server is provided by an ACP component and communicates over the ACP channel
-    using `mcp/message`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name identifying this MCP server.
-    """
-    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    Unique identifier for this MCP server, generated by the component providing it.
-
-    Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
-    on the same ACP connection.
-    """
-
-
-MessageMcpResponse = TypeAliasType(
-    "MessageMcpResponse", ResultMessageMcpResponse | ErrorMessageMcpResponse
-)
-"""
-**UNSTABLE**
-
-The successful outer ACP `mcp/message` response carries exactly one
-inner MCP outcome: an opaque result (including JSON null), or an MCP error.
-Outer ACP errors are reserved for binding and runtime failures.
-
-Both branches require their carrier key. An error must be a non-null object.
-Unknown outer fields are ignored. Inner result and error fields are preserved.
-Carrier `_meta` is optional. Null or invalid values are treated as absent.
-Senders must include exactly one outcome. Receivers prefer `result` if both are present.
-"""
-
-
-class MultiSelectItemsString(StringMultiSelectItems):
-    """
-    Multi-select string items with plain string values.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["string"], Field(alias="type")]
-
-
-class NoneIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Annotated[None, Field(alias="stopReason")], DefaultOnError()] = None
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class NoneStateUpdateIdle(NoneIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class Notice(BaseModel):
-    """
-    Fire-and-forget information for the user.
-
-    Notices are live events rather than session history. Agents must not rely on
-    a notice being received, displayed, or seen by the user.
-    Agents MUST only send notices when the Client advertised
-    the `session.notices` Client capability. Otherwise, Agents may use an agent
-    message when the information should still be surfaced to the user.
-
-    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata scoped to this notice.
-
-    Omitted and `null` are equivalent and mean no metadata was supplied.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional plain-text detail or guidance.
-
-    Omitted and `null` are equivalent and mean no description was supplied.
-    """
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
-    """
-    Presentation severity hint.
-    """
-    title: Annotated[str, Field(alias="title", min_length=1)]
-    """
-    Required non-empty plain-text title that can stand alone.
-    """
-
-
-class NoticeSessionUpdate(Notice):
-    """
-    Information for the user that is not part of session history.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.notices` Client capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
-
-
-class NumberElicitationPropertySchema(NumberPropertySchema):
-    """
-    Number (floating-point) property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["number"], Field(alias="type")]
-
-
-class OtherIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Custom or future stop reason.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Other unknown values are reserved for future ACP variants.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Annotated[str, Field(alias="stopReason")], DefaultOnError()]
-    """
-    Unrecognized stop reason.
-    """
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class OtherStateUpdateIdle(OtherIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class PermissionOption(BaseModel):
-    """
-    An option presented to the user when requesting permission.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
-    """
-    Hint about the nature of this permission option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label to display to the user.
-    """
-    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    Unique identifier for this permission option.
-    """
-
-
-class PlanEntry(BaseModel):
-    """
-    A single entry in the execution plan.
-
-    Represents a task or goal that the assistant intends to accomplish
-    as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[str, Field(alias="content")]
-    """
-    Human-readable description of what this task aims to accomplish.
-    """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
-    """
-    The relative importance of this task.
-    Used to indicate which tasks are most critical to the overall goal.
-    """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
-    """
-    Current execution status of this task.
-    """
-
-
-class PlanFile(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented by a file URI.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
-    uri: Annotated[str, Field(alias="uri")]
-    """
-    The URI of the file containing the plan.
-    """
-
-
-class PlanItems(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as structured entries.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
-    ]
-    """
-    The list of tasks to be accomplished.
-
-    When updating an item-based plan, the agent must send a complete list of all entries
-    with their current status. The client replaces that plan with each update.
-    """
-    plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
-
-
-class PromptResponse(BaseModel):
-    """
-    Response from processing a user prompt.
-
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    stop_reason: Annotated[StopReason, Field(alias="stopReason")]
-    """
-    Indicates why the agent stopped processing the turn.
-    """
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for this turn (optional).
-    """
-
-
-class ProxyNotification(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A JSON-RPC notification object.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    method: Annotated[str, Field(alias="method")]
-    """
-    The notification method name.
-    """
-    params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
-    """
-    Method-specific notification parameters.
-    """
-
-
-class ReadTextFileRequest(BaseModel):
-    """
-    Request to read content from a text file.
-
-    Only available if the client supports the `fs.readTextFile` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
-    """
-    Maximum number of lines to read.
-    """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
-    """
-    Line number to start reading from (1-based).
-    """
-    path: Annotated[str, Field(alias="path")]
-    """
-    Absolute path to the file to read.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-
-
-class RefusalIdleStateUpdate(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because the agent refused to continue.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[
-        Annotated[Literal["refusal"], Field(alias="stopReason")], DefaultOnError()
-    ]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class ReleaseTerminalRequest(BaseModel):
-    """
-    Request to release a terminal and free its resources.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to release.
+    The URL to direct the user to.
     """
 
 
@@ -6052,17 +4435,165 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
 
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+class EndTurnIdleStateUpdate(BaseModel):
     """
-    Custom or future elicitation mode.
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended successfully.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[
+        Annotated[Literal["end_turn"], Field(alias="stopReason")], DefaultOnError()
+    ]
+
+
+class MaxTokensIdleStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because the agent reached the maximum number of tokens.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[
+        Annotated[Literal["max_tokens"], Field(alias="stopReason")], DefaultOnError()
+    ]
+
+
+class MaxTurnRequestsIdleStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because the agent reached the maximum number of allowed
+    agent requests.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[
+        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")], DefaultOnError()
+    ]
+
+
+class RefusalIdleStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because the agent refused to continue.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[
+        Annotated[Literal["refusal"], Field(alias="stopReason")], DefaultOnError()
+    ]
+
+
+class CancelledIdleStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work was cancelled.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[
+        Annotated[Literal["cancelled"], Field(alias="stopReason")], DefaultOnError()
+    ]
+
+
+class OtherIdleStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Custom or future stop reason.
 
     Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    extensions. Other unknown values are reserved for future ACP variants.
     """
 
     model_config = ConfigDict(
@@ -6072,45 +4603,29 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    **UNSTABLE** Token usage for completed foreground work.
 
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Optional. Omitted or `null` means not reported.
     """
-    message: str
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    A human-readable message describing what input is needed.
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
-    mode: Annotated[str, Field(alias="mode")]
+    stop_reason: Annotated[Annotated[str, Field(alias="stopReason")], DefaultOnError()]
     """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
+    Unrecognized stop reason.
     """
 
 
-RequestPermissionOutcome = TypeAliasType(
-    "RequestPermissionOutcome",
-    Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
-    ],
-)
-"""
-The outcome of a permission request.
-"""
-
-
-class RequestPermissionResponse(BaseModel):
+class NoneIdleStateUpdate(BaseModel):
     """
-    Response to a permission request.
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    No stop reason: `stopReason` is omitted or `null`.
     """
 
     model_config = ConfigDict(
@@ -6119,6 +4634,253 @@ class RequestPermissionResponse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Annotated[None, Field(alias="stopReason")], DefaultOnError()] = None
+
+
+class HttpMcpServer(McpServerHttp):
+    """
+    HTTP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["http"], Field(alias="type")]
+
+
+class SseMcpServer(McpServerSse):
+    """
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["sse"], Field(alias="type")]
+
+
+class AcpMcpServer(McpServerAcp):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    ACP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
+    The MCP server is provided by an ACP component and communicates over the ACP channel.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["acp"], Field(alias="type")]
+
+
+class ResultMessageMcpResponse(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    An opaque inner MCP result.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    result: Annotated[Any, Field(alias="result")]
+    """
+    Required, even if JSON null.
+    """
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    Optional ACP carrier metadata.
+    """
+
+
+class ErrorMessageMcpResponse(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A structured inner MCP error.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    error: Annotated[McpError, Field(alias="error")]
+    """
+    Required, non-null MCP error object.
+    """
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    Optional ACP carrier metadata.
+    """
+
+
+class MultiSelectItemsString(StringMultiSelectItems):
+    """
+    Multi-select string items with plain string values.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["string"], Field(alias="type")]
+
+
+class OtherMultiSelectItems(BaseModel):
+    """
+    Custom or future typed multi-select items.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[str, Field(alias="type")]
+    """
+    Custom or future multi-select item type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class FilePlanUpdateContent(PlanFile):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A URI pointing to a file containing the plan.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["file"], Field(alias="type")]
+
+
+class MarkdownPlanUpdateContent(PlanMarkdown):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Raw markdown content for the plan.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["markdown"], Field(alias="type")]
+
+
+class CancelledRequestPermissionOutcome(BaseModel):
+    """
+    The prompt turn was cancelled before the user responded.
+
+    When a client sends a `session/cancel` notification to cancel an ongoing
+    prompt turn, it MUST respond to all pending `session/request_permission`
+    requests with this `cancelled` outcome.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """
+    The user selected one of the provided options.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+
+
+class BooleanSessionConfigOption(SessionConfigBoolean):
+    """
+    Boolean on/off toggle.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[SessionConfigId, Field(alias="id")]
+    """
+    Unique identifier for the configuration option.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for the option.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description for the Client to display to the user.
+    """
+    category: Annotated[
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+    ] = None
+    """
+    Optional semantic category for this option (UX only).
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -6127,15 +4889,16 @@ class RequestPermissionResponse(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
-    """
-    The user's decision on the permission request.
-    """
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class PlanRemovedSessionUpdate(PlanRemoved):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
     """
 
     model_config = ConfigDict(
@@ -6144,21 +4907,535 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
+
+
+class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
+    """
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
+
+
+class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
+    """
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+
+
+class UsageUpdateSessionUpdate(UsageUpdate):
+    """
+    Context window and cost update for the session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
+
+
+class NoticeSessionUpdate(Notice):
+    """
+    Information for the user that is not part of session history.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.notices` Client capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
+
+
+class BooleanSetSessionConfigOptionRequest(BaseModel):
+    """
+    A boolean value (`type: "boolean"`).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the configuration option for.
+    """
+    config_id: Annotated[SessionConfigId, Field(alias="configId")]
+    """
+    The ID of the configuration option to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no metadata.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    type_: Annotated[Literal["boolean"], Field(alias="type")]
+    value: Annotated[bool, Field(alias="value")]
+    """
+    The boolean value.
+    """
+
+
+class ValueIdSetSessionConfigOptionRequest(BaseModel):
+    """
+    A `SessionConfigValueId` string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to set the configuration option for.
+    """
+    config_id: Annotated[SessionConfigId, Field(alias="configId")]
+    """
+    The ID of the configuration option to set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    message: str
+    value: Annotated[SessionConfigValueId, Field(alias="value")]
     """
-    A human-readable message describing what input is needed.
+    The value ID.
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+class StateUpdateRunning(RunningStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Foreground work is in progress.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["running"], Field(alias="state")]
+
+
+class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class OtherStateUpdateIdle(OtherIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class NoneStateUpdateIdle(NoneIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+class StateUpdateRequiresAction(RequiresActionStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Foreground work is blocked on user action.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["requires_action"], Field(alias="state")]
+
+
+class StateUpdateUnknown(UnknownStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The Agent cannot currently determine foreground activity.
+
+    This replaces previously confirmed activity without ending the work or session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["unknown"], Field(alias="state")]
+
+
+class OtherStateUpdate(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Custom or future state.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Other unknown values are reserved for future ACP variants.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[str, Field(alias="state")]
+    """
+    Unrecognized state discriminator.
+    """
+
+
+class DiffToolCallContent(Diff):
+    """
+    File modification shown as a diff.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["diff"], Field(alias="type")]
+
+
+class TerminalToolCallContent(Terminal):
+    """
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["terminal"], Field(alias="type")]
+
+
+class WriteTextFileRequest(BaseModel):
+    """
+    Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    path: Annotated[str, Field(alias="path")]
+    """
+    Absolute path to the file to write.
+    """
+    content: Annotated[str, Field(alias="content")]
+    """
+    The text content to write to the file.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class Annotations(BaseModel):
+    """
+    Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    audience: Annotated[
+        Annotated[list[Role] | None, Field(alias="audience")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Intended recipients for this content, such as the user or assistant.
+    """
+    last_modified: Annotated[
+        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+    ] = None
+    """
+    Timestamp indicating when the underlying resource was last modified.
+    """
+    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
+    """
+    Relative importance of this content when clients choose what to surface.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class TextContent(BaseModel):
+    """
+    Text provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    text: Annotated[str, Field(alias="text")]
+    """
+    Text payload carried by this content block.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ImageContent(BaseModel):
+    """
+    An image provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    data: Annotated[str, Field(alias="data")]
+    """
+    Base64-encoded media payload.
+    """
+    mime_type: Annotated[str, Field(alias="mimeType")]
+    """
+    MIME type describing the encoded media payload.
+    """
+    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    """
+    URI associated with this resource or media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AudioContent(BaseModel):
+    """
+    Audio provided to or from an LLM.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    annotations: Annotated[
+        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+    ] = None
+    """
+    Optional annotations that help clients decide how to display or route this content.
+    """
+    data: Annotated[str, Field(alias="data")]
+    """
+    Base64-encoded media payload.
+    """
+    mime_type: Annotated[str, Field(alias="mimeType")]
+    """
+    MIME type describing the encoded media payload.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 class ResourceLink(BaseModel):
@@ -6172,14 +5449,6 @@ class ResourceLink(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
     ] = None
@@ -6215,69 +5484,6 @@ class ResourceLink(BaseModel):
     """
     URI associated with this resource or media payload.
     """
-
-
-class ResourceLinkContentBlock(ResourceLink):
-    """
-    References to resources that the agent can access.
-
-    All agents MUST support resource links in prompts.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["resource_link"], Field(alias="type")]
-
-
-class ResultClientResponse(BaseModel):
-    """
-    A successful JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse,
-        Field(alias="result"),
-    ]
-    """
-    Method-specific response data.
-    """
-
-
-class SessionConfigSelectOption(BaseModel):
-    """
-    A possible value for a session configuration option.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -6286,597 +5492,13 @@ class SessionConfigSelectOption(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description for this option value.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for this option value.
-    """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
-    """
-    Unique identifier for this option value.
-    """
 
 
-class SessionElicitationUrlMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
-
-
-class SessionMode(BaseModel):
-    """
-    A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional human-readable details shown with this protocol object.
-    """
-    id_: Annotated[SessionModeId, Field(alias="id")]
-    """
-    Stable identifier used to refer to this protocol object in later messages.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable name shown for this protocol object.
-    """
-
-
-class SessionModeState(BaseModel):
-    """
-    The set of modes and the one currently active.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    available_modes: Annotated[
-        Annotated[list[SessionMode], Field(alias="availableModes")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The set of modes that the Agent can operate in
-    """
-    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The current mode the Agent is in.
-    """
-
-
-class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class SessionSystemPromptModeCapabilities(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    System prompt delivery modes the agent supports in addition to `append`.
-
-    `append` has no entry because every agent advertising
-    `sessionCapabilities.systemPrompt` supports it.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    override: Annotated[
-        Annotated[SessionSystemPromptOverrideCapabilities | None, Field(alias="override")],
-        DefaultOnError(),
-    ] = None
-    """
-    Whether the agent supports `override` mode.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports replacing its built-in default
-    instructions with the client-provided system prompt.
-    """
-
-
-class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-SetSessionConfigOptionRequest = TypeAliasType(
-    "SetSessionConfigOptionRequest",
-    Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
-    ],
+EmbeddedResourceResource = TypeAliasType(
+    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
 )
 """
-Request parameters for setting a session configuration option.
-"""
-
-
-class StateUpdateUnknown(UnknownStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The Agent cannot currently determine foreground activity.
-
-    This replaces previously confirmed activity without ending the work or session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["unknown"], Field(alias="state")]
-
-
-class StringElicitationPropertySchema(StringPropertySchema):
-    """
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["string"], Field(alias="type")]
-
-
-class Terminal(BaseModel):
-    """
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    Identifier of the terminal instance to embed in the content stream.
-    """
-
-
-class TerminalToolCallContent(Terminal):
-    """
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["terminal"], Field(alias="type")]
-
-
-class TextContent(BaseModel):
-    """
-    Text provided to or from an LLM.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
-    ] = None
-    """
-    Optional annotations that help clients decide how to display or route this content.
-    """
-    text: Annotated[str, Field(alias="text")]
-    """
-    Text payload carried by this content block.
-    """
-
-
-class TextContentBlock(TextContent):
-    """
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["text"], Field(alias="type")]
-
-
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
-)
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
-
-
-class AcpMcpServer(McpServerAcp):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    ACP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
-    The MCP server is provided by an ACP component and communicates over the ACP channel.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["acp"], Field(alias="type")]
-
-
-AuthMethod = TypeAliasType(
-    "AuthMethod",
-    Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
-    ],
-)
-"""
-Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-When no `type` is present, the method is treated as `agent`.
-"""
-
-
-class AvailableCommand(BaseModel):
-    """
-    Information about a command.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    description: Annotated[str, Field(alias="description")]
-    """
-    Human-readable description of what the command does.
-    """
-    input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
-    ] = None
-    """
-    Input for the command if required
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Command name (e.g., `create_plan`, `research_codebase`).
-    """
-
-
-class AvailableCommandsUpdate(BaseModel):
-    """
-    Available commands are ready or have changed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    Commands the agent can execute
-    """
-
-
-class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
-    """
-    Available commands are ready or have changed
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
-
-
-class ClientCapabilities(BaseModel):
-    """
-    Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#client-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    auth: Annotated[
-        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
-        DefaultOnError({"terminal": False}),
-    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
-    """
-    Authentication capabilities supported by the client.
-    Determines which authentication method types the agent may include
-    in its `InitializeResponse`.
-    """
-    elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
-    ] = None
-    """
-    Elicitation capabilities supported by the client.
-    Determines which elicitation modes the agent may use.
-
-    Optional. Omitted or `null` both mean the client does not advertise
-    elicitation support.
-    """
-    fs: Annotated[
-        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
-        DefaultOnError({"readTextFile": False, "writeTextFile": False}),
-    ] = Field(
-        default_factory=lambda: FileSystemCapabilities.model_validate(
-            {"readTextFile": False, "writeTextFile": False}
-        )
-    )
-    """
-    File system capabilities supported by the client.
-    Determines which file operations the agent can request.
-    """
-    plan: Annotated[Annotated[PlanCapabilities | None, Field(alias="plan")], DefaultOnError()] = (
-        None
-    )
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the client supports `plan_update` and `plan_removed` session updates.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client can receive both update types.
-    """
-    session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
-    ] = None
-    """
-    Session-related capabilities supported by the client.
-
-    Optional. Omitted or `null` both mean the client does not advertise any
-    session-related extensions.
-    """
-    subagents: Annotated[
-        Annotated[SubagentCapabilities | None, Field(alias="subagents")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the client understands exposed subagent sessions.
-
-    Optional and nullable. Omitted or `null` both mean the client does not
-    advertise support.
-    Supplying `{}` means the client understands child associations, work-state
-    snapshots, session-directed messages, and restricted-session semantics.
-    """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
-    """
-    Whether the Client support all `terminal/*` methods.
-    """
-
-
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
-"""
-A JSON-RPC response object.
-"""
-
-
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
+Resource content that can be embedded in a message.
 """
 
 
@@ -6891,14 +5513,6 @@ class EmbeddedResource(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
     ] = None
@@ -6909,114 +5523,6 @@ class EmbeddedResource(BaseModel):
     """
     Embedded resource payload, either text or binary data.
     """
-
-
-class ErrorIdleStateUpdate(ErrorStopReason):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because something failed.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
-    """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-
-
-class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-class FilePlanUpdateContent(PlanFile):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A URI pointing to a file containing the plan.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["file"], Field(alias="type")]
-
-
-IdleStateUpdate = TypeAliasType(
-    "IdleStateUpdate",
-    Annotated[
-        Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
-        | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
-        | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
-        | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
-        | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
-        | Annotated[ErrorIdleStateUpdate, Tag("error")]
-        | Annotated[OtherIdleStateUpdate, Tag("<other>")]
-        | Annotated[NoneIdleStateUpdate, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "stopReason",
-                "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
-                default="<default>",
-                other="<other>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-The child is ready to process another prompt.
-
-An omitted, `null`, or malformed `stopReason` means not reported.
-"""
-
-
-class InitializeRequest(BaseModel):
-    """
-    Request parameters for the initialize method.
-
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -7025,46 +5531,11 @@ class InitializeRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    client_capabilities: Annotated[
-        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
-        DefaultOnError(
-            {
-                "auth": {"terminal": False},
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-            }
-        ),
-    ] = Field(
-        default_factory=lambda: ClientCapabilities.model_validate(
-            {
-                "auth": {"terminal": False},
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-            }
-        )
-    )
-    """
-    Capabilities supported by the client.
-    """
-    client_info: Annotated[
-        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
-    ] = None
-    """
-    Information about the Client name and version sent to the Agent.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The latest protocol version supported by the client.
-    """
 
 
-class ItemsPlanUpdateContent(PlanItems):
+class PermissionOption(BaseModel):
     """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    Structured plan entries.
+    An option presented to the user when requesting permission.
     """
 
     model_config = ConfigDict(
@@ -7073,29 +5544,82 @@ class ItemsPlanUpdateContent(PlanItems):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    type_: Annotated[Literal["items"], Field(alias="type")]
+    option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
+    """
+    Unique identifier for this permission option.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label to display to the user.
+    """
+    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    """
+    Hint about the nature of this permission option.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
-McpServer = TypeAliasType(
-    "McpServer",
-    Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[AcpMcpServer, Tag("acp")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(
-            TagRouter("type", "type_", ("acp", "http", "sse"), default="<default>", other=None)
-        ),
-    ],
-)
-"""
-Configuration for connecting to an MCP (Model Context Protocol) server.
+class CreateTerminalRequest(BaseModel):
+    """
+    Request to create a new terminal and execute a command.
+    """
 
-MCP servers provide tools and context that the agent can use when
-processing prompts.
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    command: Annotated[str, Field(alias="command")]
+    """
+    The command to execute.
+    """
+    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    """
+    Array of command arguments.
+    """
+    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
+        None
+    )
+    """
+    Environment variables for the command.
+    """
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    Working directory for the command. Must be an absolute path.
+    """
+    output_byte_limit: Annotated[
+        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+    ] = None
+    """
+    Maximum number of output bytes to retain.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers)
-"""
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 MultiSelectItems = TypeAliasType(
@@ -7125,6 +5649,44 @@ class MultiSelectPropertySchema(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    """
+    Minimum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+    """
+    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    """
+    Maximum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+    """
+    items: Annotated[MultiSelectItems, Field(alias="items")]
+    """
+    The items definition describing allowed values.
+    """
+    default: Annotated[
+        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+    ] = None
+    """
+    Default selected values.
+
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -7135,61 +5697,492 @@ class MultiSelectPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+
+
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
+"""
+
+
+class MessageMcpRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
+    """
+    The declared ACP MCP server receiving this request.
+    """
+    request_id: Annotated[McpRequestId, Field(alias="requestId")]
+    """
+    The caller-generated identifier for the inner MCP request.
+    """
+    method: Annotated[str, Field(alias="method")]
+    """
+    The inner MCP method name.
+    """
+    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
+    """
+    Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionSystemPromptModeCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System prompt delivery modes the agent supports in addition to `append`.
+
+    `append` has no entry because every agent advertising
+    `sessionCapabilities.systemPrompt` supports it.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    override: Annotated[
+        Annotated[SessionSystemPromptOverrideCapabilities | None, Field(alias="override")],
+        DefaultOnError(),
     ] = None
     """
-    Default selected values.
+    Whether the agent supports `override` mode.
 
-    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AgentAuthCapabilities(BaseModel):
+    """
+    Authentication-related capabilities supported by the agent.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    status: Annotated[
+        Annotated[AuthStatusCapabilities | None, Field(alias="status")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports the `auth/status` method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
+    logout: Annotated[
+        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+AuthMethod = TypeAliasType(
+    "AuthMethod",
+    Annotated[
+        Annotated[TerminalAuthMethod, Tag("terminal")]
+        | Annotated[AuthMethodAgent, Tag("<default>")],
+        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+    ],
+)
+"""
+Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+When no `type` is present, the method is treated as `agent`.
+"""
+
+
+class ProviderInfo(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    provider_id: Annotated[ProviderId, Field(alias="providerId")]
+    """
+    Provider identifier, for example "main" or "openai".
+    """
+    supported: Annotated[
+        Annotated[list[LlmProtocol], Field(alias="supported")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    Supported protocol types for this provider.
+    """
+    required: Annotated[bool, Field(alias="required")]
+    """
+    Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: Annotated[ProviderCurrentConfig | None, Field(alias="current")] = None
+    """
+    Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AuthStatusResponse(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to the `auth/status` method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[AuthState, Field(alias="state")]
+    """
+    Whether the agent can start sessions without the user signing in first.
+
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[
+        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionModeState(BaseModel):
+    """
+    The set of modes and the one currently active.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
+    """
+    The current mode the Agent is in.
+    """
+    available_modes: Annotated[
+        Annotated[list[SessionMode], Field(alias="availableModes")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The set of modes that the Agent can operate in
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionConfigSelectGroup(BaseModel):
+    """
+    A group of possible values for a session configuration option.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    group: Annotated[SessionConfigGroupId, Field(alias="group")]
+    """
+    Unique identifier for this group.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for this group.
+    """
+    options: Annotated[
+        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The set of option values in this group.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ListSessionsResponse(BaseModel):
+    """
+    Response from listing sessions.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    sessions: Annotated[
+        Annotated[list[SessionInfo], Field(alias="sessions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    Array of session information objects
+    """
+    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
         None
     )
     """
-    Human-readable description.
+    Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
-    """
-    The items definition describing allowed values.
-    """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
-    """
-    Maximum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
-    """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
-    """
-    Minimum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
+class SessionStatusResponse(BaseModel):
+    """
+    **UNSTABLE**
 
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
+    Response from checking the status of a session.
+
+    The result is a snapshot. A session reported `open` may be closed or evicted before
+    the Client's next request.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    status: Annotated[SessionStatus, Field(alias="status")]
+    """
+    Whether the Agent has the session in memory.
+
+    Required. Clients MUST treat a value they do not recognize as `saved`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class PromptResponse(BaseModel):
+    """
+    Response from processing a user prompt.
+
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    stop_reason: Annotated[StopReason, Field(alias="stopReason")]
+    """
+    Indicates why the agent stopped processing the turn.
+    """
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for this turn (optional).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class Error(BaseModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
+    """
+
+
+class PlanEntry(BaseModel):
+    """
+    A single entry in the execution plan.
+
+    Represents a task or goal that the assistant intends to accomplish
+    as part of fulfilling the user's request.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    content: Annotated[str, Field(alias="content")]
+    """
+    Human-readable description of what this task aims to accomplish.
+    """
+    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    """
+    The relative importance of this task.
+    Used to indicate which tasks are most critical to the overall goal.
+    """
+    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    """
+    Current execution status of this task.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 class Plan(BaseModel):
@@ -7209,14 +6202,6 @@ class Plan(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     entries: Annotated[
         Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
     ]
@@ -7226,12 +6211,23 @@ class Plan(BaseModel):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-
-
-class PlanSessionUpdate(Plan):
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class PlanItems(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as structured entries.
     """
 
     model_config = ConfigDict(
@@ -7240,23 +6236,478 @@ class PlanSessionUpdate(Plan):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
+    plan_id: Annotated[PlanId, Field(alias="planId")]
+    """
+    The plan ID to update.
+    """
+    entries: Annotated[
+        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
+    ]
+    """
+    The list of tasks to be accomplished.
+
+    When updating an item-based plan, the agent must send a complete list of all entries
+    with their current status. The client replaces that plan with each update.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
-PlanUpdateContent = TypeAliasType(
-    "PlanUpdateContent",
+AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+"""
+The input specification for a command.
+"""
+
+
+class SubagentSessionCapabilities(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-initiated session mutations permitted for a specific subagent session.
+
+    A mutation requires an explicit per-child capability. Support for the method
+    on ordinary sessions does not grant support on a child.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    cancel: Annotated[
+        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")], DefaultOnError()
+    ] = None
+    """
+    Permits the client to cancel this child's current work without ending
+    the session. Omitted or `null` means unsupported. An object (including
+    `{}`) means supported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+    """
+
+
+class ErrorStopReason(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Details of a failure that ended a child's foreground work.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
+    """
+    The failure, as a JSON-RPC error object.
+
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
+    """
+
+
+class SessionConfigOptionsCapabilities(BaseModel):
+    """
+    Session configuration option capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    boolean: Annotated[
+        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ElicitationCapabilities(BaseModel):
+    """
+    Elicitation capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    form: Annotated[
+        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports form-based elicitation.
+
+    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
+    Supplying `{}` explicitly advertises form support.
+    """
+    url: Annotated[
+        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
+    ] = None
+    """
+    Whether the client supports URL-based elicitation.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client supports URL-based elicitation.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+McpServer = TypeAliasType(
+    "McpServer",
     Annotated[
-        ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
-        Field(discriminator="type_"),
+        Annotated[HttpMcpServer, Tag("http")]
+        | Annotated[SseMcpServer, Tag("sse")]
+        | Annotated[AcpMcpServer, Tag("acp")]
+        | Annotated[McpServerStdio, Tag("<default>")],
+        Discriminator(
+            TagRouter("type", "type_", ("acp", "http", "sse"), default="<default>", other=None)
+        ),
     ],
+)
+"""
+Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers)
+"""
+
+
+class ListSessionsRequest(BaseModel):
+    """
+    Request parameters for listing existing sessions.
+
+    Only available if the Agent supports the `sessionCapabilities.list` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    Filter sessions by working directory. Must be an absolute path.
+    """
+    cursor: Annotated[str | None, Field(alias="cursor")] = None
+    """
+    Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
+    """
+    archived: Annotated[SessionArchiveFilter | None, Field(alias="archived")] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Filter sessions by archive state.
+
+    Optional. Omitted and `null` are equivalent and mean `exclude`. Only send this when
+    the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
+    applies before pagination. Clients keep the same value when following `nextCursor`.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+SetSessionConfigOptionRequest = TypeAliasType(
+    "SetSessionConfigOptionRequest",
+    Annotated[
+        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+    ],
+)
+"""
+Request parameters for setting a session configuration option.
+"""
+
+
+RequestPermissionOutcome = TypeAliasType(
+    "RequestPermissionOutcome",
+    Annotated[
+        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+        Field(discriminator="outcome"),
+    ],
+)
+"""
+The outcome of a permission request.
+"""
+
+
+class TerminalOutputResponse(BaseModel):
+    """
+    Response containing the terminal output and exit status.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    output: Annotated[str, Field(alias="output")]
+    """
+    The terminal output captured so far.
+    """
+    truncated: Annotated[bool, Field(alias="truncated")]
+    """
+    Whether the output was truncated due to byte limits.
+    """
+    exit_status: Annotated[
+        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
+    ] = None
+    """
+    Exit status if the command has completed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+CreateElicitationResponse = TypeAliasType(
+    "CreateElicitationResponse",
+    Annotated[
+        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+        Discriminator(
+            TagRouter(
+                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
+            )
+        ),
+    ],
+)
+"""
+Response from the client to an elicitation request.
+"""
+
+
+MessageMcpResponse = TypeAliasType(
+    "MessageMcpResponse", ResultMessageMcpResponse | ErrorMessageMcpResponse
 )
 """
 **UNSTABLE**
 
-This capability is not part of the spec yet, and may be removed or changed at any point.
+The successful outer ACP `mcp/message` response carries exactly one
+inner MCP outcome: an opaque result (including JSON null), or an MCP error.
+Outer ACP errors are reserved for binding and runtime failures.
 
-Updated content for a plan.
+Both branches require their carrier key. An error must be a non-null object.
+Unknown outer fields are ignored. Inner result and error fields are preserved.
+Carrier `_meta` is optional. Null or invalid values are treated as absent.
+Senders must include exactly one outcome. Receivers prefer `result` if both are present.
 """
+
+
+class ClientNotification(BaseModel):
+    """
+    A JSON-RPC notification object.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method: Annotated[str, Field(alias="method")]
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelNotification | MessageMcpNotification | ExtNotification | None, Field(alias="params")
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
+
+
+class ProxyNotification(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A JSON-RPC notification object.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    method: Annotated[str, Field(alias="method")]
+    """
+    The notification method name.
+    """
+    params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
+    """
+    Method-specific notification parameters.
+    """
+
+
+class ErrorAgentResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class ErrorClientResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class TextContentBlock(TextContent):
+    """
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["text"], Field(alias="type")]
+
+
+class ImageContentBlock(ImageContent):
+    """
+    Images for visual context or analysis.
+
+    Requires the `image` prompt capability when included in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["image"], Field(alias="type")]
+
+
+class AudioContentBlock(AudioContent):
+    """
+    Audio data for transcription or analysis.
+
+    Requires the `audio` prompt capability when included in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["audio"], Field(alias="type")]
+
+
+class ResourceLinkContentBlock(ResourceLink):
+    """
+    References to resources that the agent can access.
+
+    All agents MUST support resource links in prompts.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -7277,9 +6728,9 @@ class ResourceContentBlock(EmbeddedResource):
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
 
-class SessionConfigSelectGroup(BaseModel):
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
-    A group of possible values for a session configuration option.
+    URL-based elicitation where the client directs the user to a URL.
     """
 
     model_config = ConfigDict(
@@ -7288,50 +6739,63 @@ class SessionConfigSelectGroup(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    group: Annotated[SessionConfigGroupId, Field(alias="group")]
-    """
-    Unique identifier for this group.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for this group.
-    """
-    options: Annotated[
-        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The set of option values in this group.
-    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
-SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
 """
-Possible values for a session configuration option.
+URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class SessionSystemPromptCapabilities(BaseModel):
+class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for client-provided system prompts.
-
-    Supplying `{}` means the agent supports `systemPrompt` on session lifecycle
-    requests in `append` mode.
+    Multi-select array property.
     """
 
     model_config = ConfigDict(
@@ -7340,22 +6804,105 @@ class SessionSystemPromptCapabilities(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    type_: Annotated[Literal["array"], Field(alias="type")]
+
+
+class ErrorIdleStateUpdate(ErrorStopReason):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because something failed.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[
-        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")], DefaultOnError()
-    ] = None
-    """
-    Delivery modes the agent supports in addition to `append`.
 
-    Optional. Omitted or `null` both mean the agent supports only `append`.
+class ItemsPlanUpdateContent(PlanItems):
     """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    Structured plan entries.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    type_: Annotated[Literal["items"], Field(alias="type")]
+
+
+class ErrorProxyResponse(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class PlanSessionUpdate(Plan):
+    """
+    The agent's execution plan for complex tasks.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
+
+
+class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
 
 
 StateUpdateIdle = TypeAliasType(
@@ -7387,20 +6934,6 @@ The child is ready to process another prompt.
 """
 
 
-class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """
-    Multi-select array property.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    type_: Annotated[Literal["array"], Field(alias="type")]
-
-
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
@@ -7427,9 +6960,9 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/c
 """
 
 
-class ContentChunk(BaseModel):
+class Content(BaseModel):
     """
-    A streamed item of content
+    Standard content block (text, images, resources).
     """
 
     model_config = ConfigDict(
@@ -7438,6 +6971,10 @@ class ContentChunk(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    The actual content block.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -7445,19 +6982,6 @@ class ContentChunk(BaseModel):
     these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[ContentBlock, Field(alias="content")]
-    """
-    A single item of content
-    """
-    message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
-    ] = None
-    """
-    A unique identifier for the message this chunk belongs to.
-
-    All chunks belonging to the same message share the same `messageId`.
-    A change in `messageId` indicates a new message has started.
     """
 
 
@@ -7490,81 +7014,16 @@ Multi-select enums use `type: "array"`.
 """
 
 
-class ElicitationSchema(BaseModel):
-    """
-    Type-safe elicitation schema for requesting structured user input.
-
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description of what this schema represents.
-
-    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
-    """
-    properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
-    ] = {}
-    """
-    Property definitions (must be primitive types).
-    """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
-    """
-    List of required property names.
-
-    Optional. Omitted and `null` are equivalent and mean no property names are required.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Optional title for the schema.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    type_: Annotated[
-        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
-    ] = "object"
-    """
-    Type discriminator. Always `"object"`.
-    """
-
-
-class InitializeProxyRequest(InitializeRequest):
+class SessionSystemPromptCapabilities(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Request parameters for `proxy/initialize`.
+    Capabilities for client-provided system prompts.
 
-    A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
-    successor, which tells the component to run as a proxy. The params and the response are
-    the same as for `initialize`. A conductor sends `initialize` to the final agent.
-
-    The params carry the protocol version the conductor selected: the client's requested
-    version, unless the conductor supports only a lower one. Before answering successfully,
-    the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
-
-    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    Supplying `{}` means the agent supports `systemPrompt` on session lifecycle
+    requests in `append` mode.
     """
 
     model_config = ConfigDict(
@@ -7573,23 +7032,14 @@ class InitializeProxyRequest(InitializeRequest):
         validate_by_alias=True,
         validate_by_name=True,
     )
-
-
-class PlanUpdate(BaseModel):
+    mode: Annotated[
+        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")], DefaultOnError()
+    ] = None
     """
-    **UNSTABLE**
+    Delivery modes the agent supports in addition to `append`.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
+    Optional. Omitted or `null` both mean the agent supports only `append`.
     """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -7598,19 +7048,15 @@ class PlanUpdate(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    plan: Annotated[PlanUpdateContent, Field(alias="plan")]
-    """
-    The updated plan content.
-    """
 
 
-class PlanUpdateSessionUpdate(PlanUpdate):
+class ListProvidersResponse(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    A content update for a plan identified by ID.
+    Response to `providers/list`.
     """
 
     model_config = ConfigDict(
@@ -7619,24 +7065,10 @@ class PlanUpdateSessionUpdate(PlanUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
-
-
-class PromptRequest(BaseModel):
+    providers: Annotated[list[ProviderInfo], Field(alias="providers")]
     """
-    Request parameters for sending a user prompt to the agent.
-
-    Contains the user's message and any additional context.
-
-    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
+    Configurable providers with current routing info suitable for UI display.
     """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -7645,253 +7077,14 @@ class PromptRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
-    """
-    The blocks of content that compose the user's message.
-
-    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
-    while other variants are optionally enabled via `PromptCapabilities`.
-
-    The Client MUST adapt its interface according to `PromptCapabilities`.
-
-    The client MAY include referenced pieces of context as either
-    `resource` or `resource_link` content blocks.
-
-    When available, `resource` is preferred
-    as it avoids extra round-trips and allows the message to include
-    pieces of context from sources the agent may not have access to.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to send this user message to
-    """
 
 
-class ProxyRequest(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A JSON-RPC request object.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
-    method: Annotated[str, Field(alias="method")]
-    """
-    The method name to invoke.
-    """
-    params: Annotated[
-        InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
-    ] = None
-    """
-    Method-specific request parameters.
-    """
-
-
-class RequestElicitationFormMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
-
-
-class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
-
-
-class SessionCapabilities(BaseModel):
-    """
-    Session capabilities supported by the agent.
-
-    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
-
-    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
-
-    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
-
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#session-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
-        ],
-        DefaultOnError(),
-    ] = None
-    """
-    Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents that also support `session/list` may return
-    `SessionInfo.additionalDirectories` to report the complete ordered
-    additional-root list associated with a listed session.
-    """
-    archive: Annotated[
-        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `session/archive` and `session/unarchive`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports both methods, the `archived` filter on
-    `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
-    """
-    close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/close`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports closing sessions.
-    """
-    delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/delete`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    fork: Annotated[
-        Annotated[SessionForkCapabilities | None, Field(alias="fork")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `session/fork`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports forking sessions.
-    """
-    list_: Annotated[
-        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/list`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports listing sessions.
-    """
-    resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
-    ] = None
-    """
-    Whether the agent supports `session/resume`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-    status: Annotated[
-        Annotated[SessionStatusCapabilities | None, Field(alias="status")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `session/status`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports checking session status.
-    """
-    system_prompt: Annotated[
-        Annotated[SessionSystemPromptCapabilities | None, Field(alias="systemPrompt")],
-        DefaultOnError(),
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `systemPrompt` on session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
-    """
-    title: Annotated[
-        Annotated[SessionTitleCapabilities | None, Field(alias="title")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `session/set_title`.
-
-    Agents report titles through `session/list` and `session_info_update` without this
-    capability. It only advertises that Clients can set titles.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports setting session titles.
-    """
+SessionConfigSelectOptions = TypeAliasType(
+    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""
+Possible values for a session configuration option.
+"""
 
 
 class SessionConfigSelect(BaseModel):
@@ -7915,26 +7108,9 @@ class SessionConfigSelect(BaseModel):
     """
 
 
-class SessionElicitationFormMode(ElicitationSessionScope):
+class ContentChunk(BaseModel):
     """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
-
-
-class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """
-    Form-based elicitation where the client renders a form from the provided schema.
+    A streamed item of content
     """
 
     model_config = ConfigDict(
@@ -7943,30 +7119,52 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    A single item of content
+    """
+    message_id: Annotated[
+        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
+    ] = None
+    """
+    A unique identifier for the message this chunk belongs to.
+
+    All chunks belonging to the same message share the same `messageId`.
+    A change in `messageId` indicates a new message has started.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
-class SessionMessage(BaseModel):
+PlanUpdateContent = TypeAliasType(
+    "PlanUpdateContent",
+    Annotated[
+        ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
+        Field(discriminator="type_"),
+    ],
+)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Updated content for a plan.
+"""
+
+
+class PlanUpdate(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    An upsert for an inter-session message.
+    A content update for a plan identified by ID.
     """
 
     model_config = ConfigDict(
@@ -7975,73 +7173,134 @@ class SessionMessage(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    plan: Annotated[PlanUpdateContent, Field(alias="plan")]
+    """
+    The updated plan content.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Omitted leaves metadata unchanged. `null` removes it.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Implementations MUST NOT make assumptions about values in `_meta`.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+
+
+class AvailableCommand(BaseModel):
+    """
+    Information about a command.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    name: Annotated[str, Field(alias="name")]
+    """
+    Command name (e.g., `create_plan`, `research_codebase`).
+    """
+    description: Annotated[str, Field(alias="description")]
+    """
+    Human-readable description of what the command does.
+    """
+    input_: Annotated[
+        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+    ] = None
+    """
+    Input for the command if required
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class AvailableCommandsUpdate(BaseModel):
+    """
+    Available commands are ready or have changed
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    available_commands: Annotated[
+        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    Commands the agent can execute
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class CompactionUpdate(BaseModel):
+    """
+    A context compaction upsert. The first notification fixes the compaction's
+    timeline position. Later updates with the same ID patch that entity in place.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
+
+    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
+    stored value unchanged, `null` clears it, and a concrete value replaces it.
+    `summary: []` also clears the summary.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
+    """
+    The Agent-owned ID of this compaction, unique within the session.
+    """
+    status: Annotated[CompactionStatus, Field(alias="status")]
+    """
+    Current lifecycle status.
+    """
+    summary: Annotated[
+        Annotated[list[ContentBlock] | None, Field(alias="summary")],
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = None
     """
-    Omitted leaves content unchanged. `null` or `[]` clears it.
-    A non-empty array replaces all content.
+    Complete replacement user-displayable summary content for the compaction.
     """
-    message_id: Annotated[MessageId, Field(alias="messageId")]
+    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
     """
-    Identifier of this message within the enclosing session's transcript.
+    Human-readable error details for the compaction.
     """
-    recipient_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="recipientMessageId")], DefaultOnError()
-    ] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    On an outgoing view, the `messageId` of the same message's incoming view in the
-    recipient's transcript.
-
-    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
-    after the message starts streaming.
-    """
-    recipient_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="recipientSessionId")], DefaultOnError()
-    ] = None
-    """
-    The receiving session.
-
-    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
-    """
-    sender_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="senderMessageId")], DefaultOnError()
-    ] = None
-    """
-    On an incoming view, the `messageId` of the same message's outgoing view in the
-    sender's transcript.
-
-    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
-    after the message starts streaming.
-    """
-    sender_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="senderSessionId")], DefaultOnError()
-    ] = None
-    """
-    The sending session.
-
-    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
+    Extensible metadata patch for this compaction.
     """
 
 
-class SessionMessageChunk(BaseModel):
+class CompactionSummaryChunk(BaseModel):
     """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A streamed content block of an inter-session message.
-
-    A chunk carries only content. The message's participants and references come from
-    `session_message` upserts, which can arrive before, between, or after its chunks.
+    A content block appended to a compaction's summary. A first-seen ID creates
+    an in-progress compaction. Chunks append in receive order.
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
     """
 
     model_config = ConfigDict(
@@ -8050,57 +7309,18 @@ class SessionMessageChunk(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
-    Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
-
-    Implementations MUST NOT make assumptions about values in `_meta`.
+    ID of the compaction whose summary receives this content.
     """
     content: Annotated[ContentBlock, Field(alias="content")]
     """
-    A single content block appended to the message.
+    One content block to append.
     """
-    message_id: Annotated[MessageId, Field(alias="messageId")]
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Identifier of this message within the enclosing session's transcript.
+    Metadata scoped to this chunk. Omission and `null` both mean absent.
     """
-
-
-class SessionMessageChunkSessionUpdate(SessionMessageChunk):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    One content block appended to a sent or received session message.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
-
-
-class SessionMessageSessionUpdate(SessionMessage):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A message upsert observed in this session's transcript, sent to or
-    received from another session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
 
 
 StateUpdate = TypeAliasType(
@@ -8132,6 +7352,37 @@ Current foreground-work state of a reusable child session.
 Each update is a whole-object snapshot. Idle does not terminate the child.
 The parent can message it again, transitioning it back to running.
 Background activity may still emit other session updates while idle.
+"""
+
+
+IdleStateUpdate = TypeAliasType(
+    "IdleStateUpdate",
+    Annotated[
+        Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
+        | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
+        | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
+        | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
+        | Annotated[ErrorIdleStateUpdate, Tag("error")]
+        | Annotated[OtherIdleStateUpdate, Tag("<other>")]
+        | Annotated[NoneIdleStateUpdate, Tag("<default>")],
+        Discriminator(
+            TagRouter(
+                "stopReason",
+                "stop_reason",
+                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
+                default="<default>",
+                other="<other>",
+            )
+        ),
+    ],
+)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+The child is ready to process another prompt.
+
+An omitted, `null`, or malformed `stopReason` means not reported.
 """
 
 
@@ -8170,24 +7421,26 @@ class SubagentUpdate(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    The opaque session ID identifying the child in all ACP messages.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    The parent's human-readable display title for this child. It need not be unique.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    Omitted means unchanged. `null` removes the metadata.
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation.
     """
-    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
     """
-    Additional workspace roots for the child. Each path must be absolute.
+    The parent's human-readable description of the child's role or purpose.
 
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective additional directories, independently of `cwd`. A concrete
-    array replaces the whole list. `[]` reports no additional directories.
-    Clients use these values for the child's root set.
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation. This is current display metadata, not the
+    history of instructions sent to the child.
     """
     capabilities: Annotated[
         Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
@@ -8200,29 +7453,6 @@ class SubagentUpdate(BaseModel):
     Read-only operations retain their normal protocol semantics and capability
     requirements. A concrete object replaces the whole capability set.
     """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    The child's working directory. Must be an absolute path.
-
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective working directory. Clients use this value for the child's
-    root set and as the default terminal working directory.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    The parent's human-readable description of the child's role or purpose.
-
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation. This is current display metadata, not the
-    history of instructions sent to the child.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The opaque session ID identifying the child in all ACP messages.
-    """
     state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
     """
     Current state snapshot for the child session.
@@ -8232,23 +7462,43 @@ class SubagentUpdate(BaseModel):
     replaces the previous state object wholesale. If never supplied, the
     current activity is unset/unconfirmed.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
     """
-    The parent's human-readable display title for this child. It need not be unique.
+    The child's working directory. Must be an absolute path.
 
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation.
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective working directory. Clients use this value for the child's
+    root set and as the default terminal working directory.
+    """
+    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
+    """
+    Additional workspace roots for the child. Each path must be absolute.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective additional directories, independently of `cwd`. A concrete
+    array replaces the whole list. `[]` reports no additional directories.
+    Clients use these values for the child's root set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Omitted means unchanged. `null` removes the metadata.
     """
 
 
-class SubagentUpdateSessionUpdate(SubagentUpdate):
+class SessionMessage(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Announces a child session created and owned by this session, or updates
-    that ownership association's metadata.
+    An upsert for an inter-session message.
     """
 
     model_config = ConfigDict(
@@ -8257,7 +7507,142 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
+    message_id: Annotated[MessageId, Field(alias="messageId")]
+    """
+    Identifier of this message within the enclosing session's transcript.
+    """
+    sender_session_id: Annotated[
+        Annotated[SessionId | None, Field(alias="senderSessionId")], DefaultOnError()
+    ] = None
+    """
+    The sending session.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
+    """
+    recipient_session_id: Annotated[
+        Annotated[SessionId | None, Field(alias="recipientSessionId")], DefaultOnError()
+    ] = None
+    """
+    The receiving session.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
+    """
+    sender_message_id: Annotated[
+        Annotated[MessageId | None, Field(alias="senderMessageId")], DefaultOnError()
+    ] = None
+    """
+    On an incoming view, the `messageId` of the same message's outgoing view in the
+    sender's transcript.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
+    after the message starts streaming.
+    """
+    recipient_message_id: Annotated[
+        Annotated[MessageId | None, Field(alias="recipientMessageId")], DefaultOnError()
+    ] = None
+    """
+    On an outgoing view, the `messageId` of the same message's incoming view in the
+    recipient's transcript.
+
+    Omitted leaves the stored value unchanged. `null` clears it. A value replaces it. It can arrive
+    after the message starts streaming.
+    """
+    content: Annotated[
+        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Omitted leaves content unchanged. `null` or `[]` clears it.
+    A non-empty array replaces all content.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Omitted leaves metadata unchanged. `null` removes it.
+
+    Implementations MUST NOT make assumptions about values in `_meta`.
+    """
+
+
+class SessionMessageChunk(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A streamed content block of an inter-session message.
+
+    A chunk carries only content. The message's participants and references come from
+    `session_message` upserts, which can arrive before, between, or after its chunks.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message_id: Annotated[MessageId, Field(alias="messageId")]
+    """
+    Identifier of this message within the enclosing session's transcript.
+    """
+    content: Annotated[ContentBlock, Field(alias="content")]
+    """
+    A single content block appended to the message.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
+
+    Implementations MUST NOT make assumptions about values in `_meta`.
+    """
+
+
+class ClientSessionCapabilities(BaseModel):
+    """
+    Session-related capabilities supported by the client.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    compaction: Annotated[
+        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
+    ] = None
+    """
+    Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
+    """
+    config_options: Annotated[
+        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
+        DefaultOnError(),
+    ] = None
+    """
+    Config option capabilities supported by the client.
+
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
+    """
+    notices: Annotated[
+        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
+    ] = None
+    """
+    Support for live user-facing `notice` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
 
 
 class SystemPrompt(BaseModel):
@@ -8281,13 +7666,12 @@ class SystemPrompt(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    mode: Annotated[SystemPromptMode, Field(alias="mode")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    How the Agent combines `content` with its own instructions.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Required. Agents MUST return an error for a mode they do not support rather than
+    treating it as `append` or `override`.
     """
     content: Annotated[list[ContentBlock], Field(alias="content")]
     """
@@ -8301,13 +7685,355 @@ class SystemPrompt(BaseModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with
     `-32602` without creating, loading, resuming, or forking the session.
     """
-    mode: Annotated[SystemPromptMode, Field(alias="mode")]
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    How the Agent combines `content` with its own instructions.
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-    Required. Agents MUST return an error for a mode they do not support rather than
-    treating it as `append` or `override`.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
+
+
+class LoadSessionRequest(BaseModel):
+    """
+    Request parameters for loading an existing session.
+
+    Only available if the Agent supports the `loadSession` capability.
+
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    """
+    List of MCP servers to connect to for this session.
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the loaded
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to load.
+    """
+    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the loaded session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the session or use its default instructions.
+    Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    when the session was created.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ForkSessionRequest(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for forking an existing session.
+
+    Creates a new session based on the context of an existing one, allowing
+    operations like generating summaries without affecting the original session's history.
+
+    Only available if the Agent supports the `session.fork` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to fork.
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the forked
+    session.
+    """
+    mcp_servers: Annotated[
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+    ] = None
+    """
+    List of MCP servers to connect to for this session.
+    """
+    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the forked session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the source session or use its default
+    instructions. Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    for the source session.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ResumeSessionRequest(BaseModel):
+    """
+    Request parameters for resuming an existing session.
+
+    Resumes an existing session without returning previous messages (unlike `session/load`).
+    This is useful for agents that can resume sessions but don't implement full session loading.
+
+    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to resume.
+    """
+    cwd: Annotated[str, Field(alias="cwd")]
+    """
+    The working directory for this session. Must be an absolute path.
+    """
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+    ] = None
+    """
+    Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+    ] = None
+    """
+    List of MCP servers to connect to for this session.
+    """
+    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System-level instructions for the resumed session.
+
+    Optional. Omitted and `null` are equivalent. The Agent may then keep a
+    system prompt it stored with the session or use its default instructions.
+    Clients MUST only send this when the Agent advertises
+    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
+    when the session was created.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class PromptRequest(BaseModel):
+    """
+    Request parameters for sending a user prompt to the agent.
+
+    Contains the user's message and any additional context.
+
+    See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The ID of the session to send this user message to
+    """
+    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
+    """
+    The blocks of content that compose the user's message.
+
+    As a baseline, the Agent MUST support `text` and `resource_link` content blocks,
+    while other variants are optionally enabled via `PromptCapabilities`.
+
+    The Client MUST adapt its interface according to `PromptCapabilities`.
+
+    The client MAY include referenced pieces of context as either
+    `resource` or `resource_link` content blocks.
+
+    When available, `resource` is preferred
+    as it avoids extra round-trips and allows the message to include
+    pieces of context from sources the agent may not have access to.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class RequestPermissionResponse(BaseModel):
+    """
+    Response to a permission request.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    """
+    The user's decision on the permission request.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ResultClientResponse(BaseModel):
+    """
+    A successful JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    result: Annotated[
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse,
+        Field(alias="result"),
+    ]
+    """
+    Method-specific response data.
+    """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """
+    Single-value selector (dropdown).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[SessionConfigId, Field(alias="id")]
+    """
+    Unique identifier for the configuration option.
+    """
+    name: Annotated[str, Field(alias="name")]
+    """
+    Human-readable label for the option.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description for the Client to display to the user.
+    """
+    category: Annotated[
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+    ] = None
+    """
+    Optional semantic category for this option (UX only).
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    type_: Annotated[Literal["select"], Field(alias="type")]
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -8322,87 +8048,6 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         validate_by_name=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
-
-
-class AgentCapabilities(BaseModel):
-    """
-    Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    auth: Annotated[
-        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
-        DefaultOnError({}),
-    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
-    """
-    Authentication-related capabilities supported by the agent.
-    """
-    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
-        False
-    )
-    """
-    Whether the agent supports `session/load`.
-    """
-    mcp_capabilities: Annotated[
-        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
-        DefaultOnError({"acp": False, "http": False, "sse": False}),
-    ] = Field(
-        default_factory=lambda: McpCapabilities.model_validate(
-            {"acp": False, "http": False, "sse": False}
-        )
-    )
-    """
-    MCP capabilities supported by the agent.
-    """
-    prompt_capabilities: Annotated[
-        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
-        DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
-    ] = Field(
-        default_factory=lambda: PromptCapabilities.model_validate(
-            {"audio": False, "embeddedContext": False, "image": False}
-        )
-    )
-    """
-    Prompt capabilities supported by the agent.
-    """
-    providers: Annotated[
-        Annotated[ProvidersCapabilities | None, Field(alias="providers")], DefaultOnError()
-    ] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-    session_capabilities: Annotated[
-        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
-        DefaultOnError({}),
-    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
-    """
-    Session lifecycle and prompt capabilities advertised by the agent.
-    """
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
@@ -8433,12 +8078,13 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
 
-class CompactionSummaryChunk(BaseModel):
+class PlanUpdateSessionUpdate(PlanUpdate):
     """
-    A content block appended to a compaction's summary. A first-seen ID creates
-    an in-progress compaction. Chunks append in receive order.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
     """
 
     model_config = ConfigDict(
@@ -8447,26 +8093,12 @@ class CompactionSummaryChunk(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Metadata scoped to this chunk. Omission and `null` both mean absent.
-    """
-    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    ID of the compaction whose summary receives this content.
-    """
-    content: Annotated[ContentBlock, Field(alias="content")]
-    """
-    One content block to append.
-    """
+    session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
 
-class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
+class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
-    A content block appended to a context compaction's retained summary.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
+    Available commands are ready or have changed
     """
 
     model_config = ConfigDict(
@@ -8475,51 +8107,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
-
-
-class CompactionUpdate(BaseModel):
-    """
-    A context compaction upsert. The first notification fixes the compaction's
-    timeline position. Later updates with the same ID patch that entity in place.
-    Agents MUST only send this update when the Client advertised
-    the `session.compaction` Client capability.
-
-    `summary`, `error`, and `_meta` have patch semantics: omission leaves the
-    stored value unchanged, `null` clears it, and a concrete value replaces it.
-    `summary: []` also clears the summary.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    Extensible metadata patch for this compaction.
-    """
-    compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    The Agent-owned ID of this compaction, unique within the session.
-    """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
-    """
-    Human-readable error details for the compaction.
-    """
-    status: Annotated[CompactionStatus, Field(alias="status")]
-    """
-    Current lifecycle status.
-    """
-    summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Complete replacement user-displayable summary content for the compaction.
-    """
+    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
 
 class CompactionUpdateSessionUpdate(CompactionUpdate):
@@ -8539,9 +8127,12 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
 
 
-class Content(BaseModel):
+class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
-    Standard content block (text, images, resources).
+    A content block appended to a context compaction's retained summary.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.compaction` Client capability.
     """
 
     model_config = ConfigDict(
@@ -8550,18 +8141,63 @@ class Content(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class SubagentUpdateSessionUpdate(SubagentUpdate):
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Announces a child session created and owned by this session, or updates
+    that ownership association's metadata.
     """
-    The actual content block.
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
+
+
+class SessionMessageSessionUpdate(SessionMessage):
     """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A message upsert observed in this session's transcript, sent to or
+    received from another session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
+
+
+class SessionMessageChunkSessionUpdate(SessionMessageChunk):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    One content block appended to a sent or received session message.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
 
 
 class ContentToolCallContent(Content):
@@ -8578,26 +8214,29 @@ class ContentToolCallContent(Content):
     type_: Annotated[Literal["content"], Field(alias="type")]
 
 
-ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+ToolCallContent = TypeAliasType(
+    "ToolCallContent",
+    Annotated[
+        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+        Field(discriminator="type_"),
+    ],
 )
 """
-Form-based elicitation mode where the client renders a form from the provided schema.
+Content produced by a tool call.
+
+Tool calls can produce different types of content including
+standard content blocks (text, images) or file diffs.
+
+See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
 """
 
 
-class ForkSessionRequest(BaseModel):
+class ElicitationSchema(BaseModel):
     """
-    **UNSTABLE**
+    Type-safe elicitation schema for requesting structured user input.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for forking an existing session.
-
-    Creates a new session based on the context of an existing one, allowing
-    operations like generating summaries without affecting the original session's history.
-
-    Only available if the Agent supports the `session.fork` capability.
+    This represents a JSON Schema object with primitive-typed properties,
+    as required by the elicitation specification.
     """
 
     model_config = ConfigDict(
@@ -8606,6 +8245,192 @@ class ForkSessionRequest(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
+    type_: Annotated[
+        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
+    ] = "object"
+    """
+    Type discriminator. Always `"object"`.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Optional title for the schema.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    properties: Annotated[
+        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
+    ] = {}
+    """
+    Property definitions (must be primitive types).
+    """
+    required: Annotated[list[str] | None, Field(alias="required")] = None
+    """
+    List of required property names.
+
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    Optional description of what this schema represents.
+
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SessionCapabilities(BaseModel):
+    """
+    Session capabilities supported by the agent.
+
+    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
+
+    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
+
+    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#session-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    list_: Annotated[
+        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/list`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports listing sessions.
+    """
+    delete: Annotated[
+        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/delete`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        Annotated[
+            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
+        ],
+        DefaultOnError(),
+    ] = None
+    """
+    Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents that also support `session/list` may return
+    `SessionInfo.additionalDirectories` to report the complete ordered
+    additional-root list associated with a listed session.
+    """
+    system_prompt: Annotated[
+        Annotated[SessionSystemPromptCapabilities | None, Field(alias="systemPrompt")],
+        DefaultOnError(),
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `systemPrompt` on session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
+    """
+    fork: Annotated[
+        Annotated[SessionForkCapabilities | None, Field(alias="fork")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/fork`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports forking sessions.
+    """
+    archive: Annotated[
+        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/archive` and `session/unarchive`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports both methods, the `archived` filter on
+    `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
+    """
+    status: Annotated[
+        Annotated[SessionStatusCapabilities | None, Field(alias="status")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/status`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports checking session status.
+    """
+    title: Annotated[
+        Annotated[SessionTitleCapabilities | None, Field(alias="title")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/set_title`.
+
+    Agents report titles through `session/list` and `session_info_update` without this
+    capability. It only advertises that Clients can set titles.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports setting session titles.
+    """
+    resume: Annotated[
+        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/resume`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+    close: Annotated[
+        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
+    ] = None
+    """
+    Whether the agent supports `session/close`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports closing sessions.
+    """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -8614,29 +8439,399 @@ class ForkSessionRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+
+
+SessionConfigOption = TypeAliasType(
+    "SessionConfigOption",
+    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+)
+"""
+A session configuration option selector and its current state.
+"""
+
+
+class LoadSessionResponse(BaseModel):
+    """
+    Response from loading an existing session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
     ] = None
     """
-    Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the forked
-    session.
+    Initial session configuration options if supported by the Agent.
     """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ForkSessionResponse(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from forking an existing session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    Unique identifier for the newly created forked session.
+    """
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ResumeSessionResponse(BaseModel):
+    """
+    Response from resuming an existing session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class SetSessionConfigOptionResponse(BaseModel):
+    """
+    Response to `session/set_config_option` method.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The full set of configuration options and their current values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ToolCall(BaseModel):
+    """
+    Represents a tool call that the language model has requested.
+
+    Tool calls are actions that the agent executes on behalf of the language model,
+    such as reading files, executing code, or fetching data from external sources.
+
+    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/draft/tool-calls)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
+    """
+    Unique identifier for this tool call within the session.
+    """
+    title: Annotated[str, Field(alias="title")]
+    """
+    Human-readable title describing what the tool is doing.
+    """
+    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    """
+    Programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that no
+    tool name is available.
+    """
+    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    """
+    The category of tool being invoked.
+    Helps clients choose appropriate icons and UI treatment.
+    """
+    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
+        None
+    )
+    """
+    Current execution status of the tool call.
+    """
+    content: Annotated[
+        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Content produced by the tool call.
+    """
+    locations: Annotated[
+        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    File locations affected by this tool call.
+    Enables "follow-along" features in clients.
+    """
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    """
+    Raw input parameters sent to the tool.
+    """
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    """
+    Raw output returned by the tool.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ConfigOptionUpdate(BaseModel):
+    """
+    Session configuration options have been updated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ]
+    """
+    The full set of configuration options and their current values.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ClientCapabilities(BaseModel):
+    """
+    Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#client-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    fs: Annotated[
+        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
+        DefaultOnError({"readTextFile": False, "writeTextFile": False}),
+    ] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False, "writeTextFile": False}
+        )
+    )
+    """
+    File system capabilities supported by the client.
+    Determines which file operations the agent can request.
+    """
+    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    """
+    Whether the Client support all `terminal/*` methods.
+    """
+    session: Annotated[
+        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
+    ] = None
+    """
+    Session-related capabilities supported by the client.
+
+    Optional. Omitted or `null` both mean the client does not advertise any
+    session-related extensions.
+    """
+    subagents: Annotated[
+        Annotated[SubagentCapabilities | None, Field(alias="subagents")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the client understands exposed subagent sessions.
+
+    Optional and nullable. Omitted or `null` both mean the client does not
+    advertise support.
+    Supplying `{}` means the client understands child associations, work-state
+    snapshots, session-directed messages, and restricted-session semantics.
+    """
+    plan: Annotated[Annotated[PlanCapabilities | None, Field(alias="plan")], DefaultOnError()] = (
+        None
+    )
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the client supports `plan_update` and `plan_removed` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can receive both update types.
+    """
+    auth: Annotated[
+        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
+        DefaultOnError({"terminal": False}),
+    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
+    """
+    Authentication capabilities supported by the client.
+    Determines which authentication method types the agent may include
+    in its `InitializeResponse`.
+    """
+    elicitation: Annotated[
+        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
+    ] = None
+    """
+    Elicitation capabilities supported by the client.
+    Determines which elicitation modes the agent may use.
+
+    Optional. Omitted or `null` both mean the client does not advertise
+    elicitation support.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class NewSessionRequest(BaseModel):
+    """
+    Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
     cwd: Annotated[str, Field(alias="cwd")]
     """
     The working directory for this session. Must be an absolute path.
     """
-    mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+    additional_directories: Annotated[
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
     ] = None
     """
-    List of MCP servers to connect to for this session.
+    Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's filesystem scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
     """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
     """
-    The ID of the session to fork.
+    List of MCP (Model Context Protocol) servers the agent should connect to.
     """
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
@@ -8644,14 +8839,439 @@ class ForkSessionRequest(BaseModel):
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    System-level instructions for the forked session.
+    System-level instructions for the new session.
 
-    Optional. Omitted and `null` are equivalent. The Agent may then keep a
-    system prompt it stored with the source session or use its default
-    instructions. Clients MUST only send this when the Agent advertises
-    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
-    for the source session.
+    Optional. Omitted and `null` are equivalent and mean the Agent uses its
+    own default instructions. Clients MUST only send this when the Agent
+    advertises `sessionCapabilities.systemPrompt`.
     """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+"""
+A JSON-RPC response object.
+"""
+
+
+class SessionElicitationFormMode(ElicitationSessionScope):
+    """
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+    """
+    A JSON Schema describing the form fields to present to the user.
+    """
+
+
+class RequestElicitationFormMode(ElicitationRequestScope):
+    """
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
+    """
+    A JSON Schema describing the form fields to present to the user.
+    """
+
+
+class ToolCallSessionUpdate(ToolCall):
+    """
+    Notification that a new tool call has been initiated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
+
+
+class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
+    """
+    Session configuration options have been updated.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+
+
+class ToolCallUpdate(BaseModel):
+    """
+    An update to an existing tool call.
+
+    Used to report progress and results as tools execute. All fields except
+    the tool call ID are optional - only changed fields need to be included.
+
+    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#updating)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
+    """
+    The ID of the tool call being updated.
+    """
+    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    """
+    Update the tool kind.
+    """
+    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
+        None
+    )
+    """
+    Update the execution status.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    Update the human-readable title.
+    """
+    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    """
+    Update the programmatic name of the tool being invoked.
+
+    This field is optional. Omitting it or sending `null` both mean that
+    the existing name is left unchanged.
+    """
+    content: Annotated[
+        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Replace the content collection.
+    """
+    locations: Annotated[
+        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Replace the locations collection.
+    """
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    """
+    Update the raw input.
+    """
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    """
+    Update the raw output.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ElicitationFormMode = TypeAliasType(
+    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+)
+"""
+Form-based elicitation mode where the client renders a form from the provided schema.
+"""
+
+
+class AgentCapabilities(BaseModel):
+    """
+    Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
+        False
+    )
+    """
+    Whether the agent supports `session/load`.
+    """
+    prompt_capabilities: Annotated[
+        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
+        DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
+    ] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate(
+            {"audio": False, "embeddedContext": False, "image": False}
+        )
+    )
+    """
+    Prompt capabilities supported by the agent.
+    """
+    mcp_capabilities: Annotated[
+        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
+        DefaultOnError({"acp": False, "http": False, "sse": False}),
+    ] = Field(
+        default_factory=lambda: McpCapabilities.model_validate(
+            {"acp": False, "http": False, "sse": False}
+        )
+    )
+    """
+    MCP capabilities supported by the agent.
+    """
+    session_capabilities: Annotated[
+        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
+        DefaultOnError({}),
+    ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
+    """
+    Session lifecycle and prompt capabilities advertised by the agent.
+    """
+    auth: Annotated[
+        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
+        DefaultOnError({}),
+    ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
+    """
+    Authentication-related capabilities supported by the agent.
+    """
+    providers: Annotated[
+        Annotated[ProvidersCapabilities | None, Field(alias="providers")], DefaultOnError()
+    ] = None
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class NewSessionResponse(BaseModel):
+    """
+    Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
+        None
+    )
+    """
+    Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
+    ] = None
+    """
+    Initial session configuration options if supported by the Agent.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class InitializeRequest(BaseModel):
+    """
+    Request parameters for the initialize method.
+
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
+    """
+    The latest protocol version supported by the client.
+    """
+    client_capabilities: Annotated[
+        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
+        DefaultOnError(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        ),
+    ] = Field(
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {
+                "auth": {"terminal": False},
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+        )
+    )
+    """
+    Capabilities supported by the client.
+    """
+    client_info: Annotated[
+        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
+    ] = None
+    """
+    Information about the Client name and version sent to the Agent.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class InitializeProxyRequest(InitializeRequest):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `proxy/initialize`.
+
+    A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
+    successor, which tells the component to run as a proxy. The params and the response are
+    the same as for `initialize`. A conductor sends `initialize` to the final agent.
+
+    The params carry the protocol version the conductor selected: the client's requested
+    version, unless the conductor supports only a lower one. Before answering successfully,
+    the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
+
+    See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["form"], Field(alias="mode")]
+
+
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """
+    Form-based elicitation where the client renders a form from the provided schema.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["form"], Field(alias="mode")]
 
 
 FormCreateElicitationRequest = TypeAliasType(
@@ -8660,6 +9280,75 @@ FormCreateElicitationRequest = TypeAliasType(
 )
 """
 Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
+class ToolCallUpdateSessionUpdate(ToolCallUpdate):
+    """
+    Update on the status or results of a tool call.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
+
+
+class RequestPermissionRequest(BaseModel):
+    """
+    Request for user permission to execute a tool call.
+
+    Sent when the agent needs authorization before performing a sensitive operation.
+
+    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The session ID for this request.
+    """
+    tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
+    """
+    Details about the tool call requiring permission.
+    """
+    options: Annotated[list[PermissionOption], Field(alias="options")]
+    """
+    Available permission options for the user to choose from.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+CreateElicitationRequest = TypeAliasType(
+    "CreateElicitationRequest",
+    Annotated[
+        Annotated[FormCreateElicitationRequest, Tag("form")]
+        | Annotated[UrlCreateElicitationRequest, Tag("url")]
+        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+    ],
+)
+"""
+Request from the agent to elicit structured user input.
+
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
@@ -8678,13 +9367,12 @@ class InitializeResponse(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    The client should disconnect, if it doesn't support this version.
     """
     agent_capabilities: Annotated[
         Annotated[AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)],
@@ -8711,14 +9399,6 @@ class InitializeResponse(BaseModel):
     """
     Capabilities supported by the agent.
     """
-    agent_info: Annotated[
-        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
-    ] = None
-    """
-    Information about the Agent name and version sent to the Client.
-
-    Note: in future versions of the protocol, this will be required.
-    """
     auth_methods: Annotated[
         Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
         SkipInvalidItems(),
@@ -8727,30 +9407,14 @@ class InitializeResponse(BaseModel):
     """
     Authentication methods supported by the agent.
     """
-    protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
+    agent_info: Annotated[
+        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
+    ] = None
     """
-    The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
+    Information about the Agent name and version sent to the Client.
 
-    The client should disconnect, if it doesn't support this version.
+    Note: in future versions of the protocol, this will be required.
     """
-
-
-class LoadSessionRequest(BaseModel):
-    """
-    Request parameters for loading an existing session.
-
-    Only available if the Agent supports the `loadSession` capability.
-
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -8759,347 +9423,40 @@ class LoadSessionRequest(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
-    """
-    Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the loaded
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
-    """
-    List of MCP servers to connect to for this session.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to load.
-    """
-    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    System-level instructions for the loaded session.
-
-    Optional. Omitted and `null` are equivalent. The Agent may then keep a
-    system prompt it stored with the session or use its default instructions.
-    Clients MUST only send this when the Agent advertises
-    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
-    when the session was created.
-    """
 
 
-class NewSessionRequest(BaseModel):
-    """
-    Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
-    """
-    Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's filesystem scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
-    """
-    List of MCP (Model Context Protocol) servers the agent should connect to.
-    """
-    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    System-level instructions for the new session.
-
-    Optional. Omitted and `null` are equivalent and mean the Agent uses its
-    own default instructions. Clients MUST only send this when the Agent
-    advertises `sessionCapabilities.systemPrompt`.
-    """
-
-
-class ResumeSessionRequest(BaseModel):
-    """
-    Request parameters for resuming an existing session.
-
-    Resumes an existing session without returning previous messages (unlike `session/load`).
-    This is useful for agents that can resume sessions but don't implement full session loading.
-
-    Only available if the Agent supports the `sessionCapabilities.resume` capability.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
-    ] = None
-    """
-    Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    cwd: Annotated[str, Field(alias="cwd")]
-    """
-    The working directory for this session. Must be an absolute path.
-    """
-    mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
-    ] = None
-    """
-    List of MCP servers to connect to for this session.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to resume.
-    """
-    system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    System-level instructions for the resumed session.
-
-    Optional. Omitted and `null` are equivalent. The Agent may then keep a
-    system prompt it stored with the session or use its default instructions.
-    Clients MUST only send this when the Agent advertises
-    `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
-    when the session was created.
-    """
-
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """
-    Single-value selector (dropdown).
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
-    ] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    Optional description for the Client to display to the user.
-    """
-    id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
-    name: Annotated[str, Field(alias="name")]
-    """
-    Human-readable label for the option.
-    """
-    type_: Annotated[Literal["select"], Field(alias="type")]
-
-
-SessionConfigOption = TypeAliasType(
-    "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
-)
-"""
-A session configuration option selector and its current state.
-"""
-
-
-class SetSessionConfigOptionResponse(BaseModel):
-    """
-    Response to `session/set_config_option` method.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The full set of configuration options and their current values.
-    """
-
-
-ToolCallContent = TypeAliasType(
-    "ToolCallContent",
+SessionUpdate = TypeAliasType(
+    "SessionUpdate",
     Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
+        UserMessageChunkSessionUpdate
+        | AgentMessageChunkSessionUpdate
+        | AgentThoughtChunkSessionUpdate
+        | ToolCallSessionUpdate
+        | ToolCallUpdateSessionUpdate
+        | PlanSessionUpdate
+        | PlanUpdateSessionUpdate
+        | PlanRemovedSessionUpdate
+        | AvailableCommandsUpdateSessionUpdate
+        | CurrentModeUpdateSessionUpdate
+        | ConfigOptionUpdateSessionUpdate
+        | SessionInfoUpdateSessionUpdate
+        | UsageUpdateSessionUpdate
+        | NoticeSessionUpdate
+        | CompactionUpdateSessionUpdate
+        | CompactionSummaryChunkSessionUpdate
+        | SubagentUpdateSessionUpdate
+        | SessionMessageSessionUpdate
+        | SessionMessageChunkSessionUpdate,
+        Field(discriminator="session_update"),
     ],
 )
 """
-Content produced by a tool call.
+Different types of updates that can be sent during session processing.
 
-Tool calls can produce different types of content including
-standard content blocks (text, images) or file diffs.
+These updates provide real-time feedback about the agent's progress.
 
-See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
+See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
 """
-
-
-class ToolCallUpdate(BaseModel):
-    """
-    An update to an existing tool call.
-
-    Used to report progress and results as tools execute. All fields except
-    the tool call ID are optional - only changed fields need to be included.
-
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#updating)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Replace the content collection.
-    """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
-    """
-    Update the tool kind.
-    """
-    locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Replace the locations collection.
-    """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
-    """
-    Update the programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that
-    the existing name is left unchanged.
-    """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
-    """
-    Update the raw input.
-    """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
-    """
-    Update the raw output.
-    """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
-    """
-    Update the execution status.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    Update the human-readable title.
-    """
-    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call being updated.
-    """
-
-
-class ToolCallUpdateSessionUpdate(ToolCallUpdate):
-    """
-    Update on the status or results of a tool call.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
 class ClientRequest(BaseModel):
@@ -9152,38 +9509,11 @@ class ClientRequest(BaseModel):
     """
 
 
-class ConfigOptionUpdate(BaseModel):
+class ProxyRequest(BaseModel):
     """
-    Session configuration options have been updated.
-    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
-    """
-    The full set of configuration options and their current values.
-    """
-
-
-class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
-    """
-    Session configuration options have been updated.
+    A JSON-RPC request object.
     """
 
     model_config = ConfigDict(
@@ -9192,69 +9522,19 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
-
-
-CreateElicitationRequest = TypeAliasType(
-    "CreateElicitationRequest",
-    Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
-    ],
-)
-"""
-Request from the agent to elicit structured user input.
-
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
-
-
-class ForkSessionResponse(BaseModel):
+    id_: Annotated[RequestId, Field(alias="id")]
     """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from forking an existing session.
+    The request id used to correlate the matching response.
     """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    method: Annotated[str, Field(alias="method")]
     """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    The method name to invoke.
     """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+    params: Annotated[
+        InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
     ] = None
     """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the newly created forked session.
+    Method-specific request parameters.
     """
 
 
@@ -9277,323 +9557,6 @@ class InitializeProxyResponse(InitializeResponse):
         validate_by_alias=True,
         validate_by_name=True,
     )
-
-
-class LoadSessionResponse(BaseModel):
-    """
-    Response from loading an existing session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-
-class NewSessionResponse(BaseModel):
-    """
-    Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-
-
-class RequestPermissionRequest(BaseModel):
-    """
-    Request for user permission to execute a tool call.
-
-    Sent when the agent needs authorization before performing a sensitive operation.
-
-    See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    options: Annotated[list[PermissionOption], Field(alias="options")]
-    """
-    Available permission options for the user to choose from.
-    """
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
-    tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
-    """
-    Details about the tool call requiring permission.
-    """
-
-
-class ResultProxyResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A successful JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    result: Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")]
-    """
-    Method-specific response data.
-    """
-
-
-class ResumeSessionResponse(BaseModel):
-    """
-    Response from resuming an existing session.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
-    """
-    Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-
-class ToolCall(BaseModel):
-    """
-    Represents a tool call that the language model has requested.
-
-    Tool calls are actions that the agent executes on behalf of the language model,
-    such as reading files, executing code, or fetching data from external sources.
-
-    See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/draft/tool-calls)
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    Content produced by the tool call.
-    """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
-    """
-    The category of tool being invoked.
-    Helps clients choose appropriate icons and UI treatment.
-    """
-    locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ] = None
-    """
-    File locations affected by this tool call.
-    Enables "follow-along" features in clients.
-    """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
-    """
-    Programmatic name of the tool being invoked.
-
-    This field is optional. Omitting it or sending `null` both mean that no
-    tool name is available.
-    """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
-    """
-    Raw input parameters sent to the tool.
-    """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
-    """
-    Raw output returned by the tool.
-    """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
-    """
-    Current execution status of the tool call.
-    """
-    title: Annotated[str, Field(alias="title")]
-    """
-    Human-readable title describing what the tool is doing.
-    """
-    tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    Unique identifier for this tool call within the session.
-    """
-
-
-class ToolCallSessionUpdate(ToolCall):
-    """
-    Notification that a new tool call has been initiated.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
-
-
-class AgentRequest(BaseModel):
-    """
-    A JSON-RPC request object.
-    """
-
-    model_config = ConfigDict(
-        use_attribute_docstrings=True,
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
-    method: Annotated[str, Field(alias="method")]
-    """
-    The method name to invoke.
-    """
-    params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | MessageMcpRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
-    ] = None
-    """
-    Method-specific request parameters.
-    """
-
-
-ProxyResponse = TypeAliasType("ProxyResponse", ResultProxyResponse | ErrorProxyResponse)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-A JSON-RPC response object.
-"""
 
 
 class ResultAgentResponse(BaseModel):
@@ -9641,38 +9604,66 @@ class ResultAgentResponse(BaseModel):
     """
 
 
-SessionUpdate = TypeAliasType(
-    "SessionUpdate",
-    Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | PlanUpdateSessionUpdate
-        | PlanRemovedSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate
-        | SubagentUpdateSessionUpdate
-        | SessionMessageSessionUpdate
-        | SessionMessageChunkSessionUpdate,
-        Field(discriminator="session_update"),
-    ],
-)
-"""
-Different types of updates that can be sent during session processing.
+class ResultProxyResponse(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
-These updates provide real-time feedback about the agent's progress.
+    A successful JSON-RPC response.
+    """
 
-See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
-"""
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    result: Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")]
+    """
+    Method-specific response data.
+    """
+
+
+class AgentRequest(BaseModel):
+    """
+    A JSON-RPC request object.
+    """
+
+    model_config = ConfigDict(
+        use_attribute_docstrings=True,
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The request id used to correlate the matching response.
+    """
+    method: Annotated[str, Field(alias="method")]
+    """
+    The method name to invoke.
+    """
+    params: Annotated[
+        WriteTextFileRequest
+        | ReadTextFileRequest
+        | RequestPermissionRequest
+        | CreateTerminalRequest
+        | TerminalOutputRequest
+        | ReleaseTerminalRequest
+        | WaitForTerminalExitRequest
+        | KillTerminalRequest
+        | CreateElicitationRequest
+        | MessageMcpRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
+    ] = None
+    """
+    Method-specific request parameters.
+    """
 
 
 AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
@@ -9696,14 +9687,6 @@ class SessionNotification(BaseModel):
         validate_by_alias=True,
         validate_by_name=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -9712,6 +9695,22 @@ class SessionNotification(BaseModel):
     """
     The actual update content.
     """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ProxyResponse = TypeAliasType("ProxyResponse", ResultProxyResponse | ErrorProxyResponse)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+A JSON-RPC response object.
+"""
 
 
 class AgentNotification(BaseModel):

@@ -33,6 +33,24 @@ def build_protocol(
     unstable_items: frozenset[str],
 ) -> ir.Protocol:
     """The IR of one protocol variant; ``unstable_items`` are the keys not in the stable protocol."""
+    try:
+        return _build(doc, variant, source, protocol_version, unstable_items)
+    except AcpgenError as error:
+        raise AcpgenError(
+            *(
+                dataclasses.replace(p, where=f"{source.file}#{p.where}") if p.where.startswith("/") else p
+                for p in error.problems
+            )
+        ) from None
+
+
+def _build(
+    doc: Mapping[str, Any],
+    variant: ir.Variant,
+    source: ir.Source,
+    protocol_version: int,
+    unstable_items: frozenset[str],
+) -> ir.Protocol:
     defs: Mapping[str, Node] = doc["$defs"]
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(naming.type_class_name(name) for name in defs)
@@ -293,18 +311,19 @@ def _spread_names(
 
 
 def _check_unique_class_names(types: tuple[ir.TypeDef, ...]) -> None:
-    owners: dict[str, str] = {}
+    owners: dict[str, tuple[str, str]] = {}
     for t in types:
-        names = [(t.class_name, pointer("$defs", t.wire))]
-        names += [(v.class_name, pointer("$defs", t.wire) + f"[{v.key}]") for v in t.variants if v.hoisted]
-        names += [(c, pointer("$defs", t.wire) + f"[{v.key}][{k}]") for v in t.variants for k, c, _ in v.spread]
-        for cls, where in names:
-            if cls in owners and owners[cls] != where:
+        where = pointer("$defs", t.wire)
+        names = [(t.class_name, t.wire)]
+        names += [(v.class_name, f"branch {v.key!r} of {t.wire}") for v in t.variants if v.hoisted]
+        names += [(c, f"branch {k!r} of branch {v.key!r} of {t.wire}") for v in t.variants for k, c, _ in v.spread]
+        for cls, label in names:
+            if cls in owners and owners[cls][0] != label:
                 raise AcpgenError(
                     Problem(
-                        f"two types would get the same Python name {cls!r}: {owners[cls]} and {where}",
+                        f"two types would get the same Python name {cls!r}: {owners[cls][0]} and {label}",
                         where,
                         "Rename one of the definitions (or give the union branch another title) in the schema.",
                     )
                 )
-            owners[cls] = where
+            owners[cls] = (label, where)

@@ -25,12 +25,29 @@ class Settings:
     protocol_version: int = 1
 
 
+_KINDS: dict[str, type] = {
+    "schema_dir": str,
+    "output_dir": str,
+    "stable_schema": str,
+    "unstable_schema": str,
+    "package": str,
+    "unstable_package": str,
+    "unstable": bool,
+    "protocol_version": int,
+}
+
+
 def load_settings(pyproject: Path) -> Settings:
     """The settings in ``pyproject`` (paths resolved against its folder); defaults where it says nothing."""
     root = pyproject.parent
     table: dict[str, Any] = {}
     if pyproject.is_file():
-        table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("acpgen", {})
+        try:
+            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("acpgen", {})
+        except tomllib.TOMLDecodeError as error:
+            raise AcpgenError(
+                Problem(f"the configuration is not valid TOML: {error}", str(pyproject), "Fix the TOML syntax.")
+            ) from None
     known = {f.name.replace("_", "-"): f for f in fields(Settings)}
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -42,7 +59,16 @@ def load_settings(pyproject: Path) -> Settings:
                     f"Known settings: {', '.join(sorted(known))}.",
                 )
             )
-        values[known[key].name] = value
+        expected = _KINDS[known[key].name]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise AcpgenError(
+                Problem(
+                    f"setting {key!r} in [tool.acpgen] must be a {expected.__name__}, not {value!r}",
+                    f"{pyproject}#/tool/acpgen/{key}",
+                    "Correct the value in pyproject.toml.",
+                )
+            )
+        values[known[key].name] = Path(str(value)) if known[key].name.endswith("_dir") else value
     settings = Settings(**values)
     return Settings(
         **{

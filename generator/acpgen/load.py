@@ -33,7 +33,7 @@ def load_schema(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         raise AcpgenError(
             Problem(
-                f"the schema file is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+                f"the schema file is not valid JSON ({error.msg}; line {error.lineno}, column {error.colno})",
                 f"{path}#",
                 "Restore the file from the pinned package with `make schema`, or fix the JSON.",
             )

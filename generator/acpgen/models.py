@@ -26,7 +26,7 @@ def render_models(model_input: ModelInput, header: str) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         text = generate(
-            json.dumps(model_input.schema, sort_keys=True),
+            json.dumps(model_input.schema),
             input_file_type=InputFileType.JsonSchema,
             output_model_type=DataModelType.PydanticV2BaseModel,
             target_python_version=PythonVersion.PY_311,

@@ -1,0 +1,153 @@
+"""Golden outputs of the small hand-written schemas in tests/fixtures/.
+
+Each fixture folder holds ``schema.json`` and, for a stable/unstable pair, ``schema.unstable.json``.
+Both builds of each are rendered and compared file by file with ``tests/golden/<fixture>/``.
+A failure prints the unified diff and the one command that updates every golden file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from acpgen.pipeline import VARIANTS, Revision, read_schema_file, render_variant
+from tests.conftest import UPDATE_GOLDENS
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GOLDEN = Path(__file__).parent / "golden"
+NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "schema.json").is_file())
+
+
+def package_name(fixture: str, variant: str) -> str:
+    return f"{fixture.replace('-', '_')}_{variant}"
+
+
+def revision(fixture: str) -> Revision:
+    folder = FIXTURES / fixture
+    unstable = folder / "schema.unstable.json"
+
+    def load(path: Path) -> Any:
+        return read_schema_file(path, package="fixture", version="0", name=f"{fixture}/{path.name}")
+
+    return Revision(
+        stable=load(folder / "schema.json"), unstable=load(unstable) if unstable.exists() else None, protocol_version=1
+    )
+
+
+def rendered(fixture: str) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for variant in VARIANTS:
+        files.update(render_variant(revision(fixture), variant, package_name(fixture, variant)))
+    return files
+
+
+@pytest.mark.parametrize("fixture", NAMES)
+def test_golden(fixture: str, request: pytest.FixtureRequest) -> None:
+    files = rendered(fixture)
+    target = GOLDEN / fixture
+    if request.config.getoption("--update-goldens"):
+        shutil.rmtree(target, ignore_errors=True)
+        for rel, text in files.items():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            (target / rel).write_text(text, encoding="utf-8")
+        return
+    on_disk = {
+        p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    }
+    problems = []
+    for rel in sorted(on_disk | files.keys()):
+        current = (target / rel).read_text(encoding="utf-8") if rel in on_disk else ""
+        wanted = files.get(rel, "")
+        if current != wanted or (rel in on_disk) != (rel in files):
+            problems.append(
+                "".join(
+                    difflib.unified_diff(
+                        current.splitlines(True), wanted.splitlines(True), f"golden/{rel}", f"new/{rel}"
+                    )
+                )
+                or f"{rel}: present on one side only\n"
+            )
+    assert not problems, "".join(problems) + f"\ngolden output of {fixture} is stale; update with: {UPDATE_GOLDENS}"
+
+
+@pytest.fixture(scope="module")
+def golden_path() -> Iterator[None]:
+    for name in NAMES:
+        sys.path.insert(0, str(GOLDEN / name))
+    yield
+    for name in NAMES:
+        sys.path.remove(str(GOLDEN / name))
+
+
+def golden_models(fixture: str, variant: str) -> ModuleType:
+    return importlib.import_module(f"{package_name(fixture, variant)}.models")
+
+
+def test_fixture_unions_behave(golden_path: None) -> None:
+    m = golden_models("unions", "stable")
+    shapes = TypeAdapter(m.Shape)
+    assert type(shapes.validate_python({"kind": "circle", "radius": 1.5})).__name__ == "CircleShape"
+    with pytest.raises(ValidationError):
+        shapes.validate_python({"kind": "hexagon"})
+    transports = TypeAdapter(m.Transport)
+    assert type(transports.validate_python({"command": "ls"})).__name__ == "Stdio"
+    assert type(transports.validate_python({"type": "http", "url": "https://x.test"})).__name__ == "HttpTransport"
+    events = TypeAdapter(m.Event)
+    other = events.validate_python({"event": "stopped", "code": 3})
+    assert events.dump_python(other, by_alias=True, exclude_unset=True) == {"event": "stopped", "code": 3}
+    with pytest.raises(ValidationError):
+        events.validate_python({"event": "started"})  # known tag, malformed: never the catch-all
+    assert TypeAdapter(m.Color).validate_python("mauve") == "mauve"
+    with pytest.raises(ValidationError):
+        TypeAdapter(m.Level).validate_python("medium")
+
+
+def test_fixture_fields_behave(golden_path: None) -> None:
+    record = golden_models("fields", "stable").Record
+    base = {"requiredNullable": None, "items": [], "servers": []}
+    assert record.model_validate(base).required_nullable is None
+    with pytest.raises(ValidationError):
+        record.model_validate({"items": [], "servers": []})  # required nullable must be present
+    for null_refused in ("optionalPlain", "flag"):
+        with pytest.raises(ValidationError):
+            record.model_validate({**base, null_refused: None})
+    assert record.model_validate({**base, "optionalNullable": None}).optional_nullable is None
+    assert record.model_validate(base).caps.fs is True
+    for field, bad in (("small", 2**16), ("count", -1), ("count", 2**64), ("offset", -(2**63) - 1)):
+        with pytest.raises(ValidationError):
+            record.model_validate({**base, field: bad})
+    lenient = record.model_validate({**base, "lenientMeta": 7, "items": [{"name": "a"}, {"nom": 1}], "servers": None})
+    assert lenient.lenient_meta is None and [i.name for i in lenient.items] == ["a"] and lenient.servers == []
+    assert record.model_validate({**base, "items": "nope"}).items == []
+    assert record.model_validate({**base, "class": "x"}).class_ == "x"
+
+
+def test_fixture_stability_pair(golden_path: None) -> None:
+    stable, unstable = golden_models("stability", "stable"), golden_models("stability", "unstable")
+    assert "additional_directories" not in stable.NewSessionRequest.model_fields
+    field = unstable.NewSessionRequest.model_fields["additional_directories"]
+    assert field.alias == "additionalDirectories" and "UNSTABLE" in (field.description or "")
+    assert not hasattr(stable, "ForkSessionRequest") and "UNSTABLE" in (unstable.ForkSessionRequest.__doc__ or "")
+    with pytest.raises(ValidationError):
+        TypeAdapter(stable.SessionMode).validate_python("plan")
+    assert TypeAdapter(unstable.SessionMode).validate_python("plan") == "plan"
+    with pytest.raises(ValidationError):
+        TypeAdapter(stable.Update).validate_python({"kind": "plan", "steps": []})
+    assert type(TypeAdapter(unstable.Update).validate_python({"kind": "plan", "steps": []})).__name__ == "PlanUpdate"
+
+
+def test_fixture_single_file_revision_splits_by_marker(golden_path: None) -> None:
+    stable, unstable = golden_models("single-file", "stable"), golden_models("single-file", "unstable")
+    assert "additional_directories" not in stable.NewSessionRequest.model_fields
+    assert "additional_directories" in unstable.NewSessionRequest.model_fields
+    assert not hasattr(stable, "ForkSessionRequest") and hasattr(unstable, "ForkSessionRequest")
+    assert not hasattr(stable, "Plan") and hasattr(unstable, "PlanUpdate")
