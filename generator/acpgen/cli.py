@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from acpgen import ir
 from acpgen.config import Settings, load_settings
@@ -17,6 +18,10 @@ from acpgen.pipeline import Revision, SchemaFile, read_schema_file, render_varia
 from acpgen.schema_lock import read_lock, verify_files
 
 UPDATE_COMMAND = "make generate"
+
+# Subcommands defined in modules of their own: each registers its parser on the subparsers
+# object and sets ``run`` to a function (args, settings) -> exit code.
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,6 +59,9 @@ def _parser() -> argparse.ArgumentParser:
     fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
     fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
     fetch.set_defaults(run=_fetch)
+
+    for register in _EXTRA_COMMANDS:
+        register(commands)
     return parser
 
 
