@@ -117,9 +117,31 @@ def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Met
                 result=result,
                 stable=f"method:{side}:{wire}" not in unstable,
                 description=description(defs[params_name]),
+                python_name=naming.method_name(wire, params_name),
+                constant=naming.constant_name(wire),
             )
         )
-    return tuple(methods)
+    return _distinct_names(methods)
+
+
+def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
+    """One side may handle a request and a notification of the same wire name (``proxy/successor``):
+    the notification's Python name then ends in ``_notification``. Any other clash is an error."""
+    result = []
+    for m in methods:
+        twins = [o for o in methods if o.side == m.side and o.python_name == m.python_name and o is not m]
+        if twins and m.kind == "notification" and all(o.kind == "request" for o in twins):
+            m = dataclasses.replace(m, python_name=f"{m.python_name}_notification")
+        elif twins and not (m.kind == "request" and all(o.kind == "notification" for o in twins)):
+            raise AcpgenError(
+                Problem(
+                    f"methods {m.wire!r} and {twins[0].wire!r} of side {m.side} would both be named {m.python_name!r}",
+                    pointer("$defs", m.params),
+                    "Rename one of the params definitions in the schema.",
+                )
+            )
+        result.append(m)
+    return tuple(result)
 
 
 def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]) -> ir.TypeDef:

@@ -107,9 +107,17 @@ class Method:
     """The side that handles (receives) the method."""
     kind: MethodKind
     params: str
+    """The ``$defs`` name of the params type."""
     result: str | None
+    """The ``$defs`` name of the result type (requests only)."""
     stable: bool
     description: str
+    python_name: str
+    """The handler and sender method name (:func:`acpgen.naming.method_name`)."""
+    constant: str
+    """The module constant holding the wire name (:func:`acpgen.naming.constant_name`)."""
+    gate: str | None = None
+    """The capability that gates the method (filled in from the capability rule table), if any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +131,10 @@ class Protocol:
     types: tuple[TypeDef, ...]
     unstable_items: frozenset[str]
     """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+
+    def methods_of(self, side: Side) -> tuple[Method, ...]:
+        """The methods a side handles, in wire-name order."""
+        return tuple(m for m in self.methods if m.side == side)
 
     def type(self, wire: str) -> TypeDef:
         """The type named ``wire`` in ``$defs``."""

@@ -66,3 +66,31 @@ def variant_class_name(key: str, union_class: str, taken: frozenset[str] = froze
     """
     first = type_class_name(class_name(key, union_class))
     return first if first not in taken else type_class_name(class_name(union_class, key))
+
+
+_ROLE_SUFFIXES = ("Request", "Notification")
+
+
+def method_name(wire: str, params_type: str) -> str:
+    """Python method name of a wire method, from its params type: ``NewSessionRequest`` -> ``new_session``.
+
+    The params type names the action as the official SDKs call it (``request_permission``,
+    ``wait_for_terminal_exit``). Where it does not say what the method does (every word of the
+    wire name's last segment must appear), the wire segments are joined instead:
+    ``session/update`` (params ``SessionNotification``) -> ``session_update``.
+    """
+    stem = params_type
+    for suffix in _ROLE_SUFFIXES:
+        if stem.endswith(suffix) and stem != suffix:
+            stem = stem.removesuffix(suffix)
+            break
+    segments = [s for s in wire.split("/") if s and s != "$"]
+    action = set(words(segments[-1])) if segments else set()
+    if stem and action <= set(words(stem)):
+        return snake(stem)
+    return snake("_".join(segments))
+
+
+def constant_name(wire: str) -> str:
+    """UPPER_SNAKE constant for a wire method name: ``session/new`` -> ``SESSION_NEW``."""
+    return "_".join(w for s in wire.split("/") for w in words(s)).upper() or "METHOD"

@@ -10,10 +10,22 @@ from acpgen.formatting import format_python
 from acpgen.header import generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
+from acpgen.stubs import method_views, roles
 from acpgen.templating import render_template
 
 # Output files rendered from templates/package/<name>.jinja, besides models.py and py.typed.
-PACKAGE_TEMPLATES = ("__init__.py", "_support.py", "_version.py", "stability.py")
+PACKAGE_TEMPLATES = (
+    "__init__.py",
+    "_support.py",
+    "_version.py",
+    "connection.py",
+    "dispatch.py",
+    "errors.py",
+    "interfaces.py",
+    "methods.py",
+    "senders.py",
+    "stability.py",
+)
 
 
 def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[str, str]:
@@ -26,6 +38,10 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         "package": package,
         "generator_version": generator_version(),
         "unstable_items": sorted(protocol.unstable_items),
+        "methods": method_views(protocol),
+        "roles": roles(protocol),
+        "constant_values": sorted({(m.constant, m.wire) for m in protocol.methods}),
+        "constants": sorted({m.constant for m in protocol.methods}),
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)

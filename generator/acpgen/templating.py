@@ -22,7 +22,16 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["py"] = repr  # Python literals are emitted through repr, never pasted between quotes
+    env.filters["docstring"] = docstring
     return env
+
+
+def docstring(text: str, indent: int = 4) -> str:
+    """A triple-quoted docstring literal for ``text``, its lines indented by ``indent`` spaces."""
+    body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    pad = " " * indent
+    lines = [pad + line if line else "" for line in body.splitlines()]
+    return '"""\n' + "\n".join(lines) + "\n" + pad + '"""'
 
 
 def render_template(name: str, **data: object) -> str:
