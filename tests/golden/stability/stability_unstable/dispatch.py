@@ -74,8 +74,10 @@ class Dispatcher:
         spec = self._requests.get(method)
         if spec is None:
             raise RequestError.method_not_found(method)
-        value = self._validate(spec, params)
-        result = await getattr(self._handler, spec.python_name)(value)
+        call = getattr(self._handler, spec.python_name, None)
+        if call is None:  # a handler that does not subclass the interface may lack the method
+            raise RequestError.method_not_found(method)
+        result = await call(self._validate(spec, params))
         adapter = self._adapter(spec.result)
         if result is None:
             result = adapter.validate_python({})
@@ -89,10 +91,11 @@ class Dispatcher:
                 await self._handler.ext_notification(method, params)  # type: ignore[attr-defined]
                 return
             spec = self._notifications.get(method)
-            if spec is None:
+            call = getattr(self._handler, spec.python_name, None) if spec is not None else None
+            if spec is None or call is None:
                 _log.debug("no handler for notification %r", method)
                 return
-            await getattr(self._handler, spec.python_name)(self._validate(spec, params))
+            await call(self._validate(spec, params))
         except Exception:
             _log.exception("handler of notification %r failed", method)
 
