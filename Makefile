@@ -24,7 +24,7 @@ check: install ## fail if generated/ is stale, or lint/type errors
 
 test: install ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
-	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q
+	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q -n 2
 
 schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))

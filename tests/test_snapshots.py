@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from acpgen.capabilities import RULES_FILE, load_rules
 from acpgen.pipeline import VARIANTS, Revision, read_schema_file, render_variant
 from tests.conftest import UPDATE_GOLDENS
 
@@ -38,8 +39,14 @@ def revision(fixture: str) -> Revision:
     def load(path: Path) -> Any:
         return read_schema_file(path, package="fixture", version="0", name=f"{fixture}/{path.name}")
 
+    rules = folder / RULES_FILE
     return Revision(
-        stable=load(folder / "schema.json"), unstable=load(unstable) if unstable.exists() else None, protocol_version=1
+        stable=load(folder / "schema.json"),
+        unstable=load(unstable) if unstable.exists() else None,
+        protocol_version=1,
+        rules=load_rules(rules) if rules.exists() else None,
+        rules_origin=f"{fixture}/{RULES_FILE}",
+        strict_capabilities=True,
     )
 
 

@@ -43,13 +43,13 @@ class Agent(abc.ABC):
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
         """
 
-    @abc.abstractmethod
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
         """
         Request parameters for the logout method.
 
         Terminates the current authenticated session.
         """
+        raise RequestError.method_not_found("logout")
 
     @abc.abstractmethod
     async def cancel(self, params: models.CancelNotification) -> None:
@@ -59,7 +59,6 @@ class Agent(abc.ABC):
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
         """
 
-    @abc.abstractmethod
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
@@ -72,8 +71,8 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
+        raise RequestError.method_not_found("session/close")
 
-    @abc.abstractmethod
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
@@ -82,8 +81,8 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
+        raise RequestError.method_not_found("session/delete")
 
-    @abc.abstractmethod
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
@@ -92,8 +91,8 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
+        raise RequestError.method_not_found("session/list")
 
-    @abc.abstractmethod
     async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
@@ -102,6 +101,7 @@ class Agent(abc.ABC):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
+        raise RequestError.method_not_found("session/load")
 
     @abc.abstractmethod
     async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
@@ -121,7 +121,6 @@ class Agent(abc.ABC):
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
         """
 
-    @abc.abstractmethod
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
@@ -133,6 +132,7 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
+        raise RequestError.method_not_found("session/resume")
 
     @abc.abstractmethod
     async def set_session_config_option(
@@ -161,13 +161,12 @@ class Agent(abc.ABC):
 class Client(abc.ABC):
     """The methods the client handles."""
 
-    @abc.abstractmethod
     async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
+        raise RequestError.method_not_found("elicitation/complete")
 
-    @abc.abstractmethod
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
@@ -178,8 +177,8 @@ class Client(abc.ABC):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
+        raise RequestError.method_not_found("elicitation/create")
 
-    @abc.abstractmethod
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
@@ -188,8 +187,8 @@ class Client(abc.ABC):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
+        raise RequestError.method_not_found("fs/read_text_file")
 
-    @abc.abstractmethod
     async def write_text_file(
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
@@ -198,6 +197,7 @@ class Client(abc.ABC):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
+        raise RequestError.method_not_found("fs/write_text_file")
 
     @abc.abstractmethod
     async def request_permission(
@@ -221,45 +221,45 @@ class Client(abc.ABC):
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
         """
 
-    @abc.abstractmethod
     async def create_terminal(
         self, params: models.CreateTerminalRequest
     ) -> models.CreateTerminalResponse:
         """
         Request to create a new terminal and execute a command.
         """
+        raise RequestError.method_not_found("terminal/create")
 
-    @abc.abstractmethod
     async def kill_terminal(
         self, params: models.KillTerminalRequest
     ) -> models.KillTerminalResponse:
         """
         Request to kill a terminal without releasing it.
         """
+        raise RequestError.method_not_found("terminal/kill")
 
-    @abc.abstractmethod
     async def terminal_output(
         self, params: models.TerminalOutputRequest
     ) -> models.TerminalOutputResponse:
         """
         Request to get the current output and status of a terminal.
         """
+        raise RequestError.method_not_found("terminal/output")
 
-    @abc.abstractmethod
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
     ) -> models.ReleaseTerminalResponse:
         """
         Request to release a terminal and free its resources.
         """
+        raise RequestError.method_not_found("terminal/release")
 
-    @abc.abstractmethod
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
     ) -> models.WaitForTerminalExitResponse:
         """
         Request to wait for a terminal command to exit.
         """
+        raise RequestError.method_not_found("terminal/wait_for_exit")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

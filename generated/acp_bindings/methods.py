@@ -116,7 +116,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CompleteElicitationNotification,
         None,
         True,
-        None,
+        "clientCapabilities.elicitation.url",
     ),
     MethodSpec(
         ELICITATION_CREATE,
@@ -126,7 +126,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CreateElicitationRequest,
         models.CreateElicitationResponse,
         True,
-        None,
+        "clientCapabilities.elicitation",
     ),
     MethodSpec(
         FS_READ_TEXT_FILE,
@@ -136,7 +136,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ReadTextFileRequest,
         models.ReadTextFileResponse,
         True,
-        None,
+        "clientCapabilities.fs.readTextFile",
     ),
     MethodSpec(
         FS_WRITE_TEXT_FILE,
@@ -146,7 +146,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.WriteTextFileRequest,
         models.WriteTextFileResponse,
         True,
-        None,
+        "clientCapabilities.fs.writeTextFile",
     ),
     MethodSpec(
         INITIALIZE,
@@ -166,7 +166,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.LogoutRequest,
         models.LogoutResponse,
         True,
-        None,
+        "agentCapabilities.auth.logout",
     ),
     MethodSpec(
         SESSION_CANCEL,
@@ -186,7 +186,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CloseSessionRequest,
         models.CloseSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.close",
     ),
     MethodSpec(
         SESSION_DELETE,
@@ -196,7 +196,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.DeleteSessionRequest,
         models.DeleteSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.delete",
     ),
     MethodSpec(
         SESSION_LIST,
@@ -206,7 +206,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ListSessionsRequest,
         models.ListSessionsResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.list",
     ),
     MethodSpec(
         SESSION_LOAD,
@@ -216,7 +216,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.LoadSessionRequest,
         models.LoadSessionResponse,
         True,
-        None,
+        "agentCapabilities.loadSession",
     ),
     MethodSpec(
         SESSION_NEW,
@@ -256,7 +256,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ResumeSessionRequest,
         models.ResumeSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.resume",
     ),
     MethodSpec(
         SESSION_SET_CONFIG_OPTION,
@@ -296,7 +296,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CreateTerminalRequest,
         models.CreateTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_KILL,
@@ -306,7 +306,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.KillTerminalRequest,
         models.KillTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_OUTPUT,
@@ -316,7 +316,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.TerminalOutputRequest,
         models.TerminalOutputResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_RELEASE,
@@ -326,7 +326,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ReleaseTerminalRequest,
         models.ReleaseTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_WAIT_FOR_EXIT,
@@ -336,7 +336,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.WaitForTerminalExitRequest,
         models.WaitForTerminalExitResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
 )
 """Every method of the protocol, in wire-name order."""

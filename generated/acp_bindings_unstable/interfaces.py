@@ -59,13 +59,13 @@ class Agent(abc.ABC):
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
 
-    @abc.abstractmethod
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
         """
         Request parameters for the logout method.
 
         Terminates the current authenticated session.
         """
+        raise RequestError.method_not_found("logout")
 
     async def message_mcp(self, params: models.MessageMcpNotification) -> None:
         """
@@ -143,7 +143,6 @@ class Agent(abc.ABC):
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
         """
 
-    @abc.abstractmethod
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
@@ -156,8 +155,8 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
+        raise RequestError.method_not_found("session/close")
 
-    @abc.abstractmethod
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
@@ -166,6 +165,7 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
+        raise RequestError.method_not_found("session/delete")
 
     async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
         """
@@ -182,7 +182,6 @@ class Agent(abc.ABC):
         """
         raise RequestError.method_not_found("session/fork")
 
-    @abc.abstractmethod
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
@@ -191,8 +190,8 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
+        raise RequestError.method_not_found("session/list")
 
-    @abc.abstractmethod
     async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
@@ -201,6 +200,7 @@ class Agent(abc.ABC):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
+        raise RequestError.method_not_found("session/load")
 
     @abc.abstractmethod
     async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
@@ -220,7 +220,6 @@ class Agent(abc.ABC):
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
 
-    @abc.abstractmethod
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
@@ -232,6 +231,7 @@ class Agent(abc.ABC):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
+        raise RequestError.method_not_found("session/resume")
 
     @abc.abstractmethod
     async def set_session_config_option(
@@ -332,13 +332,12 @@ class Client(abc.ABC):
         """
         raise RequestError.method_not_found("auth/status_update")
 
-    @abc.abstractmethod
     async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
+        raise RequestError.method_not_found("elicitation/complete")
 
-    @abc.abstractmethod
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
@@ -349,8 +348,8 @@ class Client(abc.ABC):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
+        raise RequestError.method_not_found("elicitation/create")
 
-    @abc.abstractmethod
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
@@ -359,8 +358,8 @@ class Client(abc.ABC):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
+        raise RequestError.method_not_found("fs/read_text_file")
 
-    @abc.abstractmethod
     async def write_text_file(
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
@@ -369,6 +368,7 @@ class Client(abc.ABC):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
+        raise RequestError.method_not_found("fs/write_text_file")
 
     async def message_mcp(self, params: models.MessageMcpRequest) -> models.MessageMcpResponse:
         """
@@ -402,45 +402,45 @@ class Client(abc.ABC):
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
         """
 
-    @abc.abstractmethod
     async def create_terminal(
         self, params: models.CreateTerminalRequest
     ) -> models.CreateTerminalResponse:
         """
         Request to create a new terminal and execute a command.
         """
+        raise RequestError.method_not_found("terminal/create")
 
-    @abc.abstractmethod
     async def kill_terminal(
         self, params: models.KillTerminalRequest
     ) -> models.KillTerminalResponse:
         """
         Request to kill a terminal without releasing it.
         """
+        raise RequestError.method_not_found("terminal/kill")
 
-    @abc.abstractmethod
     async def terminal_output(
         self, params: models.TerminalOutputRequest
     ) -> models.TerminalOutputResponse:
         """
         Request to get the current output and status of a terminal.
         """
+        raise RequestError.method_not_found("terminal/output")
 
-    @abc.abstractmethod
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
     ) -> models.ReleaseTerminalResponse:
         """
         Request to release a terminal and free its resources.
         """
+        raise RequestError.method_not_found("terminal/release")
 
-    @abc.abstractmethod
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
     ) -> models.WaitForTerminalExitResponse:
         """
         Request to wait for a terminal command to exit.
         """
+        raise RequestError.method_not_found("terminal/wait_for_exit")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

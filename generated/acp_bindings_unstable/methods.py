@@ -132,7 +132,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.AuthStatusRequest,
         models.AuthStatusResponse,
         False,
-        None,
+        "agentCapabilities.auth.status",
     ),
     MethodSpec(
         AUTH_STATUS_UPDATE,
@@ -162,7 +162,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CompleteElicitationNotification,
         None,
         True,
-        None,
+        "clientCapabilities.elicitation.url",
     ),
     MethodSpec(
         ELICITATION_CREATE,
@@ -172,7 +172,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CreateElicitationRequest,
         models.CreateElicitationResponse,
         True,
-        None,
+        "clientCapabilities.elicitation",
     ),
     MethodSpec(
         FS_READ_TEXT_FILE,
@@ -182,7 +182,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ReadTextFileRequest,
         models.ReadTextFileResponse,
         True,
-        None,
+        "clientCapabilities.fs.readTextFile",
     ),
     MethodSpec(
         FS_WRITE_TEXT_FILE,
@@ -192,7 +192,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.WriteTextFileRequest,
         models.WriteTextFileResponse,
         True,
-        None,
+        "clientCapabilities.fs.writeTextFile",
     ),
     MethodSpec(
         INITIALIZE,
@@ -212,7 +212,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.LogoutRequest,
         models.LogoutResponse,
         True,
-        None,
+        "agentCapabilities.auth.logout",
     ),
     MethodSpec(
         MCP_MESSAGE,
@@ -242,7 +242,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.DisableProviderRequest,
         models.DisableProviderResponse,
         False,
-        None,
+        "agentCapabilities.providers",
     ),
     MethodSpec(
         PROVIDERS_LIST,
@@ -252,7 +252,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ListProvidersRequest,
         models.ListProvidersResponse,
         False,
-        None,
+        "agentCapabilities.providers",
     ),
     MethodSpec(
         PROVIDERS_SET,
@@ -262,7 +262,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.SetProviderRequest,
         models.SetProviderResponse,
         False,
-        None,
+        "agentCapabilities.providers",
     ),
     MethodSpec(
         PROXY_INITIALIZE,
@@ -302,7 +302,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ArchiveSessionRequest,
         models.ArchiveSessionResponse,
         False,
-        None,
+        "agentCapabilities.sessionCapabilities.archive",
     ),
     MethodSpec(
         SESSION_CANCEL,
@@ -322,7 +322,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CloseSessionRequest,
         models.CloseSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.close",
     ),
     MethodSpec(
         SESSION_DELETE,
@@ -332,7 +332,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.DeleteSessionRequest,
         models.DeleteSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.delete",
     ),
     MethodSpec(
         SESSION_FORK,
@@ -342,7 +342,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ForkSessionRequest,
         models.ForkSessionResponse,
         False,
-        None,
+        "agentCapabilities.sessionCapabilities.fork",
     ),
     MethodSpec(
         SESSION_LIST,
@@ -352,7 +352,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ListSessionsRequest,
         models.ListSessionsResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.list",
     ),
     MethodSpec(
         SESSION_LOAD,
@@ -362,7 +362,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.LoadSessionRequest,
         models.LoadSessionResponse,
         True,
-        None,
+        "agentCapabilities.loadSession",
     ),
     MethodSpec(
         SESSION_NEW,
@@ -402,7 +402,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ResumeSessionRequest,
         models.ResumeSessionResponse,
         True,
-        None,
+        "agentCapabilities.sessionCapabilities.resume",
     ),
     MethodSpec(
         SESSION_SET_CONFIG_OPTION,
@@ -432,7 +432,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.SetSessionTitleRequest,
         models.SetSessionTitleResponse,
         False,
-        None,
+        "agentCapabilities.sessionCapabilities.title",
     ),
     MethodSpec(
         SESSION_STATUS,
@@ -442,7 +442,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.SessionStatusRequest,
         models.SessionStatusResponse,
         False,
-        None,
+        "agentCapabilities.sessionCapabilities.status",
     ),
     MethodSpec(
         SESSION_UNARCHIVE,
@@ -452,7 +452,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.UnarchiveSessionRequest,
         models.UnarchiveSessionResponse,
         False,
-        None,
+        "agentCapabilities.sessionCapabilities.archive",
     ),
     MethodSpec(
         SESSION_UPDATE,
@@ -472,7 +472,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.CreateTerminalRequest,
         models.CreateTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_KILL,
@@ -482,7 +482,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.KillTerminalRequest,
         models.KillTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_OUTPUT,
@@ -492,7 +492,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.TerminalOutputRequest,
         models.TerminalOutputResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_RELEASE,
@@ -502,7 +502,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.ReleaseTerminalRequest,
         models.ReleaseTerminalResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
     MethodSpec(
         TERMINAL_WAIT_FOR_EXIT,
@@ -512,7 +512,7 @@ METHODS: Final[tuple[MethodSpec, ...]] = (
         models.WaitForTerminalExitRequest,
         models.WaitForTerminalExitResponse,
         True,
-        None,
+        "clientCapabilities.terminal",
     ),
 )
 """Every method of the protocol, in wire-name order."""

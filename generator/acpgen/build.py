@@ -15,10 +15,12 @@ from acpgen.inventory import (
     description,
     enum_values,
     is_catch_all,
+    is_unconstrained,
     ref_name,
     tag_of,
     union_branches,
     variant_key,
+    variant_keys,
 )
 
 _SIDES = frozenset(ir.SIDES)
@@ -193,8 +195,7 @@ def _union(
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
     discriminator = next(iter(tags)) if len(tags) == 1 else None
     variants = []
-    for index, branch in enumerate(branches):
-        key = variant_key(branch)
+    for index, (branch, key) in enumerate(zip(branches, variant_keys(branches), strict=True)):
         if key is None:
             raise AcpgenError(
                 Problem(
@@ -207,17 +208,22 @@ def _union(
         tag = tag_of(branch)
         ref_name(branch) if "properties" not in branch or tag is not None else None
         catch_all = is_catch_all(branch)
+        unconstrained = is_unconstrained(branch)
         adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
+        if unconstrained:
+            class_name = "Any"
+        elif adds_nothing:
+            class_name = naming.type_class_name(ref_name(branch) or "")
+        else:
+            class_name = naming.variant_class_name(key, cls, taken)
         variants.append(
             ir.UnionVariant(
                 key=key,
-                class_name=naming.type_class_name(ref_name(branch) or "")
-                if adds_nothing
-                else naming.variant_class_name(key, cls, taken),
+                class_name=class_name,
                 tag=tag[1] if tag is not None and discriminator is not None else None,
                 ref=ref_name(branch),
                 catch_all=catch_all,
-                hoisted=not adds_nothing,
+                hoisted=not (adds_nothing or unconstrained),
                 stable=f"variant:{name}[{key}]" not in unstable,
                 description=description(branch),
             )
@@ -244,7 +250,7 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
     fields = []
     seen: dict[str, str] = {}
     for wire in sorted(props):
-        prop = props[wire]
+        prop = props[wire] if isinstance(props[wire], Mapping) else {}  # a boolean schema: anything goes
         attr = naming.snake(wire)
         if attr in seen:
             raise AcpgenError(

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from acpgen import ir
+from acpgen.capabilities import load_rules
 from acpgen.config import Settings, load_settings
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
 from acpgen.fetch import fetch_schema
 from acpgen.output import stale_files, write_tree
-from acpgen.pipeline import Revision, SchemaFile, read_schema_file, render_variant
+from acpgen.pipeline import Revision, SchemaFile, read_schema_file
+from acpgen.render import render
 from acpgen.schema_lock import read_lock, verify_files
 
 UPDATE_COMMAND = "make generate"
@@ -52,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
     gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")
     gen.add_argument("--out", type=Path, help="output folder (default: output-dir of [tool.acpgen])")
+    gen.add_argument(
+        "--strict-capabilities",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="fail when a capability gates nothing in the rule table (default: strict-capabilities setting)",
+    )
     gen.set_defaults(run=_generate, variants=None)
 
     schema = commands.add_parser("schema", help="manage the pinned schema")
@@ -76,14 +84,19 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
         return Revision(stable=stable, unstable=unstable, protocol_version=settings.protocol_version)
     lock = read_lock(settings.schema_dir)
     verify_files(settings.schema_dir, lock)
+    rules_path = settings.schema_dir / settings.capability_rules
 
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
 
+    strict = settings.strict_capabilities if args.strict_capabilities is None else args.strict_capabilities
     return Revision(
         stable=pinned(settings.stable_schema),
         unstable=pinned(settings.unstable_schema),
         protocol_version=settings.protocol_version,
+        rules=load_rules(rules_path) if rules_path.is_file() else None,
+        rules_origin=str(rules_path),
+        strict_capabilities=strict,
     )
 
 
@@ -96,7 +109,10 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     for variant in variants:
         package = settings.unstable_package if variant == "unstable" else settings.package
         started = time.perf_counter()
-        files.update(render_variant(revision, variant, package))
+        protocol, doc = revision.protocol(variant)
+        for path in protocol.ungated:
+            print(f"acpgen: warning: capability {path} gates nothing in the rule table ({variant})", file=sys.stderr)
+        files.update(render(protocol, doc, package))
         packages.append(package)
         print(f"acpgen: rendered {package} ({variant}) in {time.perf_counter() - started:.2f}s", file=sys.stderr)
     if args.check:

@@ -23,6 +23,10 @@ class Settings:
     unstable: bool = False
     """Build the unstable variant when the CLI is not told which."""
     protocol_version: int = 1
+    capability_rules: str = "capability-rules.json"
+    """The curated gating rule table, relative to the schema folder."""
+    strict_capabilities: bool = False
+    """Fail generation when a capability is neither gated by a rule nor listed as informational."""
 
 
 _KINDS: dict[str, type] = {
@@ -34,6 +38,8 @@ _KINDS: dict[str, type] = {
     "unstable_package": str,
     "unstable": bool,
     "protocol_version": int,
+    "capability_rules": str,
+    "strict_capabilities": bool,
 }
 
 

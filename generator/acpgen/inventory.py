@@ -67,6 +67,11 @@ def tag_of(branch: Node) -> tuple[str, str] | None:
     return None
 
 
+def is_unconstrained(branch: Node) -> bool:
+    """A branch that admits any value (only annotations such as a description): keyed ``any``."""
+    return not (set(branch) - {"description", "title", "$comment", "examples"})
+
+
 def is_catch_all(branch: Node) -> bool:
     """The ``not`` branch of an extensible union."""
     return "not" in branch
@@ -83,6 +88,24 @@ def variant_key(branch: Node) -> str | None:
     if isinstance(title, str) and title:
         return title
     return ref_name(branch)
+
+
+def variant_keys(branches: list[Node]) -> list[str | None]:
+    """The keys of a union's branches. A branch with no tag, title or reference is keyed by the
+    required properties that it alone has (``result`` vs ``error`` in an old response envelope),
+    else by all its required properties (``id_method`` vs ``method``) when no sibling has the same."""
+    keys = [variant_key(b) or ("any" if is_unconstrained(b) else None) for b in branches]
+    required = [frozenset(b.get("required") or []) for b in branches]
+    for index in range(len(branches)):
+        if keys[index] is not None:
+            continue
+        others = frozenset().union(*(r for i, r in enumerate(required) if i != index))
+        distinct = sorted(required[index] - others)
+        if distinct:
+            keys[index] = "_".join(distinct)
+        elif required[index] and required.count(required[index]) == 1:
+            keys[index] = "_".join(sorted(required[index]))
+    return keys
 
 
 def enum_values(node: Node) -> list[tuple[str | int, Node]]:
@@ -120,14 +143,13 @@ def iter_items(defs: Mapping[str, Node]) -> Iterator[tuple[str, Node]]:
         props = node.get("properties")
         if isinstance(props, Mapping):
             for prop in sorted(props):
-                if isinstance(props[prop], Mapping):
-                    yield f"field:{name}.{prop}", props[prop]
+                yield f"field:{name}.{prop}", props[prop] if isinstance(props[prop], Mapping) else {}
         for value, branch in enum_values(node):
             yield f"value:{name}={value}", branch
         found = union_branches(node)
         if found is not None:
-            for branch in found[1]:
-                if const_of(branch) is None and (key := variant_key(branch)) is not None:
+            for branch, key in zip(found[1], variant_keys(found[1]), strict=True):
+                if const_of(branch) is None and key is not None:
                     yield f"variant:{name}[{key}]", branch
 
 

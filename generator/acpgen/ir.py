@@ -120,6 +120,47 @@ class Method:
     """The capability that gates the method (filled in from the capability rule table), if any."""
 
 
+Presence = Literal["true", "present"]
+Owner = Literal["agent", "client"]
+SubjectKind = Literal["method", "field", "variant", "value"]
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """A property of the capability tree that a peer advertises at ``initialize``."""
+
+    path: str
+    """Wire path from the root: ``agentCapabilities.sessionCapabilities.resume``."""
+    owner: Owner
+    """The side that advertises it."""
+    presence: Presence
+    """``true``: a boolean that must be true; ``present``: an object that must be present and not null."""
+    attrs: tuple[str, ...]
+    """Python attribute names from the root model (``AgentCapabilities``) down to it."""
+    accessor: str
+    """Name of the generated ``supports_...`` function."""
+    leaf: bool
+    """No capabilities below it (containers such as ``promptCapabilities`` are not leaves)."""
+    stable: bool
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class GatingRule:
+    """A subject that may be used only when the peer advertised a capability."""
+
+    kind: SubjectKind
+    subject: str
+    """``session/load``, ``NewSessionRequest.additionalDirectories``, ``ContentBlock[image]``,
+    ``SystemPromptMode=override``."""
+    capability: Capability
+    classes: tuple[str, ...] = ()
+    """Model classes whose instances carry the subject (fields, variants, values)."""
+    attr: str | None = None
+    """The attribute that carries a field or value subject."""
+    value: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Protocol:
     """One protocol variant (stable or unstable) of one schema revision."""
@@ -131,6 +172,12 @@ class Protocol:
     types: tuple[TypeDef, ...]
     unstable_items: frozenset[str]
     """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+    capabilities: tuple[Capability, ...] = ()
+    rules: tuple[GatingRule, ...] = ()
+    informational: tuple[tuple[str, str], ...] = ()
+    """Capabilities that gate nothing, with the reason, from the rule table."""
+    ungated: tuple[str, ...] = ()
+    """Leaf capabilities that neither a rule nor the informational list mentions."""
 
     def methods_of(self, side: Side) -> tuple[Method, ...]:
         """The methods a side handles, in wire-name order."""

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from acpgen import ir
 from acpgen.build import build_protocol
+from acpgen.capabilities import RULES_FILE, attach_rules, capability_tree
 from acpgen.load import check_schema, load_schema
 from acpgen.render import render
 from acpgen.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
@@ -31,6 +33,11 @@ class Revision:
     stable: SchemaFile
     unstable: SchemaFile | None
     protocol_version: int
+    rules: Mapping[str, Any] | None = None
+    """The capability rule table (``schema/capability-rules.json``), if the revision has one."""
+    rules_origin: str = RULES_FILE
+    strict_capabilities: bool = False
+    """Fail when a leaf capability is neither gated by a rule nor listed as informational."""
 
     def unstable_items(self) -> frozenset[str]:
         """Keys of the items that are not stable (compared, or from the description marker)."""
@@ -50,6 +57,11 @@ class Revision:
             doc = chosen.doc
         protocol = build_protocol(
             doc, variant=variant, source=chosen.source, protocol_version=self.protocol_version, unstable_items=marks
+        )
+        widest = (self.unstable or self.stable).doc
+        all_paths = frozenset(c.path for c in capability_tree(widest["$defs"], marks))
+        protocol = attach_rules(
+            protocol, doc, self.rules, marks, all_paths, origin=self.rules_origin, strict=self.strict_capabilities
         )
         return protocol, doc
 

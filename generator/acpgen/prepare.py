@@ -174,7 +174,7 @@ def _hoist_union(
     refs = []
     for variant, branch in zip(t.variants, branches, strict=True):
         if not variant.hoisted:
-            refs.append({"$ref": f"#/$defs/{variant.ref}"})
+            refs.append({"$ref": f"#/$defs/{variant.ref}"} if variant.ref else {})
             continue
         hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
         if shared_props:

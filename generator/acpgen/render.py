@@ -10,7 +10,7 @@ from acpgen.formatting import format_python
 from acpgen.header import generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
-from acpgen.stubs import method_views, roles
+from acpgen.stubs import capability_views, method_views, roles, rule_views
 from acpgen.templating import render_template
 
 # Output files rendered from templates/package/<name>.jinja, besides models.py and py.typed.
@@ -18,9 +18,11 @@ PACKAGE_TEMPLATES = (
     "__init__.py",
     "_support.py",
     "_version.py",
+    "capabilities.py",
     "connection.py",
     "dispatch.py",
     "errors.py",
+    "initialization.py",
     "interfaces.py",
     "methods.py",
     "senders.py",
@@ -42,6 +44,8 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         "roles": roles(protocol),
         "constant_values": sorted({(m.constant, m.wire) for m in protocol.methods}),
         "constants": sorted({m.constant for m in protocol.methods}),
+        "capabilities": capability_views(protocol),
+        "rules": rule_views(protocol),
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)

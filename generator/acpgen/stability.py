@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from acpgen.inventory import Node, is_marked_unstable, item_map, union_branches, variant_key
+from acpgen.inventory import Node, is_marked_unstable, item_map, union_branches, variant_keys
 
 
 def unstable_by_comparison(stable_defs: Mapping[str, Node], unstable_defs: Mapping[str, Node]) -> frozenset[str]:
@@ -64,10 +64,11 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
         found = union_branches(node)
         if found is not None:
             keyword = found[0]
+            keys = dict(zip(map(id, found[1]), variant_keys(found[1]), strict=True))
             node[keyword] = [
                 b
                 for b in node[keyword]
-                if not (f"variant:{name}[{variant_key(b)}]" in unstable or _refers_to(b, removed_types))
+                if not (f"variant:{name}[{keys.get(id(b))}]" in unstable or _refers_to(b, removed_types))
                 and not (isinstance(b, dict) and "const" in b and f"value:{name}={b['const']}" in unstable)
             ]
     return result

@@ -41,12 +41,14 @@ class Role:
     sides: tuple[ir.Side, ...]
     summary: str
     methods: tuple[MethodView, ...]
+    peer: ir.Owner | None
+    """Whose capabilities gate what the sender sends (None: no capability rules apply)."""
 
 
-_ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str], ...] = (
-    ("Agent", "AgentSender", ("agent", "both"), "the agent"),
-    ("Client", "ClientSender", ("client", "both"), "the client"),
-    ("Proxy", "ProxySender", ("proxy",), "a proxy component"),
+_ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None], ...] = (
+    ("Agent", "AgentSender", ("agent", "both"), "the agent", "agent"),
+    ("Client", "ClientSender", ("client", "both"), "the client", "client"),
+    ("Proxy", "ProxySender", ("proxy",), "a proxy component", None),
 )
 
 
@@ -59,10 +61,10 @@ def roles(protocol: ir.Protocol) -> tuple[Role, ...]:
     """The roles that handle at least one method (``Proxy`` only where the schema has proxy methods)."""
     views = method_views(protocol)
     found = []
-    for interface, sender, sides, summary in _ROLES:
+    for interface, sender, sides, summary, peer in _ROLES:
         methods = tuple(v for v in views if v.side in sides)
         if methods:
-            found.append(Role(interface, sender, sides, summary, methods))
+            found.append(Role(interface, sender, sides, summary, methods, peer))
     return tuple(found)
 
 
@@ -83,3 +85,78 @@ def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
         optional=m.gate is not None or not m.stable,
         doc=doc,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityView:
+    """One capability as the templates need it."""
+
+    path: str
+    side: ir.Owner
+    presence: ir.Presence
+    attrs: tuple[str, ...]
+    accessor: str
+    root_class: str
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    """One gating rule as the templates need it."""
+
+    kind: ir.SubjectKind
+    subject: str
+    path: str
+    side: ir.Owner
+    classes: tuple[str, ...]
+    attr: str | None
+    value: str | None
+    message: str
+    """The plain-words violation message."""
+
+
+_ROOT_TYPES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
+
+
+def capability_views(protocol: ir.Protocol) -> tuple[CapabilityView, ...]:
+    """Every capability of the tree, in schema order."""
+    views = []
+    for c in protocol.capabilities:
+        meaning = c.description.strip() or "(no description in the schema)"
+        judged = "is true" if c.presence == "true" else "is present and not null"
+        doc = f"Whether the {c.owner} advertised `{c.path}` (it {judged}).\n\n{meaning}"
+        if not c.stable:
+            doc = f"{UNSTABLE_DOC}\n\n{doc}"
+        views.append(
+            CapabilityView(
+                c.path, c.owner, c.presence, c.attrs, c.accessor, protocol.type(_ROOT_TYPES[c.owner]).class_name, doc
+            )
+        )
+    return tuple(views)
+
+
+def rule_views(protocol: ir.Protocol) -> tuple[RuleView, ...]:
+    """Every gating rule of this build, in table order."""
+    return tuple(
+        RuleView(
+            kind=r.kind,
+            subject=r.subject,
+            path=r.capability.path,
+            side=r.capability.owner,
+            classes=r.classes,
+            attr=r.attr,
+            value=r.value,
+            message=f"{_subject_words(r)} needs {r.capability.path}, which the {r.capability.owner} did not advertise",
+        )
+        for r in protocol.rules
+    )
+
+
+def _subject_words(rule: ir.GatingRule) -> str:
+    if rule.kind == "variant":
+        union, _, key = rule.subject.partition("[")
+        return f"{union} of type {key.rstrip(']')}"
+    if rule.kind == "value":
+        enum, _, value = rule.subject.partition("=")
+        return f"{enum} {value!r}"
+    return rule.subject

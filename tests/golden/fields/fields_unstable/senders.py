@@ -4,16 +4,18 @@
 """Typed proxies for calling the peer: serialise params, send them, parse the answer.
 
 
-An error response is raised as :class:`~.errors.RequestError`.
+An error response is raised as :class:`~.errors.RequestError`. A sender given the peer's
+capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, with
+:class:`~.capabilities.CapabilityError`, to send what the peer did not advertise.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol, cast
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
-from . import models
+from . import capabilities, models
 from .methods import METHODS, MethodSpec
 
 __all__ = [
@@ -31,10 +33,17 @@ class Transport(Protocol):
 
 class _Sender:
     _methods: dict[tuple[str, str], MethodSpec] = {}
+    _peer: capabilities.Side | None = None
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, peer_capabilities: BaseModel | None = None) -> None:
         self._transport = transport
+        self.peer_capabilities = peer_capabilities
+        """What the peer advertised at ``initialize``; when set, every message is checked against it."""
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
+
+    def _check(self, wire: str, params: Any) -> None:
+        if self._peer is not None and self.peer_capabilities is not None:
+            capabilities.require(self._peer, self.peer_capabilities, wire, params)
 
     def _adapter(self, model: Any) -> TypeAdapter[Any]:
         adapter = self._adapters.get(model)
@@ -49,11 +58,13 @@ class _Sender:
 
     async def _request(self, wire: str, params: Any) -> Any:
         spec = self._methods[(wire, "request")]
+        self._check(wire, params)
         raw = await self._transport.request(wire, self._dump(spec, params))
         return self._adapter(spec.result).validate_python({} if raw is None else raw)
 
     async def _notify(self, wire: str, params: Any) -> None:
         spec = self._methods[(wire, "notification")]
+        self._check(wire, params)
         await self._transport.notify(wire, self._dump(spec, params))
 
     async def ext_method(self, method: str, params: Any) -> Any:

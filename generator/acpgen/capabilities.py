@@ -1,0 +1,274 @@
+"""The capability tree and the curated gating rules (``schema/capability-rules.json``).
+
+The schema states gating in prose, inconsistently; the rule table states it as data. Every
+rule is checked against the schema at each generation: its subject and capability must exist
+(or be unstable items absent from the stable build), its side and presence must match the
+capability. Leaf capabilities that no rule mentions are reported (and fail in strict mode).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from acpgen import ir, naming
+from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.inventory import Node, description, ref_name
+
+RULES_FILE = "capability-rules.json"
+_ROOTS = (
+    ("agentCapabilities", "agent", "InitializeResponse", "AgentCapabilities"),
+    ("clientCapabilities", "client", "InitializeRequest", "ClientCapabilities"),
+)
+_SUBJECT_KINDS: tuple[ir.SubjectKind, ...] = ("method", "field", "variant", "value")
+
+
+def load_rules(path: Path) -> dict[str, Any]:
+    """The rule table at ``path``, checked for shape (not yet against a schema)."""
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise AcpgenError(
+            Problem(f"cannot read the capability rule table: {error}", str(path), "Fix or restore the file.")
+        ) from None
+    if not isinstance(table, dict) or not isinstance(table.get("rules"), list):
+        raise AcpgenError(Problem("the rule table must be an object with a `rules` list", f"{path}#", "Fix the file."))
+    return table
+
+
+def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Capability, ...]:
+    """Every property below ``agentCapabilities`` and ``clientCapabilities`` (``_meta`` aside)."""
+    found: list[ir.Capability] = []
+    for root, owner, holder, fallback in _ROOTS:
+        prop = defs.get(holder, {}).get("properties", {}).get(root, {})
+        root_type = ref_name(prop) or fallback
+        if root_type in defs:
+            _walk(defs, root_type, root, cast(Any, owner), (), found, unstable, stable=True)
+    return tuple(found)
+
+
+def _walk(
+    defs: Mapping[str, Node],
+    type_name: str,
+    path: str,
+    owner: ir.Owner,
+    attrs: tuple[str, ...],
+    found: list[ir.Capability],
+    unstable: frozenset[str],
+    *,
+    stable: bool,
+) -> None:
+    for wire, prop in (defs[type_name].get("properties") or {}).items():
+        if wire == "_meta" or not isinstance(prop, Mapping):
+            continue
+        target = ref_name(prop) or _nullable_ref(prop)
+        children = _capability_props(defs, target)
+        here = f"{path}.{wire}"
+        here_stable = stable and f"field:{type_name}.{wire}" not in unstable
+        found.append(
+            ir.Capability(
+                path=here,
+                owner=owner,
+                presence="true" if prop.get("type") == "boolean" else "present",
+                attrs=(*attrs, naming.snake(wire)),
+                accessor="supports_" + "_".join(naming.snake(_short(s)) for s in here.split(".")),
+                leaf=not children,
+                stable=here_stable,
+                description=description(prop),
+            )
+        )
+        if target is not None and children:
+            _walk(defs, target, here, owner, (*attrs, naming.snake(wire)), found, unstable, stable=here_stable)
+
+
+def _short(segment: str) -> str:
+    """``sessionCapabilities`` -> ``session``: accessor names read better without the suffix."""
+    return segment.removesuffix("Capabilities") or segment
+
+
+def _nullable_ref(prop: Node) -> str | None:
+    for branch in prop.get("anyOf") or prop.get("oneOf") or []:
+        if isinstance(branch, Mapping) and (name := ref_name(branch)) is not None:
+            return name
+    return None
+
+
+def _capability_props(defs: Mapping[str, Node], type_name: str | None) -> list[str]:
+    if type_name is None or type_name not in defs:
+        return []
+    return [p for p in (defs[type_name].get("properties") or {}) if p != "_meta"]
+
+
+def attach_rules(
+    protocol: ir.Protocol,
+    doc: Mapping[str, Any],
+    table: Mapping[str, Any] | None,
+    all_unstable: frozenset[str],
+    all_paths: frozenset[str],
+    *,
+    origin: str,
+    strict: bool,
+) -> ir.Protocol:
+    """The protocol with its capability tree, the rules that apply to this build, and method gates.
+
+    ``all_unstable`` and ``all_paths`` (every capability path of the unstable schema) tell a rule
+    about an unstable item, left out of the stable build, from a rule about nothing at all.
+    """
+    capabilities = capability_tree(doc["$defs"], all_unstable)
+    if table is None:
+        return dataclasses.replace(protocol, capabilities=capabilities)
+    by_path = {c.path: c for c in capabilities}
+    problems: list[Problem] = []
+    rules: list[ir.GatingRule] = []
+    for index, raw in enumerate(table["rules"]):
+        where = f"{origin}#{pointer('rules', index)}"
+        try:
+            rule = _resolve(raw, protocol, by_path, all_unstable, all_paths, where)
+        except AcpgenError as error:
+            problems.extend(error.problems)
+            continue
+        if rule is not None:
+            rules.append(rule)
+    informational = tuple(sorted((str(k), str(v)) for k, v in (table.get("informational") or {}).items()))
+    for path, _ in informational:
+        if path not in by_path and path not in all_paths:
+            problems.append(
+                Problem(
+                    f"informational capability {path!r} does not exist in the schema",
+                    f"{origin}#/informational",
+                    "Remove it or correct the path.",
+                )
+            )
+    used = {r.capability.path for r in rules} | {p for p, _ in informational}
+    ungated = tuple(c.path for c in capabilities if c.leaf and c.path not in used)
+    if strict and ungated:
+        problems.extend(
+            Problem(
+                f"capability {path!r} gates nothing in the rule table",
+                f"{origin}#/rules",
+                "A schema update added or changed it: add the rules it implies, or list it under `informational` "
+                "with the reason it gates nothing.",
+            )
+            for path in ungated
+        )
+    if problems:
+        raise AcpgenError(*problems)
+    gates: dict[tuple[str, str], str] = {
+        (r.subject, r.capability.owner): r.capability.path for r in rules if r.kind == "method"
+    }
+    methods = tuple(dataclasses.replace(m, gate=gates.get((m.wire, m.side))) for m in protocol.methods)
+    return dataclasses.replace(
+        protocol,
+        methods=methods,
+        capabilities=capabilities,
+        rules=tuple(rules),
+        informational=informational,
+        ungated=ungated,
+    )
+
+
+def _resolve(
+    raw: Any,
+    protocol: ir.Protocol,
+    by_path: Mapping[str, ir.Capability],
+    all_unstable: frozenset[str],
+    all_paths: frozenset[str],
+    where: str,
+) -> ir.GatingRule | None:
+    """One rule of the table, or None when its subject or capability is unstable and absent from this build."""
+    if not isinstance(raw, Mapping):
+        raise AcpgenError(Problem("a rule must be an object", where, "Fix the rule table."))
+    kinds = [k for k in _SUBJECT_KINDS if k in raw]
+    if len(kinds) != 1 or not isinstance(raw[kinds[0]], str):
+        raise AcpgenError(
+            Problem("a rule must name exactly one subject: method, field, variant or value", where, "Fix the rule.")
+        )
+    kind, subject = kinds[0], raw[kinds[0]]
+    path = raw.get("needs")
+    capability = by_path.get(path) if isinstance(path, str) else None
+    subject_key = _subject_key(kind, subject, raw.get("side"))
+    if capability is None:
+        if isinstance(path, str) and path in all_paths and protocol.variant == "stable":
+            return None
+        raise AcpgenError(
+            Problem(
+                f"rule for {subject!r} needs capability {path!r}, which the schema does not have",
+                where,
+                "Correct the capability path (wire names, from agentCapabilities or clientCapabilities).",
+            )
+        )
+    if raw.get("side") != capability.owner or raw.get("presence") != capability.presence:
+        raise AcpgenError(
+            Problem(
+                f"rule for {subject!r}: {path} is advertised by the {capability.owner} and judged "
+                f"{capability.presence!r}, but the rule says side {raw.get('side')!r}, "
+                f"presence {raw.get('presence')!r}",
+                where,
+                f'Set "side": "{capability.owner}", "presence": "{capability.presence}".',
+            )
+        )
+    rule = _locate(kind, subject, capability, protocol)
+    if rule is None:
+        if subject_key in all_unstable and protocol.variant == "stable":
+            return None
+        raise AcpgenError(
+            Problem(
+                f"rule subject {kind} {subject!r} does not exist in the schema",
+                where,
+                "Correct the subject (wire method name, Type.wireField, Union[tag], Enum=value) or remove the rule.",
+            )
+        )
+    return rule
+
+
+def _subject_key(kind: str, subject: str, side: Any) -> str:
+    return {
+        "method": f"method:{side}:{subject}",
+        "field": f"field:{subject}",
+        "variant": f"variant:{subject}",
+        "value": f"value:{subject}",
+    }[kind]
+
+
+def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Protocol) -> ir.GatingRule | None:
+    types = {t.wire: t for t in protocol.types}
+    if kind == "method":
+        if any(m.wire == subject and m.side == capability.owner for m in protocol.methods):
+            return ir.GatingRule("method", subject, capability)
+        return None
+    if kind == "field":
+        owner, _, wire = subject.partition(".")
+        t = types.get(owner)
+        f = next((f for f in t.fields if f.wire == wire), None) if t else None
+        if t is None or f is None:
+            return None
+        return ir.GatingRule("field", subject, capability, classes=_holders(t), attr=f.attr)
+    if kind == "variant":
+        union, _, key = subject.partition("[")
+        t = types.get(union)
+        v = next((v for v in t.variants if v.key == key.rstrip("]")), None) if t else None
+        if v is None:
+            return None
+        classes = tuple(c for _, c, _ in v.spread) or (v.class_name,)
+        return ir.GatingRule("variant", subject, capability, classes=classes)
+    enum, _, value = subject.partition("=")
+    t = types.get(enum)
+    if t is None or value not in t.enum_values:
+        return None
+    holders = [(h, f.attr) for o in protocol.types for f in o.fields if f.ref == enum for h in _holders(o)]
+    attrs = {a for _, a in holders}
+    if len(attrs) != 1:
+        return None
+    return ir.GatingRule(
+        "value", subject, capability, classes=tuple(sorted(h for h, _ in holders)), attr=attrs.pop(), value=value
+    )
+
+
+def _holders(t: ir.TypeDef) -> tuple[str, ...]:
+    """The classes that carry the fields of ``t`` (the union's branch classes for a union with shared fields)."""
+    if t.kind == "union":
+        return tuple(c for v in t.variants if v.hoisted for c in ([x for _, x, _ in v.spread] or [v.class_name]))
+    return (t.class_name,)
