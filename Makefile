@@ -22,9 +22,14 @@ check: install ## fail if generated/ is stale, or lint/type errors
 	$(RUN) ruff format --check generator tests
 	$(RUN) mypy
 
-test: install ## run the whole test suite (includes the stale-output check)
+test: install interop-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q -n 2
+
+.PHONY: interop-deps
+interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
+	@test tests/interop/node_modules/.package-lock.json -nt tests/interop/package-lock.json \
+		|| npm ci --prefix tests/interop --no-audit --no-fund
 
 schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))

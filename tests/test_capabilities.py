@@ -105,8 +105,8 @@ def test_each_rule_applies_only_towards_the_side_that_advertises() -> None:
         (
             "stable",
             "NewSessionRequest.additionalDirectories",
-            "NewSessionRequest.additionalDirectories needs agentCapabilities.sessionCapabilities.additionalDirectories, "
-            "which the agent did not advertise",
+            "NewSessionRequest.additionalDirectories needs "
+            "agentCapabilities.sessionCapabilities.additionalDirectories, which the agent did not advertise",
         ),
         (
             "stable",
@@ -121,12 +121,14 @@ def test_each_rule_applies_only_towards_the_side_that_advertises() -> None:
         (
             "stable",
             "ContentBlock[image]",
-            "ContentBlock of type image needs agentCapabilities.promptCapabilities.image, which the agent did not advertise",
+            "ContentBlock of type image needs agentCapabilities.promptCapabilities.image, "
+            "which the agent did not advertise",
         ),
         (
             "stable",
             "ContentBlock[audio]",
-            "ContentBlock of type audio needs agentCapabilities.promptCapabilities.audio, which the agent did not advertise",
+            "ContentBlock of type audio needs agentCapabilities.promptCapabilities.audio, "
+            "which the agent did not advertise",
         ),
         (
             "stable",

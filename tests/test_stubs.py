@@ -227,3 +227,49 @@ def test_cancel_request_cancels_the_handler_and_eof_fails_pending_requests() -> 
         await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
 
     asyncio.run(scenario())
+
+
+def test_messages_longer_than_the_stream_reader_limit_pass() -> None:
+    models, senders = module("stable", "models"), module("stable", "senders")
+    big = "x" * 300_000  # asyncio's default line limit is 64 KiB
+
+    class Client:
+        async def read_text_file(self, params: Any) -> Any:
+            return models.ReadTextFileResponse(content=big)
+
+    async def scenario() -> None:
+        agent_side, client_side, tasks = await _pair(object(), Client())
+        result = await senders.ClientSender(agent_side).read_text_file(
+            models.ReadTextFileRequest(session_id="s", path="/a")
+        )
+        assert result.content == big
+        await client_side.close()
+        await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
+
+    asyncio.run(scenario())
+
+
+def test_a_message_over_the_maximum_ends_the_connection_cleanly() -> None:
+    connection = module("stable", "connection")
+
+    async def scenario() -> None:
+        reader = asyncio.StreamReader()
+        reader.feed_data(b'{"jsonrpc": "2.0", "method": "x", "params": "' + b"y" * 5000)
+        reader.feed_eof()
+
+        class Writer:
+            def write(self, data: bytes) -> None: ...
+
+            async def drain(self) -> None: ...
+
+        conn = connection.Connection(reader, Writer(), lambda message: None, max_message_bytes=1000)
+        await asyncio.wait_for(conn.run(), 5)  # returns instead of raising
+
+    asyncio.run(scenario())
+
+
+def test_optional_notification_defaults_ignore_the_message() -> None:
+    interfaces, models = module("stable", "interfaces"), module("stable", "models")
+    client = type("C", (interfaces.Client,), {name: None for name in interfaces.Client.__abstractmethods__})()
+    params = models.CompleteElicitationNotification.model_construct()
+    assert asyncio.run(interfaces.Client.complete_elicitation(client, params)) is None

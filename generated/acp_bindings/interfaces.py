@@ -4,8 +4,8 @@
 """What each role implements: one typed async method per method it handles.
 
 Subclass Agent, Client and implement the abstract methods; the
-others default to answering "method not found" (they are gated by a capability your side may
-not advertise, or unstable).
+others default to answering "method not found" (requests) or to ignoring the message
+(notifications): they are gated by a capability your side may not advertise, or unstable.
 """
 
 from __future__ import annotations
@@ -165,7 +165,6 @@ class Client(abc.ABC):
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
-        raise RequestError.method_not_found("elicitation/complete")
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest

@@ -4,8 +4,8 @@
 """What each role implements: one typed async method per method it handles.
 
 Subclass Agent, Client, Proxy and implement the abstract methods; the
-others default to answering "method not found" (they are gated by a capability your side may
-not advertise, or unstable).
+others default to answering "method not found" (requests) or to ignoring the message
+(notifications): they are gated by a capability your side may not advertise, or unstable.
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ class Agent(abc.ABC):
         Sent by the provider to the consumer for an active request (including
         subscription acknowledgements and updates). The outer envelope has no `id`.
         """
-        raise RequestError.method_not_found("mcp/message")
 
     async def disable_provider(
         self, params: models.DisableProviderRequest
@@ -330,13 +329,11 @@ class Client(abc.ABC):
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        raise RequestError.method_not_found("auth/status_update")
 
     async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
-        raise RequestError.method_not_found("elicitation/complete")
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
@@ -489,7 +486,6 @@ class Proxy(abc.ABC):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        raise RequestError.method_not_found("proxy/successor")
 
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest

@@ -5,7 +5,9 @@
 
 Requests in both directions run concurrently; a ``$/cancel_request`` from the peer cancels the
 handler of that request (answered with -32800); end of input fails the pending requests and
-ends :meth:`Connection.run`. Support code: it knows no method of the protocol.
+ends :meth:`Connection.run`. Messages may be up to ``max_message_bytes`` long (32 MiB by
+default, whatever the stream reader's own line limit); a longer one ends the connection.
+Support code: it knows no method of the protocol.
 """
 
 from __future__ import annotations
@@ -15,17 +17,31 @@ import contextlib
 import itertools
 import json
 import logging
-from collections.abc import Awaitable, Callable
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from .errors import INVALID_REQUEST, PARSE_ERROR, RequestError
 
-__all__ = ["Connection"]
+__all__ = ["MAX_MESSAGE_BYTES", "Connection", "stdio_streams"]
 
 _log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 CANCEL_REQUEST = "$/cancel_request"
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Streams over this process's stdin and stdout, for an agent spawned by its client."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, sys.stdout
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
 
 class Connection:
@@ -35,9 +51,15 @@ class Connection:
     """
 
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, handler: Handler
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        handler: Handler,
+        *,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self._reader = reader
+        self._max = max_message_bytes
         self._writer = writer
         self._handler = handler
         self._ids = itertools.count(1)
@@ -73,7 +95,7 @@ class Connection:
     async def run(self) -> None:
         """Read and handle messages until the peer closes its end."""
         try:
-            while line := await self._reader.readline():
+            async for line in self._lines():
                 if line.strip():
                     self._receive(line)
         finally:
@@ -83,6 +105,20 @@ class Connection:
                     future.set_exception(ConnectionError("the peer closed the connection"))
             for task in list(self._running.values()):
                 task.cancel()
+
+    async def _lines(self) -> AsyncIterator[bytes]:
+        """Lines of input, read in chunks so that no reader limit applies below ``max_message_bytes``."""
+        buffer = bytearray()
+        while chunk := await self._reader.read(_CHUNK):
+            buffer += chunk
+            while (end := buffer.find(b"\n")) >= 0:
+                yield bytes(buffer[:end])
+                del buffer[: end + 1]
+            if len(buffer) > self._max:
+                _log.error("a message is longer than %d bytes; closing the connection", self._max)
+                return
+        if buffer.strip():
+            yield bytes(buffer)
 
     async def close(self) -> None:
         """Stop writing; pending requests fail once the peer has closed its end."""

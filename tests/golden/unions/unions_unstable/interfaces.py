@@ -4,8 +4,8 @@
 """What each role implements: one typed async method per method it handles.
 
 Subclass Agent and implement the abstract methods; the
-others default to answering "method not found" (they are gated by a capability your side may
-not advertise, or unstable).
+others default to answering "method not found" (requests) or to ignoring the message
+(notifications): they are gated by a capability your side may not advertise, or unstable.
 """
 
 from __future__ import annotations
