@@ -60,3 +60,23 @@ def corpus(folder: str) -> list[CorpusMessage]:
         data = json.loads(path.read_text(encoding="utf-8"))
         found.append(CorpusMessage(path.stem, folder, data["def"], data["payload"], data["message"]))
     return found
+
+
+def field_doc(cls: type, attr: str) -> str:
+    """The attribute docstring of ``cls.attr`` in the generated source (what an editor shows)."""
+    import ast
+    import inspect
+
+    body = ast.parse(inspect.getsource(cls)).body[0]
+    assert isinstance(body, ast.ClassDef)
+    for node, after in zip(body.body, body.body[1:], strict=False):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == attr
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            return after.value.value
+    return ""

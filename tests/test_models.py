@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from tests.bindings import ROOT, adapter, models, read, wire
+from tests.bindings import ROOT, adapter, field_doc, models, read, wire
 
 GENERATED = ROOT / "generated"
 
@@ -231,14 +231,14 @@ def test_snake_case_attributes_with_wire_aliases() -> None:
 def test_descriptions_become_docstrings() -> None:
     m = models("stable")
     assert "creating a new session" in (m.NewSessionRequest.__doc__ or "")
-    assert "working directory" in (m.NewSessionRequest.model_fields["cwd"].description or "")
+    assert "working directory" in field_doc(m.NewSessionRequest, "cwd")
 
 
 def test_unstable_items_are_marked_in_the_unstable_build() -> None:
     u = models("unstable")
     assert "UNSTABLE" in (u.ForkSessionRequest.__doc__ or "")
-    assert "UNSTABLE" in (u.NewSessionRequest.model_fields["system_prompt"].description or "")
-    assert "UNSTABLE" not in (u.NewSessionRequest.model_fields["cwd"].description or "")
+    assert "UNSTABLE" in field_doc(u.NewSessionRequest, "system_prompt")
+    assert "UNSTABLE" not in field_doc(u.NewSessionRequest, "cwd")
 
 
 def test_round_trip_of_a_typed_construction() -> None:

@@ -50,10 +50,10 @@ class ReadTextFileRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -136,10 +136,10 @@ class TextResourceContents(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
     """
@@ -169,10 +169,10 @@ class BlobResourceContents(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
     """
@@ -206,10 +206,10 @@ class Diff(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
     """
@@ -249,10 +249,10 @@ class Terminal(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
@@ -279,10 +279,10 @@ class ToolCallLocation(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
     """
@@ -326,10 +326,10 @@ class EnvVariable(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -355,10 +355,10 @@ class TerminalOutputRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -384,10 +384,10 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -413,10 +413,10 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -442,10 +442,10 @@ class KillTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -475,10 +475,10 @@ class ElicitationSessionScope(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -502,10 +502,10 @@ class ElicitationRequestScope(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -531,10 +531,10 @@ class EnumOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
     """
@@ -573,10 +573,10 @@ class StringPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -652,10 +652,10 @@ class NumberPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -707,10 +707,10 @@ class IntegerPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -771,10 +771,10 @@ class BooleanPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -814,10 +814,10 @@ class StringMultiSelectItems(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
     """
@@ -841,10 +841,10 @@ class TitledMultiSelectItems(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
     """
@@ -904,10 +904,10 @@ class PromptCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
     """
@@ -942,10 +942,10 @@ class McpCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
     """
@@ -973,10 +973,10 @@ class SessionListCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -996,10 +996,10 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1022,10 +1022,10 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1045,10 +1045,10 @@ class SessionResumeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1068,10 +1068,10 @@ class SessionCloseCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1091,10 +1091,10 @@ class LogoutCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1124,10 +1124,10 @@ class AuthMethodTerminal(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
@@ -1170,10 +1170,10 @@ class AuthMethodAgent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
@@ -1207,10 +1207,10 @@ class Implementation(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -1245,10 +1245,10 @@ class AuthenticateResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1266,10 +1266,10 @@ class LogoutResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1295,10 +1295,10 @@ class SessionMode(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
     """
@@ -1359,10 +1359,10 @@ class SessionConfigSelectOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
     """
@@ -1400,10 +1400,10 @@ class SessionConfigBoolean(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
@@ -1417,10 +1417,10 @@ class SessionInfo(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -1466,10 +1466,10 @@ class DeleteSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1487,10 +1487,10 @@ class CloseSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1508,10 +1508,10 @@ class SetSessionModeResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1679,10 +1679,10 @@ class UnstructuredCommandInput(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
     """
@@ -1706,10 +1706,10 @@ class CurrentModeUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
@@ -1734,10 +1734,10 @@ class SessionInfoUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -1763,10 +1763,10 @@ class Cost(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
     """
@@ -1793,10 +1793,10 @@ class UsageUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
     """
@@ -1842,10 +1842,10 @@ class Notice(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
     """
@@ -1892,10 +1892,10 @@ class CompleteElicitationNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -1931,10 +1931,10 @@ class FileSystemCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     read_text_file: Annotated[
         Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
@@ -1964,10 +1964,10 @@ class CompactionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -1979,10 +1979,10 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2000,10 +2000,10 @@ class NoticeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -2017,10 +2017,10 @@ class AuthCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
     """
@@ -2048,10 +2048,10 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2073,10 +2073,10 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2098,10 +2098,10 @@ class AuthenticateRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
@@ -2126,10 +2126,10 @@ class LogoutRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2147,10 +2147,10 @@ class HttpHeader(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -2176,10 +2176,10 @@ class McpServerHttp(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -2209,10 +2209,10 @@ class McpServerSse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -2242,10 +2242,10 @@ class McpServerStdio(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -2281,10 +2281,10 @@ class ListSessionsRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
     """
@@ -2312,10 +2312,10 @@ class DeleteSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -2343,10 +2343,10 @@ class CloseSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -2368,10 +2368,10 @@ class SetSessionModeRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -2397,10 +2397,10 @@ class WriteTextFileResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2418,10 +2418,10 @@ class ReadTextFileResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
     """
@@ -2443,10 +2443,10 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
@@ -2468,10 +2468,10 @@ class CreateTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
@@ -2493,10 +2493,10 @@ class TerminalExitStatus(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
@@ -2524,10 +2524,10 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2545,10 +2545,10 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
@@ -2576,10 +2576,10 @@ class KillTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2614,10 +2614,10 @@ class ElicitationAcceptAction(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
     """
@@ -2633,10 +2633,10 @@ class CancelNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -2660,10 +2660,10 @@ class CancelRequestNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -2686,10 +2686,10 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -2709,10 +2709,10 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -2753,10 +2753,10 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -2805,10 +2805,10 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2829,10 +2829,10 @@ class DeclineCreateElicitationResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2853,10 +2853,10 @@ class CancelCreateElicitationResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2886,10 +2886,10 @@ class OtherCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2917,10 +2917,10 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -2931,10 +2931,10 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
@@ -2945,10 +2945,10 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
@@ -2959,10 +2959,10 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -2982,10 +2982,10 @@ class OtherElicitationPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -3003,10 +3003,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -3025,10 +3025,10 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -3048,10 +3048,10 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
@@ -3064,10 +3064,10 @@ class SseMcpServer(McpServerSse):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
@@ -3078,10 +3078,10 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -3093,10 +3093,10 @@ class OtherMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -3120,10 +3120,10 @@ class CancelledRequestPermissionOutcome(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
 
@@ -3134,10 +3134,10 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
 
@@ -3148,10 +3148,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
@@ -3192,10 +3192,10 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
 
@@ -3206,10 +3206,10 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
 
@@ -3220,10 +3220,10 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -3237,10 +3237,10 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
@@ -3251,10 +3251,10 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3289,10 +3289,10 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3322,10 +3322,10 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -3340,10 +3340,10 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -3356,10 +3356,10 @@ class WriteTextFileRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3389,10 +3389,10 @@ class Annotations(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     audience: Annotated[
         Annotated[list[Role] | None, Field(alias="audience")],
@@ -3428,10 +3428,10 @@ class TextContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -3459,10 +3459,10 @@ class ImageContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -3498,10 +3498,10 @@ class AudioContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -3533,10 +3533,10 @@ class ResourceLink(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -3597,10 +3597,10 @@ class EmbeddedResource(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -3628,10 +3628,10 @@ class PermissionOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
@@ -3661,10 +3661,10 @@ class CreateTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3733,10 +3733,10 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -3810,10 +3810,10 @@ class SessionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     list_: Annotated[
         Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
@@ -3884,10 +3884,10 @@ class AgentAuthCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     logout: Annotated[
         Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
@@ -3930,10 +3930,10 @@ class SessionModeState(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
@@ -3963,10 +3963,10 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
     """
@@ -4000,10 +4000,10 @@ class ListSessionsResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     sessions: Annotated[
         Annotated[list[SessionInfo], Field(alias="sessions")],
@@ -4038,10 +4038,10 @@ class PromptResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
     """
@@ -4068,10 +4068,10 @@ class Error(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
     """
@@ -4100,10 +4100,10 @@ class PlanEntry(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
     """
@@ -4140,10 +4140,10 @@ class Plan(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     entries: Annotated[
         Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
@@ -4176,10 +4176,10 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     boolean: Annotated[
         Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
@@ -4208,10 +4208,10 @@ class ElicitationCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     form: Annotated[
         Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
@@ -4272,10 +4272,10 @@ class LoadSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
     """
@@ -4321,10 +4321,10 @@ class ResumeSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -4392,10 +4392,10 @@ class TerminalOutputResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
     """
@@ -4446,10 +4446,10 @@ class ClientNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -4467,10 +4467,10 @@ class ErrorAgentResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -4488,10 +4488,10 @@ class ErrorClientResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -4512,10 +4512,10 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
@@ -4528,10 +4528,10 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
@@ -4544,10 +4544,10 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
@@ -4560,10 +4560,10 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
@@ -4578,10 +4578,10 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
@@ -4592,10 +4592,10 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -4620,10 +4620,10 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -4657,10 +4657,10 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -4672,10 +4672,10 @@ class PlanSessionUpdate(Plan):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
@@ -4712,10 +4712,10 @@ class Content(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
     """
@@ -4771,10 +4771,10 @@ class AgentCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
         False
@@ -4838,10 +4838,10 @@ class SessionConfigSelect(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
@@ -4859,10 +4859,10 @@ class ContentChunk(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
     """
@@ -4893,10 +4893,10 @@ class AvailableCommand(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -4928,10 +4928,10 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     available_commands: Annotated[
         Annotated[list[AvailableCommand], Field(alias="availableCommands")],
@@ -4964,10 +4964,10 @@ class CompactionUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
@@ -5004,10 +5004,10 @@ class CompactionSummaryChunk(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
@@ -5029,10 +5029,10 @@ class ClientSessionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction: Annotated[
         Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
@@ -5078,10 +5078,10 @@ class NewSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
     """
@@ -5121,10 +5121,10 @@ class PromptRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -5162,10 +5162,10 @@ class RequestPermissionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
     """
@@ -5187,10 +5187,10 @@ class ResultClientResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -5220,10 +5220,10 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
@@ -5262,10 +5262,10 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -5276,10 +5276,10 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -5290,10 +5290,10 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
@@ -5304,10 +5304,10 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
@@ -5321,10 +5321,10 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
 
@@ -5338,10 +5338,10 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
@@ -5352,10 +5352,10 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -5386,10 +5386,10 @@ class ElicitationSchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[
         Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
@@ -5445,10 +5445,10 @@ class InitializeResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
@@ -5523,10 +5523,10 @@ class LoadSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
         None
@@ -5560,10 +5560,10 @@ class ResumeSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
         None
@@ -5597,10 +5597,10 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     config_options: Annotated[
         Annotated[list[SessionConfigOption], Field(alias="configOptions")],
@@ -5631,10 +5631,10 @@ class ToolCall(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
@@ -5703,10 +5703,10 @@ class ConfigOptionUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     config_options: Annotated[
         Annotated[list[SessionConfigOption], Field(alias="configOptions")],
@@ -5737,10 +5737,10 @@ class ClientCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     fs: Annotated[
         Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
@@ -5808,10 +5808,10 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -5826,10 +5826,10 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -5843,10 +5843,10 @@ class ToolCallSessionUpdate(ToolCall):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
@@ -5857,10 +5857,10 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
@@ -5876,10 +5876,10 @@ class ToolCallUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
@@ -5956,10 +5956,10 @@ class NewSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -6003,10 +6003,10 @@ class InitializeRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
@@ -6057,10 +6057,10 @@ class ResultAgentResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6093,10 +6093,10 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -6121,10 +6121,10 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -6158,10 +6158,10 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -6176,10 +6176,10 @@ class RequestPermissionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -6262,10 +6262,10 @@ class ClientRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6303,10 +6303,10 @@ class AgentRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6345,10 +6345,10 @@ class SessionNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -6374,10 +6374,10 @@ class AgentNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """

@@ -50,10 +50,10 @@ class ReadTextFileRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -136,10 +136,10 @@ class TextResourceContents(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
     """
@@ -169,10 +169,10 @@ class BlobResourceContents(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
     """
@@ -206,10 +206,10 @@ class Diff(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
     """
@@ -249,10 +249,10 @@ class Terminal(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
@@ -279,10 +279,10 @@ class ToolCallLocation(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
     """
@@ -326,10 +326,10 @@ class EnvVariable(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -355,10 +355,10 @@ class TerminalOutputRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -384,10 +384,10 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -413,10 +413,10 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -442,10 +442,10 @@ class KillTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -475,10 +475,10 @@ class ElicitationSessionScope(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -502,10 +502,10 @@ class ElicitationRequestScope(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -531,10 +531,10 @@ class EnumOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
     """
@@ -573,10 +573,10 @@ class StringPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -652,10 +652,10 @@ class NumberPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -707,10 +707,10 @@ class IntegerPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -771,10 +771,10 @@ class BooleanPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -814,10 +814,10 @@ class StringMultiSelectItems(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
     """
@@ -841,10 +841,10 @@ class TitledMultiSelectItems(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
     """
@@ -930,10 +930,10 @@ class PromptCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
     """
@@ -968,10 +968,10 @@ class McpCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
     """
@@ -1007,10 +1007,10 @@ class SessionListCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1030,10 +1030,10 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1056,10 +1056,10 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1084,10 +1084,10 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1111,10 +1111,10 @@ class SessionForkCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1139,10 +1139,10 @@ class SessionArchiveCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1166,10 +1166,10 @@ class SessionStatusCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1194,10 +1194,10 @@ class SessionTitleCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1217,10 +1217,10 @@ class SessionResumeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1240,10 +1240,10 @@ class SessionCloseCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1267,10 +1267,10 @@ class AuthStatusCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1290,10 +1290,10 @@ class LogoutCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1317,10 +1317,10 @@ class ProvidersCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1350,10 +1350,10 @@ class AuthMethodTerminal(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
@@ -1396,10 +1396,10 @@ class AuthMethodAgent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
@@ -1433,10 +1433,10 @@ class Implementation(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -1471,10 +1471,10 @@ class AuthenticateResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1529,10 +1529,10 @@ class ProviderCurrentConfig(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
     """
@@ -1562,10 +1562,10 @@ class SetProviderResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1587,10 +1587,10 @@ class DisableProviderResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1608,10 +1608,10 @@ class LogoutResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1655,10 +1655,10 @@ class AuthAccount(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     label: Annotated[str, Field(alias="label")]
     """
@@ -1717,10 +1717,10 @@ class SessionMode(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
     """
@@ -1781,10 +1781,10 @@ class SessionConfigSelectOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
     """
@@ -1822,10 +1822,10 @@ class SessionConfigBoolean(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
@@ -1839,10 +1839,10 @@ class SessionInfo(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -1899,10 +1899,10 @@ class DeleteSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1924,10 +1924,10 @@ class ArchiveSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1949,10 +1949,10 @@ class UnarchiveSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -1984,10 +1984,10 @@ class SetSessionTitleResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[str, Field(alias="title")]
     """
@@ -2012,10 +2012,10 @@ class CloseSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2033,10 +2033,10 @@ class SetSessionModeResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2068,10 +2068,10 @@ class Usage(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     total_tokens: Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)]
     """
@@ -2276,10 +2276,10 @@ class PlanFile(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
@@ -2309,10 +2309,10 @@ class PlanMarkdown(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
@@ -2342,10 +2342,10 @@ class PlanRemoved(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
@@ -2367,10 +2367,10 @@ class UnstructuredCommandInput(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
     """
@@ -2394,10 +2394,10 @@ class CurrentModeUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
@@ -2422,10 +2422,10 @@ class SessionInfoUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -2451,10 +2451,10 @@ class Cost(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
     """
@@ -2481,10 +2481,10 @@ class UsageUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
     """
@@ -2530,10 +2530,10 @@ class Notice(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
     """
@@ -2586,10 +2586,10 @@ class SessionCancelCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2609,10 +2609,10 @@ class RunningStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2630,10 +2630,10 @@ class RequiresActionStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2661,10 +2661,10 @@ class UnknownStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2680,10 +2680,10 @@ class CompleteElicitationNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -2715,10 +2715,10 @@ class AuthStatusUpdateNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
     """
@@ -2767,10 +2767,10 @@ class FileSystemCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     read_text_file: Annotated[
         Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
@@ -2800,10 +2800,10 @@ class CompactionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -2815,10 +2815,10 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2836,10 +2836,10 @@ class NoticeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -2858,10 +2858,10 @@ class SubagentCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2881,10 +2881,10 @@ class PlanCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2906,10 +2906,10 @@ class AuthCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
     """
@@ -2937,10 +2937,10 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2962,10 +2962,10 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2987,10 +2987,10 @@ class AuthenticateRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
@@ -3017,10 +3017,10 @@ class ListProvidersRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3044,10 +3044,10 @@ class SetProviderRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
@@ -3086,10 +3086,10 @@ class DisableProviderRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
@@ -3113,10 +3113,10 @@ class LogoutRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3143,10 +3143,10 @@ class AuthStatusRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3164,10 +3164,10 @@ class HttpHeader(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -3193,10 +3193,10 @@ class McpServerHttp(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -3226,10 +3226,10 @@ class McpServerSse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -3266,10 +3266,10 @@ class McpServerAcp(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -3298,10 +3298,10 @@ class McpServerStdio(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -3366,10 +3366,10 @@ class DeleteSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3402,10 +3402,10 @@ class ArchiveSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3439,10 +3439,10 @@ class UnarchiveSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3474,10 +3474,10 @@ class SessionStatusRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3511,10 +3511,10 @@ class SetSessionTitleRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3551,10 +3551,10 @@ class CloseSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3576,10 +3576,10 @@ class SetSessionModeRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3605,10 +3605,10 @@ class WriteTextFileResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3626,10 +3626,10 @@ class ReadTextFileResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
     """
@@ -3651,10 +3651,10 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
@@ -3676,10 +3676,10 @@ class CreateTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
@@ -3701,10 +3701,10 @@ class TerminalExitStatus(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
@@ -3732,10 +3732,10 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3753,10 +3753,10 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     exit_code: Annotated[
         Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
@@ -3784,10 +3784,10 @@ class KillTerminalResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -3822,10 +3822,10 @@ class ElicitationAcceptAction(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
     """
@@ -3845,10 +3845,10 @@ class McpError(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)]
     """
@@ -3858,7 +3858,7 @@ class McpError(BaseModel):
     """
     Inner MCP error message.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull()] = None
+    data: Annotated[Any | None, Field(alias="data")] = None
     """
     Optional error data. Explicit null is retained.
     """
@@ -3872,10 +3872,10 @@ class CancelNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -3904,10 +3904,10 @@ class MessageMcpNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
@@ -3945,10 +3945,10 @@ class CancelRequestNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
@@ -3987,16 +3987,16 @@ class ProxySuccessorRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
     Method name of the wrapped request.
     """
-    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
+    params: Annotated[Any | None, Field(alias="params")] = None
     """
     Params of the wrapped request, forwarded unchanged.
 
@@ -4044,16 +4044,16 @@ class ProxySuccessorNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
     Method name of the wrapped notification.
     """
-    params: Annotated[Annotated[Any | None, Field(alias="params")], NotNull()] = None
+    params: Annotated[Any | None, Field(alias="params")] = None
     """
     Params of the wrapped notification, forwarded unchanged.
 
@@ -4082,10 +4082,10 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -4105,10 +4105,10 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -4149,10 +4149,10 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -4201,10 +4201,10 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4225,10 +4225,10 @@ class DeclineCreateElicitationResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4249,10 +4249,10 @@ class CancelCreateElicitationResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4282,10 +4282,10 @@ class OtherCreateElicitationResponse(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -4313,10 +4313,10 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -4327,10 +4327,10 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
@@ -4341,10 +4341,10 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
@@ -4355,10 +4355,10 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -4378,10 +4378,10 @@ class OtherElicitationPropertySchema(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -4399,10 +4399,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -4421,10 +4421,10 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
@@ -4444,10 +4444,10 @@ class EndTurnIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4474,10 +4474,10 @@ class MaxTokensIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4505,10 +4505,10 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4535,10 +4535,10 @@ class RefusalIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4565,10 +4565,10 @@ class CancelledIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4599,10 +4599,10 @@ class OtherIdleStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4630,10 +4630,10 @@ class NoneIdleStateUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -4658,10 +4658,10 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
@@ -4674,10 +4674,10 @@ class SseMcpServer(McpServerSse):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
@@ -4695,10 +4695,10 @@ class AcpMcpServer(McpServerAcp):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
@@ -4711,10 +4711,10 @@ class ResultMessageMcpResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     result: Annotated[Any, Field(alias="result")]
     """
@@ -4734,10 +4734,10 @@ class ErrorMessageMcpResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     error: Annotated[McpError, Field(alias="error")]
     """
@@ -4755,10 +4755,10 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
@@ -4770,10 +4770,10 @@ class OtherMultiSelectItems(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
     """
@@ -4793,10 +4793,10 @@ class FilePlanUpdateContent(PlanFile):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["file"], Field(alias="type")]
 
@@ -4809,10 +4809,10 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
 
@@ -4829,10 +4829,10 @@ class CancelledRequestPermissionOutcome(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
 
@@ -4843,10 +4843,10 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
 
@@ -4857,10 +4857,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
@@ -4903,10 +4903,10 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
 
@@ -4919,10 +4919,10 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
 
@@ -4933,10 +4933,10 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
 
@@ -4947,10 +4947,10 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -4964,10 +4964,10 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
@@ -4978,10 +4978,10 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -5016,10 +5016,10 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -5051,10 +5051,10 @@ class StateUpdateRunning(RunningStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["running"], Field(alias="state")]
 
@@ -5067,10 +5067,10 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5083,10 +5083,10 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5099,10 +5099,10 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5115,10 +5115,10 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5131,10 +5131,10 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5147,10 +5147,10 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5163,10 +5163,10 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -5179,10 +5179,10 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["requires_action"], Field(alias="state")]
 
@@ -5197,10 +5197,10 @@ class StateUpdateUnknown(UnknownStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["unknown"], Field(alias="state")]
 
@@ -5217,10 +5217,10 @@ class OtherStateUpdate(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[str, Field(alias="state")]
     """
@@ -5234,10 +5234,10 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -5252,10 +5252,10 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -5268,10 +5268,10 @@ class WriteTextFileRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -5301,10 +5301,10 @@ class Annotations(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     audience: Annotated[
         Annotated[list[Role] | None, Field(alias="audience")],
@@ -5340,10 +5340,10 @@ class TextContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -5371,10 +5371,10 @@ class ImageContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -5410,10 +5410,10 @@ class AudioContent(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -5445,10 +5445,10 @@ class ResourceLink(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -5509,10 +5509,10 @@ class EmbeddedResource(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     annotations: Annotated[
         Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
@@ -5540,10 +5540,10 @@ class PermissionOption(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
@@ -5573,10 +5573,10 @@ class CreateTerminalRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -5645,10 +5645,10 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
     """
@@ -5718,10 +5718,10 @@ class MessageMcpRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
@@ -5764,10 +5764,10 @@ class SessionSystemPromptModeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     override: Annotated[
         Annotated[SessionSystemPromptOverrideCapabilities | None, Field(alias="override")],
@@ -5796,10 +5796,10 @@ class AgentAuthCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     status: Annotated[
         Annotated[AuthStatusCapabilities | None, Field(alias="status")], DefaultOnError()
@@ -5859,10 +5859,10 @@ class ProviderInfo(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
@@ -5906,10 +5906,10 @@ class AuthStatusResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
     """
@@ -5946,10 +5946,10 @@ class SessionModeState(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
@@ -5979,10 +5979,10 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
     """
@@ -6016,10 +6016,10 @@ class ListSessionsResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     sessions: Annotated[
         Annotated[list[SessionInfo], Field(alias="sessions")],
@@ -6059,10 +6059,10 @@ class SessionStatusResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     status: Annotated[SessionStatus, Field(alias="status")]
     """
@@ -6088,10 +6088,10 @@ class PromptResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
     """
@@ -6126,10 +6126,10 @@ class Error(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
     """
@@ -6158,10 +6158,10 @@ class PlanEntry(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
     """
@@ -6198,10 +6198,10 @@ class Plan(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     entries: Annotated[
         Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
@@ -6232,10 +6232,10 @@ class PlanItems(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
@@ -6279,10 +6279,10 @@ class SubagentSessionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cancel: Annotated[
         Annotated[SessionCancelCapabilities | None, Field(alias="cancel")], DefaultOnError()
@@ -6310,10 +6310,10 @@ class ErrorStopReason(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
     """
@@ -6330,10 +6330,10 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     boolean: Annotated[
         Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
@@ -6362,10 +6362,10 @@ class ElicitationCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     form: Annotated[
         Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
@@ -6427,10 +6427,10 @@ class ListSessionsRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
     """
@@ -6493,10 +6493,10 @@ class TerminalOutputResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
     """
@@ -6564,10 +6564,10 @@ class ClientNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -6589,10 +6589,10 @@ class ProxyNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
@@ -6610,10 +6610,10 @@ class ErrorAgentResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6631,10 +6631,10 @@ class ErrorClientResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6655,10 +6655,10 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
@@ -6671,10 +6671,10 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
@@ -6687,10 +6687,10 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
@@ -6703,10 +6703,10 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
@@ -6721,10 +6721,10 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
@@ -6735,10 +6735,10 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -6763,10 +6763,10 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -6800,10 +6800,10 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -6816,10 +6816,10 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
     """
@@ -6844,10 +6844,10 @@ class ItemsPlanUpdateContent(PlanItems):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["items"], Field(alias="type")]
 
@@ -6860,10 +6860,10 @@ class ErrorProxyResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -6882,10 +6882,10 @@ class PlanSessionUpdate(Plan):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
@@ -6898,10 +6898,10 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
 
@@ -6967,10 +6967,10 @@ class Content(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
     """
@@ -7028,10 +7028,10 @@ class SessionSystemPromptCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mode: Annotated[
         Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")], DefaultOnError()
@@ -7061,10 +7061,10 @@ class ListProvidersResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     providers: Annotated[list[ProviderInfo], Field(alias="providers")]
     """
@@ -7094,10 +7094,10 @@ class SessionConfigSelect(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
@@ -7115,10 +7115,10 @@ class ContentChunk(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
     """
@@ -7169,10 +7169,10 @@ class PlanUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     plan: Annotated[PlanUpdateContent, Field(alias="plan")]
     """
@@ -7194,10 +7194,10 @@ class AvailableCommand(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
     """
@@ -7229,10 +7229,10 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     available_commands: Annotated[
         Annotated[list[AvailableCommand], Field(alias="availableCommands")],
@@ -7265,10 +7265,10 @@ class CompactionUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
@@ -7305,10 +7305,10 @@ class CompactionSummaryChunk(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
@@ -7417,10 +7417,10 @@ class SubagentUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -7503,10 +7503,10 @@ class SessionMessage(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
@@ -7578,10 +7578,10 @@ class SessionMessageChunk(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
@@ -7605,10 +7605,10 @@ class ClientSessionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     compaction: Annotated[
         Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
@@ -7662,10 +7662,10 @@ class SystemPrompt(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mode: Annotated[SystemPromptMode, Field(alias="mode")]
     """
@@ -7706,10 +7706,10 @@ class LoadSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
     """
@@ -7773,10 +7773,10 @@ class ForkSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -7837,10 +7837,10 @@ class ResumeSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -7901,10 +7901,10 @@ class PromptRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -7942,10 +7942,10 @@ class RequestPermissionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
     """
@@ -7967,10 +7967,10 @@ class ResultClientResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -8001,10 +8001,10 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
@@ -8043,10 +8043,10 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -8057,10 +8057,10 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -8071,10 +8071,10 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
 
@@ -8089,10 +8089,10 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
@@ -8103,10 +8103,10 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
 
@@ -8120,10 +8120,10 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
 
@@ -8137,10 +8137,10 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
@@ -8156,10 +8156,10 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
@@ -8175,10 +8175,10 @@ class SessionMessageSessionUpdate(SessionMessage):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
 
@@ -8193,10 +8193,10 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
 
@@ -8207,10 +8207,10 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -8241,10 +8241,10 @@ class ElicitationSchema(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[
         Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
@@ -8304,10 +8304,10 @@ class SessionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     list_: Annotated[
         Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
@@ -8457,10 +8457,10 @@ class LoadSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
         None
@@ -8498,10 +8498,10 @@ class ForkSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -8539,10 +8539,10 @@ class ResumeSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
         None
@@ -8576,10 +8576,10 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     config_options: Annotated[
         Annotated[list[SessionConfigOption], Field(alias="configOptions")],
@@ -8610,10 +8610,10 @@ class ToolCall(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
@@ -8682,10 +8682,10 @@ class ConfigOptionUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     config_options: Annotated[
         Annotated[list[SessionConfigOption], Field(alias="configOptions")],
@@ -8716,10 +8716,10 @@ class ClientCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     fs: Annotated[
         Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
@@ -8811,10 +8811,10 @@ class NewSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
     """
@@ -8868,10 +8868,10 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -8886,10 +8886,10 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
@@ -8903,10 +8903,10 @@ class ToolCallSessionUpdate(ToolCall):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
@@ -8917,10 +8917,10 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
@@ -8936,10 +8936,10 @@ class ToolCallUpdate(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
@@ -9019,10 +9019,10 @@ class AgentCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
         False
@@ -9097,10 +9097,10 @@ class NewSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -9144,10 +9144,10 @@ class InitializeRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
@@ -9212,10 +9212,10 @@ class InitializeProxyRequest(InitializeRequest):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -9225,10 +9225,10 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -9253,10 +9253,10 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     message: str
     """
@@ -9290,10 +9290,10 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -9308,10 +9308,10 @@ class RequestPermissionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -9363,10 +9363,10 @@ class InitializeResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
@@ -9466,10 +9466,10 @@ class ClientRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -9518,10 +9518,10 @@ class ProxyRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -9553,10 +9553,10 @@ class InitializeProxyResponse(InitializeResponse):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -9566,10 +9566,10 @@ class ResultAgentResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -9613,10 +9613,10 @@ class ResultProxyResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -9634,10 +9634,10 @@ class AgentRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
@@ -9683,10 +9683,10 @@ class SessionNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
@@ -9720,10 +9720,10 @@ class AgentNotification(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """

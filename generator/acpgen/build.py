@@ -292,7 +292,7 @@ def _types_of(prop: Node) -> set[str]:
 
 
 def _nullable(prop: Node) -> bool:
-    if "null" in _types_of(prop):
+    if "null" in _types_of(prop) or is_unconstrained(prop):  # no constraint at all admits null too
         return True
     branches = prop.get("anyOf") or prop.get("oneOf") or []
     return any(isinstance(b, Mapping) and b.get("type") == "null" for b in branches)

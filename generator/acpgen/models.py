@@ -42,7 +42,7 @@ def render_models(model_input: ModelInput, header: str) -> str:
             use_standard_collections=True,
             use_schema_description=True,
             use_field_description=True,
-            use_attribute_docstrings=True,
+            use_attribute_docstrings=False,
             use_type_alias=True,
             strict_nullable=True,
             field_constraints=True,

@@ -47,6 +47,7 @@ MODEL_CONFIG: tuple[tuple[str, str], ...] = (
     ("strict", "True"),
     ("validate_by_alias", "True"),
     ("validate_by_name", "True"),
+    ("defer_build", "True"),
 )
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
@@ -70,7 +71,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG)}}
     aliases: dict[str, str] = {}
     support: set[str] = set()
-    pydantic: set[str] = set()
+    pydantic: set[str] = {"ConfigDict"}  # every class sets model_config (MODEL_CONFIG)
     unstable = protocol.variant == "unstable"
     for t in protocol.types:
         node = defs[t.wire]

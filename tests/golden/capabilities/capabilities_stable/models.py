@@ -11,29 +11,29 @@ from ._support import NotNull
 
 class AcpMessage(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
 class SessionResumeCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
 class SessionCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     resume: Annotated[SessionResumeCapabilities | None, Field(alias="resume")] = None
     additional_directories: Annotated[
@@ -43,20 +43,20 @@ class SessionCapabilities(BaseModel):
 
 class PromptCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     image: Annotated[bool, Field(alias="image")] = False
 
 
 class AgentCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     load_session: Annotated[bool, Field(alias="loadSession")] = False
     prompt_capabilities: Annotated[
@@ -69,20 +69,20 @@ class AgentCapabilities(BaseModel):
 
 class FileSystemCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     read_text_file: Annotated[bool, Field(alias="readTextFile")] = False
 
 
 class ClientCapabilities(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     fs: Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate({"readTextFile": False})
@@ -95,10 +95,10 @@ class ClientCapabilities(BaseModel):
 
 class InitializeRequest(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
     client_capabilities: Annotated[
@@ -110,10 +110,10 @@ class InitializeRequest(BaseModel):
 
 class InitializeResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
     agent_capabilities: Annotated[
@@ -123,88 +123,88 @@ class InitializeResponse(BaseModel):
 
 class LoadSessionRequest(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class LoadSessionResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
 class TextContent(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
 class ImageContent(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     data: Annotated[str, Field(alias="data")]
 
 
 class PromptResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
 class ReadTextFileRequest(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
 
 
 class ReadTextFileResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
 
 
 class TextContentBlock(TextContent):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
 class ImageContentBlock(ImageContent):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
@@ -216,10 +216,10 @@ ContentBlock = TypeAliasType(
 
 class PromptRequest(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     prompt: Annotated[list[ContentBlock], Field(alias="prompt")]

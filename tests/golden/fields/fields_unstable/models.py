@@ -10,29 +10,29 @@ from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems
 
 class AcpMessage(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
 class Caps(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     fs: Annotated[bool, Field(alias="fs")] = False
 
 
 class Item(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
 
@@ -43,10 +43,10 @@ class Record(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     required_nullable: Annotated[str | None, Field(alias="requiredNullable")]
     """

@@ -11,10 +11,10 @@ from ._support import DefaultOnNull, NotNull
 
 class AcpMessage(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -30,10 +30,10 @@ class NewSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
     mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull()] = None
@@ -51,20 +51,20 @@ class NewSessionRequest(BaseModel):
 
 class NewSessionResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class Text(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
@@ -77,10 +77,10 @@ class Plan(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     steps: Annotated[list[str], Field(alias="steps")]
 
@@ -95,10 +95,10 @@ class ForkSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
@@ -111,20 +111,20 @@ class ForkSessionResponse(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class MessageUpdate(Text):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     kind: Annotated[Literal["message"], Field(alias="kind")]
 
@@ -137,10 +137,10 @@ class PlanUpdate(Plan):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     kind: Annotated[Literal["plan"], Field(alias="kind")]
 
@@ -150,10 +150,10 @@ Update = TypeAliasType("Update", Annotated[MessageUpdate | PlanUpdate, Field(dis
 
 class SessionNotification(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Annotated[Update, Field(alias="update")]

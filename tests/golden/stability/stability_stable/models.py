@@ -11,10 +11,10 @@ from ._support import NotNull
 
 class AcpMessage(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -30,10 +30,10 @@ class NewSessionRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
     mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull()] = None
@@ -41,30 +41,30 @@ class NewSessionRequest(BaseModel):
 
 class NewSessionResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class Text(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
 class MessageUpdate(Text):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     kind: Annotated[Literal["message"], Field(alias="kind")]
 
@@ -74,10 +74,10 @@ Update = TypeAliasType("Update", Annotated[MessageUpdate, Field(discriminator="k
 
 class SessionNotification(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Annotated[Update, Field(alias="update")]

@@ -11,10 +11,10 @@ from ._support import NotNull, TagRouter
 
 class AcpMessage(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
@@ -24,10 +24,10 @@ class Circle(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     radius: Annotated[float, Field(alias="radius")]
 
@@ -38,40 +38,40 @@ class Square(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     side: Annotated[int, Field(alias="side", ge=0, le=4294967295)]
 
 
 class Stdio(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     command: Annotated[str, Field(alias="command")]
 
 
 class Http(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     url: Annotated[str, Field(alias="url")]
 
 
 class Started(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     at: Annotated[str, Field(alias="at")]
 
@@ -90,20 +90,20 @@ A closed enum.
 
 class TextBody(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
 class BlobBody(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
 
@@ -116,19 +116,19 @@ An untagged union of references.
 
 class DrawResponse(BaseModel):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
 
 
 class StartedEvent(Started):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     event: Annotated[Literal["started"], Field(alias="event")]
 
@@ -140,10 +140,10 @@ class OtherEvent(BaseModel):
 
     model_config = ConfigDict(
         extra="allow",
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     event: Annotated[str, Field(alias="event")]
 
@@ -154,10 +154,10 @@ class CircleShape(Circle):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     kind: Annotated[Literal["circle"], Field(alias="kind")]
 
@@ -168,20 +168,20 @@ class SquareShape(Square):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     kind: Annotated[Literal["square"], Field(alias="kind")]
 
 
 class HttpTransport(Http):
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
@@ -222,10 +222,10 @@ class DrawRequest(BaseModel):
     """
 
     model_config = ConfigDict(
-        use_attribute_docstrings=True,
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        defer_build=True,
     )
     shapes: Annotated[list[Shape], Field(alias="shapes")]
     transport: Annotated[Annotated[Transport | None, Field(alias="transport")], NotNull()] = None
