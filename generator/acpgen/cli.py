@@ -7,17 +7,19 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acpgen import ir
-from acpgen.capabilities import load_rules
+from acpgen import freshness
 from acpgen.config import Settings, load_settings
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
-from acpgen.fetch import fetch_schema
-from acpgen.output import stale_files, write_tree
-from acpgen.pipeline import Revision, SchemaFile, read_schema_file
-from acpgen.render import render
-from acpgen.schema_lock import read_lock, verify_files
+from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
+
+if TYPE_CHECKING:
+    from acpgen import ir
+    from acpgen.pipeline import Revision, SchemaFile
+
+# Rendering pulls in datamodel-code-generator, jsonschema and pydantic: those modules are
+# imported by the commands that render, so that a no-op ``acpgen generate`` stays fast.
 
 UPDATE_COMMAND = "make generate"
 
@@ -51,6 +53,7 @@ def _parser() -> argparse.ArgumentParser:
         "--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds"
     )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
+    gen.add_argument("--force", action="store_true", help="render even when no input changed since the last run")
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
     gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")
     gen.add_argument("--out", type=Path, help="output folder (default: output-dir of [tool.acpgen])")
@@ -73,7 +76,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
+    if args.schema is not None:
+        return [p for p in (args.schema, args.unstable_schema) if p is not None]
+    names = (settings.stable_schema, settings.unstable_schema, settings.capability_rules, LOCK_NAME)
+    return [settings.schema_dir / name for name in names]
+
+
 def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
+    from acpgen.capabilities import load_rules
+    from acpgen.pipeline import Revision, read_schema_file
+
     if args.schema is not None:
         stable = read_schema_file(args.schema, package="local", version="local")
         unstable = (
@@ -102,18 +115,27 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
 
 def _generate(args: argparse.Namespace, settings: Settings) -> int:
     variants: tuple[ir.Variant, ...] = args.variants or (("unstable",) if settings.unstable else ("stable",))
-    revision = _revision(args, settings)
     out = args.out or settings.output_dir
+    packages = [settings.unstable_package if v == "unstable" else settings.package for v in variants]
+    key = freshness.fingerprint(
+        _input_files(args, settings),
+        {"settings": repr(settings), "variants": variants, "strict": args.strict_capabilities},
+    )
+    stamp = freshness.stamp_path(settings.cache_dir, out, packages)
+    if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
+        print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
+        return EXIT_OK
+    from acpgen.output import stale_files, write_tree
+    from acpgen.render import render
+
+    revision = _revision(args, settings)
     files: dict[str, str] = {}
-    packages = []
-    for variant in variants:
-        package = settings.unstable_package if variant == "unstable" else settings.package
+    for variant, package in zip(variants, packages, strict=True):
         started = time.perf_counter()
         protocol, doc = revision.protocol(variant)
         for path in protocol.ungated:
             print(f"acpgen: warning: capability {path} gates nothing in the rule table ({variant})", file=sys.stderr)
         files.update(render(protocol, doc, package))
-        packages.append(package)
         print(f"acpgen: rendered {package} ({variant}) in {time.perf_counter() - started:.2f}s", file=sys.stderr)
     if args.check:
         diffs = stale_files(out, files, tuple(packages))
@@ -124,11 +146,14 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         print(f"acpgen: {out} is up to date", file=sys.stderr)
         return EXIT_OK
     write_tree(out, files, tuple(packages))
+    freshness.record(stamp, key, out, packages)
     print(f"acpgen: wrote {len(files)} files under {out}", file=sys.stderr)
     return EXIT_OK
 
 
 def _fetch(args: argparse.Namespace, settings: Settings) -> int:
+    from acpgen.fetch import fetch_schema
+
     version = args.version or read_lock(settings.schema_dir).version
     lock = fetch_schema(version, settings.schema_dir)
     print(f"acpgen: pinned {lock.package}@{lock.version} ({lock.integrity})", file=sys.stderr)

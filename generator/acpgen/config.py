@@ -27,6 +27,8 @@ class Settings:
     """The curated gating rule table, relative to the schema folder."""
     strict_capabilities: bool = False
     """Fail generation when a capability is neither gated by a rule nor listed as informational."""
+    cache_dir: Path = Path(".acpgen-cache")
+    """Where ``acpgen generate`` remembers its last run, to skip a regeneration that changes nothing."""
 
 
 _KINDS: dict[str, type] = {
@@ -40,6 +42,7 @@ _KINDS: dict[str, type] = {
     "protocol_version": int,
     "capability_rules": str,
     "strict_capabilities": bool,
+    "cache_dir": str,
 }
 
 
@@ -81,5 +84,6 @@ def load_settings(pyproject: Path) -> Settings:
             **{f.name: getattr(settings, f.name) for f in fields(Settings)},
             "schema_dir": root / settings.schema_dir,
             "output_dir": root / settings.output_dir,
+            "cache_dir": root / settings.cache_dir,
         }
     )
