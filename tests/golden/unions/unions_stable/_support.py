@@ -93,10 +93,11 @@ def TagRouter(  # noqa: N802
 ) -> Callable[[Any], str | None]:
     """Chooses the branch of a tagged union that is open or has an untagged default branch.
 
-    A known tag selects its branch, a missing tag the default branch, any other tag the
-    catch-all branch (which keeps the whole payload). A malformed known branch is still an
-    error: it is validated as that branch, never passed to the catch-all. Without a catch-all,
-    an unknown tag is returned as it is, and pydantic reports it with the tags it expects.
+    A known tag selects its branch, a missing (or null) tag the default branch, any other tag
+    the catch-all branch (which keeps the whole payload) or, without one, the default branch
+    (which admits any tag, as the schema's untagged branch does). A malformed known branch is
+    still an error: it is validated as that branch, never passed to another. With neither, an
+    unknown tag is returned as it is, and pydantic reports it with the tags it expects.
     """
     tags = frozenset(known)
 
@@ -106,10 +107,11 @@ def TagRouter(  # noqa: N802
             if isinstance(value, dict)
             else getattr(value, attribute, _ABSENT)
         )
-        if tag is _ABSENT:
+        if tag is _ABSENT or tag is None:
             return default
         if tag in tags:
             return str(tag)
-        return other if other is not None else str(tag)
+        fallback = other if other is not None else default
+        return fallback if fallback is not None else str(tag)
 
     return route
