@@ -14,6 +14,7 @@ import pytest
 
 from acpgen.capabilities import load_rules
 from acpgen.errors import AcpgenError
+from acpgen.naming import snake
 from acpgen.pipeline import Revision, read_schema_file
 from tests.bindings import PACKAGES
 
@@ -200,13 +201,7 @@ def test_supports_accessors_cover_every_capability() -> None:
         h = helpers(variant)
         for path, capability in h.CAPABILITIES.items():
             accessor = "supports_" + "_".join(
-                "_".join(
-                    w
-                    for w in __import__("acpgen.naming", fromlist=["snake"])
-                    .snake(s.removesuffix("Capabilities"))
-                    .split("_")
-                )
-                for s in path.split(".")
+                snake(segment.removesuffix("Capabilities")) for segment in path.split(".")
             )
             assert callable(getattr(h, accessor)), path
             on = True if capability.presence == "true" else {}

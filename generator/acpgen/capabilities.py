@@ -46,12 +46,13 @@ def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple
         prop = defs.get(holder, {}).get("properties", {}).get(root, {})
         root_type = ref_name(prop) or fallback
         if root_type in defs:
-            _walk(defs, root_type, root, cast(Any, owner), (), found, unstable, stable=True)
+            _walk(defs, root_type, root_type, root, cast(Any, owner), (), found, unstable, stable=True)
     return tuple(found)
 
 
 def _walk(
     defs: Mapping[str, Node],
+    root_type: str,
     type_name: str,
     path: str,
     owner: ir.Owner,
@@ -72,6 +73,7 @@ def _walk(
             ir.Capability(
                 path=here,
                 owner=owner,
+                root=root_type,
                 presence="true" if prop.get("type") == "boolean" else "present",
                 attrs=(*attrs, naming.snake(wire)),
                 accessor="supports_" + "_".join(naming.snake(_short(s)) for s in here.split(".")),
@@ -81,7 +83,9 @@ def _walk(
             )
         )
         if target is not None and children:
-            _walk(defs, target, here, owner, (*attrs, naming.snake(wire)), found, unstable, stable=here_stable)
+            _walk(
+                defs, root_type, target, here, owner, (*attrs, naming.snake(wire)), found, unstable, stable=here_stable
+            )
 
 
 def _short(segment: str) -> str:

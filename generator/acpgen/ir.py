@@ -133,6 +133,8 @@ class Capability:
     """Wire path from the root: ``agentCapabilities.sessionCapabilities.resume``."""
     owner: Owner
     """The side that advertises it."""
+    root: str
+    """The ``$defs`` type at the root of its tree (the ``agentCapabilities`` of ``InitializeResponse``)."""
     presence: Presence
     """``true``: a boolean that must be true; ``present``: an object that must be present and not null."""
     attrs: tuple[str, ...]

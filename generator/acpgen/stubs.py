@@ -115,9 +115,6 @@ class RuleView:
     """The plain-words violation message."""
 
 
-_ROOT_TYPES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
-
-
 def capability_views(protocol: ir.Protocol) -> tuple[CapabilityView, ...]:
     """Every capability of the tree, in schema order."""
     views = []
@@ -128,9 +125,7 @@ def capability_views(protocol: ir.Protocol) -> tuple[CapabilityView, ...]:
         if not c.stable:
             doc = f"{UNSTABLE_DOC}\n\n{doc}"
         views.append(
-            CapabilityView(
-                c.path, c.owner, c.presence, c.attrs, c.accessor, protocol.type(_ROOT_TYPES[c.owner]).class_name, doc
-            )
+            CapabilityView(c.path, c.owner, c.presence, c.attrs, c.accessor, protocol.type(c.root).class_name, doc)
         )
     return tuple(views)
 
