@@ -120,7 +120,7 @@ def test_optional_non_nullable_field_rejects_null() -> None:
     base = {"providerId": "main", "apiType": "openai", "baseUrl": "https://llm.test"}
     assert read("unstable", "SetProviderRequest", {**base, "headers": {"a": "b"}}).headers == {"a": "b"}
     errors = _errors("unstable", "SetProviderRequest", {**base, "headers": None})
-    assert errors[0]["loc"][0] == "headers" and errors[0]["type"] == "not_nullable"
+    assert errors[0]["loc"][0] == "headers" and errors[0]["input"] is None
     # ElicitationSchema.properties: optional with a default, not nullable
     assert _errors("stable", "ElicitationSchema", {"type": "object", "properties": None})[0]["loc"][0] == "properties"
 

@@ -4,88 +4,128 @@
 """Reading rules shared by the models of this package.
 
 The schema marks some properties as lenient (``x-deserialize-*``): a peer that sends a
-malformed or null value there is tolerated, as upstream's own readers tolerate it. Each rule
-wraps the field's normal validation and costs one function call on valid input.
+malformed or null value there is tolerated, as upstream's own readers tolerate it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError, ValidatorFunctionWrapHandler, WrapValidator
-from pydantic_core import PydanticCustomError
+from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic_core import PydanticCustomError, core_schema
 
 __all__ = ["DefaultOnError", "DefaultOnNull", "NotNull", "SkipInvalidItems", "TagRouter"]
 
 _ABSENT = object()
 
+# Each rule below is metadata in a field's ``Annotated`` type. It builds the field's schema as a
+# union that tries the field's own schema first and falls back to Python only when that fails,
+# so valid input is read entirely by pydantic-core: leniency costs nothing until it is needed.
 
-def _read_default(default: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """What a lenient field reads as: None when it has no default, else its validated default."""
-    return None if default is None else handler(deepcopy(default))
+
+def _strip_null(schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
+    """The schema without its ``null`` branch (an optional field's ``T | None`` read as ``T``)."""
+    return schema["schema"] if schema["type"] == "nullable" else schema
 
 
-def DefaultOnError(default: Any = None) -> WrapValidator:  # noqa: N802 - reads as a marker in annotations
+def _first_then(
+    first: core_schema.CoreSchema, fallback: core_schema.CoreSchema
+) -> core_schema.CoreSchema:
+    return core_schema.union_schema([first, fallback], mode="left_to_right")
+
+
+class _Default:
+    """The value a lenient field reads as: None, or its default validated once (a model for an object)."""
+
+    __slots__ = ("_adapter", "_raw", "_source")
+
+    def __init__(self, raw: Any, source: Any) -> None:
+        self._raw, self._source = raw, source
+        self._adapter: TypeAdapter[Any] | None = None
+
+    def __call__(self, _: Any = None) -> Any:
+        if self._raw is None:
+            return None
+        if self._adapter is None:
+            self._adapter = TypeAdapter(self._source)
+        return self._adapter.validate_python(deepcopy(self._raw))
+
+
+class DefaultOnError:
     """``x-deserialize-default-on-error``: a value that fails validation reads as the default."""
 
-    def read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        try:
-            return handler(value)
-        except ValidationError:
-            return _read_default(default, handler)
+    __slots__ = ("_default",)
 
-    return WrapValidator(read)
+    def __init__(self, default: Any = None) -> None:
+        self._default = default
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        fallback = core_schema.no_info_plain_validator_function(_Default(self._default, source))
+        return _first_then(handler(source), fallback)
 
 
-def DefaultOnNull(default: Any = None) -> WrapValidator:  # noqa: N802
+class DefaultOnNull:
     """``x-deserialize-default-on-null``: ``null`` reads as the default (``[]`` for a list)."""
 
-    def read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        if value is None:
-            return _read_default(default, handler)
-        return handler(value)
+    __slots__ = ("_default",)
 
-    return WrapValidator(read)
+    def __init__(self, default: Any = None) -> None:
+        self._default = default
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        read_default = core_schema.no_info_plain_validator_function(_Default(self._default, source))
+        on_null = core_schema.chain_schema([core_schema.none_schema(), read_default])
+        return _first_then(_strip_null(handler(source)), on_null)
 
 
-def SkipInvalidItems() -> WrapValidator:  # noqa: N802
+class SkipInvalidItems:
     """``x-deserialize-skip-invalid-items``: list items that fail validation are dropped.
 
-    Only item errors are mended; a value that is not a list at all still fails (and reads
-    as the default where the field is also default-on-error).
+    Only item errors are mended; a value that is not a list at all still fails (and reads as
+    the default where the field is also default-on-error).
     """
 
-    def read(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        try:
-            return handler(value)
-        except ValidationError as error:
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        item_types = [
+            arg for arg in (source, *get_args(source)) if getattr(arg, "__origin__", None) is list
+        ]
+        if not item_types:
+            return handler(source)
+        items = TypeAdapter(get_args(item_types[0])[0])
+
+        def mend(value: Any) -> list[Any]:
             if not isinstance(value, list):
-                raise
-            locations = [e["loc"] for e in error.errors()]
-            if not all(loc and isinstance(loc[0], int) for loc in locations):
-                raise
-            bad = {loc[0] for loc in locations}
-            return handler([item for index, item in enumerate(value) if index not in bad])
+                raise PydanticCustomError("list_type", "Input should be a valid list")
+            kept = []
+            for item in value:
+                try:
+                    kept.append(items.validate_python(item))
+                except ValidationError:
+                    continue
+            return kept
 
-    return WrapValidator(read)
-
-
-def _reject_null(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    if value is None:
-        raise PydanticCustomError(
-            "not_nullable", "this field may be omitted, but it may not be null"
-        )
-    return handler(value)
+        return _first_then(handler(source), core_schema.no_info_plain_validator_function(mend))
 
 
-_NOT_NULL = WrapValidator(_reject_null)
-
-
-def NotNull() -> WrapValidator:  # noqa: N802
+class NotNull:
     """An optional property that is not nullable: it may be absent, but ``null`` is refused."""
-    return _NOT_NULL
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return _strip_null(handler(source))
 
 
 def TagRouter(  # noqa: N802
