@@ -2,9 +2,12 @@
 UV ?= uv
 RUN := $(UV) run --frozen
 VERSION ?=
+FROM ?=
+TO ?=
+FORMAT ?= text
 ACP_SCHEMAS ?= ../shared/acp-schemas
 
-.PHONY: help install generate check test schema lint typecheck
+.PHONY: help install generate check test schema lint typecheck diff
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -33,3 +36,7 @@ interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci
 
 schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))
+
+diff: install ## what changed between two spec revisions: make diff FROM=2.3.0 [TO=schema] [FORMAT=markdown]
+	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }
+	$(RUN) acpgen diff $(FROM) $(TO) --format $(FORMAT)

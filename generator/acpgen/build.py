@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from acpgen import ir, naming
 from acpgen.errors import AcpgenError, Problem, pointer
@@ -76,9 +76,16 @@ def _keys_in(defs: Mapping[str, Node]) -> list[str]:
     return list(item_map(defs))
 
 
-def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Method, ...]:
-    """Methods from ``x-method``/``x-side`` on params, result and notification definitions."""
-    found: dict[tuple[str, str, str], str] = {}
+MethodRole = Literal["params", "result", "notification"]
+
+
+def method_definitions(defs: Mapping[str, Node]) -> dict[tuple[str, str, MethodRole], str]:
+    """The definitions that carry ``x-method``/``x-side``, by (side, wire name, role).
+
+    The role comes from the definition's name: ``...Response`` is a result, ``...Notification``
+    a notification, anything else a request's params.
+    """
+    found: dict[tuple[str, str, MethodRole], str] = {}
     for name in sorted(defs):
         node = defs[name]
         wire, side = node.get("x-method"), node.get("x-side")
@@ -93,7 +100,9 @@ def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Met
                     f"x-method must be a method name and x-side one of {', '.join(ir.SIDES)}; fix the schema.",
                 )
             )
-        role = "result" if name.endswith("Response") else "notification" if name.endswith("Notification") else "params"
+        role: MethodRole = (
+            "result" if name.endswith("Response") else "notification" if name.endswith("Notification") else "params"
+        )
         key = (cast(str, side), wire, role)
         if key in found:
             raise AcpgenError(
@@ -105,6 +114,12 @@ def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Met
                 )
             )
         found[key] = name
+    return found
+
+
+def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Method, ...]:
+    """Methods from ``x-method``/``x-side`` on params, result and notification definitions."""
+    found = method_definitions(defs)
     methods = []
     for (side, wire, role), params_name in sorted(found.items()):
         if role == "result":

@@ -1,4 +1,4 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from acpgen import freshness
 from acpgen.config import Settings, load_settings
+from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
 
@@ -25,7 +26,7 @@ UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each registers its parser on the subparsers
 # object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = []
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -153,6 +153,16 @@ def iter_items(defs: Mapping[str, Node]) -> Iterator[tuple[str, Node]]:
                     yield f"variant:{name}[{key}]", branch
 
 
+def item_owner(key: str) -> str:
+    """The ``$defs`` name an item key belongs to (the empty string for a method)."""
+    if key.startswith("method:"):
+        return ""
+    body = key.split(":", 1)[1]
+    for sep in (".", "[", "="):
+        body = body.split(sep, 1)[0]
+    return body
+
+
 def item_map(defs: Mapping[str, Node]) -> dict[str, Node]:
     """Every item of ``defs`` by key."""
     return dict(iter_items(defs))

@@ -7,8 +7,10 @@ with ``$defs``, it is a valid JSON Schema 2020-12 document (meta-validation), an
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
+from importlib.metadata import version as _distribution_version
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +19,31 @@ from jsonschema.exceptions import SchemaError
 
 from acpgen.errors import AcpgenError, Problem, pointer
 
+jsonschema_version = _distribution_version("jsonschema")
 
-def load_schema(path: Path) -> dict[str, Any]:
-    """The checked schema document at ``path``."""
+
+def load_schema(path: Path, *, validated_dir: Path | None = None) -> dict[str, Any]:
+    """The checked schema document at ``path``.
+
+    Meta-validation is the slow step (about a second for the unstable schema). With
+    ``validated_dir``, a document that passed it once is remembered there by the sha256 of its
+    bytes and the jsonschema version, and not validated again.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except OSError as error:
         raise AcpgenError(
             Problem(
                 f"cannot read the schema file: {error.strerror}", str(path), "Check the path, or run `make schema`."
+            )
+        ) from None
+    except UnicodeDecodeError as error:
+        raise AcpgenError(
+            Problem(
+                f"the schema file is not UTF-8 text ({error.reason} at byte {error.start})",
+                f"{path}#",
+                "Restore the file from the pinned package with `make schema`.",
             )
         ) from None
     try:
@@ -38,12 +56,27 @@ def load_schema(path: Path) -> dict[str, Any]:
                 "Restore the file from the pinned package with `make schema`, or fix the JSON.",
             )
         ) from None
-    check_schema(doc, str(path))
+    marker = _marker(validated_dir, raw)
+    check_schema(doc, str(path), meta_validate=marker is None or not marker.is_file())
+    if marker is not None and not marker.is_file():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # the cache is an optimisation only
     return doc  # type: ignore[no-any-return]
 
 
-def check_schema(doc: Any, origin: str) -> None:
-    """Raise :class:`AcpgenError` listing every structural problem of a schema document."""
+def _marker(validated_dir: Path | None, raw: bytes) -> Path | None:
+    if validated_dir is None:
+        return None
+    digest = hashlib.sha256(raw).hexdigest()
+    return validated_dir / f"jsonschema-{jsonschema_version}" / digest
+
+
+def check_schema(doc: Any, origin: str, *, meta_validate: bool = True) -> None:
+    """Raise :class:`AcpgenError` listing every structural problem of a schema document
+    (without ``meta_validate``: all but JSON Schema meta-validation, for a document known to pass it)."""
     if not isinstance(doc, dict):
         raise AcpgenError(
             Problem(
@@ -62,7 +95,8 @@ def check_schema(doc: Any, origin: str) -> None:
             )
         )
     try:
-        Draft202012Validator.check_schema(doc)
+        if meta_validate:
+            Draft202012Validator.check_schema(doc)
     except SchemaError as error:
         where = pointer(*error.path) if error.path else pointer(*error.absolute_path)
         raise AcpgenError(

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from acpgen.inventory import Node, is_marked_unstable, item_map, union_branches, variant_keys
+from acpgen.inventory import Node, is_marked_unstable, item_map, item_owner, union_branches, variant_keys
 
 
 def unstable_by_comparison(stable_defs: Mapping[str, Node], unstable_defs: Mapping[str, Node]) -> frozenset[str]:
@@ -28,18 +28,8 @@ def unstable_by_marker(defs: Mapping[str, Node]) -> frozenset[str]:
         key.removeprefix("type:") for key, node in items.items() if key.startswith("type:") and is_marked_unstable(node)
     }
     keys = {key for key, node in items.items() if is_marked_unstable(node)}
-    keys |= {key for key in items if _owner(key) in marked_types}
+    keys |= {key for key in items if item_owner(key) in marked_types}
     return frozenset(keys)
-
-
-def _owner(key: str) -> str:
-    """The ``$defs`` name an item key belongs to."""
-    body = key.split(":", 1)[1]
-    if key.startswith("method:"):
-        return ""
-    for sep in (".", "[", "="):
-        body = body.split(sep, 1)[0]
-    return body
 
 
 def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str, Any]:

@@ -1,0 +1,151 @@
+"""Where the two sides of a diff come from: a folder or file, a git ref, or an npm version.
+
+A side is given as one string:
+
+- a path to a folder or a schema file. In a folder, ``v1/schema.json`` (the npm package's
+  layout, and this repository's ``schema/``) or ``schema.json``, each with its
+  ``schema.unstable.json`` beside it if there is one, and a ``capability-rules.json`` if
+  present. A file is taken with its ``.unstable.json`` sibling if there is one;
+- ``REF:PATH``, a path inside a git ref of the repository in the current directory
+  (``HEAD~1:schema``), read with ``git show`` into a temporary folder;
+- ``npm:VERSION`` or a bare version (``2.3.0``) of the npm package, fetched with the npm client
+  (integrity verified, see :mod:`acpgen.fetch`) into the cache folder and reused from there.
+
+A single-file revision has no unstable schema: its unstable items are those marked
+``**UNSTABLE**`` (see :mod:`acpgen.stability`).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from acpgen.capabilities import RULES_FILE, load_rules
+from acpgen.diff.snapshot import Snapshot, snapshot
+from acpgen.errors import AcpgenError, Problem
+from acpgen.load import load_schema
+from acpgen.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
+
+_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
+_LAYOUTS = ("v1/schema.json", "schema.json")
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """The files of one side."""
+
+    stable: Path
+    unstable: Path | None
+    rules: Path | None
+
+
+def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
+    """The snapshot of the side ``spec`` (see the module docstring)."""
+    path = Path(spec)
+    validated = cache_dir / "validated"
+    if path.exists():
+        return load_files(spec, locate(path), validated)
+    if spec.startswith("npm:") or _VERSION.fullmatch(spec):
+        return load_files(spec, locate(_npm(spec.removeprefix("npm:"), cache_dir, package)), validated)
+    if ":" in spec:
+        ref, _, inside = spec.partition(":")
+        with tempfile.TemporaryDirectory(prefix="acpgen-diff-") as tmp:
+            return load_files(spec, locate(_git(ref, inside, Path(tmp))), validated)
+    raise AcpgenError(
+        Problem(
+            f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
+            spec,
+            "Give a path (schema/), a git ref and path (HEAD~1:schema), or a version (2.3.0 or npm:2.3.0).",
+        )
+    )
+
+
+def locate(path: Path) -> Located:
+    """The schema files of a folder, or of a schema file and its siblings."""
+    if path.is_file():
+        unstable = path.with_name(path.name.removesuffix(".json") + ".unstable.json")
+        rules = path.parent / RULES_FILE
+        return Located(path, unstable if unstable.is_file() else None, rules if rules.is_file() else None)
+    for layout in _LAYOUTS:
+        stable = path / layout
+        if stable.is_file():
+            unstable = stable.with_name("schema.unstable.json")
+            rules = path / RULES_FILE
+            return Located(stable, unstable if unstable.is_file() else None, rules if rules.is_file() else None)
+    raise AcpgenError(
+        Problem(
+            "the folder holds no ACP schema (looked for v1/schema.json and schema.json)",
+            str(path),
+            "Point at a folder holding schema.json (and schema.unstable.json), or at a schema file.",
+        )
+    )
+
+
+def load_files(label: str, located: Located, validated_dir: Path | None = None) -> Snapshot:
+    """The snapshot of located files (``validated_dir``: see :func:`acpgen.load.load_schema`)."""
+    stable = load_schema(located.stable, validated_dir=validated_dir)
+    unstable = load_schema(located.unstable, validated_dir=validated_dir) if located.unstable is not None else None
+    rules: dict[str, Any] | None = load_rules(located.rules) if located.rules is not None else None
+    return snapshot(label, stable, unstable, rules)
+
+
+def _npm(version: str, cache_dir: Path, package: str) -> Path:
+    """The folder of ``package@version``'s schemas in the cache, fetched first if missing or damaged."""
+    from acpgen.fetch import fetch_schema
+
+    folder = cache_dir / "npm" / f"{package.replace('/', '+')}@{version}"
+    if (folder / LOCK_NAME).is_file():
+        try:
+            lock = read_lock(folder)
+            verify_files(folder, lock)
+            if lock.version == version and lock.package == package:
+                return folder
+        except AcpgenError:
+            pass  # a damaged cache entry is fetched again
+    fetch_schema(version, folder, package=package)
+    return folder
+
+
+def _git(ref: str, inside: str, into: Path) -> Path:
+    """Copy the JSON files under ``inside`` (relative to the repository's top, as git reads
+    ``REF:PATH``) at ``ref`` into ``into``; the copy of ``inside``."""
+    where = f"{ref}:{inside}"
+    top = Path(_run_git(["rev-parse", "--show-toplevel"], where).strip())
+    listing = _run_git(["-C", str(top), "ls-tree", "-r", "--full-name", "--name-only", ref, "--", inside or "."], where)
+    names = [n for n in listing.splitlines() if n.endswith(".json")]
+    if not names:
+        raise AcpgenError(
+            Problem(
+                f"git ref {ref!r} holds no JSON file under {inside or '.'!r}",
+                where,
+                "Check the ref and the path (e.g. HEAD~1:schema).",
+            )
+        )
+    for name in names:
+        if unsafe_relative_path(name) is not None:
+            raise AcpgenError(Problem(f"unsafe path {name!r} in git ref {ref!r}", where, "Use another ref."))
+        target = into / PurePosixPath(name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_run_git(["-C", str(top), "show", f"{ref}:{name}"], where), encoding="utf-8")
+    return into / PurePosixPath(inside) if inside else into
+
+
+def _run_git(args: list[str], where: str) -> str:
+    try:
+        result = subprocess.run(["git", *args], capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise AcpgenError(Problem(f"cannot run git: {error}", where, "Install git or give a folder instead.")) from None
+    if result.returncode != 0:
+        detail = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit {result.returncode}"
+        raise AcpgenError(
+            Problem(
+                f"git could not read {where!r}: {detail}",
+                where,
+                "Check that the ref exists in this repository and the path inside it (e.g. HEAD~1:schema).",
+            )
+        )
+    return result.stdout

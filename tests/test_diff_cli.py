@@ -1,0 +1,109 @@
+"""``acpgen diff`` from the command line: sides, formats, exit codes, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from acpgen.cli import main
+from acpgen.fetch import DEFAULT_PACKAGE
+from acpgen.schema_lock import read_lock, write_lock
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> str:
+    """A pyproject whose cache folder is private to the test."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    path = tmp_path / "pyproject.toml"
+    assert "[tool.acpgen]\n" in text and "cache-dir" not in text
+    text = text.replace("[tool.acpgen]\n", f'[tool.acpgen]\ncache-dir = "{tmp_path / "cache"}"\n')
+    path.write_text(text, "utf-8")
+    for name in ("schema",):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    return str(path)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_fail_on_sets_the_exit_code(acp_schemas: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = str(acp_schemas / "v0.8.0"), str(acp_schemas / "v0.9.0")
+    code, out, _ = _run(capsys, "--config", config, "diff", old, new, "--fail-on", "breaking")
+    assert code == 1 and "field-narrowed [wire] x" in out and "any value -> object or null" in out
+    code, out, _ = _run(capsys, "--config", config, "diff", old, new)
+    assert code == 0
+    calm_old, calm_new = str(acp_schemas / "v0.13.4"), str(acp_schemas / "v0.13.5")
+    assert _run(capsys, "--config", config, "diff", calm_old, calm_new, "--fail-on", "breaking")[0] == 0
+    assert _run(capsys, "--config", config, "diff", calm_old, calm_new, "--fail-on", "warning")[0] == 1
+
+
+def test_formats(acp_schemas: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = str(acp_schemas / "v0.13.4"), str(acp_schemas / "v0.13.5")
+    code, out, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "json")
+    document = json.loads(out)
+    assert code == 0 and document["counts"]["breaking"] == 0 and document["findings"]
+    code, out, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "markdown")
+    assert out.startswith("### ACP spec diff") and "| `stabilised` |" in out
+
+
+def test_same_schema_has_no_change(config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = str(Path(config).parent / "schema")
+    code, out, _ = _run(capsys, "--config", config, "diff", schema, schema, "--fail-on", "info")
+    assert code == 0 and "no API change" in out
+
+
+def test_git_ref_side(config: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    if not (ROOT / ".git").exists():
+        pytest.fail("the git side needs the repository's history (run the tests in a clone)")
+    monkeypatch.chdir(ROOT)
+    last = subprocess.run(
+        ["git", "log", "-1", "--format=%H", "--", "schema"], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+    code, out, err = _run(capsys, "--config", config, "diff", f"{last}:schema", str(ROOT / "schema"))
+    assert code == 0, err
+    assert "no API change" in out
+
+
+def test_npm_side_is_read_from_the_cache(config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    cache = Path(config).parent / "cache" / "npm" / f"{DEFAULT_PACKAGE.replace('/', '+')}@9.9.9"
+    shutil.copytree(ROOT / "schema", cache)
+    lock = read_lock(cache)
+    write_lock(cache, type(lock)(DEFAULT_PACKAGE, "9.9.9", lock.integrity, lock.files))
+    code, out, err = _run(capsys, "--config", config, "diff", "npm:9.9.9", str(ROOT / "schema"))
+    assert code == 0, err
+    assert "no API change" in out
+
+
+@pytest.mark.parametrize(
+    ("side", "message"),
+    [
+        ("no/such/folder", "neither a schema folder or file"),
+        ("no-such-ref-xyz:schema", "git could not read"),
+        ("tests", "holds no ACP schema"),
+    ],
+)
+def test_bad_side_is_a_clear_error(side: str, message: str, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "--config", config, "diff", side, str(ROOT / "schema"))
+    assert code == 2 and out == ""
+    assert message in err and "acpgen: error:" in err
+
+
+def test_invalid_json_side(tmp_path: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "schema.json"
+    bad.write_text("{not json", encoding="utf-8")
+    code, _, err = _run(capsys, "--config", config, "diff", str(bad), str(ROOT / "schema"))
+    assert code == 2 and "not valid JSON" in err
+
+
+def test_list_rules(config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--config", config, "diff", "--list-rules")
+    assert code == 0 and "field-narrowed" in out and "stabilised" in out
