@@ -29,13 +29,12 @@ ERA = [
 
 
 @pytest.fixture(scope="module")
-def load(acp_schemas: Path, tmp_path_factory: pytest.TempPathFactory) -> Loader:
-    validated = tmp_path_factory.mktemp("validated")
+def load(acp_schemas: Path) -> Loader:
     cache: dict[str, Snapshot] = {}
 
     def get(tag: str) -> Snapshot:
         if tag not in cache:
-            cache[tag] = load_files(tag, locate(acp_schemas / tag), validated)
+            cache[tag] = load_files(tag, locate(acp_schemas / tag))
         return cache[tag]
 
     return get

@@ -373,6 +373,16 @@ def test_stabilisation_and_its_reverse() -> None:
     assert [(f.rule, f.item, f.level) for f in after] == [("destabilised", "field:NewSessionRequest.dirs", "breaking")]
 
 
+def test_method_stabilisation() -> None:
+    wider = _changed(_add_method)
+    findings = _diff(_base(), wider, old_unstable=wider, new_unstable=wider)
+    assert sorted((f.rule, f.item, f.level) for f in findings) == [
+        ("stabilised", "method:agent:session/close", "info"),
+        ("stabilised", "type:CloseRequest", "info"),
+        ("stabilised", "type:CloseResponse", "info"),
+    ]
+
+
 def test_unstable_breaks_are_warnings() -> None:
     unstable = _changed(lambda d: _props(d).__setitem__("dirs", {"type": "string"}))
     gone = _changed(lambda d: _props(d).__setitem__("dirs", {"type": "integer"}))

@@ -414,9 +414,11 @@ def _compare_items(diff: _Diff) -> None:
     reshaped = _reshaped_types(diff, old_items, new_items)
     field_renames = _field_renames(diff, old_items, new_items, removed_keys, added_keys)
     for key in sorted(removed_keys | added_keys | (old_items.keys() & new_items.keys())):
-        if key.startswith("method:"):
-            continue
         before, after = old_items.get(key), new_items.get(key)
+        if key.startswith("method:"):  # added, removed and changed methods: see _compare_methods
+            if before is not None and after is not None:
+                _stability_change(diff, key, before, after)
+            continue
         owner = item_owner(key)
         if not key.startswith("type:") and owner in reshaped:
             continue  # reported once, as the type's change of kind
@@ -473,7 +475,7 @@ def _reshaped_types(diff: _Diff, old_items: Mapping[str, Item], new_items: Mappi
         if key.startswith("type:"):
             name = item_owner(key)
             old_kind, new_kind = _kinds(diff, name, old_items[key], new_items[key])
-            if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum"}:
+            if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum", "any"}:
                 names.add(name)
     return names
 
@@ -618,7 +620,7 @@ def _stability_change(diff: _Diff, key: str, before: Item, after: Item) -> None:
     if before.stability == after.stability:
         return
     owner_key = f"type:{item_owner(key)}"
-    if not key.startswith("type:"):
+    if not key.startswith(("type:", "method:")):
         owner_before, owner_after = diff.old.items.get(owner_key), diff.new.items.get(owner_key)
         if owner_before and owner_after and owner_before.stability != owner_after.stability:
             return  # reported once, at the type
@@ -648,6 +650,8 @@ def _changed(diff: _Diff, key: str, before: Item, after: Item) -> None:
 
 
 def _type_kind(shape: Mapping[str, Any]) -> str:
+    if shape == ANY:
+        return "any"
     if "enum" in shape:
         return "enum"
     if "union" in shape:
@@ -663,7 +667,7 @@ def _changed_type(diff: _Diff, key: str, before: Item, after: Item) -> None:
     old_kind, new_kind = _kinds(diff, name, before, after)
     writers = diff.new.writers_of(name)
     stability = after.stability
-    if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum"}:
+    if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum", "any"}:
         diff.add(
             "type-kind-changed",
             key,

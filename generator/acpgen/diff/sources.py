@@ -46,15 +46,14 @@ class Located:
 def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
     """The snapshot of the side ``spec`` (see the module docstring)."""
     path = Path(spec)
-    validated = cache_dir / "validated"
     if path.exists():
-        return load_files(spec, locate(path), validated)
+        return load_files(spec, locate(path))
     if spec.startswith("npm:") or _VERSION.fullmatch(spec):
-        return load_files(spec, locate(_npm(spec.removeprefix("npm:"), cache_dir, package)), validated)
+        return load_files(spec, locate(_npm(spec.removeprefix("npm:"), cache_dir, package)))
     if ":" in spec:
         ref, _, inside = spec.partition(":")
         with tempfile.TemporaryDirectory(prefix="acpgen-diff-") as tmp:
-            return load_files(spec, locate(_git(ref, inside, Path(tmp))), validated)
+            return load_files(spec, locate(_git(ref, inside, Path(tmp))))
     raise AcpgenError(
         Problem(
             f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
@@ -85,10 +84,10 @@ def locate(path: Path) -> Located:
     )
 
 
-def load_files(label: str, located: Located, validated_dir: Path | None = None) -> Snapshot:
-    """The snapshot of located files (``validated_dir``: see :func:`acpgen.load.load_schema`)."""
-    stable = load_schema(located.stable, validated_dir=validated_dir)
-    unstable = load_schema(located.unstable, validated_dir=validated_dir) if located.unstable is not None else None
+def load_files(label: str, located: Located) -> Snapshot:
+    """The snapshot of located files."""
+    stable = load_schema(located.stable)
+    unstable = load_schema(located.unstable) if located.unstable is not None else None
     rules: dict[str, Any] | None = load_rules(located.rules) if located.rules is not None else None
     return snapshot(label, stable, unstable, rules)
 
