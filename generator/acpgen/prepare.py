@@ -24,20 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acpgen import ir, naming
-from acpgen.inventory import union_branches
+from acpgen.inventory import INTEGER_BOUNDS, union_branches
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
-INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-    "uint64": (0, 2**64 - 1),
-}
 
 ROOT_NAME = "AcpMessage"
 

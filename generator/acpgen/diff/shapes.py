@@ -20,22 +20,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from acpgen.inventory import Node
+from acpgen.inventory import INTEGER_BOUNDS, Node
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}
 )
-_INT_FORMATS: dict[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-    "uint64": (0, 2**64 - 1),
-    "uint": (0, 2**64 - 1),
-}
 _MAX_DEPTH = 4
 
 Shape = dict[str, Any]
@@ -123,8 +112,8 @@ def _scalars(body: dict[str, Any], shape: Shape) -> None:
     if "enum" in shape:
         shape.pop("type", None)
     fmt = body.get("format")
-    if shape.get("type") == "integer" and isinstance(fmt, str) and fmt in _INT_FORMATS:
-        low, high = _INT_FORMATS[fmt]
+    if shape.get("type") == "integer" and isinstance(fmt, str) and fmt in INTEGER_BOUNDS:
+        low, high = INTEGER_BOUNDS[fmt]
         shape["minimum"] = max(low, body.pop("minimum", low))
         shape["maximum"] = min(high, body.pop("maximum", high))
     elif isinstance(fmt, str):

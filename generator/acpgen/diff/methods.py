@@ -1,0 +1,109 @@
+"""Methods compared by side and wire name: added, removed, renamed, moved to another side,
+changed kind, or given params or results of another shape."""
+
+from __future__ import annotations
+
+from acpgen.diff.findings import Recorder
+from acpgen.diff.shapes import Relation, relate
+from acpgen.diff.snapshot import BOTH, CALLERS, Method, Snapshot, Writer
+
+
+def _method_stability(snapshot: Snapshot, method: Method) -> str:
+    item = snapshot.items.get(f"method:{method.side}:{method.wire}")
+    return item.stability if item is not None else "stable"
+
+
+def _callers(method: Method) -> frozenset[Writer]:
+    return CALLERS.get(method.side, BOTH)
+
+
+def compare_methods(diff: Recorder) -> None:
+    old, new, renames = diff.old.methods, diff.new.methods, diff.ctx.renames
+    removed = [old[k] for k in sorted(old.keys() - new.keys())]
+    added = {k: new[k] for k in sorted(new.keys() - old.keys())}
+    for method in removed:
+        moved = [m for m in added.values() if m.wire == method.wire]
+        same_types = [
+            m
+            for m in added.values()
+            if m.side == method.side
+            and m.kind == method.kind
+            and renames.get(method.params, method.params) == m.params
+            and (method.result is None or renames.get(method.result, method.result) == m.result)
+        ]
+        stability = _method_stability(diff.old, method)
+        if moved:
+            target = moved[0]
+            added.pop((target.side, target.wire))
+            diff.add(
+                "method-side-changed",
+                f"method:{target.side}:{target.wire}",
+                f"{method.wire} is now handled by the {target.side} side, not the {method.side} side",
+                stability=_method_stability(diff.new, target),
+                old=method.side,
+                new=target.side,
+            )
+            _compare_method_pair(diff, method, target)
+        elif len(same_types) == 1:
+            target = same_types[0]
+            added.pop((target.side, target.wire))
+            diff.add(
+                "method-renamed",
+                f"method:{target.side}:{target.wire}",
+                f"{method.wire} is now called {target.wire} (same params and result)",
+                stability=_method_stability(diff.new, target),
+                writers=_callers(target),
+                old=method.wire,
+                new=target.wire,
+            )
+        else:
+            diff.add(
+                "method-removed",
+                f"method:{method.side}:{method.wire}",
+                f"{method.wire} ({method.kind}, handled by the {method.side} side) was removed",
+                stability=stability,
+                writers=_callers(method),
+            )
+    for method in added.values():
+        diff.add(
+            "method-added",
+            f"method:{method.side}:{method.wire}",
+            f"{method.wire} ({method.kind}, handled by the {method.side} side) was added",
+            stability=_method_stability(diff.new, method),
+        )
+    for key in sorted(old.keys() & new.keys()):
+        _compare_method_pair(diff, old[key], new[key])
+
+
+def _compare_method_pair(diff: Recorder, before: Method, after: Method) -> None:
+    item = f"method:{after.side}:{after.wire}"
+    stability = _method_stability(diff.new, after)
+    if before.kind != after.kind:
+        diff.add(
+            "method-kind-changed",
+            item,
+            f"{after.wire} was a {before.kind} and is now a {after.kind}",
+            stability=stability,
+            writers=_callers(after),
+            old=before.kind,
+            new=after.kind,
+        )
+        return
+    for rule_id, was, now in (
+        ("method-params-changed", before.params, after.params),
+        ("method-result-changed", before.result, after.result),
+    ):
+        if was is None or now is None or diff.ctx.renames.get(was, was) == now:
+            continue
+        relation = relate({"ref": was}, {"ref": now}, diff.ctx)
+        if relation in (Relation.SAME, Relation.SWAPPED):
+            continue
+        diff.add(
+            rule_id,
+            item,
+            f"{after.wire} now uses {now} instead of {was}, of a different shape",
+            stability=stability,
+            writers=_callers(after),
+            old=was,
+            new=now,
+        )

@@ -1,0 +1,106 @@
+"""Renames: a removed and an added type, field or union variant of the same shape.
+
+A renamed type keeps the wire (a source change); a renamed field changes it; a variant keyed
+differently (another title) keeps the wire but renames its generated class.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from acpgen.diff.findings import Recorder
+from acpgen.diff.shapes import ANY, Relation, canonical, relate, shape_key
+from acpgen.diff.snapshot import Item, Snapshot
+from acpgen.inventory import item_owner
+
+
+def find_renames(old: Snapshot, new: Snapshot) -> dict[str, str]:
+    """Old name -> new name for each removed type that an added type of the same shape replaces.
+
+    Shapes are compared with annotations dropped; among several candidates of one shape the
+    most similar names pair first; a trivial shape (a bare string alias) pairs only with a similar name.
+    """
+    removed = sorted(set(old.defs) - set(new.defs))
+    added = sorted(set(new.defs) - set(old.defs))
+    by_shape: dict[str, list[str]] = defaultdict(list)
+    for name in added:
+        by_shape[shape_key(canonical(new.defs[name]))].append(name)
+    candidates = []
+    for name in removed:
+        shape = canonical(old.defs[name])
+        for other in by_shape.get(shape_key(shape), []):
+            similarity = difflib.SequenceMatcher(None, name, other).ratio()
+            if _trivial(shape) and similarity < 0.6:
+                continue
+            candidates.append((-similarity, name, other))
+    renames: dict[str, str] = {}
+    taken: set[str] = set()
+    for _, name, other in sorted(candidates):
+        if name not in renames and other not in taken:
+            renames[name] = other
+            taken.add(other)
+    return renames
+
+
+def _trivial(shape: Mapping[str, Any]) -> bool:
+    return not ({"properties", "union", "enum", "extends"} & set(shape))
+
+
+def find_variant_renames(diff: Recorder, old_items: dict[str, Item], new_items: dict[str, Item]) -> dict[str, str]:
+    """Removed variant -> added variant of the same union and the same shape (its key changed:
+    another title, or keyed by required properties now that it has a title)."""
+    removed = sorted(k for k in old_items.keys() - new_items.keys() if k.startswith("variant:"))
+    added = sorted(k for k in new_items.keys() - old_items.keys() if k.startswith("variant:"))
+    found: dict[str, str] = {}
+    for key in removed:
+        union = item_owner(key)
+        shape = shape_key(canonical(old_items[key].node))
+        matches = [
+            k
+            for k in added
+            if item_owner(k) == union and k not in found.values() and shape_key(canonical(new_items[k].node)) == shape
+        ]
+        if len(matches) == 1:
+            found[key] = matches[0]
+    return found
+
+
+def rekey(items: dict[str, Item], renames: Mapping[str, str]) -> dict[str, Item]:
+    """``items`` with renamed variants (and their fields) under their new keys."""
+    prefixes = {
+        "field:" + old.removeprefix("variant:"): "field:" + new.removeprefix("variant:") for old, new in renames.items()
+    }
+    result: dict[str, Item] = {}
+    for key, item in items.items():
+        if key in renames:
+            key = renames[key]
+        elif key.startswith("field:") and "[" in key and (prefix := key.rsplit(".", 1)[0]) in prefixes:
+            key = prefixes[prefix] + key[len(prefix) :]
+        result[key] = Item(key, item.stability, item.node, item.required)
+    return result
+
+
+def find_field_renames(
+    diff: Recorder, old_items: Mapping[str, Item], new_items: Mapping[str, Item], removed: set[str], added: set[str]
+) -> dict[str, str]:
+    """Removed field -> added field of the same owner, shape and required-ness (only unique matches)."""
+    found: dict[str, str] = {}
+    for key in sorted(k for k in removed if k.startswith("field:")):
+        owner = key.rsplit(".", 1)[0]
+        before = old_items[key]
+        shape = canonical(before.node)
+        matches = [
+            k
+            for k in sorted(added)
+            if k.startswith("field:")
+            and k.rsplit(".", 1)[0] == owner
+            and new_items[k].required == before.required
+            and relate(shape, canonical(new_items[k].node), diff.ctx) is Relation.SAME
+            and shape != ANY
+        ]
+        if len(matches) == 1 and matches[0] not in found.values():
+            found[key] = matches[0]
+    return found
