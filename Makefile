@@ -1,19 +1,20 @@
 # Thin wrappers over the acpgen CLI; settings live in [tool.acpgen] of pyproject.toml.
 UV ?= uv
 RUN := $(UV) run --frozen
+ENSURE_UV := command -v $(UV) >/dev/null || python3 -m pip install --quiet "uv==0.13.9"
 VERSION ?=
 FROM ?=
 TO ?=
 FORMAT ?= text
 ACP_SCHEMAS ?= ../shared/acp-schemas
 
-.PHONY: help install generate check test schema lint typecheck diff
+.PHONY: help install generate check test schema lint typecheck diff bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
 install: ## install the pinned toolchain into .venv (uv sync --frozen)
-	@command -v $(UV) >/dev/null || python3 -m pip install --quiet "uv==0.13.9"
+	@$(ENSURE_UV)
 	$(UV) sync --frozen --quiet
 
 generate: install ## regenerate generated/ (stable and unstable builds) from schema/
@@ -21,8 +22,8 @@ generate: install ## regenerate generated/ (stable and unstable builds) from sch
 
 check: install ## fail if generated/ is stale, or lint/type errors
 	$(RUN) acpgen generate --both --check
-	$(RUN) ruff check generator tests
-	$(RUN) ruff format --check generator tests
+	$(RUN) ruff check generator tests bench
+	$(RUN) ruff format --check generator tests bench
 	$(RUN) mypy
 
 test: install interop-deps ## run the whole test suite (includes the stale-output check)
@@ -40,3 +41,9 @@ schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 diff: install ## what changed between two spec revisions: make diff FROM=2.3.0 [TO=schema] [FORMAT=markdown]
 	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }
 	$(RUN) acpgen diff $(FROM) $(TO) --format $(FORMAT)
+
+bench: ## benchmarks against the official Python SDK and datamodel-code-generator (installs the bench group)
+	@$(ENSURE_UV)
+	$(UV) sync --frozen --group bench --quiet
+	$(UV) run --frozen --group bench python -m bench.run
+	ACP_SCHEMAS=$(ACP_SCHEMAS) $(UV) run --frozen --group bench python -m bench.diff_history

@@ -6,6 +6,7 @@ import json
 import warnings
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from datamodel_code_generator import InputFileType, PythonVersion, generate
 from datamodel_code_generator._shared_types import LiteralType
@@ -14,6 +15,30 @@ from datamodel_code_generator.enums import DataModelType
 from acpgen.prepare import ModelInput
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+DCG_OPTIONS: dict[str, Any] = {
+    "input_file_type": InputFileType.JsonSchema,
+    "output_model_type": DataModelType.PydanticV2BaseModel,
+    "target_python_version": PythonVersion.PY_311,
+    "disable_future_imports": True,
+    "disable_timestamp": True,
+    "formatters": [],
+    "use_annotated": True,
+    "use_union_operator": True,
+    "use_standard_collections": True,
+    "use_schema_description": True,
+    "use_field_description": True,
+    "use_attribute_docstrings": False,
+    "use_type_alias": True,
+    "strict_nullable": True,
+    "field_constraints": True,
+    "enum_field_as_literal": LiteralType.All,
+    "snake_case_field": True,
+    "keep_model_order": False,
+    "type_mappings": ["string+uri=string"],
+}
+"""datamodel-code-generator's settings, apart from what prepared input adds (templates, their
+data, aliases, the file header); the benchmark runs the generator alone with them."""
 
 
 def render_models(model_input: ModelInput, header: str) -> str:
@@ -27,29 +52,11 @@ def render_models(model_input: ModelInput, header: str) -> str:
         warnings.simplefilter("ignore")
         text = generate(
             json.dumps(model_input.schema),
-            input_file_type=InputFileType.JsonSchema,
-            output_model_type=DataModelType.PydanticV2BaseModel,
-            target_python_version=PythonVersion.PY_311,
+            **DCG_OPTIONS,
             custom_template_dir=TEMPLATES / "models",
             extra_template_data=defaultdict(dict, model_input.template_data),
             aliases=model_input.aliases,
             custom_file_header="\n".join(imports),
-            disable_future_imports=True,
-            disable_timestamp=True,
-            formatters=[],
-            use_annotated=True,
-            use_union_operator=True,
-            use_standard_collections=True,
-            use_schema_description=True,
-            use_field_description=True,
-            use_attribute_docstrings=False,
-            use_type_alias=True,
-            strict_nullable=True,
-            field_constraints=True,
-            enum_field_as_literal=LiteralType.All,
-            snake_case_field=True,
-            keep_model_order=False,
-            type_mappings=["string+uri=string"],
         )
     assert isinstance(text, str)
     return text

@@ -1,0 +1,44 @@
+"""The benchmark corpus: realistic ACP messages in ``bench/corpus/<group>/<NN>-<name>.json``.
+
+Each file is ``{"def": <$defs type of the payload>, "message": <JSON-RPC message>,
+"payload": "params" | "result"}``, the layout of the test corpus. ``tests/test_bench_corpus.py``
+checks every message against the schema and round-trips it through the models.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+GROUPS = ("session-update", "session-prompt", "initialize-response")
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One corpus message, with its payload as the JSON bytes a reader receives."""
+
+    group: str
+    name: str
+    def_name: str
+    message: dict[str, Any]
+    payload_key: str
+
+    @property
+    def payload(self) -> Any:
+        return self.message[self.payload_key]
+
+    @property
+    def payload_bytes(self) -> bytes:
+        return json.dumps(self.payload, separators=(",", ":")).encode()
+
+
+def load(group: str) -> list[Message]:
+    """The messages of one group, in file order."""
+    found = []
+    for path in sorted((CORPUS / group).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        found.append(Message(group, path.stem, data["def"], data["message"], data["payload"]))
+    return found

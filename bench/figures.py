@@ -1,0 +1,262 @@
+"""The four figures of the benchmark, each measured against its reference.
+
+- P1: parse throughput (JSON bytes -> model), ours vs the official Python SDK, per corpus group;
+- P2: a fresh process that imports the bindings and parses one notification, ours vs the SDK's;
+- P3: ``acpgen generate`` of both builds vs datamodel-code-generator alone on the same schemas
+  with the same settings; and a no-op regeneration (absolute);
+- P4: a session/prompt request through the generated dispatcher vs bare params validation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.corpus import load
+from bench.timing import alternate
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED = ROOT / "generated"
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One line of the report."""
+
+    name: str
+    ours: float
+    theirs: float
+    unit: str
+    target: str
+    met: bool
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.ours / self.theirs if self.theirs else float("inf")
+
+
+def _ours(variant: str) -> Any:
+    if str(GENERATED) not in sys.path:
+        sys.path.insert(0, str(GENERATED))
+    return importlib.import_module("acp_bindings_unstable.models" if variant == "unstable" else "acp_bindings.models")
+
+
+def _parser(models: Any, def_name: str) -> Callable[[bytes], object]:
+    return getattr(models, def_name).model_validate_json  # type: ignore[no-any-return]
+
+
+def _parses(parse: Callable[[bytes], object], payload: bytes) -> bool:
+    try:
+        parse(payload)
+    except Exception:  # any failure means "this reader cannot read it"
+        return False
+    return True
+
+
+def p1(rounds: int) -> list[Figure]:
+    """Messages per second, per group, for the messages every contender reads."""
+    import acp.schema as sdk
+
+    figures = []
+    for group in ("session-update", "session-prompt", "initialize-response"):
+        messages = load(group)
+        stable, unstable = _ours("stable"), _ours("unstable")
+        readers = {
+            "stable": {m.name: _parser(stable, m.def_name) for m in messages if hasattr(stable, m.def_name)},
+            "unstable": {m.name: _parser(unstable, m.def_name) for m in messages},
+            "sdk": {m.name: _parser(sdk, m.def_name) for m in messages},
+        }
+        for build in ("stable", "unstable"):
+            ours_reads = [
+                m for m in messages if m.name in readers[build] and _parses(readers[build][m.name], m.payload_bytes)
+            ]
+            chosen = [m for m in ours_reads if _parses(readers["sdk"][m.name], m.payload_bytes)]
+            work = {
+                who: _batch([(readers[key][m.name], m.payload_bytes) for m in chosen])
+                for who, key in (("ours", build), ("theirs", "sdk"))
+            }
+            repeat = max(1, 20000 // max(1, len(chosen)))
+            medians = alternate(work, rounds, repeat)
+            count = len(chosen) * repeat
+            ours, theirs = count / medians["ours"], count / medians["theirs"]
+            left_out = []
+            if len(messages) > len(ours_reads):
+                left_out.append(f"{len(messages) - len(ours_reads)} not in this build")
+            if len(ours_reads) > len(chosen):
+                left_out.append(f"{len(ours_reads) - len(chosen)} the SDK cannot read")
+            target_needed = group == "session-update"
+            figures.append(
+                Figure(
+                    f"P1 {group} ({build} build, {len(chosen)} msgs)",
+                    ours,
+                    theirs,
+                    "msg/s",
+                    ">= 2.0x" if target_needed else "-",
+                    ours / theirs >= 2.0 if target_needed else True,
+                    ", ".join(left_out),
+                )
+            )
+    return figures
+
+
+def _batch(items: list[tuple[Callable[[bytes], object], bytes]]) -> Callable[[], None]:
+    def run() -> None:
+        for parse, payload in items:
+            parse(payload)
+
+    return run
+
+
+_P2_SCRIPT = """
+import sys
+from {module} import SessionNotification
+SessionNotification.model_validate_json(sys.argv[1].encode())
+"""
+
+
+def p2(rounds: int) -> list[Figure]:
+    """Seconds for a fresh interpreter to import the bindings and parse one notification."""
+    payload = load("session-update")[0].payload_bytes.decode()
+    env_ours = {"PYTHONPATH": str(GENERATED)}
+
+    def process(module: str, env: dict[str, str]) -> Callable[[], None]:
+        script = _P2_SCRIPT.format(module=module)
+        full_env = {**os.environ, **env}
+
+        def run() -> None:
+            subprocess.run([sys.executable, "-c", script, payload], check=True, env=full_env)
+
+        return run
+
+    medians = alternate(
+        {
+            "ours": process("acp_bindings.models", env_ours),
+            "theirs": process("acp.schema", {}),
+            "bare": _bare_python(),
+        },
+        rounds,
+    )
+    ratio = medians["ours"] / medians["theirs"]
+    return [
+        Figure(
+            "P2 fresh process: import + parse one notification",
+            medians["ours"],
+            medians["theirs"],
+            "s",
+            "<= 0.25x",
+            ratio <= 0.25,
+            f"bare interpreter start {medians['bare']:.3f} s included in both",
+        )
+    ]
+
+
+def _bare_python() -> Callable[[], None]:
+    def run() -> None:
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+    return run
+
+
+def p3(rounds: int) -> list[Figure]:
+    """``acpgen generate --both --force`` vs datamodel-code-generator alone; then a no-op run."""
+    from datamodel_code_generator import generate
+
+    from acpgen.cli import main
+    from acpgen.models import DCG_OPTIONS
+
+    names = ("schema.json", "schema.unstable.json")
+    schemas = [(ROOT / "schema" / "v1" / name).read_text(encoding="utf-8") for name in names]
+    config = str(ROOT / "pyproject.toml")
+    with tempfile.TemporaryDirectory(prefix="acpgen-bench-") as tmp:
+
+        def ours() -> None:
+            with contextlib.redirect_stderr(io.StringIO()):
+                main(["--config", config, "generate", "--both", "--force", "--out", tmp])
+
+        def theirs() -> None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for text in schemas:
+                    generate(text, **DCG_OPTIONS)
+
+        medians = alternate({"ours": ours, "theirs": theirs}, rounds)
+        with contextlib.redirect_stderr(io.StringIO()):
+            main(["--config", config, "generate", "--both", "--out", tmp])  # stamp the output
+        noop = alternate({"noop": _noop(config, tmp)}, rounds)["noop"]
+    ratio = medians["ours"] / medians["theirs"]
+    return [
+        Figure("P3 generate both builds vs datamodel-code-generator alone", medians["ours"], medians["theirs"], "s",
+               "<= 1.25x", ratio <= 1.25),
+        Figure("P3 no-op regeneration (fresh `acpgen generate --both`)", noop, 0.2, "s", "<= 0.2 s", noop <= 0.2,
+               "reference column: the 0.2 s target"),
+    ]  # fmt: skip
+
+
+def _noop(config: str, out: str) -> Callable[[], None]:
+    acpgen = Path(sys.executable).with_name("acpgen")
+
+    def run() -> None:
+        subprocess.run(
+            [str(acpgen), "--config", config, "generate", "--both", "--out", out],
+            check=True,
+            capture_output=True,
+        )
+
+    return run
+
+
+def p4(rounds: int) -> list[Figure]:
+    """A session/prompt request through the generated dispatcher vs ``PromptRequest.model_validate``."""
+    bindings = _ours("stable")
+    dispatch_module = importlib.import_module("acp_bindings.dispatch")
+    methods = importlib.import_module("acp_bindings.methods")
+    answer = bindings.PromptResponse(stop_reason="end_turn")
+
+    class Handler:
+        async def prompt(self, params: object) -> object:
+            return answer
+
+    dispatcher = dispatch_module.Dispatcher(Handler(), methods.handled_by("agent", "both"))
+    requests = [m.message for m in load("session-prompt")]
+
+    def through_dispatcher() -> None:
+        for message in requests:
+            coroutine = dispatcher.dispatch(message)
+            try:
+                coroutine.send(None)
+            except StopIteration as done:
+                assert done.value is not None and "result" in done.value
+            else:  # pragma: no cover - the handler never suspends
+                raise AssertionError("dispatch suspended")
+
+    validate = bindings.PromptRequest.model_validate
+
+    def bare() -> None:
+        for message in requests:
+            validate(message["params"])
+
+    medians = alternate({"ours": through_dispatcher, "theirs": bare}, rounds, repeat=2000)
+    ratio = medians["ours"] / medians["theirs"]
+    count = len(requests) * 2000
+    return [
+        Figure(
+            f"P4 dispatch session/prompt vs bare validation ({len(requests)} requests)",
+            medians["ours"] / count * 1e6,
+            medians["theirs"] / count * 1e6,
+            "us/msg",
+            "<= 1.15x",
+            ratio <= 1.15,
+            "dispatch also calls the handler and dumps its result",
+        )
+    ]
