@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from acpgen.diff.sources import locate
 from acpgen.pipeline import Revision, SchemaFile, read_schema_file, render_variant
 
 STABLE_PACKAGE = "acp_hist_stable"
@@ -86,18 +87,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("history_entry", params)
 
 
-def _schema_names(entry: Entry) -> tuple[str, str | None]:
-    """The stable and (if published) unstable schema file of a revision, relative to its folder."""
-    for prefix in ("v1/", ""):
-        if f"{prefix}schema.json" in entry.files:
-            unstable = f"{prefix}schema.unstable.json"
-            return f"{prefix}schema.json", unstable if unstable in entry.files else None
-    raise AssertionError(f"{entry.tag}: no schema.json among {entry.files}")
-
-
-def _protocol_version(folder: Path, stable_name: str) -> int:
+def _protocol_version(stable: Path) -> int:
     """The protocol version of ``meta.json`` beside the stable schema (the oldest revisions have none)."""
-    meta = folder / Path(stable_name).with_name("meta.json")
+    meta = stable.with_name("meta.json")
     if not meta.is_file():
         return DEFAULT_PROTOCOL_VERSION
     version = json.loads(meta.read_text(encoding="utf-8")).get("version", DEFAULT_PROTOCOL_VERSION)
@@ -108,15 +100,15 @@ def _protocol_version(folder: Path, stable_name: str) -> int:
 def load_revision(root: Path, entry: Entry) -> Revision:
     """The :class:`Revision` of one history entry."""
     folder = root / entry.tag
-    stable_name, unstable_name = _schema_names(entry)
+    located = locate(folder)  # v1/schema.json or schema.json, with its schema.unstable.json if published
 
-    def read(name: str) -> SchemaFile:
-        return read_schema_file(folder / name, package=UPSTREAM, version=entry.tag, name=name)
+    def read(path: Path) -> SchemaFile:
+        return read_schema_file(path, package=UPSTREAM, version=entry.tag, name=path.relative_to(folder).as_posix())
 
     return Revision(
-        stable=read(stable_name),
-        unstable=read(unstable_name) if unstable_name is not None else None,
-        protocol_version=_protocol_version(folder, stable_name),
+        stable=read(located.stable),
+        unstable=read(located.unstable) if located.unstable is not None else None,
+        protocol_version=_protocol_version(located.stable),
     )
 
 

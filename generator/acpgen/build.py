@@ -10,6 +10,9 @@ from typing import Any, Literal, cast
 from acpgen import ir, naming
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.inventory import (
+    DEFAULT_ON_ERROR,
+    DEFAULT_ON_NULL,
+    SKIP_INVALID_ITEMS,
     Node,
     const_of,
     description,
@@ -286,9 +289,9 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                 is_array=_is_array(prop),
                 ref=ref_name(prop),
                 lenience=ir.Lenience(
-                    default_on_error=prop.get("x-deserialize-default-on-error") is True,
-                    skip_invalid_items=prop.get("x-deserialize-skip-invalid-items") is True,
-                    default_on_null=prop.get("x-deserialize-default-on-null") is True,
+                    default_on_error=prop.get(DEFAULT_ON_ERROR) is True,
+                    skip_invalid_items=prop.get(SKIP_INVALID_ITEMS) is True,
+                    default_on_null=prop.get(DEFAULT_ON_NULL) is True,
                 ),
                 stable=f"field:{owner}.{wire}" not in unstable,
                 description=description(prop),

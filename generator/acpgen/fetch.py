@@ -42,7 +42,7 @@ NPM_TIMEOUT_SECONDS = 300.0
 MAX_SCHEMA_FILE_BYTES = 64 * 1024 * 1024
 
 _SCHEMA_PREFIX = ("package", "schema")
-_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _PACKAGE = re.compile(r"(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*")
 
 
@@ -81,7 +81,7 @@ def _package_spec(package: str, version: str) -> str:
                 "Pass a name like @scope/name.",
             )
         )
-    if not _VERSION.fullmatch(version):
+    if not VERSION.fullmatch(version):
         raise AcpgenError(
             Problem(
                 f"{version!r} is not an exact version",

@@ -18,6 +18,13 @@ from typing import Any
 
 UNSTABLE_MARKER = "**UNSTABLE**"
 
+# The schema's lenient-reading keywords (on a property): a value that fails validation reads as
+# the default; list items that fail are dropped; null reads as the default.
+DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
+SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+DEFAULT_ON_NULL = "x-deserialize-default-on-null"
+LENIENCY_KEYWORDS = (DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS, DEFAULT_ON_NULL)
+
 INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
     # the range of each integer ``format`` the schema uses
     "int8": (-(2**7), 2**7 - 1),

@@ -17,11 +17,6 @@ from acpgen.diff.shapes import Context
 from acpgen.diff.snapshot import BOTH, Snapshot, Writer
 from acpgen.inventory import item_owner
 
-LENIENCY_KEYWORDS = (
-    "x-deserialize-default-on-error",
-    "x-deserialize-skip-invalid-items",
-    "x-deserialize-default-on-null",
-)
 PEER: dict[Writer, Writer] = {"agent": "client", "client": "agent"}
 _UNSTABLE_NOTE = "unstable item: no compatibility promise"
 

@@ -19,12 +19,12 @@ from acpgen.diff.alignment import (
     promoted_union,
     reshaped_types,
 )
-from acpgen.diff.findings import LENIENCY_KEYWORDS, Recorder, item_label
+from acpgen.diff.findings import Recorder, item_label
 from acpgen.diff.renames import find_field_renames, find_variant_renames, rekey
 from acpgen.diff.rules import Level
 from acpgen.diff.shapes import Relation, canonical, describe, relate
 from acpgen.diff.snapshot import Item, variant_payload
-from acpgen.inventory import Node, item_owner
+from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, Node, item_owner
 
 
 def compare_items(diff: Recorder) -> None:
@@ -267,15 +267,15 @@ def _changed_field(diff: Recorder, key: str, before: Item, after: Item) -> None:
         }[relation]
         level: Level | None = None
         notes: list[str] = []
-        if relation in (Relation.NARROWER, Relation.CHANGED) and "x-deserialize-default-on-error" in new_lenient:
+        if relation in (Relation.NARROWER, Relation.CHANGED) and DEFAULT_ON_ERROR in new_lenient:
             level, notes = "warning", ["new readers replace a rejected value by the default"]
-        elif relation is Relation.WIDER and "x-deserialize-default-on-error" in old_lenient:
+        elif relation is Relation.WIDER and DEFAULT_ON_ERROR in old_lenient:
             level, notes = "info", ["old readers replace a value they reject by the default"]
         elif (
             relation is Relation.WIDER
             and new_shape.get("null")
             and not old_shape.get("null")
-            and "x-deserialize-default-on-null" in old_lenient
+            and DEFAULT_ON_NULL in old_lenient
         ):
             level, notes = "info", ["old readers read null as the default"]
         diff.add(

@@ -17,7 +17,6 @@ A single-file revision has no unstable schema: its unstable items are those mark
 
 from __future__ import annotations
 
-import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -27,10 +26,10 @@ from typing import Any
 from acpgen.capabilities import RULES_FILE, load_rules
 from acpgen.diff.snapshot import Snapshot, snapshot
 from acpgen.errors import AcpgenError, Problem
+from acpgen.fetch import VERSION, fetch_schema
 from acpgen.load import load_schema
 from acpgen.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
 
-_VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
 _LAYOUTS = ("v1/schema.json", "schema.json")
 
 
@@ -48,7 +47,7 @@ def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
     path = Path(spec)
     if path.exists():
         return load_files(spec, locate(path))
-    if spec.startswith("npm:") or _VERSION.fullmatch(spec):
+    if spec.startswith("npm:") or VERSION.fullmatch(spec):
         return load_files(spec, locate(_npm(spec.removeprefix("npm:"), cache_dir, package)))
     if ":" in spec:
         ref, _, inside = spec.partition(":")
@@ -94,8 +93,6 @@ def load_files(label: str, located: Located) -> Snapshot:
 
 def _npm(version: str, cache_dir: Path, package: str) -> Path:
     """The folder of ``package@version``'s schemas in the cache, fetched first if missing or damaged."""
-    from acpgen.fetch import fetch_schema
-
     folder = cache_dir / "npm" / f"{package.replace('/', '+')}@{version}"
     if (folder / LOCK_NAME).is_file():
         try:
