@@ -441,3 +441,23 @@ def test_capability_rule_table_changes() -> None:
         ("capability-rule-removed", "field:NewSessionRequest.limit"),
     ]
     assert _diff(_base(), _base(), old_rules=None, new_rules=changed) == []
+
+
+@pytest.mark.parametrize(
+    ("node", "text"),
+    [
+        ({"type": "null"}, "null"),
+        ({"type": ["string", "null"]}, "string or null"),
+        ({"anyOf": [{"$ref": "#/$defs/X"}, {"type": "null"}]}, "X or null"),
+        ({"allOf": [{"$ref": "#/$defs/X"}], "description": "d"}, "X"),
+        ({"type": "integer", "format": "uint16"}, "integer 0..65535"),
+        ({"oneOf": [{"const": "b"}, {"const": "a"}]}, 'one of "a", "b"'),
+        ({"anyOf": [{"const": "a"}, {"type": "string"}]}, 'one of "a" or another string'),
+        ({"type": "array", "items": {"type": "string"}}, "array of string"),
+        ({"description": "anything"}, "any value"),
+    ],
+)
+def test_shapes_read_plainly(node: dict[str, Any], text: str) -> None:
+    from acpgen.diff.shapes import canonical, describe
+
+    assert describe(canonical(node)) == text

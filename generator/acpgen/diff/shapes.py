@@ -306,6 +306,8 @@ def describe(shape: Shape) -> str:
     """A short reading of a shape: ``object or null``, ``integer 0..65535``, ``one of "a", "b"``."""
     if shape == ANY:
         return "any value"
+    if shape == {"null": True}:
+        return "null"
     text = _describe_base(_without_null(shape))
     return f"{text} or null" if shape.get("null") else text
 
@@ -313,8 +315,8 @@ def describe(shape: Shape) -> str:
 def _describe_base(shape: Shape) -> str:
     if "ref" in shape and set(shape) == {"ref"}:
         return str(shape["ref"])
-    if shape == {}:
-        return "null" if shape.get("null") else "any value"
+    if not shape:
+        return "any value"
     if "enum" in shape:
         values = ", ".join(json.dumps(v) for v in shape["enum"][:6]) + (", ..." if len(shape["enum"]) > 6 else "")
         return f"one of {values}" + (" or another string" if shape.get("open") else "")
