@@ -19,7 +19,7 @@ from dataclasses import asdict
 from bench.figures import Figure, p1, p2, p3, p4
 
 FIGURES = {"P1": p1, "P2": p2, "P3": p3, "P4": p4}
-ROUNDS = {"P1": 9, "P2": 9, "P3": 5, "P4": 9}
+ROUNDS = {"P1": 9, "P2": 15, "P3": 5, "P4": 9}
 
 
 def main() -> int:

@@ -79,6 +79,9 @@ class _Handler:
     async def cancel(self, params: Any) -> None:
         self.seen.append(params)
 
+    async def authenticate(self, params: Any) -> None:
+        self.seen.append(params)
+
     async def ext_method(self, method: str, params: Any) -> Any:
         return {"echo": method, "params": params}
 
@@ -99,6 +102,17 @@ def test_dispatch_validates_calls_and_serialises_by_alias() -> None:
     )
     assert response == {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s-1"}}
     assert handler.seen[0].cwd == "/w"
+
+
+def test_dispatch_reuses_its_route_and_reads_a_none_result_as_the_defaults() -> None:
+    handler = _Handler(module("stable", "models"), module("stable", "errors"))
+    dispatcher = module("stable", "dispatch").Dispatcher(handler, module("stable", "methods").handled_by("agent"))
+    for request_id, method_id in ((1, "a"), (2, "b")):
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "authenticate", "params": {"methodId": method_id}}
+        assert asyncio.run(dispatcher.dispatch(message)) == {"jsonrpc": "2.0", "id": request_id, "result": {}}
+    assert [p.method_id for p in handler.seen] == ["a", "b"]
+    bad = {"jsonrpc": "2.0", "id": 3, "method": "authenticate", "params": {"methodId": 7}}
+    assert asyncio.run(dispatcher.dispatch(bad))["error"]["code"] == -32602
 
 
 def test_dispatch_unknown_method() -> None:

@@ -101,15 +101,20 @@ class SkipInvalidItems:
         ]
         if not item_types:
             return handler(source)
-        items = TypeAdapter(get_args(item_types[0])[0])
+        item_type = get_args(item_types[0])[0]
+        items: list[
+            TypeAdapter[Any]
+        ] = []  # the item reader, built on first use: valid lists never need it
 
         def mend(value: Any) -> list[Any]:
             if not isinstance(value, list):
                 raise PydanticCustomError("list_type", "Input should be a valid list")
+            if not items:
+                items.append(TypeAdapter(item_type))
             kept = []
             for item in value:
                 try:
-                    kept.append(items.validate_python(item))
+                    kept.append(items[0].validate_python(item))
                 except ValidationError:
                     continue
             return kept

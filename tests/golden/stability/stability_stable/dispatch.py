@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -28,22 +28,66 @@ __all__ = ["Dispatcher"]
 _log = logging.getLogger(__name__)
 
 
+class _Route:
+    """How one method is read and answered.
+
+    Built on the method's first message (the models defer their build), it holds the
+    pydantic-core validator of the params and the serializer of the result, so that a message
+    costs little more than validating its params.
+    """
+
+    __slots__ = ("_read_result", "_serialize", "_spec", "_validate", "python_name", "wire")
+
+    def __init__(self, spec: MethodSpec) -> None:
+        self._spec = spec
+        self.wire, self.python_name = spec.wire, spec.python_name
+        self._validate: Callable[[Any], Any] | None = None
+        self._read_result: Callable[[Any], Any] | None = None
+        self._serialize: Callable[..., Any] | None = None
+
+    def _build(self) -> Callable[[Any], Any]:
+        params = _built(self._spec.params)
+        if self._spec.result is not None:
+            result = _built(self._spec.result)
+            self._read_result = result.validator.validate_python
+            self._serialize = result.serializer.to_python
+        self._validate = params.validator.validate_python
+        return self._validate
+
+    def read(self, params: Any) -> Any:
+        """The params as the method's model; invalid params raise the -32602 error."""
+        validate = self._validate or self._build()
+        try:
+            return validate({} if params is None else params)
+        except ValidationError as error:
+            raise RequestError.invalid_params(json.loads(error.json(include_url=False))) from None
+
+    def answer(self, result: Any) -> Any:
+        """The handler's result as wire JSON (None reads as the result model's defaults)."""
+        if self._serialize is None:
+            self._build()
+        assert self._read_result is not None and self._serialize is not None  # a request's route
+        if result is None:
+            result = self._read_result({})
+        return self._serialize(result, mode="json", by_alias=True, exclude_unset=True)
+
+
+def _built(model: Any) -> TypeAdapter[Any]:
+    adapter: TypeAdapter[Any] = TypeAdapter(model)
+    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used directly
+    return adapter
+
+
 class Dispatcher:
     """Dispatches messages for the methods ``methods`` to ``handler``."""
 
     def __init__(self, handler: object, methods: Iterable[MethodSpec]) -> None:
         self._handler = handler
-        self._requests: dict[str, MethodSpec] = {}
-        self._notifications: dict[str, MethodSpec] = {}
+        self._requests: dict[str, _Route] = {}
+        self._notifications: dict[str, _Route] = {}
         for spec in methods:
-            (self._requests if spec.kind == "request" else self._notifications)[spec.wire] = spec
-        self._adapters: dict[Any, TypeAdapter[Any]] = {}
-
-    def _adapter(self, model: Any) -> TypeAdapter[Any]:
-        adapter = self._adapters.get(model)
-        if adapter is None:
-            adapter = self._adapters[model] = TypeAdapter(model)
-        return adapter
+            routes = self._requests if spec.kind == "request" else self._notifications
+            routes[spec.wire] = _Route(spec)
 
     async def dispatch(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
         """The response to a request, or None for a notification."""
@@ -54,7 +98,15 @@ class Dispatcher:
             return None
         request_id = message["id"]
         try:
-            result = await self._request(method, params)
+            if isinstance(method, str) and method.startswith("_"):
+                result = await self._handler.ext_method(method, params)  # type: ignore[attr-defined]
+            else:
+                route = self._request_route(method)
+                call = getattr(self._handler, route.python_name, None)
+                # a handler that does not subclass the interface may lack the method
+                if call is None:
+                    raise RequestError.method_not_found(route.wire)
+                result = route.answer(await call(route.read(params)))
         except RequestError as error:
             return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
         except Exception:
@@ -66,22 +118,13 @@ class Dispatcher:
             }
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
-    async def _request(self, method: Any, params: Any) -> Any:
+    def _request_route(self, method: Any) -> _Route:
         if not isinstance(method, str):
             raise RequestError(-32600, "Invalid request", {"reason": "method must be a string"})
-        if method.startswith("_"):
-            return await self._handler.ext_method(method, params)  # type: ignore[attr-defined]
-        spec = self._requests.get(method)
-        if spec is None:
+        route = self._requests.get(method)
+        if route is None:
             raise RequestError.method_not_found(method)
-        call = getattr(self._handler, spec.python_name, None)
-        if call is None:  # a handler that does not subclass the interface may lack the method
-            raise RequestError.method_not_found(method)
-        result = await call(self._validate(spec, params))
-        adapter = self._adapter(spec.result)
-        if result is None:
-            result = adapter.validate_python({})
-        return adapter.dump_python(result, mode="json", by_alias=True, exclude_unset=True)
+        return route
 
     async def _notification(self, method: Any, params: Any) -> None:
         if not isinstance(method, str):
@@ -90,17 +133,11 @@ class Dispatcher:
             if method.startswith("_"):
                 await self._handler.ext_notification(method, params)  # type: ignore[attr-defined]
                 return
-            spec = self._notifications.get(method)
-            call = getattr(self._handler, spec.python_name, None) if spec is not None else None
-            if spec is None or call is None:
+            route = self._notifications.get(method)
+            call = getattr(self._handler, route.python_name, None) if route is not None else None
+            if route is None or call is None:
                 _log.debug("no handler for notification %r", method)
                 return
-            await call(self._validate(spec, params))
+            await call(route.read(params))
         except Exception:
             _log.exception("handler of notification %r failed", method)
-
-    def _validate(self, spec: MethodSpec, params: Any) -> Any:
-        try:
-            return self._adapter(spec.params).validate_python({} if params is None else params)
-        except ValidationError as error:
-            raise RequestError.invalid_params(json.loads(error.json(include_url=False))) from None
