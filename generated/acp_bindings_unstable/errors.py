@@ -3,9 +3,15 @@
 # Do not edit: regenerate with `make generate`.
 """JSON-RPC errors as exceptions: raise one in a handler to answer with its code."""
 
-from __future__ import annotations
-
-from typing import Any
+from ._rpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_CANCELLED,
+    RequestError,
+)
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -16,55 +22,3 @@ __all__ = [
     "REQUEST_CANCELLED",
     "RequestError",
 ]
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-REQUEST_CANCELLED = -32800
-
-
-class RequestError(Exception):
-    """A JSON-RPC error: raised by handlers to answer with it, and by senders when the peer answers with it."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} ({code})")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``error`` member of a JSON-RPC response."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-    @classmethod
-    def from_wire(cls, error: Any) -> RequestError:
-        """Read the ``error`` member of a response (tolerating a malformed one)."""
-        if not isinstance(error, dict):
-            return cls(INTERNAL_ERROR, f"malformed error response: {error!r}")
-        code = error.get("code")
-        return cls(
-            code if isinstance(code, int) else INTERNAL_ERROR,
-            str(error.get("message", "")),
-            error.get("data"),
-        )
-
-    @classmethod
-    def method_not_found(cls, method: str) -> RequestError:
-        return cls(METHOD_NOT_FOUND, "Method not found", {"method": method})
-
-    @classmethod
-    def invalid_params(cls, data: Any = None) -> RequestError:
-        return cls(INVALID_PARAMS, "Invalid params", data)
-
-    @classmethod
-    def internal_error(cls, data: Any = None) -> RequestError:
-        return cls(INTERNAL_ERROR, "Internal error", data)
-
-    @classmethod
-    def cancelled(cls) -> RequestError:
-        return cls(REQUEST_CANCELLED, "Request cancelled")

@@ -10,17 +10,17 @@ from acpgen.formatting import format_python
 from acpgen.header import generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
+from acpgen.runtime import MODULES as RUNTIME_MODULES
+from acpgen.runtime import source as runtime_source
 from acpgen.stubs import capability_views, method_views, roles, rule_views
 from acpgen.templating import render_template
 
-# Output files rendered from templates/package/<name>.jinja, besides models.py and py.typed.
+# Output files rendered from templates/package/<name>.jinja, besides models.py, py.typed and the
+# runtime modules (acpgen.runtime), which are copied.
 PACKAGE_TEMPLATES = (
     "__init__.py",
-    "_support.py",
     "_version.py",
     "capabilities.py",
-    "connection.py",
-    "dispatch.py",
     "errors.py",
     "initialization.py",
     "interfaces.py",
@@ -49,6 +49,8 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)
+    for name in RUNTIME_MODULES:
+        files[name] = top + runtime_source(name)
     result = {f"{package}/{name}": format_python(text, name) for name, text in sorted(files.items())}
     result[f"{package}/py.typed"] = ""
     return result

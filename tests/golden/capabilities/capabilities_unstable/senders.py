@@ -11,12 +11,11 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
-
-from pydantic import BaseModel, TypeAdapter
+from typing import Any, cast
 
 from . import capabilities, models
-from .methods import METHODS, MethodSpec
+from ._sender import Sender, Transport
+from .methods import METHODS
 
 __all__ = [
     "Transport",
@@ -25,64 +24,14 @@ __all__ = [
 ]
 
 
-class Transport(Protocol):
-    """Sends JSON-compatible params and returns the raw ``result`` (the runtime's ``Connection`` is one)."""
-
-    async def request(self, method: str, params: Any) -> Any: ...
-
-    async def notify(self, method: str, params: Any) -> None: ...
-
-
-class _Sender:
-    _methods: dict[tuple[str, str], MethodSpec] = {}
-    _peer: capabilities.Side | None = None
-
-    def __init__(self, transport: Transport, peer_capabilities: BaseModel | None = None) -> None:
-        self._transport = transport
-        self.peer_capabilities = peer_capabilities
-        """What the peer advertised at ``initialize``; when set, every message is checked against it."""
-        self._adapters: dict[Any, TypeAdapter[Any]] = {}
-
-    def _check(self, wire: str, params: Any) -> None:
-        if self._peer is not None and self.peer_capabilities is not None:
-            capabilities.require(self._peer, self.peer_capabilities, wire, params)
-
-    def _adapter(self, model: Any) -> TypeAdapter[Any]:
-        adapter = self._adapters.get(model)
-        if adapter is None:
-            adapter = self._adapters[model] = TypeAdapter(model)
-        return adapter
-
-    def _dump(self, spec: MethodSpec, params: Any) -> Any:
-        return self._adapter(spec.params).dump_python(
-            params, mode="json", by_alias=True, exclude_unset=True
-        )
-
-    async def _request(self, wire: str, params: Any) -> Any:
-        spec = self._methods[(wire, "request")]
-        self._check(wire, params)
-        raw = await self._transport.request(wire, self._dump(spec, params))
-        return self._adapter(spec.result).validate_python({} if raw is None else raw)
-
-    async def _notify(self, wire: str, params: Any) -> None:
-        spec = self._methods[(wire, "notification")]
-        self._check(wire, params)
-        await self._transport.notify(wire, self._dump(spec, params))
-
-    async def ext_method(self, method: str, params: Any) -> Any:
-        """Send an extension request (its name must start with ``_``)."""
-        return await self._transport.request(method, params)
-
-    async def ext_notification(self, method: str, params: Any) -> None:
-        """Send an extension notification (its name must start with ``_``)."""
-        await self._transport.notify(method, params)
-
-
-class AgentSender(_Sender):
+class AgentSender(Sender):
     """Calls the agent."""
 
     _methods = {(m.wire, m.kind): m for m in METHODS if m.side in ("agent", "both")}
-    _peer = "agent"
+
+    def _check(self, wire: str, params: Any) -> None:
+        if self.peer_capabilities is not None:
+            capabilities.require("agent", self.peer_capabilities, wire, params)
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         """
@@ -103,11 +52,14 @@ class AgentSender(_Sender):
         return cast("models.PromptResponse", await self._request("session/prompt", params))
 
 
-class ClientSender(_Sender):
+class ClientSender(Sender):
     """Calls the client."""
 
     _methods = {(m.wire, m.kind): m for m in METHODS if m.side in ("client", "both")}
-    _peer = "client"
+
+    def _check(self, wire: str, params: Any) -> None:
+        if self.peer_capabilities is not None:
+            capabilities.require("client", self.peer_capabilities, wire, params)
 
     async def read_text_file(
         self, params: models.ReadTextFileRequest

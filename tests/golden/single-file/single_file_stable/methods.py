@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Final
 
 from . import models
+from ._rpc import MethodSpec, Side
 
 __all__ = [
     "METHODS",
@@ -16,27 +16,6 @@ __all__ = [
     "SESSION_NEW",
     "SESSION_UPDATE",
 ]
-
-Side = Literal["agent", "client", "both", "proxy", "protocol"]
-
-
-@dataclass(frozen=True, slots=True)
-class MethodSpec:
-    """One method: who handles it, what it takes and returns, whether it is stable, what gates it."""
-
-    wire: str
-    python_name: str
-    side: Side
-    """The side that handles (receives) the method."""
-    kind: Literal["request", "notification"]
-    params: Any
-    """The params model (a class, or a type alias for a union)."""
-    result: Any
-    """The result model of a request; None for a notification."""
-    stable: bool
-    capability: str | None
-    """The capability the receiving side must have advertised for the method to be used, if any."""
-
 
 SESSION_NEW: Final = "session/new"
 SESSION_UPDATE: Final = "session/update"

@@ -37,7 +37,7 @@ def _first_then(
 
 
 class _Default:
-    """The value a lenient field reads as: None, or its default validated once (a model for an object)."""
+    """What a lenient field reads as: None, or its default validated (a model for an object)."""
 
     __slots__ = ("_adapter", "_raw", "_source")
 
@@ -133,7 +133,7 @@ class NotNull:
         return _strip_null(handler(source))
 
 
-def TagRouter(  # noqa: N802
+def TagRouter(
     wire: str, attribute: str, known: tuple[str, ...], *, default: str | None, other: str | None
 ) -> Callable[[Any], str | None]:
     """Chooses the branch of a tagged union that is open or has an untagged default branch.

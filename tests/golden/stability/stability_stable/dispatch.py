@@ -20,8 +20,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .errors import RequestError
-from .methods import MethodSpec
+from ._rpc import MethodSpec, RequestError
 
 __all__ = ["Dispatcher"]
 
@@ -74,7 +73,7 @@ class _Route:
 
 def _built(model: Any) -> TypeAdapter[Any]:
     adapter: TypeAdapter[Any] = TypeAdapter(model)
-    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used directly
+    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used
     return adapter
 
 

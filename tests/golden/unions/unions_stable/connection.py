@@ -21,7 +21,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from .errors import INVALID_REQUEST, PARSE_ERROR, RequestError
+from ._rpc import INVALID_REQUEST, PARSE_ERROR, RequestError
 
 __all__ = ["MAX_MESSAGE_BYTES", "Connection", "stdio_streams"]
 
@@ -107,7 +107,7 @@ class Connection:
                 task.cancel()
 
     async def _lines(self) -> AsyncIterator[bytes]:
-        """Lines of input, read in chunks so that no reader limit applies below ``max_message_bytes``."""
+        """Lines of input, read in chunks: no reader limit applies below ``max_message_bytes``."""
         buffer = bytearray()
         while chunk := await self._reader.read(_CHUNK):
             buffer += chunk

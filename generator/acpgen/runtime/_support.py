@@ -1,4 +1,3 @@
-{{ header }}
 """Reading rules shared by the models of this package.
 
 The schema marks some properties as lenient (``x-deserialize-*``): a peer that sends a
@@ -28,12 +27,14 @@ def _strip_null(schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
     return schema["schema"] if schema["type"] == "nullable" else schema
 
 
-def _first_then(first: core_schema.CoreSchema, fallback: core_schema.CoreSchema) -> core_schema.CoreSchema:
+def _first_then(
+    first: core_schema.CoreSchema, fallback: core_schema.CoreSchema
+) -> core_schema.CoreSchema:
     return core_schema.union_schema([first, fallback], mode="left_to_right")
 
 
 class _Default:
-    """The value a lenient field reads as: None, or its default validated once (a model for an object)."""
+    """What a lenient field reads as: None, or its default validated (a model for an object)."""
 
     __slots__ = ("_adapter", "_raw", "_source")
 
@@ -57,7 +58,9 @@ class DefaultOnError:
     def __init__(self, default: Any = None) -> None:
         self._default = default
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         fallback = core_schema.no_info_plain_validator_function(_Default(self._default, source))
         return _first_then(handler(source), fallback)
 
@@ -70,7 +73,9 @@ class DefaultOnNull:
     def __init__(self, default: Any = None) -> None:
         self._default = default
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         read_default = core_schema.no_info_plain_validator_function(_Default(self._default, source))
         on_null = core_schema.chain_schema([core_schema.none_schema(), read_default])
         return _first_then(_strip_null(handler(source)), on_null)
@@ -85,12 +90,18 @@ class SkipInvalidItems:
 
     __slots__ = ()
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        item_types = [arg for arg in (source, *get_args(source)) if getattr(arg, "__origin__", None) is list]
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        item_types = [
+            arg for arg in (source, *get_args(source)) if getattr(arg, "__origin__", None) is list
+        ]
         if not item_types:
             return handler(source)
         item_type = get_args(item_types[0])[0]
-        items: list[TypeAdapter[Any]] = []  # the item reader, built on first use: valid lists never need it
+        items: list[
+            TypeAdapter[Any]
+        ] = []  # the item reader, built on first use: valid lists never need it
 
         def mend(value: Any) -> list[Any]:
             if not isinstance(value, list):
@@ -113,11 +124,13 @@ class NotNull:
 
     __slots__ = ()
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         return _strip_null(handler(source))
 
 
-def TagRouter(  # noqa: N802
+def TagRouter(
     wire: str, attribute: str, known: tuple[str, ...], *, default: str | None, other: str | None
 ) -> Callable[[Any], str | None]:
     """Chooses the branch of a tagged union that is open or has an untagged default branch.
@@ -131,7 +144,11 @@ def TagRouter(  # noqa: N802
     tags = frozenset(known)
 
     def route(value: Any) -> str | None:
-        tag = value.get(wire, _ABSENT) if isinstance(value, dict) else getattr(value, attribute, _ABSENT)
+        tag = (
+            value.get(wire, _ABSENT)
+            if isinstance(value, dict)
+            else getattr(value, attribute, _ABSENT)
+        )
         if tag is _ABSENT or tag is None:
             return default
         if tag in tags:

@@ -1,4 +1,3 @@
-{{ header }}
 """Route incoming JSON-RPC requests and notifications to a handler object.
 
 The dispatcher validates params with the method's model, calls the handler's method of the
@@ -18,8 +17,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .errors import RequestError
-from .methods import MethodSpec
+from ._rpc import MethodSpec, RequestError
 
 __all__ = ["Dispatcher"]
 
@@ -72,7 +70,7 @@ class _Route:
 
 def _built(model: Any) -> TypeAdapter[Any]:
     adapter: TypeAdapter[Any] = TypeAdapter(model)
-    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used directly
+    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used
     return adapter
 
 
@@ -109,7 +107,11 @@ class Dispatcher:
             return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
         except Exception:
             _log.exception("handler of %r failed", method)
-            return {"jsonrpc": "2.0", "id": request_id, "error": RequestError.internal_error().to_wire()}
+            return {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "error": RequestError.internal_error().to_wire(),
+            }
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def _request_route(self, method: Any) -> _Route:

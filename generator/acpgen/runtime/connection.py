@@ -1,4 +1,3 @@
-{{ header }}
 """A JSON-RPC 2.0 connection over asyncio streams, one JSON message per line.
 
 Requests in both directions run concurrently; a ``$/cancel_request`` from the peer cancels the
@@ -19,7 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from .errors import INVALID_REQUEST, PARSE_ERROR, RequestError
+from ._rpc import INVALID_REQUEST, PARSE_ERROR, RequestError
 
 __all__ = ["MAX_MESSAGE_BYTES", "Connection", "stdio_streams"]
 
@@ -36,7 +35,9 @@ async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sys.stdout)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, sys.stdout
+    )
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
 
@@ -72,7 +73,9 @@ class Connection:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            await self._send(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
             return await future
         except asyncio.CancelledError:
             if not self._closed:
@@ -101,7 +104,7 @@ class Connection:
                 task.cancel()
 
     async def _lines(self) -> AsyncIterator[bytes]:
-        """Lines of input, read in chunks so that no reader limit applies below ``max_message_bytes``."""
+        """Lines of input, read in chunks: no reader limit applies below ``max_message_bytes``."""
         buffer = bytearray()
         while chunk := await self._reader.read(_CHUNK):
             buffer += chunk
@@ -128,7 +131,9 @@ class Connection:
             self._spawn(None, self._send_error(None, RequestError(PARSE_ERROR, "Parse error")))
             return
         if not isinstance(message, dict):
-            self._spawn(None, self._send_error(None, RequestError(INVALID_REQUEST, "Invalid request")))
+            self._spawn(
+                None, self._send_error(None, RequestError(INVALID_REQUEST, "Invalid request"))
+            )
         elif "method" in message:
             if message["method"] == CANCEL_REQUEST:
                 self._cancel(message.get("params"))

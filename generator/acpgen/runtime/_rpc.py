@@ -1,0 +1,94 @@
+"""JSON-RPC 2.0 basics shared by the runtime: error codes, the error exception, ids, method specs.
+
+Support code: it knows no method of the protocol. The method table (``methods``) and the error
+codes of the protocol (``errors``) are generated from the schema and build on what is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "REQUEST_CANCELLED",
+    "MethodSpec",
+    "RequestError",
+    "Side",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+
+Side = Literal["agent", "client", "both", "proxy", "protocol"]
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """One method: who handles it, what it takes and returns, its stability and its gate."""
+
+    wire: str
+    python_name: str
+    side: Side
+    """The side that handles (receives) the method."""
+    kind: Literal["request", "notification"]
+    params: Any
+    """The params model (a class, or a type alias for a union)."""
+    result: Any
+    """The result model of a request; None for a notification."""
+    stable: bool
+    capability: str | None
+    """The capability the receiving side must have advertised for the method to be used, if any."""
+
+
+class RequestError(Exception):
+    """A JSON-RPC error: a handler raises one to answer with it; a sender raises the peer's."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} ({code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``error`` member of a JSON-RPC response."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def from_wire(cls, error: Any) -> RequestError:
+        """Read the ``error`` member of a response (tolerating a malformed one)."""
+        if not isinstance(error, dict):
+            return cls(INTERNAL_ERROR, f"malformed error response: {error!r}")
+        code = error.get("code")
+        return cls(
+            code if isinstance(code, int) else INTERNAL_ERROR,
+            str(error.get("message", "")),
+            error.get("data"),
+        )
+
+    @classmethod
+    def method_not_found(cls, method: str) -> RequestError:
+        return cls(METHOD_NOT_FOUND, "Method not found", {"method": method})
+
+    @classmethod
+    def invalid_params(cls, data: Any = None) -> RequestError:
+        return cls(INVALID_PARAMS, "Invalid params", data)
+
+    @classmethod
+    def internal_error(cls, data: Any = None) -> RequestError:
+        return cls(INTERNAL_ERROR, "Internal error", data)
+
+    @classmethod
+    def cancelled(cls) -> RequestError:
+        return cls(REQUEST_CANCELLED, "Request cancelled")

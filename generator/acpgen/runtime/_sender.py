@@ -1,0 +1,68 @@
+"""The base of the typed senders: serialise params, send them, parse the answer.
+
+Support code: it knows no method of the protocol; the generated ``senders`` module subclasses
+:class:`Sender` once per role, with the methods of that role and its capability check.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, TypeAdapter
+
+from ._rpc import MethodSpec
+
+__all__ = ["Sender", "Transport"]
+
+
+class Transport(Protocol):
+    """Sends JSON-compatible params, returns the raw ``result`` (``Connection`` is one)."""
+
+    async def request(self, method: str, params: Any) -> Any: ...
+
+    async def notify(self, method: str, params: Any) -> None: ...
+
+
+class Sender:
+    """Calls the methods ``_methods`` (keyed by wire name and kind) on the peer."""
+
+    _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
+
+    def __init__(self, transport: Transport, peer_capabilities: BaseModel | None = None) -> None:
+        self._transport = transport
+        self.peer_capabilities = peer_capabilities
+        """What the peer advertised at ``initialize``; when set, messages are checked against it."""
+        self._adapters: dict[Any, TypeAdapter[Any]] = {}
+
+    def _check(self, wire: str, params: Any) -> None:
+        """Refuse what the peer did not advertise (no check here: subclasses know the rules)."""
+
+    def _adapter(self, model: Any) -> TypeAdapter[Any]:
+        adapter = self._adapters.get(model)
+        if adapter is None:
+            adapter = self._adapters[model] = TypeAdapter(model)
+        return adapter
+
+    def _dump(self, spec: MethodSpec, params: Any) -> Any:
+        return self._adapter(spec.params).dump_python(
+            params, mode="json", by_alias=True, exclude_unset=True
+        )
+
+    async def _request(self, wire: str, params: Any) -> Any:
+        spec = self._methods[(wire, "request")]
+        self._check(wire, params)
+        raw = await self._transport.request(wire, self._dump(spec, params))
+        return self._adapter(spec.result).validate_python({} if raw is None else raw)
+
+    async def _notify(self, wire: str, params: Any) -> None:
+        spec = self._methods[(wire, "notification")]
+        self._check(wire, params)
+        await self._transport.notify(wire, self._dump(spec, params))
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (its name must start with ``_``)."""
+        return await self._transport.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (its name must start with ``_``)."""
+        await self._transport.notify(method, params)
