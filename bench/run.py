@@ -4,8 +4,8 @@
 
 Prints, for each figure, our median, the reference's, the ratio and the target (met or
 missed). The references: the official Python SDK (``agent-client-protocol``, the ``bench``
-dependency group) for P1 and P2, datamodel-code-generator alone for P3, bare params validation
-for P4. No figure is asserted anywhere: the benchmark reports, the reader judges.
+dependency group) for P1, P2 and R1, datamodel-code-generator alone for P3, bare params
+validation for P4. No figure is asserted anywhere: the benchmark reports, the reader judges.
 """
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ import platform
 import sys
 from dataclasses import asdict
 
-from bench.figures import Figure, p1, p2, p3, p4
+from bench.figures import Figure, p1, p2, p3, p4, r1, r2
 
-FIGURES = {"P1": p1, "P2": p2, "P3": p3, "P4": p4}
-ROUNDS = {"P1": 9, "P2": 15, "P3": 5, "P4": 9}
+FIGURES = {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "R1": r1, "R2": r2}
+ROUNDS = {"P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="bench", description="acpgen benchmarks (see bench/run.py)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run, noisier figures)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--only", default="P1,P2,P3,P4", help="comma-separated figures to run (default: all)")
+    parser.add_argument("--only", default=",".join(FIGURES), help="comma-separated figures to run (default: all)")
     args = parser.parse_args()
     chosen = [name.strip().upper() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in FIGURES]

@@ -263,23 +263,27 @@ def test_messages_longer_than_the_stream_reader_limit_pass() -> None:
     asyncio.run(scenario())
 
 
-def test_a_message_over_the_maximum_ends_the_connection_cleanly() -> None:
-    connection = module("stable", "connection")
+@pytest.mark.parametrize("variant", ["stable", "unstable"])
+def test_initialize_refuses_a_protocol_version_the_client_does_not_speak(variant: str) -> None:
+    models, senders = module(variant, "models"), module(variant, "senders")
+    initialization = module(variant, "initialization")
 
-    async def scenario() -> None:
-        reader = asyncio.StreamReader()
-        reader.feed_data(b'{"jsonrpc": "2.0", "method": "x", "params": "' + b"y" * 5000)
-        reader.feed_eof()
+    class Agent:
+        def __init__(self, version: int) -> None:
+            self.version = version
 
-        class Writer:
-            def write(self, data: bytes) -> None: ...
+        async def request(self, method: str, params: Any) -> Any:
+            assert method == "initialize"
+            return {"protocolVersion": self.version}
 
-            async def drain(self) -> None: ...
+        async def notify(self, method: str, params: Any) -> None: ...
 
-        conn = connection.Connection(reader, Writer(), lambda message: None, max_message_bytes=1000)
-        await asyncio.wait_for(conn.run(), 5)  # returns instead of raising
-
-    asyncio.run(scenario())
+    params = models.InitializeRequest(protocol_version=1)
+    answered = asyncio.run(senders.AgentSender(Agent(1)).initialize(params))
+    assert answered.protocol_version == 1
+    with pytest.raises(initialization.UnsupportedVersionError, match="answered protocol version 2") as caught:
+        asyncio.run(senders.AgentSender(Agent(2)).initialize(params))
+    assert caught.value.answered == 2 and caught.value.supported == (1,)
 
 
 def test_optional_notification_defaults_ignore_the_message() -> None:

@@ -22,6 +22,8 @@ __all__ = [
     "MethodSpec",
     "RequestError",
     "Side",
+    "read_id",
+    "valid_id",
 ]
 
 PARSE_ERROR = -32700
@@ -32,6 +34,29 @@ INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
+
+RequestId = str | int | None
+_INT64 = 2**63
+
+
+def read_id(value: object) -> tuple[bool, RequestId]:
+    """``(True, id)`` when ``value`` is a request id as ACP reads it, else ``(False, None)``.
+
+    An id is a string, a 64-bit integer (an integral number such as ``1.0`` reads as ``1``, as
+    JSON readers read it) or null; a boolean is not an id.
+    """
+    if value is None or type(value) is str:
+        return True, value
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    if type(value) is int and -_INT64 <= value < _INT64:
+        return True, value
+    return False, None
+
+
+def valid_id(value: object) -> bool:
+    """Whether ``value`` is a request id (see :func:`read_id`)."""
+    return read_id(value)[0]
 
 
 @dataclass(frozen=True, slots=True)

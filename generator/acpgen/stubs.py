@@ -30,6 +30,9 @@ class MethodView:
     optional: bool
     """A handler may leave it out: gated by a capability, or unstable; the default answers "method not found"."""
     doc: str
+    version_attr: str | None = None
+    """For the request that negotiates the protocol version: the result's attribute holding the
+    version the agent answered, which the caller's sender checks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,19 @@ def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
         gate=m.gate,
         optional=m.gate is not None or not m.stable,
         doc=doc,
+        version_attr=_version_attr(protocol, m),
     )
+
+
+VERSION_FIELD = "protocolVersion"
+
+
+def _version_attr(protocol: ir.Protocol, m: ir.Method) -> str | None:
+    """The result attribute carrying the negotiated protocol version, for a request the agent handles."""
+    if m.result is None or m.side != "agent":
+        return None
+    found = [f.attr for f in protocol.type(m.result).fields if f.wire == VERSION_FIELD]
+    return found[0] if found else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,13 @@ from typing import Final
 
 from ._version import PROTOCOL_VERSION
 
-__all__ = ["SUPPORTED_VERSIONS", "accepts_version", "negotiate_version"]
+__all__ = [
+    "SUPPORTED_VERSIONS",
+    "UnsupportedVersionError",
+    "accepts_version",
+    "negotiate_version",
+    "require_version",
+]
 
 SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (PROTOCOL_VERSION,)
 """The protocol versions these bindings speak."""
@@ -31,3 +37,21 @@ def negotiate_version(requested: int, supported: Sequence[int] = SUPPORTED_VERSI
 def accepts_version(answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS) -> bool:
     """Client side: whether the version the agent answered is one the client supports."""
     return answered in supported
+
+
+class UnsupportedVersionError(Exception):
+    """The agent answered ``initialize`` with a protocol version the client does not speak."""
+
+    def __init__(self, answered: int, supported: Sequence[int]) -> None:
+        super().__init__(
+            f"the agent answered protocol version {answered}, but these bindings speak "
+            f"{', '.join(map(str, supported))}: close the connection (or use bindings for version {answered})"
+        )
+        self.answered = answered
+        self.supported = tuple(supported)
+
+
+def require_version(answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS) -> None:
+    """Client side: raise :class:`UnsupportedVersionError` unless the client speaks ``answered``."""
+    if not accepts_version(answered, supported):
+        raise UnsupportedVersionError(answered, supported)

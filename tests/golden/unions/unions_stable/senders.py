@@ -4,7 +4,9 @@
 """Typed proxies for calling the peer: serialise params, send them, parse the answer.
 
 ``AgentSender`` calls the agent.
-An error response is raised as :class:`~.errors.RequestError`. A sender given the peer's
+An error response is raised as :class:`~.errors.RequestError`; an agent answering ``initialize``
+with a protocol version these bindings do not speak raises
+:class:`~.initialization.UnsupportedVersionError` (close the connection then). A sender given the peer's
 capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, with
 :class:`~.capabilities.CapabilityError`, to send what the peer did not advertise.
 """
@@ -15,6 +17,7 @@ from typing import Any, cast
 
 from . import capabilities, models
 from ._sender import Sender, Transport
+from .initialization import require_version
 from .methods import METHODS
 
 __all__ = [
