@@ -22,8 +22,8 @@ generate: install ## regenerate generated/ (stable and unstable builds) from sch
 
 check: install ## fail if generated/ is stale, or lint/type errors
 	$(RUN) acpgen generate --both --check
-	$(RUN) ruff check generator tests bench
-	$(RUN) ruff format --check generator tests bench
+	$(RUN) ruff check generator tests bench examples
+	$(RUN) ruff format --check generator tests bench examples
 	$(RUN) mypy
 
 test: install interop-deps ## run the whole test suite (includes the stale-output check)

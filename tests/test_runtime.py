@@ -8,6 +8,7 @@ import asyncio
 import os
 import random
 import socket
+import sys
 import tracemalloc
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -534,3 +535,21 @@ def test_dispatcher_never_answers_notifications() -> None:
 def test_limits_refuse_values_that_would_stall_reading() -> None:
     with pytest.raises(ValueError, match="max_queued_notifications"):
         rt.Limits(max_queued_notifications=0)
+
+
+def test_a_spawned_peer_that_ignores_the_end_of_its_input_is_terminated() -> None:
+    from acpgen.runtime import _process
+
+    async def scenario() -> None:
+        process, _, writer = await _process.spawn([sys.executable, "-c", "import time; time.sleep(60)"])
+        writer.close()
+        assert await _process.stop(process, grace=0.2) != 0  # terminated, not waited for a minute
+
+    run(scenario)
+
+
+def test_spawn_wants_an_argument_list() -> None:
+    from acpgen.runtime import _process
+
+    with pytest.raises(ValueError, match="list of arguments"):
+        asyncio.run(_process.spawn("my-agent --stdio"))  # type: ignore[arg-type]

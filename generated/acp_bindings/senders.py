@@ -54,6 +54,8 @@ class AgentSender(Sender):
         """
         result = cast("models.InitializeResponse", await self._request("initialize", params))
         require_version(result.protocol_version)
+        advertised = result.agent_capabilities
+        self.advertised(advertised if advertised is not None else models.AgentCapabilities())
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:

@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from acpgen import ir
+from acpgen.builders import builder_module
 from acpgen.formatting import format_python
 from acpgen.header import generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
-from acpgen.stubs import capability_views, method_views, roles, rule_views
+from acpgen.stubs import capability_views, connected_roles, method_views, roles, rule_views
 from acpgen.templating import render_template
 
 # Output files rendered from templates/package/<name>.jinja, besides models.py, py.typed and the
@@ -20,12 +21,14 @@ from acpgen.templating import render_template
 PACKAGE_TEMPLATES = (
     "__init__.py",
     "_version.py",
+    "builders.py",
     "capabilities.py",
     "errors.py",
     "initialization.py",
     "interfaces.py",
     "methods.py",
     "senders.py",
+    "serve.py",
     "stability.py",
 )
 
@@ -34,6 +37,7 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
     """Every file of one generated package, formatted, keyed by path relative to the output folder."""
     top = header(protocol)
     files = {"models.py": render_models(prepare(protocol, doc), top)}
+    builders = builder_module(protocol, files["models.py"])
     data = {
         "header": top.rstrip("\n"),
         "protocol": protocol,
@@ -42,10 +46,13 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         "unstable_items": sorted(protocol.unstable_items),
         "methods": method_views(protocol),
         "roles": roles(protocol),
+        "connected": connected_roles(protocol),
         "constant_values": sorted({(m.constant, m.wire) for m in protocol.methods}),
         "constants": sorted({m.constant for m in protocol.methods}),
         "capabilities": capability_views(protocol),
         "rules": rule_views(protocol),
+        "builders": builders.builders,
+        "builder_imports": builders.imports,
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acpgen import ir
+from acpgen import ir, naming
 
 UNSTABLE_DOC = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
@@ -33,6 +33,19 @@ class MethodView:
     version_attr: str | None = None
     """For the request that negotiates the protocol version: the result's attribute holding the
     version the agent answered, which the caller's sender checks."""
+    params_advertise: Advertisement | None = None
+    """Where the params carry the capabilities of the side that calls the method."""
+    result_advertise: Advertisement | None = None
+    """Where the result carries the capabilities of the side that handles the method."""
+
+
+@dataclass(frozen=True, slots=True)
+class Advertisement:
+    """A field that carries what a peer advertises (its capability tree's root)."""
+
+    attr: str
+    model: str
+    """The class of the capability root, whose defaults stand for a peer that sent nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +59,18 @@ class Role:
     methods: tuple[MethodView, ...]
     peer: ir.Owner | None
     """Whose capabilities gate what the sender sends (None: no capability rules apply)."""
+    counterpart: str | None = None
+    """The role on the other end of a connection (Agent and Client), if any."""
+    peer_sender: str | None = None
+    """The sender this role calls its counterpart with (an agent calls its client with ``ClientSender``)."""
+    peer_attr: str | None = None
+    """The attribute that holds that sender on the role's handler (``client``)."""
 
 
-_ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None], ...] = (
-    ("Agent", "AgentSender", ("agent", "both"), "the agent", "agent"),
-    ("Client", "ClientSender", ("client", "both"), "the client", "client"),
-    ("Proxy", "ProxySender", ("proxy",), "a proxy component", None),
+_ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None, str | None], ...] = (
+    ("Agent", "AgentSender", ("agent", "both"), "the agent", "agent", "Client"),
+    ("Client", "ClientSender", ("client", "both"), "the client", "client", "Agent"),
+    ("Proxy", "ProxySender", ("proxy",), "a proxy component", None, None),
 )
 
 
@@ -64,11 +83,22 @@ def roles(protocol: ir.Protocol) -> tuple[Role, ...]:
     """The roles that handle at least one method (``Proxy`` only where the schema has proxy methods)."""
     views = method_views(protocol)
     found = []
-    for interface, sender, sides, summary, peer in _ROLES:
+    senders = {interface: sender for interface, sender, *_ in _ROLES}
+    for interface, sender, sides, summary, peer, counterpart in _ROLES:
         methods = tuple(v for v in views if v.side in sides)
         if methods:
-            found.append(Role(interface, sender, sides, summary, methods, peer))
+            peer_sender = senders[counterpart] if counterpart else None
+            peer_attr = naming.snake(counterpart) if counterpart else None
+            found.append(Role(interface, sender, sides, summary, methods, peer, counterpart, peer_sender, peer_attr))
     return tuple(found)
+
+
+def connected_roles(protocol: ir.Protocol) -> tuple[tuple[Role, Role], ...]:
+    """``(role, counterpart)`` for each role served on one end of a connection (Agent, Client)."""
+    by_name = {r.interface: r for r in roles(protocol)}
+    return tuple(
+        (r, by_name[r.counterpart]) for r in by_name.values() if r.counterpart is not None and r.counterpart in by_name
+    )
 
 
 def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
@@ -88,7 +118,21 @@ def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
         optional=m.gate is not None or not m.stable,
         doc=doc,
         version_attr=_version_attr(protocol, m),
+        params_advertise=_advertised_in(protocol, m.params, caller=True, side=m.side),
+        result_advertise=_advertised_in(protocol, m.result, caller=False, side=m.side) if m.result else None,
     )
+
+
+def _advertised_in(protocol: ir.Protocol, type_name: str, *, caller: bool, side: ir.Side) -> Advertisement | None:
+    """The field of ``type_name`` holding the capability root of the caller (or the handler) of a method."""
+    if side not in ("agent", "client"):
+        return None
+    owner = ("client" if side == "agent" else "agent") if caller else side
+    roots = {c.root for c in protocol.capabilities if c.owner == owner}
+    for f in protocol.type(type_name).fields:
+        if f.ref in roots:
+            return Advertisement(f.attr, protocol.type(f.ref).class_name)
+    return None
 
 
 VERSION_FIELD = "protocolVersion"

@@ -1,5 +1,5 @@
-"""Ordering, direction 2: a client written only with the generated bindings drives the SDK agent
-tests/interop/stream_agent.mjs through turns of 500 chunks. Its ``session/update`` handler awaits
+"""Ordering, direction 2: a client written only with the generated bindings (``serve.spawn_agent``)
+drives the SDK agent tests/interop/stream_agent.mjs through turns of 500 chunks. Its ``session/update`` handler awaits
 a random short sleep for each chunk (seeded); when ``prompt()`` returns, every chunk of the turn
 must have been handled, in order.
 
@@ -18,11 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
-from acp_bindings import methods, models
-from acp_bindings.connection import Connection
-from acp_bindings.dispatch import Dispatcher
+from acp_bindings import models
 from acp_bindings.interfaces import Client
-from acp_bindings.senders import AgentSender
+from acp_bindings.serve import spawn_agent
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,17 +44,9 @@ class SlowClient(Client):
 
 
 async def main(node: str, chunks: int, turns: int) -> dict[str, object]:
-    process = await asyncio.create_subprocess_exec(
-        node, str(HERE / "stream_agent.mjs"), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-    )
-    assert process.stdin is not None and process.stdout is not None
     client = SlowClient()
-    connection = Connection(
-        process.stdout, process.stdin, Dispatcher(client, methods.handled_by("client", "both")).dispatch
-    )
     handled: list[list[str]] = []
-    async with connection:
-        agent = AgentSender(connection)
+    async with spawn_agent([node, str(HERE / "stream_agent.mjs")], client) as agent:
         await agent.initialize(models.InitializeRequest(protocol_version=1))
         session = await agent.new_session(models.NewSessionRequest(cwd="/tmp", mcp_servers=[]))
         for _ in range(turns):
@@ -69,7 +59,6 @@ async def main(node: str, chunks: int, turns: int) -> dict[str, object]:
             result = await agent.prompt(prompt)
             assert result.stop_reason == "end_turn"
             handled.append(list(client.texts))  # a copy, taken the moment prompt() returned
-    await process.wait()
     return {"turns": handled}
 
 

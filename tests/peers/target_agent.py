@@ -27,18 +27,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import methods, models
-from acp_bindings.connection import Connection, stdio_streams
-from acp_bindings.dispatch import Dispatcher
 from acp_bindings.errors import RequestError
 from acp_bindings.initialization import negotiate_version
 from acp_bindings.interfaces import Agent
-from acp_bindings.senders import ClientSender
+from acp_bindings.serve import run_agent
 
 
 class TargetAgent(Agent):
-    def __init__(self) -> None:
-        self.client: ClientSender | None = None
-
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         return models.InitializeResponse(protocol_version=negotiate_version(params.protocol_version))
 
@@ -48,7 +43,6 @@ class TargetAgent(Agent):
         return models.NewSessionResponse(session_id="s-1")
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        assert self.client is not None
         chunks = int((params.meta or {}).get("chunks", 3))
         for index in range(chunks):
             chunk = models.AgentMessageChunkSessionUpdate(
@@ -84,20 +78,11 @@ class TargetAgent(Agent):
         if method == "_test/object":
             return {"value": object()}
         if method == "_test/ask-client":  # a request to the client; answers what the client answered
-            assert self.client is not None
             answer = await self.client.read_text_file(models.ReadTextFileRequest(session_id="s-1", path="/notes"))
             return {"content": answer.content}
         raise RequestError.method_not_found(method)
 
 
-async def main() -> None:
-    reader, writer = await stdio_streams()
-    agent = TargetAgent()
-    connection = Connection(reader, writer, Dispatcher(agent, methods.handled_by("agent", "both")).dispatch)
-    agent.client = ClientSender(connection)
-    await connection.run()
-
-
 if __name__ == "__main__":
     logging.basicConfig(level=logging.CRITICAL, stream=sys.stderr)
-    asyncio.run(main())
+    asyncio.run(run_agent(TargetAgent(), check_capabilities=False))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 RUNTIME = Path(__file__).resolve().parent
 
-MODULES = ("_rpc.py", "_sender.py", "_support.py", "connection.py", "dispatch.py")
+MODULES = ("_process.py", "_rpc.py", "_sender.py", "_support.py", "connection.py", "dispatch.py")
 """The files copied into every generated package."""
 
 

@@ -42,6 +42,8 @@ class AgentSender(Sender):
         """
         result = cast("models.InitializeResponse", await self._request("initialize", params))
         require_version(result.protocol_version)
+        advertised = result.agent_capabilities
+        self.advertised(advertised if advertised is not None else models.AgentCapabilities())
         return result
 
     async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:

@@ -31,11 +31,28 @@ class Sender:
 
     _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
 
-    def __init__(self, transport: Transport, peer_capabilities: BaseModel | None = None) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        peer_capabilities: BaseModel | None = None,
+        *,
+        check_capabilities: bool = True,
+    ) -> None:
         self._transport = transport
         self.peer_capabilities = peer_capabilities
         """What the peer advertised at ``initialize``; when set, messages are checked against it."""
+        self.check_capabilities = check_capabilities
+        """Record what the peer advertises at ``initialize`` (and so check what is sent to it)."""
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
+
+    def advertised(self, capabilities: BaseModel | None) -> None:
+        """The peer advertised ``capabilities`` at ``initialize``: check against them from now on.
+
+        Called by the runtime with what the ``initialize`` exchange carried (the capability
+        model's defaults when the peer sent none); ignored when ``check_capabilities`` is off.
+        """
+        if self.check_capabilities:
+            self.peer_capabilities = capabilities
 
     def _check(self, wire: str, params: Any) -> None:
         """Refuse what the peer did not advertise (no check here: subclasses know the rules)."""

@@ -11,10 +11,14 @@ others default to answering "method not found" (requests) or to ignoring the mes
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import models
 from .errors import RequestError
+
+if TYPE_CHECKING:
+    from .senders import AgentSender, ClientSender
+
 
 __all__ = [
     "Agent",
@@ -24,6 +28,13 @@ __all__ = [
 
 class Agent(abc.ABC):
     """The methods the agent handles."""
+
+    client: ClientSender
+    """Calls the client: handed over by :meth:`on_connect` when a connection is made."""
+
+    def on_connect(self, client: ClientSender) -> None:
+        """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
+        self.client = client
 
     async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
         """
@@ -51,6 +62,13 @@ class Agent(abc.ABC):
 
 class Client(abc.ABC):
     """The methods the client handles."""
+
+    agent: AgentSender
+    """Calls the agent: handed over by :meth:`on_connect` when a connection is made."""
+
+    def on_connect(self, agent: AgentSender) -> None:
+        """Called once connected (by the helpers of the ``serve`` module); keeps ``agent``."""
+        self.agent = agent
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:

@@ -41,19 +41,30 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import datetime
 import itertools
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
 from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RequestError, read_id
 
-__all__ = ["CANCEL_REQUEST", "MAX_MESSAGE_BYTES", "Connection", "Limits", "stdio_streams"]
+__all__ = [
+    "CANCEL_REQUEST",
+    "MAX_MESSAGE_BYTES",
+    "TRACE_VARIABLE",
+    "Connection",
+    "Limits",
+    "Trace",
+    "stdio_streams",
+    "traced",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -61,6 +72,8 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Answers a request with a response message, or handles a notification and returns None."""
 
 CANCEL_REQUEST = "$/cancel_request"
+TRACE_VARIABLE = "ACP_TRACE"
+"""The environment variable naming a file to trace the wire to (see :func:`trace_file`)."""
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 _CHUNK = 64 * 1024
 _ID_WINDOW = 64 * 1024
@@ -97,6 +110,15 @@ async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         asyncio.streams.FlowControlMixin, sys.stdout
     )
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
+
+
+Trace = str | os.PathLike[str] | TextIO | None
+"""Where to trace the wire: a path (appended to), an open text file, or nowhere."""
+
+
+def traced(trace: Trace) -> Trace:
+    """``trace``, or else the file named by the ``ACP_TRACE`` environment variable, if set."""
+    return trace if trace is not None else os.environ.get(TRACE_VARIABLE) or None
 
 
 class _Work:
@@ -163,7 +185,10 @@ class Connection:
 
     ``handler`` is usually ``Dispatcher(my_handler, methods).dispatch``. Serve with
     ``await connection.run()`` (until the peer closes its end), or ``async with connection:``
-    (reading in the background until the block ends).
+    (reading in the background until the block ends). Given ``trace`` (a text file, or a path
+    to append to), every message in and out is written to it as one JSON line:
+    ``{"at": <UTC time>, "direction": "in"|"out", "message": ...}`` (``"raw"``, the text, for
+    a line that is not JSON).
     """
 
     def __init__(
@@ -173,8 +198,13 @@ class Connection:
         handler: Handler,
         *,
         limits: Limits | None = None,
+        trace: Trace = None,
     ) -> None:
         self._reader = reader
+        self._owns_trace = isinstance(trace, str | os.PathLike)
+        if isinstance(trace, str | os.PathLike):
+            trace = open(trace, "a", encoding="utf-8")  # noqa: SIM115 - closed when reading ends
+        self._trace: TextIO | None = trace
         self._writer = writer
         self._handler = handler
         self.limits = limits or Limits()
@@ -254,6 +284,8 @@ class Connection:
         self._writer.close()
         with contextlib.suppress(Exception):
             await self._writer.wait_closed()
+        if self._task is None:
+            self._close_trace()
 
     async def __aenter__(self) -> Connection:
         self.start()
@@ -286,6 +318,7 @@ class Connection:
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)
+            self._close_trace()
 
     async def _read_messages(self) -> None:
         async for line in self._lines():
@@ -295,6 +328,8 @@ class Connection:
                     break
                 await self._changed.wait()
             try:
+                if self._trace is not None:
+                    self._record("in", line.head if isinstance(line, _Oversized) else line)
                 if isinstance(line, _Oversized):
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
@@ -531,7 +566,10 @@ class Connection:
             if self._closed:
                 raise ConnectionError("the connection is closed")
             await self._writer.drain()
-            self._writer.write(encode(message))
+            data = encode(message)
+            self._writer.write(data)
+        if self._trace is not None:
+            self._record("out", data)
 
     async def _send_answer(self, request_id: str | int | None, response: dict[str, Any]) -> None:
         try:
@@ -547,6 +585,26 @@ class Connection:
         """Answer -32600 (with the id when it is a valid one)."""
         answer_id = read_id(request_id)[1]
         await self._send_error(answer_id, RequestError(INVALID_REQUEST, message, data))
+
+    def _close_trace(self) -> None:
+        if self._owns_trace and self._trace is not None:
+            self._trace.close()
+        self._trace = None
+
+    def _record(self, direction: str, line: bytes) -> None:
+        """One line of the wire trace (a failing trace is logged, never fatal)."""
+        assert self._trace is not None
+        at = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
+        entry: dict[str, Any] = {"at": at, "direction": direction}
+        try:
+            entry["message"] = json.loads(line, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            entry["raw"] = line[:_ID_WINDOW].decode("utf-8", "replace")
+        try:
+            self._trace.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            self._trace.flush()
+        except (OSError, ValueError, RecursionError) as error:
+            _log.warning("could not write the wire trace: %s", error)
 
     async def _send_quietly(self, method: str, params: Any) -> None:
         with contextlib.suppress(Exception):

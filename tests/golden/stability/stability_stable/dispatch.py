@@ -94,12 +94,23 @@ def _built(model: Any) -> TypeAdapter[Any]:
 
 
 class Dispatcher:
-    """Dispatches messages for the methods ``methods`` to ``handler``."""
+    """Dispatches messages for the methods ``methods`` to ``handler``.
 
-    def __init__(self, handler: object, methods: Iterable[MethodSpec]) -> None:
+    ``observers`` maps a wire method name to a function called with its validated params
+    before the handler (the runtime records what the peer advertises at ``initialize`` so).
+    """
+
+    def __init__(
+        self,
+        handler: object,
+        methods: Iterable[MethodSpec],
+        *,
+        observers: Mapping[str, Callable[[Any], None]] | None = None,
+    ) -> None:
         self._handler = handler
         self._requests: dict[str, _Route] = {}
         self._notifications: dict[str, _Route] = {}
+        self._observers = dict(observers or {})
         for spec in methods:
             routes = self._requests if spec.kind == "request" else self._notifications
             routes[spec.wire] = _Route(spec)
@@ -137,7 +148,13 @@ class Dispatcher:
         call = getattr(self._handler, route.python_name, None) if route is not None else None
         if route is None or call is None:
             raise RequestError.method_not_found(method)
-        return route.answer(await call(route.read(params)))
+        return route.answer(await call(self._observed(method, route.read(params))))
+
+    def _observed(self, method: str, params: Any) -> Any:
+        observer = self._observers.get(method)
+        if observer is not None:
+            observer(params)
+        return params
 
     async def _notification(self, method: Any, params: Any) -> None:
         if type(method) is not str:
@@ -154,7 +171,7 @@ class Dispatcher:
             if route is None or call is None:
                 _log.debug("no handler for notification %.100r", method)
                 return
-            await call(route.read(params))
+            await call(self._observed(method, route.read(params)))
         except RequestError as error:
             _log.warning("notification %.100r refused: %s", method, error)
         except Exception:

@@ -11,10 +11,14 @@ others default to answering "method not found" (requests) or to ignoring the mes
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import models
 from .errors import RequestError
+
+if TYPE_CHECKING:
+    from .senders import ClientSender
+
 
 __all__ = [
     "Agent",
@@ -23,6 +27,13 @@ __all__ = [
 
 class Agent(abc.ABC):
     """The methods the agent handles."""
+
+    client: ClientSender
+    """Calls the client: handed over by :meth:`on_connect` when a connection is made."""
+
+    def on_connect(self, client: ClientSender) -> None:
+        """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
+        self.client = client
 
     @abc.abstractmethod
     async def draw(self, params: models.DrawRequest) -> models.DrawResponse:

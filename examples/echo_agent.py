@@ -1,0 +1,63 @@
+"""A complete ACP agent: it answers each prompt by streaming its words back, one chunk each.
+
+An ACP client starts it and speaks to it on its stdin and stdout (``echo_client.py`` does)::
+
+    python examples/echo_agent.py
+
+It uses only the generated bindings; in your project, import your vendored copy instead of
+adding ``generated/`` to the path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
+
+from acp_bindings import builders, methods, models
+from acp_bindings.errors import RequestError
+from acp_bindings.initialization import negotiate_version
+from acp_bindings.interfaces import Agent
+from acp_bindings.serve import run_agent
+
+
+class EchoAgent(Agent):
+    def __init__(self) -> None:
+        self._sessions = itertools.count(1)
+
+    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+        return models.InitializeResponse(
+            protocol_version=negotiate_version(params.protocol_version),
+            agent_info=models.Implementation(name="echo-agent", version="1.0.0"),
+        )
+
+    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+        return models.NewSessionResponse(session_id=f"echo-{next(self._sessions)}")
+
+    async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        texts = [block.text for block in params.prompt if isinstance(block, models.TextContentBlock)]
+        for word in " ".join(texts).split():
+            chunk = builders.agent_message_chunk_session_update(builders.text_content_block(word + " "))
+            await self.client.session_update(builders.session_notification(params.session_id, chunk))
+        return models.PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, params: models.CancelNotification) -> None:
+        return None  # each turn ends at once: nothing to cancel
+
+    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+        raise RequestError.method_not_found(methods.AUTHENTICATE)  # no authentication methods offered
+
+    async def set_session_mode(self, params: models.SetSessionModeRequest) -> models.SetSessionModeResponse:
+        raise RequestError.method_not_found(methods.SESSION_SET_MODE)  # no modes offered
+
+    async def set_session_config_option(
+        self, params: models.SetSessionConfigOptionRequest
+    ) -> models.SetSessionConfigOptionResponse:
+        raise RequestError.method_not_found(methods.SESSION_SET_CONFIG_OPTION)  # no options offered
+
+
+if __name__ == "__main__":
+    asyncio.run(run_agent(EchoAgent()))

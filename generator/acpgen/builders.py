@@ -1,0 +1,223 @@
+"""Template data for the builders: one typed function per model that peers commonly write.
+
+Which builders exist comes from the IR: every variant of a union (a tagged variant's builder
+sets the tag) and every method's params and result types;
+their signatures come from the model classes as datamodel-code-generator rendered them, read
+with :mod:`ast` from the rendered models text (never edited): required fields positional, in
+field order, optional ones keyword-only (left out of the message when not given, so that
+``None`` means null where the schema allows it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from acpgen import ir, naming
+
+MODELS = "models"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One argument of a builder: a field of the model."""
+
+    name: str
+    annotation: str
+    """The field's type, with names from the models module qualified (``models.ContentBlock``);
+    a list is taken as any sequence (``Sequence[...]``: a ``list[TextContentBlock]`` is then a
+    fine ``list[ContentBlock]``) and passed on as a list."""
+    required: bool
+    sequence: bool = False
+
+    @property
+    def value(self) -> str:
+        """The expression that passes the argument on to the model."""
+        return f"_as_list({self.name})" if self.sequence else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Builder:
+    """One builder function."""
+
+    function: str
+    class_name: str
+    tag_attr: str | None
+    tag_value: str | None
+    params: tuple[Param, ...]
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Field:
+    attr: str
+    alias: str
+    annotation: ast.expr
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BuilderModule:
+    """The builders and the names their annotations need besides ``models``."""
+
+    builders: tuple[Builder, ...]
+    imports: tuple[tuple[str, tuple[str, ...]], ...]
+    """``(module, names)`` to import, for names such as ``Any`` and ``Literal``."""
+
+
+def builder_module(protocol: ir.Protocol, models_text: str) -> BuilderModule:
+    """Every builder of the protocol, in function-name order, from the IR and the rendered models."""
+    tree = ast.parse(models_text)
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    defined = _defined_names(tree)
+    found: dict[str, Builder] = {}
+    used: set[str] = {"Any"}  # the module's own helper needs it
+    for target in _targets(protocol):
+        if target.class_name not in classes or target.class_name in found:
+            continue
+        fields = _fields(classes, target.class_name)
+        tag = next((f for f in fields if target.tag is not None and f.alias == target.tag[0]), None)
+        params = tuple(_param(f, defined, used) for f in fields if f is not tag)
+        found[target.class_name] = Builder(
+            function=naming.snake(target.class_name),
+            class_name=target.class_name,
+            tag_attr=tag.attr if tag is not None else None,
+            tag_value=target.tag[1] if target.tag is not None else None,
+            params=tuple(p for p in params if p.required) + tuple(p for p in params if not p.required),
+            doc=target.doc,
+        )
+    return BuilderModule(tuple(sorted(found.values(), key=lambda b: b.function)), _imports(tree, used))
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    class_name: str
+    tag: tuple[str, str] | None
+    """The tag's wire name and value, for a variant of a tagged union."""
+    doc: str
+
+
+def _targets(protocol: ir.Protocol) -> Iterator[_Target]:
+    """What gets a builder: every variant of a union (tagged ones set their tag), then every
+    method's params and result types (what a side writes to call the other, and to answer)."""
+    for t in protocol.types:
+        if t.kind != "union":
+            continue
+        for v in t.variants:
+            if v.catch_all:
+                continue
+            tag = (t.discriminator, v.tag) if t.discriminator and v.tag is not None else None
+            for class_name in [cls for _, cls, _ in v.spread] or [v.class_name]:
+                yield _Target(class_name, tag, _doc(t, v, class_name))
+    for m in protocol.methods:
+        for name in (m.params, m.result):
+            if name is not None:
+                t = protocol.type(name)
+                yield _Target(t.class_name, None, _summary(t.description))
+
+
+def _fields(classes: Mapping[str, ast.ClassDef], name: str) -> list[_Field]:
+    """The fields of a model class, its bases' first (as pydantic orders them)."""
+    node = classes[name]
+    inherited: list[_Field] = []
+    for base in node.bases:
+        if isinstance(base, ast.Name) and base.id in classes:
+            inherited += _fields(classes, base.id)
+    own = [_field(stmt) for stmt in node.body if isinstance(stmt, ast.AnnAssign)]
+    own_fields = [f for f in own if f is not None]
+    overridden = {f.attr for f in own_fields}
+    return [f for f in inherited if f.attr not in overridden] + own_fields
+
+
+def _field(stmt: ast.AnnAssign) -> _Field | None:
+    if not isinstance(stmt.target, ast.Name) or stmt.target.id == "model_config":
+        return None
+    annotation, alias = stmt.annotation, stmt.target.id
+    while _is_annotated(annotation):
+        assert isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple)
+        inner, *metadata = annotation.slice.elts
+        alias = next((a for m in metadata if (a := _alias(m)) is not None), alias)
+        annotation = inner
+    return _Field(stmt.target.id, alias, annotation, stmt.value is None)
+
+
+def _is_annotated(node: ast.expr) -> bool:
+    return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Annotated"
+
+
+def _alias(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Field":
+        for keyword in node.keywords:
+            if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
+                return str(keyword.value.value)
+    return None
+
+
+def _param(field: _Field, defined: set[str], used: set[str]) -> Param:
+    qualified = _Qualify(defined, used).visit(field.annotation)
+    sequence = _Sequences()
+    taken = sequence.visit(qualified)
+    return Param(field.attr, ast.unparse(taken), field.required, sequence.found)
+
+
+class _Sequences(ast.NodeTransformer):
+    """``list[X]`` at the top of an annotation (or of one branch of ``|``) becomes ``Sequence[X]``."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        node.left, node.right = self.visit(node.left), self.visit(node.right)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "list":
+            self.found = True
+            return ast.Subscript(value=ast.Name(id="Sequence", ctx=ast.Load()), slice=node.slice, ctx=ast.Load())
+        return node
+
+
+class _Qualify(ast.NodeTransformer):
+    """Names defined in the models module become ``models.<name>``; others are noted for import."""
+
+    def __init__(self, defined: set[str], used: set[str]) -> None:
+        self._defined, self._used = defined, used
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self._defined:
+            return ast.Attribute(value=ast.Name(id=MODELS, ctx=ast.Load()), attr=node.id, ctx=ast.Load())
+        self._used.add(node.id)
+        return node
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _imports(tree: ast.Module, used: set[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Where the models module imported each used name from (builtins need no import)."""
+    sources: dict[str, set[str]] = {"typing": {"Any"}}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name in used:
+                    sources.setdefault(node.module, set()).add(alias.name)
+    return tuple((module, tuple(sorted(names))) for module, names in sorted(sources.items()))
+
+
+def _doc(union: ir.TypeDef, variant: ir.UnionVariant, class_name: str) -> str:
+    what = f'the ``"{variant.tag}"`` kind' if variant.tag is not None else "a kind"
+    head = f"A ``{class_name}``: {what} of ``{union.class_name}``."
+    summary = _summary(variant.description) or _summary(union.description)
+    return f"{head}\n\n{summary}" if summary else head
+
+
+def _summary(description: str) -> str:
+    return description.strip().split("\n\n")[0]
