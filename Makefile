@@ -11,11 +11,13 @@ ACP_SCHEMAS ?= ../shared/acp-schemas
 .PHONY: help install generate check test schema lint typecheck diff bench
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' \
+		'{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1) } \
+		END { for (i = 1; i <= NR; i++) printf "  %s  %s\n", sprintf("%-" width "s", name[i]), text[i] }'
 
-install: ## install the pinned toolchain into .venv (uv sync --frozen)
+install: ## install the pinned toolchain into .venv (uv sync --frozen; keeps the bench group if installed)
 	@$(ENSURE_UV)
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --inexact --quiet
 
 generate: install ## regenerate generated/ (stable and unstable builds) from schema/
 	$(RUN) acpgen generate --both

@@ -61,7 +61,7 @@ def _parser(models: Any, def_name: str) -> Callable[[bytes], object]:
 def _parses(parse: Callable[[bytes], object], payload: bytes) -> bool:
     try:
         parse(payload)
-    except Exception:  # any failure means "this reader cannot read it"
+    except Exception:  # noqa: BLE001 - any failure means "this reader cannot read it"
         return False
     return True
 

@@ -19,3 +19,30 @@ def test_both_builds_import_side_by_side() -> None:
     assert lock["files"]["v1/schema.unstable.json"] == unstable.SCHEMA_SHA256
     assert stable.PROTOCOL_VERSION == unstable.PROTOCOL_VERSION == 1
     assert importlib.import_module("acp_bindings.models").NewSessionRequest is not None
+
+
+def test_models_export_exactly_what_they_define() -> None:
+    from typing_extensions import TypeAliasType
+
+    for package in ("acp_bindings", "acp_bindings_unstable"):
+        models = importlib.import_module(f"{package}.models")
+        defined = {
+            name
+            for name, value in vars(models).items()
+            if not name.startswith("_")
+            and ((isinstance(value, type) and value.__module__ == models.__name__) or isinstance(value, TypeAliasType))
+        }
+        assert sorted(models.__all__) == sorted(defined)
+        assert len(defined) > 150
+
+
+def test_too_old_a_pydantic_is_a_clear_import_error() -> None:
+    import subprocess
+    import sys
+
+    script = "import pydantic; pydantic.VERSION = '2.10.6'; import acp_bindings"
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT / "generated", capture_output=True, text=True, check=False
+    )
+    assert done.returncode != 0
+    assert "ImportError: acp_bindings needs pydantic >= 2.11, but pydantic 2.10.6 is installed" in done.stderr

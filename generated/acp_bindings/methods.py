@@ -11,8 +11,6 @@ from . import models
 from ._rpc import MethodSpec, Side
 
 __all__ = [
-    "METHODS",
-    "MethodSpec",
     "AUTHENTICATE",
     "CANCEL_REQUEST",
     "ELICITATION_COMPLETE",
@@ -21,6 +19,7 @@ __all__ = [
     "FS_WRITE_TEXT_FILE",
     "INITIALIZE",
     "LOGOUT",
+    "METHODS",
     "SESSION_CANCEL",
     "SESSION_CLOSE",
     "SESSION_DELETE",
@@ -38,6 +37,8 @@ __all__ = [
     "TERMINAL_OUTPUT",
     "TERMINAL_RELEASE",
     "TERMINAL_WAIT_FOR_EXIT",
+    "MethodSpec",
+    "handled_by",
 ]
 
 AUTHENTICATE: Final = "authenticate"

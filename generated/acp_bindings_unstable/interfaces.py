@@ -20,11 +20,7 @@ if TYPE_CHECKING:
     from .senders import AgentSender, ClientSender
 
 
-__all__ = [
-    "Agent",
-    "Client",
-    "Proxy",
-]
+__all__ = ["Agent", "Client", "Proxy"]
 
 
 class Agent(abc.ABC):

@@ -11,8 +11,6 @@ from . import models
 from ._rpc import MethodSpec, Side
 
 __all__ = [
-    "METHODS",
-    "MethodSpec",
     "AUTHENTICATE",
     "AUTH_STATUS",
     "AUTH_STATUS_UPDATE",
@@ -24,6 +22,7 @@ __all__ = [
     "INITIALIZE",
     "LOGOUT",
     "MCP_MESSAGE",
+    "METHODS",
     "PROVIDERS_DISABLE",
     "PROVIDERS_LIST",
     "PROVIDERS_SET",
@@ -51,6 +50,8 @@ __all__ = [
     "TERMINAL_OUTPUT",
     "TERMINAL_RELEASE",
     "TERMINAL_WAIT_FOR_EXIT",
+    "MethodSpec",
+    "handled_by",
 ]
 
 AUTHENTICATE: Final = "authenticate"

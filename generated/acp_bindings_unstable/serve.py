@@ -31,7 +31,7 @@ from .dispatch import Dispatcher
 from .interfaces import Agent, Client
 from .senders import AgentSender, ClientSender
 
-__all__ = ["serve_agent", "serve_client", "run_agent", "spawn_agent"]
+__all__ = ["run_agent", "serve_agent", "serve_client", "spawn_agent"]
 
 
 def serve_agent(

@@ -1,4 +1,4 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from acpgen import freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.header import generator_version
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
+from acpgen.vendor import register as register_vendor
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -26,7 +28,7 @@ UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each registers its parser on the subparsers
 # object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff]
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,6 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
     parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
+    parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     gen = commands.add_parser("generate", help="render generated/ from the pinned schema")
@@ -85,7 +88,6 @@ def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
 
 
 def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
-    from acpgen.capabilities import load_rules
     from acpgen.pipeline import Revision, read_schema_file
 
     if args.schema is not None:
@@ -96,6 +98,14 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
             else None
         )
         return Revision(stable=stable, unstable=unstable, protocol_version=settings.protocol_version)
+    return pinned_revision(settings, args.strict_capabilities)
+
+
+def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
+    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table."""
+    from acpgen.capabilities import load_rules
+    from acpgen.pipeline import Revision, read_schema_file
+
     lock = read_lock(settings.schema_dir)
     verify_files(settings.schema_dir, lock)
     rules_path = settings.schema_dir / settings.capability_rules
@@ -103,7 +113,7 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
 
-    strict = settings.strict_capabilities if args.strict_capabilities is None else args.strict_capabilities
+    strict = settings.strict_capabilities if strict_capabilities is None else strict_capabilities
     return Revision(
         stable=pinned(settings.stable_schema),
         unstable=pinned(settings.unstable_schema),

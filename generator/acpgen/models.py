@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import warnings
 from collections import defaultdict
@@ -13,6 +14,7 @@ from datamodel_code_generator._shared_types import LiteralType
 from datamodel_code_generator.enums import DataModelType
 
 from acpgen.prepare import ModelInput
+from acpgen.templating import dunder_all
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -59,4 +61,19 @@ def render_models(model_input: ModelInput, header: str) -> str:
             custom_file_header="\n".join(imports),
         )
     assert isinstance(text, str)
-    return text
+    return text + _export_list(text)
+
+
+def _export_list(text: str) -> str:
+    """An ``__all__`` naming every class and type alias the module defines, appended after it.
+
+    The names are read from the rendered module itself, so the list is exactly what it defines.
+    """
+    names = []
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [t.id for t in node.targets if isinstance(t, ast.Name)]
+    public = [name for name in names if not name.startswith("_")]
+    return f"\n\n__all__ = {dunder_all(public)}\n"

@@ -8,13 +8,17 @@ from typing import Any
 from acpgen import ir
 from acpgen.builders import builder_module
 from acpgen.formatting import format_python
-from acpgen.header import generator_version, header
+from acpgen.header import REGENERATE, generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
 from acpgen.stubs import capability_views, connected_roles, method_views, roles, rule_views
 from acpgen.templating import render_template
+
+PYDANTIC_MINIMUM = (2, 11)
+"""The oldest pydantic the generated code runs on (its models use ``validate_by_name`` and
+``validate_by_alias``, new in 2.11); the package checks it at import."""
 
 # Output files rendered from templates/package/<name>.jinja, besides models.py, py.typed and the
 # runtime modules (acpgen.runtime), which are copied.
@@ -33,9 +37,20 @@ PACKAGE_TEMPLATES = (
 )
 
 
-def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[str, str]:
-    """Every file of one generated package, formatted, keyed by path relative to the output folder."""
-    top = header(protocol)
+def render(
+    protocol: ir.Protocol,
+    doc: Mapping[str, Any],
+    package: str,
+    *,
+    folder: str | None = None,
+    regenerate: str = REGENERATE,
+) -> dict[str, str]:
+    """Every file of one generated package, formatted, keyed by path relative to the output folder.
+
+    ``package`` is the import name the package is documented under, ``folder`` the folder it is
+    written to (by default the package name), ``regenerate`` the command its headers name.
+    """
+    top = header(protocol, regenerate)
     files = {"models.py": render_models(prepare(protocol, doc), top)}
     builders = builder_module(protocol, files["models.py"])
     data = {
@@ -43,6 +58,8 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         "protocol": protocol,
         "package": package,
         "generator_version": generator_version(),
+        "pydantic_minimum": ".".join(map(str, PYDANTIC_MINIMUM)),
+        "pydantic_minimum_tuple": PYDANTIC_MINIMUM,
         "unstable_items": sorted(protocol.unstable_items),
         "methods": method_views(protocol),
         "roles": roles(protocol),
@@ -58,6 +75,7 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         files[name] = render_template(f"{name}.jinja", **data)
     for name in RUNTIME_MODULES:
         files[name] = top + runtime_source(name)
-    result = {f"{package}/{name}": format_python(text, name) for name, text in sorted(files.items())}
-    result[f"{package}/py.typed"] = ""
+    folder = folder or package
+    result = {f"{folder}/{name}": format_python(text, name) for name, text in sorted(files.items())}
+    result[f"{folder}/py.typed"] = ""
     return result

@@ -66,6 +66,16 @@ class Role:
     peer_attr: str | None = None
     """The attribute that holds that sender on the role's handler (``client``)."""
 
+    @property
+    def handler(self) -> str:
+        """The parameter name of a handler of this role (``agent``)."""
+        return naming.snake(self.interface)
+
+    @property
+    def serve_function(self) -> str:
+        """The ``serve`` module's function that connects a handler of this role."""
+        return f"serve_{self.handler}"
+
 
 _ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None, str | None], ...] = (
     ("Agent", "AgentSender", ("agent", "both"), "the agent", "agent", "Client"),

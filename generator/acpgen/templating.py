@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +25,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["py"] = repr  # Python literals are emitted through repr, never pasted between quotes
     env.filters["docstring"] = docstring
+    env.filters["dunder_all"] = dunder_all
     return env
 
 
@@ -32,6 +35,21 @@ def docstring(text: str, indent: int = 4) -> str:
     pad = " " * indent
     lines = [pad + line if line else "" for line in body.splitlines()]
     return '"""\n' + "\n".join(lines) + "\n" + pad + '"""'
+
+
+def dunder_all(names: Iterable[str]) -> str:
+    """The literal of an ``__all__`` list, sorted as linters expect it (isort style).
+
+    Constants (``SCREAMING_CASE``) first, then classes (``CamelCase``), then the rest, each
+    group in natural order (``a2`` before ``a10``).
+    """
+
+    def key(name: str) -> tuple[int, list[tuple[int, int | str]]]:
+        group = 0 if name.upper() == name else 1 if name[:1].isupper() else 2
+        parts = re.split(r"(\d+)", name)
+        return group, [(0, int(p)) if p.isdigit() else (1, p) for p in parts]
+
+    return "[" + ", ".join(repr(n) for n in sorted(set(names), key=key)) + "]"
 
 
 def render_template(name: str, **data: object) -> str:

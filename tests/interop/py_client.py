@@ -418,7 +418,7 @@ async def amain(run: Run) -> str | None:
             return f"timed out after {TIMEOUT}s during step: {run.step}"
         except InteropFailure as failure:
             return f"{run.step}: {failure}"
-        except Exception:
+        except Exception:  # noqa: BLE001 - the report carries any failure
             return f"{run.step}: {traceback.format_exc()}"
     return None
 

@@ -48,7 +48,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, Self, TextIO
 
 from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RequestError, read_id
 
@@ -284,7 +284,7 @@ class Connection:
         if self._task is None:
             self._close_trace()
 
-    async def __aenter__(self) -> Connection:
+    async def __aenter__(self) -> Self:
         self.start()
         return self
 
@@ -334,7 +334,7 @@ class Connection:
                     await self._receive(line)
             except (ConnectionError, OSError) as error:
                 _log.debug("could not answer the peer: %s", error)
-            except Exception:  # never let one message end the conversation
+            except Exception:  # noqa: BLE001 - one message never ends the conversation
                 _log.exception("a message from the peer could not be handled")
 
     async def _lines(self) -> AsyncIterator[bytes | _Oversized]:
@@ -502,7 +502,7 @@ class Connection:
             token = _CURRENT.set(work)
             try:
                 await self._handler(item.message)
-            except Exception:
+            except Exception:  # noqa: BLE001 - a failing handler never ends the connection
                 _log.exception("handler of notification %.100r failed", item.message.get("method"))
             finally:
                 _CURRENT.reset(token)
@@ -520,7 +520,7 @@ class Connection:
                 if self._input_ended or self._closed:
                     raise
                 response = _error_message(request_id, RequestError.cancelled())
-            except Exception:
+            except Exception:  # noqa: BLE001 - answered -32603, logged here
                 _log.exception("handler of %.100r failed", message.get("method"))
                 response = _error_message(request_id, RequestError.internal_error())
             if response is None:

@@ -226,3 +226,27 @@ class PromptRequest(BaseModel):
     additional_directories: Annotated[
         Annotated[list[str] | None, Field(alias="additionalDirectories")], NotNull()
     ] = None
+
+
+__all__ = [
+    "AcpMessage",
+    "AgentCapabilities",
+    "ClientCapabilities",
+    "ContentBlock",
+    "FileSystemCapabilities",
+    "ImageContent",
+    "ImageContentBlock",
+    "InitializeRequest",
+    "InitializeResponse",
+    "LoadSessionRequest",
+    "LoadSessionResponse",
+    "PromptCapabilities",
+    "PromptRequest",
+    "PromptResponse",
+    "ReadTextFileRequest",
+    "ReadTextFileResponse",
+    "SessionCapabilities",
+    "SessionResumeCapabilities",
+    "TextContent",
+    "TextContentBlock",
+]

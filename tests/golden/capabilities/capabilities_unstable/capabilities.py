@@ -27,16 +27,16 @@ __all__ = [
     "Violation",
     "require",
     "supports",
-    "violations",
     "supports_agent_load_session",
     "supports_agent_prompt",
     "supports_agent_prompt_image",
     "supports_agent_session",
-    "supports_agent_session_resume",
     "supports_agent_session_additional_directories",
+    "supports_agent_session_resume",
     "supports_client_fs",
     "supports_client_fs_read_text_file",
     "supports_client_telemetry",
+    "violations",
 ]
 
 Side = Literal["agent", "client"]

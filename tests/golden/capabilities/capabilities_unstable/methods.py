@@ -11,12 +11,13 @@ from . import models
 from ._rpc import MethodSpec, Side
 
 __all__ = [
-    "METHODS",
-    "MethodSpec",
     "FS_READ_TEXT_FILE",
     "INITIALIZE",
+    "METHODS",
     "SESSION_LOAD",
     "SESSION_PROMPT",
+    "MethodSpec",
+    "handled_by",
 ]
 
 FS_READ_TEXT_FILE: Final = "fs/read_text_file"

@@ -22,10 +22,7 @@ from typing import Any, Final
 
 from . import models
 
-__all__ = [
-    "UNSET",
-    "Unset",
-]
+__all__ = ["UNSET", "Unset"]
 
 
 class Unset(enum.Enum):

@@ -10,10 +10,7 @@ from typing import Final
 from . import models
 from ._rpc import MethodSpec, Side
 
-__all__ = [
-    "METHODS",
-    "MethodSpec",
-]
+__all__ = ["METHODS", "MethodSpec", "handled_by"]
 
 
 METHODS: Final[tuple[MethodSpec, ...]] = ()

@@ -13,13 +13,11 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from . import capabilities, models
 from ._sender import Sender, Transport
 from .initialization import require_version
-from .methods import METHODS
+from .methods import METHODS, MethodSpec
 
-__all__ = [
-    "Transport",
-]
+__all__ = ["Transport"]

@@ -86,3 +86,6 @@ class Record(BaseModel):
     """
     A Python keyword as a wire name.
     """
+
+
+__all__ = ["AcpMessage", "Caps", "Item", "Record"]

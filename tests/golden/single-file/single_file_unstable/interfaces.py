@@ -20,10 +20,7 @@ if TYPE_CHECKING:
     from .senders import AgentSender, ClientSender
 
 
-__all__ = [
-    "Agent",
-    "Client",
-]
+__all__ = ["Agent", "Client"]
 
 
 class Agent(abc.ABC):

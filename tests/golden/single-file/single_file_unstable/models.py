@@ -157,3 +157,19 @@ class SessionNotification(BaseModel):
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Annotated[Update, Field(alias="update")]
+
+
+__all__ = [
+    "AcpMessage",
+    "ForkSessionRequest",
+    "ForkSessionResponse",
+    "MessageUpdate",
+    "NewSessionRequest",
+    "NewSessionResponse",
+    "Plan",
+    "PlanUpdate",
+    "SessionMode",
+    "SessionNotification",
+    "Text",
+    "Update",
+]

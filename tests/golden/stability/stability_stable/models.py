@@ -81,3 +81,15 @@ class SessionNotification(BaseModel):
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Annotated[Update, Field(alias="update")]
+
+
+__all__ = [
+    "AcpMessage",
+    "MessageUpdate",
+    "NewSessionRequest",
+    "NewSessionResponse",
+    "SessionMode",
+    "SessionNotification",
+    "Text",
+    "Update",
+]

@@ -6,7 +6,11 @@
 Models live in ``stability_unstable.models``; this module only names what the package was built from.
 This build includes unstable methods, types, fields and variants; each is marked UNSTABLE in
 its docstring, and ``stability_unstable.stability.UNSTABLE_ITEMS`` lists them.
+
+It needs pydantic 2.11 or newer, and says so at import.
 """
+
+import pydantic as _pydantic
 
 from ._version import (
     GENERATOR_VERSION,
@@ -17,6 +21,13 @@ from ._version import (
     SCHEMA_VERSION,
     VARIANT,
 )
+
+_PYDANTIC_MINIMUM = (2, 11)
+if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
+    raise ImportError(
+        f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
+        "upgrade it (pip install --upgrade pydantic)"
+    )
 
 __all__ = [
     "GENERATOR_VERSION",

@@ -13,24 +13,22 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from . import capabilities, models
 from ._sender import Sender, Transport
 from .initialization import require_version
-from .methods import METHODS
+from .methods import METHODS, MethodSpec
 
-__all__ = [
-    "Transport",
-    "AgentSender",
-    "ClientSender",
-]
+__all__ = ["AgentSender", "ClientSender", "Transport"]
 
 
 class AgentSender(Sender):
     """Calls the agent."""
 
-    _methods = {(m.wire, m.kind): m for m in METHODS if m.side in ("agent", "both")}
+    _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {
+        (m.wire, m.kind): m for m in METHODS if m.side in ("agent", "both")
+    }
 
     def _check(self, wire: str, params: Any) -> None:
         if self.peer_capabilities is not None:
@@ -54,7 +52,9 @@ class AgentSender(Sender):
 class ClientSender(Sender):
     """Calls the client."""
 
-    _methods = {(m.wire, m.kind): m for m in METHODS if m.side in ("client", "both")}
+    _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {
+        (m.wire, m.kind): m for m in METHODS if m.side in ("client", "both")
+    }
 
     def _check(self, wire: str, params: Any) -> None:
         if self.peer_capabilities is not None:

@@ -20,9 +20,7 @@ if TYPE_CHECKING:
     from .senders import ClientSender
 
 
-__all__ = [
-    "Agent",
-]
+__all__ = ["Agent"]
 
 
 class Agent(abc.ABC):

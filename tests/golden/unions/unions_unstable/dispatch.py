@@ -127,7 +127,7 @@ class Dispatcher:
             result = await self._request(method, params)
         except RequestError as error:
             return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
-        except Exception:
+        except Exception:  # noqa: BLE001 - answered -32603, logged here
             _log.exception("handler of %.100r failed", method)
             internal = RequestError.internal_error()
             return {"jsonrpc": "2.0", "id": request_id, "error": internal.to_wire()}
@@ -174,5 +174,5 @@ class Dispatcher:
             await call(self._observed(method, route.read(params)))
         except RequestError as error:
             _log.warning("notification %.100r refused: %s", method, error)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a notification is never answered: logged here
             _log.exception("handler of notification %.100r failed", method)

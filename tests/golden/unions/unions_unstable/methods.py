@@ -10,11 +10,7 @@ from typing import Final
 from . import models
 from ._rpc import MethodSpec, Side
 
-__all__ = [
-    "METHODS",
-    "MethodSpec",
-    "CANVAS_DRAW",
-]
+__all__ = ["CANVAS_DRAW", "METHODS", "MethodSpec", "handled_by"]
 
 CANVAS_DRAW: Final = "canvas/draw"
 

@@ -233,3 +233,28 @@ class DrawRequest(BaseModel):
     level: Annotated[Annotated[Level | None, Field(alias="level")], NotNull()] = None
     body: Annotated[Annotated[Body | None, Field(alias="body")], NotNull()] = None
     events: Annotated[Annotated[list[Event] | None, Field(alias="events")], NotNull()] = None
+
+
+__all__ = [
+    "AcpMessage",
+    "BlobBody",
+    "Body",
+    "Circle",
+    "CircleShape",
+    "Color",
+    "DrawRequest",
+    "DrawResponse",
+    "Event",
+    "Http",
+    "HttpTransport",
+    "Level",
+    "OtherEvent",
+    "Shape",
+    "Square",
+    "SquareShape",
+    "Started",
+    "StartedEvent",
+    "Stdio",
+    "TextBody",
+    "Transport",
+]

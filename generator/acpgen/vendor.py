@@ -1,0 +1,148 @@
+"""``acpgen vendor``: a renamed, self-contained copy of the bindings inside a user's project.
+
+The copy is rendered from this acpgen checkout's pinned schema, under the import name the
+project gives it (``myapp._acp``), with headers that name the command that made it, and a small
+manifest (``_vendor.json``) that records what it was built from and how. ``acpgen vendor
+--check --out DIR`` reads that manifest, renders the same copy again and reports (exit 1, with
+a unified diff) whether the folder still matches it: a stale copy after an acpgen or schema
+update, or a hand edit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from acpgen import ir
+from acpgen.config import Settings, load_settings
+from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
+from acpgen.header import generator_version
+
+MANIFEST = "_vendor.json"
+ACPGEN_ROOT = Path(__file__).resolve().parents[2]
+"""The acpgen checkout: its pinned schema, rule table and settings are what a copy is built from."""
+_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@dataclass(frozen=True, slots=True)
+class VendorSpec:
+    """What a vendored copy is: its import name, its folder, its build."""
+
+    package: str
+    out: Path
+    variant: ir.Variant
+
+    @property
+    def command(self) -> str:
+        """The command that writes this copy (recorded in its headers and manifest)."""
+        words = ["acpgen", "vendor", "--package", self.package, "--out", self.out.as_posix()]
+        return shlex.join([*words, *(["--unstable"] if self.variant == "unstable" else [])])
+
+
+def register(commands: Any) -> None:
+    """Add the ``vendor`` subcommand to the CLI's subparsers."""
+    parser = commands.add_parser(
+        "vendor",
+        help="write a renamed, self-contained copy of the bindings into your project",
+        description=(
+            "Write the bindings, renamed, into a folder of your project (replacing that folder), or with "
+            "--check tell whether the copy there is still what acpgen would write."
+        ),
+    )
+    parser.add_argument("--package", help="the import name of the copy in your project, e.g. myapp._acp")
+    parser.add_argument("--out", type=Path, required=True, help="the package folder to write, e.g. src/myapp/_acp")
+    parser.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
+    parser.add_argument(
+        "--check", action="store_true", help="compare the copy at --out with a fresh rendering (from its manifest)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, _settings: Settings) -> int:
+    """The ``vendor`` command: write the copy, or check it."""
+    spec = _recorded(args.out) if args.check else _requested(args)
+    files = render_vendored(spec)
+    from acpgen.output import stale_files, write_tree
+
+    if args.check:
+        diffs = stale_files(spec.out.parent, files, (spec.out.name,))
+        if diffs:
+            sys.stdout.writelines(diffs)
+            print(
+                f"acpgen: the copy in {spec.out} is stale ({len(diffs)} file(s)); run `{spec.command}`", file=sys.stderr
+            )
+            return EXIT_STALE
+        print(f"acpgen: the copy in {spec.out} is up to date", file=sys.stderr)
+        return EXIT_OK
+    write_tree(spec.out.parent, files, (spec.out.name,))
+    print(f"acpgen: wrote {spec.package} ({spec.variant} build) to {spec.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def render_vendored(spec: VendorSpec) -> dict[str, str]:
+    """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
+    from acpgen.cli import pinned_revision
+    from acpgen.render import render
+
+    settings = load_settings(ACPGEN_ROOT / "pyproject.toml")
+    protocol, doc = pinned_revision(settings).protocol(spec.variant)
+    files = render(protocol, doc, spec.package, folder=spec.out.name, regenerate=spec.command)
+    files[f"{spec.out.name}/{MANIFEST}"] = manifest(spec, protocol)
+    return files
+
+
+def manifest(spec: VendorSpec, protocol: ir.Protocol) -> str:
+    """The manifest of a copy: what it is, what it was built from, the command that wrote it."""
+    source = protocol.source
+    record = {
+        "acpgen": generator_version(),
+        "build": spec.variant,
+        "command": spec.command,
+        "package": spec.package,
+        "schema": {"file": source.file, "package": source.package, "sha256": source.sha256, "version": source.version},
+    }
+    return json.dumps(record, indent=2, sort_keys=True) + "\n"
+
+
+def _requested(args: argparse.Namespace) -> VendorSpec:
+    if not args.package or not _PACKAGE.fullmatch(args.package):
+        raise AcpgenError(
+            Problem(
+                f"--package must be a dotted Python import name, not {args.package!r}",
+                "--package",
+                "Give the name your code will import the copy by, e.g. --package myapp._acp.",
+            )
+        )
+    if args.out.name != args.package.rpartition(".")[2]:
+        raise AcpgenError(
+            Problem(
+                f"the folder {args.out} cannot be imported as {args.package}",
+                "--out",
+                f"Name the folder after the last part of the package: --out .../{args.package.rpartition('.')[2]}.",
+            )
+        )
+    return VendorSpec(args.package, args.out, "unstable" if args.unstable else "stable")
+
+
+def _recorded(out: Path) -> VendorSpec:
+    path = out / MANIFEST
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        package, build = record["package"], record["build"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise AcpgenError(
+            Problem(
+                f"no readable vendoring manifest: {error}",
+                f"{path}",
+                "Point --out at a folder written by `acpgen vendor` (it holds _vendor.json), or vendor it again.",
+            )
+        ) from None
+    if build not in ("stable", "unstable") or not isinstance(package, str):
+        raise AcpgenError(Problem(f"the manifest names an unknown build {build!r}", f"{path}#/build", "Vendor again."))
+    return VendorSpec(package, out, cast("ir.Variant", build))
