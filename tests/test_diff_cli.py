@@ -38,7 +38,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 def test_fail_on_sets_the_exit_code(acp_schemas: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
     old, new = str(acp_schemas / "v0.8.0"), str(acp_schemas / "v0.9.0")
     code, out, _ = _run(capsys, "--config", config, "diff", old, new, "--fail-on", "breaking")
-    assert code == 1 and "field-narrowed [wire] x" in out and "any value -> object or null" in out
+    assert code == 1 and "field-narrowed [wire, stable] x" in out and "any value -> object or null" in out
     code, out, _ = _run(capsys, "--config", config, "diff", old, new)
     assert code == 0
     calm_old, calm_new = str(acp_schemas / "v0.13.4"), str(acp_schemas / "v0.13.5")
@@ -107,3 +107,34 @@ def test_invalid_json_side(tmp_path: Path, config: str, capsys: pytest.CaptureFi
 def test_list_rules(config: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "--config", config, "diff", "--list-rules")
     assert code == 0 and "field-narrowed" in out and "stabilised" in out
+
+
+def test_reports_made_for_review(acp_schemas: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Stability per finding, a stable-only view, CI annotations (issue 15)."""
+    old, new = str(acp_schemas / "v0.13.4"), str(acp_schemas / "v0.13.5")
+    _, everything, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "json")
+    stabilities = {f["stability"] for f in json.loads(everything)["findings"]}
+    assert stabilities == {"stable", "unstable"}
+    _, stable, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "json", "--stable-only")
+    kept = json.loads(stable)["findings"]
+    assert kept and {f["stability"] for f in kept} == {"stable"}
+    assert len(kept) == sum(f["stability"] == "stable" for f in json.loads(everything)["findings"])
+    _, markdown, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "markdown")
+    assert "| rule | category | stability | change | breaks |" in markdown and "| unstable |" in markdown
+    code, github, _ = _run(capsys, "--config", config, "diff", old, new, "--format", "github", "--fail-on", "warning")
+    annotations = github.splitlines()
+    assert code == 1 and len(annotations) == len(json.loads(everything)["findings"]) + 1
+    assert annotations[0].startswith("::warning title=acpgen diff field-removed (source%2C unstable)::")
+    assert annotations[-1] == f"::notice title=acpgen diff::{old} -> {new}: 0 breaking, 10 warning, 120 info"
+
+
+def test_sides_are_labelled_with_their_version_and_commit(config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = str(Path(config).parent / "schema")
+    version = read_lock(Path(schema)).version
+    _, out, _ = _run(capsys, "--config", config, "diff", "HEAD:schema", schema, "--format", "markdown")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+    title = out.splitlines()[0]
+    assert title == (
+        f"### ACP spec diff: `{DEFAULT_PACKAGE}@{version} (HEAD:schema, {commit.stdout.strip()})` -> "
+        f"`{DEFAULT_PACKAGE}@{version} ({schema})`"
+    )

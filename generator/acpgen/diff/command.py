@@ -9,7 +9,7 @@ from typing import Any
 from acpgen.config import Settings
 from acpgen.errors import EXIT_OK, EXIT_STALE
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "github")
 EXIT_FINDINGS = EXIT_STALE
 """Exit code when ``--fail-on`` found a finding at or above its level."""
 
@@ -27,11 +27,19 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("old", nargs="?", help="the older revision")
     parser.add_argument("new", nargs="?", help="the newer revision (default: the pinned schema folder)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="output format: text (default), markdown (a pull-request comment), json, github (CI annotations)",
+    )
     parser.add_argument(
         "--fail-on",
         choices=("breaking", "warning", "info"),
         help="exit 1 when a finding at this level or above exists",
+    )
+    parser.add_argument(
+        "--stable-only", action="store_true", help="report changes of stable items only (what the stable build sees)"
     )
     parser.add_argument("--list-rules", action="store_true", help="list the rule ids and exit")
     parser.set_defaults(run=run)
@@ -39,7 +47,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.diff.compare import compare
-    from acpgen.diff.report import rules_table, to_json, to_markdown, to_text
+    from acpgen.diff.report import rules_table, to_github, to_json, to_markdown, to_text
     from acpgen.diff.rules import LEVELS
     from acpgen.diff.sources import load_side
     from acpgen.fetch import DEFAULT_PACKAGE
@@ -54,8 +62,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     old = load_side(args.old, settings.cache_dir, package=DEFAULT_PACKAGE)
     new = load_side(new_spec, settings.cache_dir, package=DEFAULT_PACKAGE)
     findings = compare(old, new)
-    render = {"text": to_text, "markdown": to_markdown, "json": to_json}[args.format]
-    sys.stdout.write(render(args.old, new_spec, findings))
+    if args.stable_only:
+        findings = [f for f in findings if f.stability == "stable"]
+    render = {"text": to_text, "markdown": to_markdown, "json": to_json, "github": to_github}[args.format]
+    sys.stdout.write(render(old.label, new.label, findings))
     if args.fail_on is not None:
         threshold = LEVELS.index(args.fail_on)
         if any(LEVELS.index(f.level) <= threshold for f in findings):

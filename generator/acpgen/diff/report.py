@@ -1,8 +1,10 @@
-"""Findings as text (a terminal), Markdown (a pull-request comment) or JSON (tools).
+"""Findings as text (a terminal), Markdown (a pull-request comment), JSON (tools) or GitHub
+workflow annotations (CI logs).
 
-Text and Markdown group findings that say the same thing (same rule, level, category, old and
-new value, notes, and who is affected) so that a change made across many types (``_meta``
-narrowed on every type) takes a few lines; JSON lists every finding.
+Text and Markdown group findings that say the same thing (same rule, level, category,
+stability, old and new value, notes, and who is affected) so that a change made across many
+types (``_meta`` narrowed on every type) takes a few lines; JSON and the annotations list every
+finding. Every format says whether a finding is about a stable or an unstable item.
 """
 
 from __future__ import annotations
@@ -45,7 +47,16 @@ def group(findings: Sequence[Finding]) -> list[Group]:
     groups: dict[str, list[Finding]] = {}
     for finding in findings:
         key = json.dumps(
-            [finding.level, finding.rule, finding.category, finding.affects, finding.notes, finding.old, finding.new],
+            [
+                finding.level,
+                finding.rule,
+                finding.category,
+                finding.stability,
+                finding.affects,
+                finding.notes,
+                finding.old,
+                finding.new,
+            ],
             sort_keys=True,
             default=str,
         )
@@ -90,7 +101,7 @@ def to_text(old: str, new: str, findings: Sequence[Finding]) -> str:
         for g in groups:
             f = g.first
             count = f" x{len(g.findings)}" if len(g.findings) > 1 else ""
-            head = f"  {f.rule} [{f.category}]{count}"
+            head = f"  {f.rule} [{f.category}, {f.stability}]{count}"
             if g.uniform:
                 lines.append(head + (_change(g) if len(g.findings) > 1 else f" {f.message}"))
             else:
@@ -127,7 +138,13 @@ def to_markdown(old: str, new: str, findings: Sequence[Finding]) -> str:
         groups = [g for g in group(findings) if g.first.level == level]
         if not groups:
             continue
-        lines += ["", f"#### {level.capitalize()}", "", "| rule | category | change | breaks |", "|---|---|---|---|"]
+        lines += [
+            "",
+            f"#### {level.capitalize()}",
+            "",
+            "| rule | category | stability | change | breaks |",
+            "|---|---|---|---|---|",
+        ]
         for g in groups:
             f = g.first
             if len(g.findings) == 1:
@@ -139,7 +156,8 @@ def to_markdown(old: str, new: str, findings: Sequence[Finding]) -> str:
                 change = "<br>".join(_md(x.message) for x in g.findings)
             if f.notes:
                 change += f" _({_md('; '.join(f.notes))})_"
-            lines.append(f"| `{f.rule}` | {f.category} | {change} | {_md('; '.join(f.affects)) or '-'} |")
+            affects = _md("; ".join(f.affects)) or "-"
+            lines.append(f"| `{f.rule}` | {f.category} | {f.stability} | {change} | {affects} |")
     return "\n".join(lines) + "\n"
 
 
@@ -171,6 +189,27 @@ def to_json(old: str, new: str, findings: Sequence[Finding]) -> str:
         ],
     }
     return json.dumps(document, indent=2, sort_keys=False, default=str) + "\n"
+
+
+_ANNOTATION = {"breaking": "error", "warning": "warning", "info": "notice"}
+
+
+def to_github(old: str, new: str, findings: Sequence[Finding]) -> str:
+    """One GitHub workflow annotation per finding (``::error``, ``::warning``, ``::notice``)."""
+    lines = []
+    for f in findings:
+        title = _escape(f"acpgen diff {f.rule} ({f.category}, {f.stability})", property_value=True)
+        text = f.message + (f" - breaks: {'; '.join(f.affects)}" if f.affects else "")
+        text += f" ({'; '.join(f.notes)})" if f.notes else ""
+        lines.append(f"::{_ANNOTATION[f.level]} title={title}::{_escape(text)}")
+    lines.append(f"::notice title=acpgen diff::{_escape(_title(old, new, findings))}")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(text: str, *, property_value: bool = False) -> str:
+    """Escaped as workflow commands require (their data, or a property's value)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
 
 
 def rules_table() -> str:

@@ -43,16 +43,21 @@ class Located:
 
 
 def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
-    """The snapshot of the side ``spec`` (see the module docstring)."""
+    """The snapshot of the side ``spec`` (see the module docstring), labelled for a reader:
+    with the package version its lock records, and the commit a git ref names."""
     path = Path(spec)
     if path.exists():
-        return load_files(spec, locate(path))
+        return load_files(_versioned(spec, path), locate(path))
     if spec.startswith("npm:") or VERSION.fullmatch(spec):
-        return load_files(spec, locate(_npm(spec.removeprefix("npm:"), cache_dir, package)))
+        return load_files(
+            f"{package}@{spec.removeprefix('npm:')}", locate(_npm(spec.removeprefix("npm:"), cache_dir, package))
+        )
     if ":" in spec:
         ref, _, inside = spec.partition(":")
+        commit = _run_git(["rev-parse", "--short", f"{ref}^{{commit}}"], spec).strip()
         with tempfile.TemporaryDirectory(prefix="acpgen-diff-") as tmp:
-            return load_files(spec, locate(_git(ref, inside, Path(tmp))))
+            folder = _git(ref, inside, Path(tmp))
+            return load_files(_versioned(spec, folder, commit), locate(folder))
     raise AcpgenError(
         Problem(
             f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
@@ -60,6 +65,21 @@ def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
             "Give a path (schema/), a git ref and path (HEAD~1:schema), or a version (2.3.0 or npm:2.3.0).",
         )
     )
+
+
+def _versioned(spec: str, path: Path, commit: str = "") -> str:
+    """``spec`` (and the commit it names), preceded by the package and version that a schema
+    lock beside the files records: ``@agentclientprotocol/sdk@2.4.0 (HEAD~1:schema, 34106e8)``."""
+    where = f"{spec}, {commit}" if commit else spec
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder, folder.parent):
+        if (candidate / LOCK_NAME).is_file():
+            try:
+                lock = read_lock(candidate)
+            except AcpgenError:
+                break
+            return f"{lock.package}@{lock.version} ({where})"
+    return f"{spec} ({commit})" if commit else spec
 
 
 def locate(path: Path) -> Located:
