@@ -5,6 +5,7 @@ the code under test; bounds are checked on state (queue lengths, buffered bytes)
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import socket
@@ -505,7 +506,9 @@ class Greeter:
 
 
 def dispatch(message: dict[str, Any], handler: object | None = None) -> Any:
-    return asyncio.run(Dispatcher(handler or Greeter(), SPECS).dispatch(message))
+    """The dispatcher's response as the peer reads it (results are JSON bytes already)."""
+    response = asyncio.run(Dispatcher(handler or Greeter(), SPECS).dispatch(message))
+    return None if response is None else json.loads(rt.encode(response))
 
 
 def test_dispatcher_answers_results_by_alias_and_reads_dicts_as_the_result_model() -> None:
@@ -553,3 +556,15 @@ def test_spawn_wants_an_argument_list() -> None:
 
     with pytest.raises(ValueError, match="list of arguments"):
         asyncio.run(_process.spawn("my-agent --stdio"))  # type: ignore[arg-type]
+
+
+def test_models_are_written_in_one_pass_and_spliced_into_the_envelope() -> None:
+    from acpgen.runtime._rpc import Encoded
+
+    answer = asyncio.run(Dispatcher(Greeter(), SPECS).dispatch({"id": 7, "method": "greet", "params": {"name": "é"}}))
+    assert type(answer["result"]) is Encoded  # pydantic-core wrote the JSON; no dict in between
+    assert rt.encode(answer) == '{"jsonrpc":"2.0","id":7,"result":{"greeting":"hello é"}}\n'.encode()
+    lone = asyncio.run(
+        Dispatcher(Greeter(), SPECS).dispatch({"id": 8, "method": "greet", "params": {"name": "\ud800"}})
+    )
+    assert rt.encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}\n'  # escaped, never lost

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
+import json
 import socket
 from types import ModuleType
 from typing import Any
@@ -93,7 +94,12 @@ def _dispatch(message: dict[str, Any]) -> tuple[Any, _Handler]:
     handler = _Handler(module("stable", "models"), module("stable", "errors"))
     methods = module("stable", "methods").handled_by("agent", "both")
     dispatcher = module("stable", "dispatch").Dispatcher(handler, methods)
-    return asyncio.run(dispatcher.dispatch(message)), handler
+    return _on_the_wire(asyncio.run(dispatcher.dispatch(message))), handler
+
+
+def _on_the_wire(response: Any) -> Any:
+    """A response as the peer reads it (results are serialised straight to JSON bytes)."""
+    return None if response is None else json.loads(module("stable", "connection").encode(response))
 
 
 def test_dispatch_validates_calls_and_serialises_by_alias() -> None:
@@ -109,7 +115,8 @@ def test_dispatch_reuses_its_route_and_reads_a_none_result_as_the_defaults() -> 
     dispatcher = module("stable", "dispatch").Dispatcher(handler, module("stable", "methods").handled_by("agent"))
     for request_id, method_id in ((1, "a"), (2, "b")):
         message = {"jsonrpc": "2.0", "id": request_id, "method": "authenticate", "params": {"methodId": method_id}}
-        assert asyncio.run(dispatcher.dispatch(message)) == {"jsonrpc": "2.0", "id": request_id, "result": {}}
+        response = _on_the_wire(asyncio.run(dispatcher.dispatch(message)))
+        assert response == {"jsonrpc": "2.0", "id": request_id, "result": {}}
     assert [p.method_id for p in handler.seen] == ["a", "b"]
     bad = {"jsonrpc": "2.0", "id": 3, "method": "authenticate", "params": {"methodId": 7}}
     assert asyncio.run(dispatcher.dispatch(bad))["error"]["code"] == -32602

@@ -50,7 +50,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self, TextIO
 
-from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, RequestError, read_id
+from pydantic_core import from_json
+
+from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Encoded, RequestError, read_id
 
 __all__ = [
     "CANCEL_REQUEST",
@@ -75,6 +77,9 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 _CHUNK = 64 * 1024
 _ID_WINDOW = 64 * 1024
 """How much of an oversized or over-deep message is searched for its id."""
+_FAST_DEPTH = 200
+"""The nesting pydantic-core's JSON reader refuses beyond (without recursing into it)."""
+_UNREAD: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,14 +383,8 @@ class Connection:
         return not busy or self._awaiting > 0
 
     async def _receive(self, line: bytes) -> None:
-        if too_deep(line, self.limits.max_depth):
-            reason = {"limit": self.limits.max_depth}
-            await self._refuse(find_id(line[:_ID_WINDOW]), "Nesting too deep", reason)
-            return
-        try:
-            message = json.loads(line, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            await self._send_error(None, RequestError(PARSE_ERROR, "Parse error"))
+        message = await self._decode(line)
+        if message is _UNREAD:
             return
         if type(message) is not dict:
             await self._refuse(None, "Invalid request", {"reason": "a message is a JSON object"})
@@ -396,6 +395,28 @@ class Connection:
         else:
             what = {"reason": "neither a request, a notification nor a response"}
             await self._refuse(None, "Invalid request", what)
+
+    async def _decode(self, line: bytes) -> Any:
+        """The message a line holds, or ``_UNREAD`` once the line has been refused.
+
+        pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
+        ``_FAST_DEPTH`` without recursing); what it refuses is read again by the standard
+        library's, which also reads lone surrogates, after an exact depth check.
+        """
+        limit = self.limits.max_depth
+        if limit >= _FAST_DEPTH or not too_deep(line, limit):
+            try:
+                return from_json(line, allow_inf_nan=False)
+            except ValueError:
+                pass
+        if too_deep(line, limit):
+            await self._refuse(find_id(line[:_ID_WINDOW]), "Nesting too deep", {"limit": limit})
+            return _UNREAD
+        try:
+            return json.loads(line, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            await self._send_error(None, RequestError(PARSE_ERROR, "Parse error"))
+            return _UNREAD
 
     async def _on_call(self, message: dict[str, Any], size: int) -> None:
         method = message["method"]
@@ -642,13 +663,30 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def encode(message: Any) -> bytes:
-    """One line of JSON; raises on what JSON cannot hold (NaN, infinities, other objects)."""
-    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_ASCII_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One line of JSON; raises on what JSON cannot hold (NaN, infinities, other objects).
+
+    Members that are already JSON (:class:`Encoded`: params and results serialised by
+    pydantic-core) are spliced in as they are.
+    """
+    if not any(type(value) is Encoded for value in message.values()):
+        return _dumps(message) + b"\n"
+    members = (
+        _dumps(key) + b":" + (value if type(value) is Encoded else _dumps(value))
+        for key, value in message.items()
+    )
+    return b"{" + b",".join(members) + b"}\n"
+
+
+def _dumps(value: Any) -> bytes:
     try:
-        return text.encode() + b"\n"
-    except UnicodeEncodeError:  # a lone surrogate: write it escaped, as it may have come in
-        return json.dumps(message, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+        return _JSON(value).encode()
+    except UnicodeEncodeError:  # a lone surrogate: written escaped, as it may have come in
+        return _ASCII_JSON(value).encode()
 
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

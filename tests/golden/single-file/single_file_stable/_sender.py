@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
 
-from ._rpc import MethodSpec
+from ._rpc import MethodSpec, to_json
 
 __all__ = ["Sender", "Transport"]
 
@@ -61,12 +61,11 @@ class Sender:
         adapter = self._adapters.get(model)
         if adapter is None:
             adapter = self._adapters[model] = TypeAdapter(model)
+            adapter.rebuild()  # build the deferred schema now: its serializer is used directly
         return adapter
 
     def _dump(self, spec: MethodSpec, params: Any) -> Any:
-        return self._adapter(spec.params).dump_python(
-            params, mode="json", by_alias=True, exclude_unset=True
-        )
+        return to_json(self._adapter(spec.params).serializer, params)
 
     async def _request(self, wire: str, params: Any) -> Any:
         spec = self._methods[(wire, "request")]

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._rpc import INVALID_REQUEST, MethodSpec, RequestError
+from ._rpc import INVALID_REQUEST, MethodSpec, RequestError, to_json
 
 __all__ = ["Dispatcher"]
 
@@ -45,14 +45,14 @@ class _Route:
         self.wire, self.python_name = spec.wire, spec.python_name
         self._validate: Callable[[Any], Any] | None = None
         self._read_result: Callable[[Any], Any] | None = None
-        self._serialize: Callable[..., Any] | None = None
+        self._serialize: Any = None
 
     def _build(self) -> Callable[[Any], Any]:
         params = _built(self._spec.params)
         if self._spec.result is not None:
             result = _built(self._spec.result)
             self._read_result = result.validator.validate_python
-            self._serialize = result.serializer.to_python
+            self._serialize = result.serializer
         self._validate = params.validator.validate_python
         return self._validate
 
@@ -66,7 +66,7 @@ class _Route:
             raise RequestError.invalid_params(json.loads(details)) from None
 
     def answer(self, result: Any) -> Any:
-        """The handler's result as wire JSON (None reads as the result model's defaults).
+        """The handler's result as wire JSON bytes (None reads as the result model's defaults).
 
         A result that is not the result model is validated as one (so a dict of wire names
         works); one that does not fit raises (and so answers -32603).
@@ -82,9 +82,7 @@ class _Route:
         # a union result cannot be checked above: the serializer refuses what fits no branch
         # (checking costs about 1.5 us, so it is spared where isinstance has already decided)
         strict = "error" if not isinstance(expected, type) else True
-        return self._serialize(
-            result, mode="json", by_alias=True, exclude_unset=True, warnings=strict
-        )
+        return to_json(self._serialize, result, warnings=strict)
 
 
 def _built(model: Any) -> TypeAdapter[Any]:

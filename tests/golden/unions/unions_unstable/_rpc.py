@@ -19,10 +19,12 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
+    "Encoded",
     "MethodSpec",
     "RequestError",
     "Side",
     "read_id",
+    "to_json",
     "valid_id",
 ]
 
@@ -34,6 +36,33 @@ INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
+
+
+class Encoded(bytes):
+    """A value already written as JSON text (UTF-8): a message carries it as it is.
+
+    Models are serialised straight to JSON by pydantic-core (one pass, no intermediate dict);
+    the connection splices the bytes into the envelope it writes.
+    """
+
+    __slots__ = ()
+
+
+def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
+    """``value`` serialised by alias, without what was not set, straight to JSON bytes.
+
+    Falls back to JSON-compatible Python values where pydantic-core cannot write the text
+    itself (a lone surrogate in a string): the connection escapes those when it writes.
+    """
+    try:
+        return Encoded(serializer.to_json(value, by_alias=True, exclude_unset=True, **options))
+    except ValueError as error:  # PydanticSerializationError
+        if "surrogates not allowed" not in str(error):
+            raise
+        return serializer.to_python(
+            value, mode="json", by_alias=True, exclude_unset=True, **options
+        )
+
 
 RequestId = str | int | None
 _INT64 = 2**63
