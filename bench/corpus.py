@@ -1,8 +1,11 @@
-"""The benchmark corpus: realistic ACP messages in ``bench/corpus/<group>/<NN>-<name>.json``.
+"""The benchmark corpus: realistic ACP messages in ``bench/corpus/<group>/<NN>-<name>.json``,
+and one realistic turn in ``bench/corpus/turn/``.
 
-Each file is ``{"def": <$defs type of the payload>, "message": <JSON-RPC message>,
-"payload": "params" | "result"}``, the layout of the test corpus. ``tests/test_bench_corpus.py``
-checks every message against the schema and round-trips it through the models.
+Each file of a group is ``{"def": <$defs type of the payload>, "message": <JSON-RPC message>,
+"payload": "params" | "result"}``, the layout of the test corpus. The turn is two files of
+newline-delimited JSON, one per direction, written by ``bench.turn_writer``.
+``tests/test_bench_corpus.py`` checks every message against the schema and round-trips it
+through the models.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 GROUPS = ("session-update", "session-prompt", "initialize-response")
+TURN = CORPUS / "turn"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +46,25 @@ def load(group: str) -> list[Message]:
         data = json.loads(path.read_text(encoding="utf-8"))
         found.append(Message(group, path.stem, data["def"], data["message"], data["payload"]))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """One turn on the wire: the lines the client read and wrote, each without its newline."""
+
+    received: tuple[bytes, ...]
+    sent: tuple[bytes, ...]
+
+    def pending(self) -> dict[Any, str]:
+        """The method of each request the client sent, by id: what its answer is read as."""
+        requests = (json.loads(line) for line in self.sent)
+        return {m["id"]: m["method"] for m in requests if "method" in m and "id" in m}
+
+
+def load_turn() -> Transcript:
+    """The realistic turn (``bench.turn_writer``)."""
+
+    def read(name: str) -> tuple[bytes, ...]:
+        return tuple((TURN / name).read_bytes().splitlines())
+
+    return Transcript(read("agent-to-client.ndjson"), read("client-to-agent.ndjson"))

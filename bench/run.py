@@ -1,25 +1,37 @@
 """``make bench``: our figures against their references, measured alternately in one run.
 
-    uv run --group bench python -m bench.run [--quick] [--json] [--only P1,P3]
+    uv run --group bench python -m bench.run [--quick] [--json] [--only T1,P3] [--out FILE]
 
 Prints, for each figure, our median, the reference's, the ratio and the target (met or
-missed). The references: the official Python SDK (``agent-client-protocol``, the ``bench``
-dependency group) for P1, P2 and R1, datamodel-code-generator alone for P3, bare params
-validation for P4. No figure is asserted anywhere: the benchmark reports, the reader judges.
+missed), and writes the same figures as JSON to ``--out`` (``bench/results.json`` by default,
+not committed). The references: the official Python SDK (``agent-client-protocol``, the
+``bench`` dependency group) for T1-T4, P1, P2 and R1, datamodel-code-generator alone for P3,
+bare params validation for P4. What users feel comes first: T1 reading a realistic turn
+(``bench.read_path``), T2 sending it (``bench.send_path``), T3 round trips over a pipe
+(``bench.round_trip``), T4 memory after import (``bench.rss``). No figure is asserted
+anywhere: the benchmark reports, the reader judges.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 from dataclasses import asdict
+from pathlib import Path
+from typing import Any
 
 from bench.figures import Figure, p1, p2, p3, p4, r1, r2
+from bench.read_path import t1
+from bench.round_trip import t3
+from bench.rss import t4
+from bench.send_path import t2
 
-FIGURES = {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "R1": r1, "R2": r2}
-ROUNDS = {"P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5}
+FIGURES = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "P1": p1, "P2": p2, "P3": p3, "P4": p4, "R1": r1, "R2": r2}
+ROUNDS = {"T1": 15, "T2": 15, "T3": 9, "T4": 5, "P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5}
+RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
 def main() -> int:
@@ -27,20 +39,37 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run, noisier figures)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--only", default=",".join(FIGURES), help="comma-separated figures to run (default: all)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"JSON file of the figures (default: {RESULTS.name})")
     args = parser.parse_args()
     chosen = [name.strip().upper() for name in args.only.split(",") if name.strip()]
     unknown = [name for name in chosen if name not in FIGURES]
     if unknown:
         parser.error(f"unknown figure(s) {', '.join(unknown)}; choose among {', '.join(FIGURES)}")
+    load_before = os.getloadavg()
     figures: list[Figure] = []
     for name in chosen:
         rounds = 3 if args.quick else ROUNDS[name]
         figures += FIGURES[name](rounds)
-    if args.json:
-        print(json.dumps([{**asdict(f), "ratio": f.ratio} for f in figures], indent=2))
-    else:
-        print(_table(figures))
+    report = _report(figures, sys.argv[1:], load_before)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report["figures"], indent=2) if args.json else _table(figures))
     return 0
+
+
+def _report(figures: list[Figure], argv: list[str], load_before: tuple[float, float, float]) -> dict[str, Any]:
+    """The figures as JSON, with what they were measured on."""
+    return {
+        "command": " ".join(["python -m bench.run", *argv]),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "figures": [{**asdict(f), "ratio": f.ratio, "result": _result(f)} for f in figures],
+    }
+
+
+def _result(figure: Figure) -> str:
+    return "" if figure.target == "-" else "met" if figure.met else "MISSED"
 
 
 def _table(figures: list[Figure]) -> str:
@@ -51,11 +80,8 @@ def _table(figures: list[Figure]) -> str:
         "-" * len(head),
     ]
     for f in figures:
-        result = "met" if f.met else "MISSED"
-        if f.target == "-":
-            result = ""
         lines.append(
-            f"{f.name:<62} {_num(f.ours):>12} {_num(f.theirs):>12} {f.ratio:>6.2f}x  {f.target:<9} {result}"
+            f"{f.name:<62} {_num(f.ours):>12} {_num(f.theirs):>12} {f.ratio:>6.2f}x  {f.target:<9} {_result(f)}"
             + (f"  ({f.unit}; {f.note})" if f.note else f"  ({f.unit})")
         )
     return "\n".join(lines)

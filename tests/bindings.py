@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,8 +24,9 @@ def models(variant: str) -> ModuleType:
     return importlib.import_module(f"{PACKAGES[variant]}.models")
 
 
+@cache
 def adapter(variant: str, def_name: str) -> TypeAdapter[Any]:
-    """A TypeAdapter for the type generated from ``$defs[def_name]`` (classes and aliases alike)."""
+    """A TypeAdapter for the type generated from ``$defs[def_name]`` (classes and aliases alike), built once."""
     return TypeAdapter(getattr(models(variant), type_class_name(def_name)))
 
 

@@ -1,7 +1,11 @@
 """The benchmark corpus (``bench/corpus``) is valid ACP: every payload validates against the
 schema (the stable one, or else the unstable one), its envelope validates as the JSON-RPC
 message it is and names the right method, and it round-trips from JSON bytes (what the
-benchmark parses) through the models of every build that has its type."""
+benchmark parses) through the models of every build that has its type.
+
+The realistic turn (``bench/corpus/turn``) is held to the same, line by line in both
+directions (a response read as the result of the request it answers), is stable ACP, and is
+exactly what its writer (``bench.turn_writer``) writes."""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from bench.corpus import GROUPS, Message, load
+from bench import turn_writer
+from bench.corpus import GROUPS, TURN, Message, load, load_turn
 from tests.bindings import ROOT, adapter, wire
 
 LEAST = {"session-update": 40, "session-prompt": 5, "initialize-response": 3}
@@ -31,12 +36,13 @@ def _schema(variant: str) -> dict[str, Any]:
     return doc
 
 
+@cache
+def _validator(variant: str, def_name: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": _schema(variant)["$defs"]})
+
+
 def _valid(variant: str, def_name: str, value: Any) -> bool:
-    doc = _schema(variant)
-    if def_name not in doc["$defs"]:
-        return False
-    validator = Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": doc["$defs"]})
-    return validator.is_valid(value)
+    return def_name in _schema(variant)["$defs"] and _validator(variant, def_name).is_valid(value)
 
 
 def test_every_group_is_substantial() -> None:
@@ -68,3 +74,82 @@ def test_message_validates_and_round_trips(msg: Message) -> None:
             assert "method" not in msg.message and "id" in msg.message
         obj = adapter(variant, msg.def_name).validate_json(msg.payload_bytes)
         assert wire(variant, msg.def_name, obj) == msg.payload
+
+
+# -- the realistic turn -------------------------------------------------------------------------
+
+TRANSCRIPT = load_turn()
+TURN_LINES = [
+    (direction, index) for direction in ("received", "sent") for index in range(len(getattr(TRANSCRIPT, direction)))
+]
+TURN_ENVELOPE = {
+    ("received", "request"): "AgentRequest",
+    ("received", "notification"): "AgentNotification",
+    ("received", "response"): "AgentResponse",
+    ("sent", "request"): "ClientRequest",
+    ("sent", "notification"): "ClientNotification",
+    ("sent", "response"): "ClientResponse",
+}
+
+
+def _kind(message: dict[str, Any]) -> str:
+    return "response" if "method" not in message else "request" if "id" in message else "notification"
+
+
+@cache
+def _payload_defs() -> dict[tuple[str, str], str]:
+    """The stable ``$defs`` type of each method's params and result, by (method, "params" | "result")."""
+    found = {}
+    for name, definition in _schema("stable")["$defs"].items():
+        if "x-method" in definition:
+            found[(definition["x-method"], "result" if name.endswith("Response") else "params")] = name
+    return found
+
+
+def _asked(direction: str) -> dict[Any, str]:
+    """The method of every request the other side sent, by id (what a response of ``direction`` answers)."""
+    if direction == "received":
+        return TRANSCRIPT.pending()
+    requests = [json.loads(line) for line in TRANSCRIPT.received]
+    return {m["id"]: m["method"] for m in requests if _kind(m) == "request"}
+
+
+def test_turn_is_what_its_writer_writes() -> None:
+    for name, data in turn_writer.rendered().items():
+        assert (TURN / name).read_bytes() == data, f"{name} is stale: run `uv run python -m bench.turn_writer`"
+
+
+def test_turn_is_one_long_realistic_turn() -> None:
+    received = [json.loads(line) for line in TRANSCRIPT.received]
+    assert len(received) >= 300 and sum(map(len, TRANSCRIPT.received)) >= 1_000_000
+    updates = [m["params"]["update"] for m in received if m.get("method") == "session/update"]
+    kinds = {u["sessionUpdate"] for u in updates}
+    assert {"agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan"} <= kinds
+    assert {"available_commands_update", "usage_update"} <= kinds
+    shown = {c["type"] for u in updates for c in u.get("content") or [] if isinstance(u.get("content"), list)}
+    assert {"diff", "terminal", "content"} <= shown
+    asked = {m["method"] for m in received if _kind(m) == "request"}
+    assert {"session/request_permission", "fs/read_text_file", "terminal/create", "terminal/output"} <= asked
+    assert _kind(received[-1]) == "response" and TRANSCRIPT.pending()[received[-1]["id"]] == "session/prompt"
+    answered = [json.loads(line)["id"] for line in TRANSCRIPT.sent if "method" not in json.loads(line)]
+    assert sorted(answered) == sorted(m["id"] for m in received if _kind(m) == "request")
+
+
+@pytest.mark.parametrize(("direction", "index"), TURN_LINES, ids=[f"{d}-{i:03d}" for d, i in TURN_LINES])
+def test_turn_message_validates_and_round_trips(direction: str, index: int) -> None:
+    line = getattr(TRANSCRIPT, direction)[index]
+    message = json.loads(line)
+    kind = _kind(message)
+    assert message["jsonrpc"] == "2.0"
+    assert _valid("stable", TURN_ENVELOPE[(direction, kind)], message), (
+        f"not a valid {TURN_ENVELOPE[(direction, kind)]}"
+    )
+    method = _asked(direction)[message["id"]] if kind == "response" else message["method"]
+    key = "result" if kind == "response" else "params"
+    def_name = _payload_defs()[(method, key)]
+    assert _valid("stable", def_name, message[key]), f"the {key} are not a valid {def_name}"
+    payload = json.dumps(message[key], ensure_ascii=False, separators=(",", ":")).encode()
+    assert payload in line  # the line carries its payload as the wire writes it
+    for variant in ("stable", "unstable"):
+        obj = adapter(variant, def_name).validate_json(payload)
+        assert wire(variant, def_name, obj) == message[key]
