@@ -4,8 +4,8 @@ Every line the client reads (``bench/corpus/turn/agent-to-client.ndjson``), in a
 decode it, find its method (for a response, the method of the pending request it answers) and
 validate its params (or result) as that method's model. Two ways to read it, each on both sides:
 
-- **method known**, what the runtimes do. Ours: the connection's depth check and decoding
-  (``too_deep``, ``json.loads`` refusing NaN), then the dispatcher's route for the method
+- **method known**, what the runtimes do. Ours: the connection's decoding (``decode``:
+  pydantic-core's JSON reader, refusing NaN and nesting past its limit), then the dispatcher's route for the method
   (``_Route.read``: the params model's pydantic-core validator), and for the answer to our
   ``session/prompt`` the result model's validator, as the sender reads it. Theirs:
   ``json.loads`` as ``NdjsonTransport.receive`` does, then ``model.model_validate(params)`` with
@@ -33,10 +33,6 @@ REPEAT = 10
 """Turns read per round and contender."""
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def ours_known(transcript: Transcript) -> Callable[[], None]:
     connection, dispatch, methods = (bindings(m) for m in ("connection", "dispatch", "methods"))
     routes: dict[str, Validate] = {
@@ -47,13 +43,11 @@ def ours_known(transcript: Transcript) -> Callable[[], None]:
         request_id: TypeAdapter(by_wire[method].result).validate_python
         for request_id, method in transcript.pending().items()
     }
-    too_deep, depth, lines = connection.too_deep, connection.Limits().max_depth, transcript.received
+    decode, depth, lines = connection.decode, connection.Limits().max_depth, transcript.received
 
     def read() -> None:
         for line in lines:
-            if too_deep(line, depth):
-                raise ValueError("too deep")
-            message = json.loads(line, parse_constant=_refuse_constant)
+            message = decode(line, depth)
             if "method" in message:
                 routes[message["method"]](message["params"])
             else:

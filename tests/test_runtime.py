@@ -568,3 +568,26 @@ def test_models_are_written_in_one_pass_and_spliced_into_the_envelope() -> None:
         Dispatcher(Greeter(), SPECS).dispatch({"id": 8, "method": "greet", "params": {"name": "\ud800"}})
     )
     assert rt.encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}\n'  # escaped, never lost
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (b'{"id": 1, "x": "\\u00e9"}', {"id": 1, "x": "é"}),
+        (b'{"x": "\\ud800"}', {"x": "\ud800"}),  # the fast reader refuses a lone surrogate; the slow one reads it
+        (b'{"id": 3, "x": ' + b"[" * 300 + b"]" * 300 + b"}", "depth 300"),  # past the fast reader's limit
+        (b'{"id": 4, "x": ' + b"[" * 600 + b"]" * 600 + b"}", (4, -32600)),
+        (b"[" * 100_000, (None, -32600)),
+        (b'{"x": NaN}', (None, -32700)),
+        (b'{"x": 1', (None, -32700)),
+        (b"\xff\xfe", (None, -32700)),
+    ],
+)
+def test_decode_reads_fast_and_refuses_exactly(line: bytes, expected: object) -> None:
+    got = rt.decode(line, 512)
+    if isinstance(expected, tuple):
+        assert type(got) is rt.Unreadable and (got.request_id, got.error.code) == expected
+    elif expected == "depth 300":
+        assert type(got) is dict and got["id"] == 3
+    else:
+        assert got == expected

@@ -64,6 +64,8 @@ __all__ = [
     "Connection",
     "Limits",
     "Trace",
+    "Unreadable",
+    "decode",
     "stdio_streams",
     "traced",
 ]
@@ -82,7 +84,6 @@ _ID_WINDOW = 64 * 1024
 """How much of an oversized or over-deep message is searched for its id."""
 _FAST_DEPTH = 200
 """The nesting pydantic-core's JSON reader refuses beyond (without recursing into it)."""
-_UNREAD: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,8 +387,9 @@ class Connection:
         return not busy or self._awaiting > 0
 
     async def _receive(self, line: bytes) -> None:
-        message = await self._decode(line)
-        if message is _UNREAD:
+        message = decode(line, self.limits.max_depth)
+        if type(message) is Unreadable:
+            await self._send_error(message.request_id, message.error)
             return
         if type(message) is not dict:
             await self._refuse(None, "Invalid request", {"reason": "a message is a JSON object"})
@@ -398,28 +400,6 @@ class Connection:
         else:
             what = {"reason": "neither a request, a notification nor a response"}
             await self._refuse(None, "Invalid request", what)
-
-    async def _decode(self, line: bytes) -> Any:
-        """The message a line holds, or ``_UNREAD`` once the line has been refused.
-
-        pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
-        ``_FAST_DEPTH`` without recursing); what it refuses is read again by the standard
-        library's, which also reads lone surrogates, after an exact depth check.
-        """
-        limit = self.limits.max_depth
-        if limit >= _FAST_DEPTH or not too_deep(line, limit):
-            try:
-                return from_json(line, allow_inf_nan=False)
-            except ValueError:
-                pass
-        if too_deep(line, limit):
-            await self._refuse(find_id(line[:_ID_WINDOW]), "Nesting too deep", {"limit": limit})
-            return _UNREAD
-        try:
-            return json.loads(line, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            await self._send_error(None, RequestError(PARSE_ERROR, "Parse error"))
-            return _UNREAD
 
     async def _on_call(self, message: dict[str, Any], size: int) -> None:
         method = message["method"]
@@ -660,6 +640,36 @@ def _settle(outgoing: _Outgoing, message: dict[str, Any]) -> None:
         future.set_exception(RequestError.from_wire(message["error"]))
     else:
         future.set_result(message["result"])
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line that is not read: the error it is answered with, and the id when it is known."""
+
+    request_id: Any
+    error: RequestError
+
+
+def decode(line: bytes, max_depth: int = 512) -> Any:
+    """The JSON value a line holds, or :class:`Unreadable` (-32700, or -32600 when too deep).
+
+    pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond ``_FAST_DEPTH``
+    without recursing into it); what it refuses is read again by the standard library's, which
+    also reads lone surrogates, after an exact depth check that never recurses either.
+    """
+    if max_depth >= _FAST_DEPTH or not too_deep(line, max_depth):
+        try:
+            return from_json(line, allow_inf_nan=False)
+        except ValueError:
+            pass
+    if too_deep(line, max_depth):
+        head = line[:_ID_WINDOW]
+        refusal = RequestError(INVALID_REQUEST, "Nesting too deep", {"limit": max_depth})
+        return Unreadable(read_id(find_id(head))[1], refusal)
+    try:
+        return json.loads(line, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return Unreadable(None, RequestError(PARSE_ERROR, "Parse error"))
 
 
 def _refuse_constant(name: str) -> Any:
