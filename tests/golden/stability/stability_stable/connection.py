@@ -686,13 +686,28 @@ def encode(message: dict[str, Any]) -> bytes:
     Members that are already JSON (:class:`Encoded`: params and results serialised by
     pydantic-core) are spliced in as they are.
     """
-    if not any(type(value) is Encoded for value in message.values()):
-        return _dumps(message) + b"\n"
-    members = (
-        _dumps(key) + b":" + (value if type(value) is Encoded else _dumps(value))
-        for key, value in message.items()
-    )
-    return b"{" + b",".join(members) + b"}\n"
+    return b"{" + b",".join([_member(key, value) for key, value in message.items()]) + b"}\n"
+
+
+def _member(key: str, value: Any) -> bytes:
+    """``"key":value`` of an envelope, its common parts written without the JSON encoder."""
+    head = _MEMBERS.get(key) or _dumps(key) + b":"
+    if type(value) is Encoded:
+        return head + value
+    if type(value) is int:  # an id
+        return head + str(value).encode()
+    if type(value) is str:  # a method, an id, "2.0"
+        try:
+            return head + _string(value).encode()
+        except UnicodeEncodeError:
+            pass
+    return head + _dumps(value)
+
+
+_string = json.encoder.encode_basestring
+_MEMBERS = {
+    key: f'"{key}":'.encode() for key in ("jsonrpc", "id", "method", "params", "result", "error")
+}
 
 
 def _dumps(value: Any) -> bytes:
