@@ -337,3 +337,14 @@ def test_pinned_rule_table_is_strict_clean_and_covers_every_leaf() -> None:
         leaves = {c.path for c in protocol.capabilities if c.leaf}
         assert leaves <= {r.capability.path for r in protocol.rules} | {p for p, _ in protocol.informational}
     assert json.loads((ROOT / "schema" / "capability-rules.json").read_text())["rules"]
+
+
+@pytest.mark.parametrize("variant", ["stable", "unstable"])
+def test_only_payloads_that_can_hold_a_gated_model_are_walked(variant: str) -> None:
+    caps, m = helpers(variant), models(variant)
+    assert caps._may_hold(m.PromptRequest, "agent")  # a prompt may hold an image block
+    assert caps._may_hold(m.NewSessionRequest, "agent")  # MCP servers over http
+    assert not caps._may_hold(m.SetSessionModeRequest, "agent")  # nothing in it is gated
+    for rule in caps.RULES:  # every class a rule gates is found from itself
+        for cls in rule.classes:
+            assert caps._may_hold(cls, rule.capability.side)

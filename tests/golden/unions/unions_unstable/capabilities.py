@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel
 
@@ -113,7 +113,7 @@ def violations(
         if not supports(advertised, rule.capability.path)
     ]
     by_class = _BY_CLASS[peer]
-    if by_class:
+    if by_class and _may_hold(type(payload), peer):
         for obj in _models_in(payload):
             for rule in by_class.get(type(obj), ()):
                 if _uses(rule, obj) and not supports(advertised, rule.capability.path):
@@ -136,6 +136,37 @@ def _uses(rule: Rule, obj: BaseModel) -> bool:
     if rule.kind == "value":
         return bool(value == rule.value)
     return value is not None and value != [] and value != {}
+
+
+_HOLDS: dict[tuple[type, Side], bool] = {}
+
+
+def _may_hold(model: type, peer: Side) -> bool:
+    """Whether a value of ``model`` can hold a model that a rule for ``peer`` gates (its field
+    types, followed through unions, lists and other models): when not, nothing is walked."""
+    known = _HOLDS.get((model, peer))
+    if known is None:
+        known = _HOLDS[(model, peer)] = _reaches(model, _BY_CLASS[peer].keys())
+    return known
+
+
+def _reaches(model: type, gated: Any) -> bool:
+    seen: set[Any] = set()
+    stack: list[Any] = [model]
+    while stack:
+        kind = stack.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        if kind in gated:
+            return True
+        stack.extend(get_args(kind))
+        value = getattr(kind, "__value__", None)  # a type alias
+        if value is not None:
+            stack.append(value)
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            stack.extend(field.annotation for field in kind.model_fields.values())
+    return False
 
 
 def _models_in(value: Any) -> Iterator[BaseModel]:
