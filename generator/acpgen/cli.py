@@ -133,8 +133,9 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         {"settings": repr(settings), "variants": variants, "strict": args.strict_capabilities},
     )
     stamp = freshness.stamp_path(settings.cache_dir, out, packages)
-    if not args.check:
-        atomic_write.recover(out)  # first finish what a killed run left, so that its output is whole
+    if not args.check:  # first finish what a killed run left, so that its output is whole
+        atomic_write.recover(out)
+        atomic_write.recover(stamp.parent)
     if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
