@@ -25,6 +25,7 @@ from acpgen.schema_lock import (
     verify_files,
     write_lock,
 )
+from tests.crash import read_only
 
 PACKAGE = "@example/sdk"
 VERSION = "1.2.3"
@@ -321,3 +322,15 @@ def test_read_lock_malformed_gives_clear_error(schema_dir: Path, content: str, w
     problem = caught.value.problems[0]
     assert problem.where == str(schema_dir / LOCK_NAME) + where
     assert "make schema" in problem.hint
+
+
+def test_a_read_only_schema_folder_is_a_clear_error(tmp_path: Path, schema_dir: Path) -> None:
+    fetch(tmp_path, schema_dir, base_members())
+    before = snapshot(schema_dir)
+    with read_only(schema_dir), pytest.raises(AcpgenError) as caught:
+        fetch(tmp_path, schema_dir, [*base_members(), regular("package/schema/v2/new.json", b"{}")])
+    [problem] = caught.value.problems
+    assert problem.where == str(schema_dir.resolve()) and "cannot write into the folder" in problem.what
+    assert "writable" in problem.hint and "nothing was changed" in problem.hint
+    assert snapshot(schema_dir) == before
+    assert not [p for p in schema_dir.iterdir() if p.name.startswith(".")]

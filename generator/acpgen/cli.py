@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acpgen import freshness
+from acpgen import atomic_write, freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
@@ -133,10 +133,13 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         {"settings": repr(settings), "variants": variants, "strict": args.strict_capabilities},
     )
     stamp = freshness.stamp_path(settings.cache_dir, out, packages)
+    if not args.check:  # first finish what a killed run left, so that its output is whole
+        atomic_write.recover(out)
+        atomic_write.recover(stamp.parent)
     if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
-    from acpgen.output import stale_files, write_tree
+    from acpgen.output import package_folders, stale_files
     from acpgen.render import render
 
     revision = _revision(args, settings)
@@ -156,7 +159,7 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
             return EXIT_STALE
         print(f"acpgen: {out} is up to date", file=sys.stderr)
         return EXIT_OK
-    write_tree(out, files, tuple(packages))
+    atomic_write.write(out, package_folders(files, tuple(packages)))
     freshness.record(stamp, key, out, packages)
     print(f"acpgen: wrote {len(files)} files under {out}", file=sys.stderr)
     return EXIT_OK

@@ -6,8 +6,9 @@ The steps, in order; nothing under the schema directory changes until all checks
 2. ``npm pack <package>@<version> --json --pack-destination <tmp>``: download the tarball.
 3. Hash the tarball (sha512, SRI form) and refuse it unless it matches the advertised integrity.
 4. Read only ``package/schema/**/*.json`` from the tarball, refusing unsafe entries.
-5. Stage the files next to the schema directory, move them into place, drop files that only
-   the previous lock listed, and write the lock last.
+5. Write the files and the lock, and remove the files that only the previous lock listed, in
+   one atomic write (:mod:`acpgen.atomic_write`): a fetch killed at any moment leaves the old
+   pinned set or the new one.
 """
 
 from __future__ import annotations
@@ -15,23 +16,22 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
-import shutil
 import subprocess
 import tarfile
 import tempfile
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from acpgen.atomic_write import Content, write
 from acpgen.errors import AcpgenError, Problem
 from acpgen.schema_lock import (
     LOCK_NAME,
     SchemaLock,
+    lock_to_json,
     read_lock,
     unsafe_relative_path,
-    write_lock,
 )
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
@@ -324,29 +324,11 @@ def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo, label: str) 
 
 
 def _install(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> None:
-    """Stage ``files`` next to ``schema_dir``, move them in, drop stale locked files, write the lock."""
-    schema_dir = schema_dir.resolve()
-    stale = _stale_names(schema_dir, lock)
-    try:
-        schema_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{schema_dir.name}.staging-", dir=schema_dir.parent))
-    except OSError as exc:
-        raise _write_error(schema_dir, exc) from exc
-    try:
-        _stage(staging, files)
-        _remove(schema_dir, stale)
-        _move_into_place(staging, schema_dir, files)
-        write_lock(schema_dir, lock)
-    except OSError as exc:
-        raise _write_error(schema_dir, exc) from exc
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _write_error(schema_dir: Path, exc: OSError) -> AcpgenError:
-    """The error for a failed write below the schema directory."""
-    hint = "Check permissions and free space, then fetch again; the lock is written only on success."
-    return AcpgenError(Problem(f"cannot write the schema files: {exc}", str(schema_dir), hint))
+    """Replace the schema files and the lock in one atomic write, removing files only the old lock listed."""
+    entries: dict[str, Content] = dict.fromkeys(_stale_names(schema_dir, lock))
+    entries.update(files)
+    entries[LOCK_NAME] = lock_to_json(lock).encode("utf-8")
+    write(schema_dir.resolve(), entries)
 
 
 def _stale_names(schema_dir: Path, lock: SchemaLock) -> list[str]:
@@ -359,37 +341,3 @@ def _stale_names(schema_dir: Path, lock: SchemaLock) -> list[str]:
         return []
     keep = {name for name, _ in lock.files}
     return sorted(name for name, _ in previous.files if name not in keep)
-
-
-def _stage(staging: Path, files: dict[str, bytes]) -> None:
-    """Write the complete new file set below ``staging``."""
-    for name, data in sorted(files.items()):
-        path = staging / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-
-
-def _move_into_place(staging: Path, schema_dir: Path, files: Iterable[str]) -> None:
-    """Atomically replace each named file in ``schema_dir`` with its staged copy."""
-    for name in sorted(files):
-        target = schema_dir / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / name, target)
-
-
-def _remove(schema_dir: Path, names: Iterable[str]) -> None:
-    """Delete the named files and any directories below ``schema_dir`` they leave empty."""
-    for name in names:
-        path = schema_dir / name
-        path.unlink(missing_ok=True)
-        _prune_empty_dirs(path.parent, schema_dir)
-
-
-def _prune_empty_dirs(directory: Path, stop: Path) -> None:
-    """Remove ``directory`` and its parents while they are empty, stopping at ``stop``."""
-    while directory != stop and stop in directory.parents:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -42,11 +41,10 @@ def is_fresh(stamp: Path, key: str, out_dir: Path, packages: Iterable[str]) -> b
 
 def record(stamp: Path, key: str, out_dir: Path, packages: Iterable[str]) -> None:
     """Remember the inputs and outputs of a successful run."""
-    stamp.parent.mkdir(parents=True, exist_ok=True)
+    from acpgen.atomic_write import write
+
     text = json.dumps({"fingerprint": key, "files": _hashes(out_dir, packages)}, indent=1, sort_keys=True)
-    temporary = stamp.with_suffix(".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, stamp)
+    write(stamp.parent, {stamp.name: text.encode("utf-8")})
 
 
 def stamp_path(cache_dir: Path, out_dir: Path, packages: Iterable[str]) -> Path:

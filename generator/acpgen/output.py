@@ -1,43 +1,26 @@
-"""Write rendered files atomically, or compare them with what is on disk."""
+"""Rendered packages as folders to write, and their comparison with what is on disk."""
 
 from __future__ import annotations
 
 import difflib
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from acpgen.atomic_write import Folder
 
-def write_tree(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ...]) -> None:
-    """Replace each package folder under ``out_dir`` by the rendered files, all or nothing.
 
-    Everything is written into a temporary folder beside the target first; the swap happens
-    only when every file is written, so a failure leaves the previous output untouched.
+def package_folders(files: Mapping[str, str], packages: tuple[str, ...]) -> dict[str, Folder]:
+    """The rendered files (keyed ``package/path``) as one folder per package, for :func:`atomic_write.write`.
+
+    A package is replaced as a whole: files it held that the rendering no longer has disappear.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".acpgen-staging-", dir=out_dir))
-    try:
-        for rel, text in sorted(files.items()):
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8", newline="\n")
-        for package in packages:
-            _swap(staging / package, out_dir / package)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def _swap(new: Path, target: Path) -> None:
-    if not new.exists():
-        new.mkdir(parents=True)
-    old = target.with_name(f".{target.name}.old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        os.replace(target, old)
-    os.replace(new, target)
-    shutil.rmtree(old, ignore_errors=True)
+    folders: dict[str, dict[str, bytes]] = {package: {} for package in packages}
+    for rel, text in files.items():
+        package, _, inside = rel.partition("/")
+        if package not in folders or not inside:
+            raise ValueError(f"rendered file {rel!r} lies outside the packages {packages}")
+        folders[package][inside] = text.encode("utf-8")
+    return {package: Folder(content) for package, content in folders.items()}
 
 
 def stale_files(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ...]) -> list[str]:

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from acpgen.atomic_write import write
 from acpgen.errors import AcpgenError, Problem, pointer
 
 LOCK_NAME = "schema.lock.json"
@@ -103,24 +102,8 @@ def lock_to_json(lock: SchemaLock) -> str:
 
 
 def write_lock(schema_dir: Path, lock: SchemaLock) -> None:
-    """Write ``schema_dir/schema.lock.json`` atomically (temp file in the same directory, then rename)."""
-    schema_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(schema_dir / LOCK_NAME, lock_to_json(lock))
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) so readers see either the old or the new content."""
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write ``schema_dir/schema.lock.json`` atomically (see :mod:`acpgen.atomic_write`)."""
+    write(schema_dir, {LOCK_NAME: lock_to_json(lock).encode("utf-8")})
 
 
 def read_lock(schema_dir: Path) -> SchemaLock:

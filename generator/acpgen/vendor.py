@@ -68,7 +68,8 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     """The ``vendor`` command: write the copy, or check it."""
     spec = _recorded(args.out) if args.check else _requested(args)
     files = render_vendored(spec)
-    from acpgen.output import stale_files, write_tree
+    from acpgen.atomic_write import write
+    from acpgen.output import package_folders, stale_files
 
     if args.check:
         diffs = stale_files(spec.out.parent, files, (spec.out.name,))
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
             return EXIT_STALE
         print(f"acpgen: the copy in {spec.out} is up to date", file=sys.stderr)
         return EXIT_OK
-    write_tree(spec.out.parent, files, (spec.out.name,))
+    write(spec.out.parent, package_folders(files, (spec.out.name,)))
     print(f"acpgen: wrote {spec.package} ({spec.variant} build) to {spec.out}", file=sys.stderr)
     return EXIT_OK
 
