@@ -58,3 +58,13 @@ def test_force_and_check_always_render(project: Path, capsys: pytest.CaptureFixt
     assert "wrote" in generate(project, capsys, "--force")
     checked = generate(project, capsys, "--check")
     assert "is up to date" in checked and "no input changed" not in checked
+
+
+def test_tool_versions_are_read_as_the_package_metadata_says() -> None:
+    from importlib.metadata import version
+
+    from acpgen.versions import installed_version
+
+    for tool in ("datamodel-code-generator", "ruff", "pydantic", "jinja2", "pydantic_core", "acpgen"):
+        assert installed_version(tool) == version(tool), tool
+    assert installed_version("no-such-distribution-anywhere") is None

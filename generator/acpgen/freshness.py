@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from acpgen.versions import installed_version
 
 GENERATOR = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR.parents[1] / "templates"
@@ -72,10 +73,4 @@ def _tree(root: Path, suffix: str) -> list[Path]:
 
 
 def _versions() -> dict[str, str]:
-    found = {}
-    for tool in TOOLS:
-        try:
-            found[tool] = version(tool)
-        except PackageNotFoundError:
-            found[tool] = "absent"
-    return found
+    return {tool: installed_version(tool) or "absent" for tool in TOOLS}

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from acpgen import ir
+from acpgen.versions import installed_version
+
+if TYPE_CHECKING:
+    from acpgen import ir
 
 REGENERATE = "make generate"
 
 
 def generator_version() -> str:
-    """The installed version of acpgen."""
-    try:
-        return version("acpgen")
-    except PackageNotFoundError:  # running from a source tree without installing
-        return "0+unknown"
+    """The installed version of acpgen ("0+unknown" when running from a source tree uninstalled)."""
+    return installed_version("acpgen") or "0+unknown"
 
 
 def header(protocol: ir.Protocol, regenerate: str = REGENERATE) -> str:

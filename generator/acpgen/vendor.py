@@ -17,12 +17,14 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from acpgen import ir
 from acpgen.config import Settings, load_settings
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.header import generator_version
+
+if TYPE_CHECKING:
+    from acpgen import ir
 
 MANIFEST = "_vendor.json"
 ACPGEN_ROOT = Path(__file__).resolve().parents[2]
