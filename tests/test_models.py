@@ -101,6 +101,18 @@ def test_extensible_union_still_rejects_a_malformed_known_variant() -> None:
     assert all("Other" not in str(e["loc"]) for e in errors), "a malformed known variant fell into the catch-all"
 
 
+@pytest.mark.parametrize("tag", [[], ["http"], {}, {"type": "http"}, 1, True])
+def test_a_tag_that_is_not_a_string_is_read_not_crashed_on(tag: Any) -> None:
+    # a defaulted union: the untagged default branch ignores the malformed tag, as the SDK's reader does
+    stdio = {"type": tag, "name": "fs", "command": "/bin/mcp", "args": [], "env": []}
+    assert type(read("stable", "McpServer", stdio)).__name__ == "McpServerStdio"
+    # an extensible union: the catch-all takes string tags only, so a malformed tag is a validation error
+    _errors("stable", "CreateElicitationResponse", {"action": tag})
+    # a lenient tag (x-deserialize-default-on-error): a malformed stopReason means none was reported
+    idle = read("unstable", "IdleStateUpdate", {"stopReason": tag})
+    assert idle.stop_reason is None and type(idle).__name__ == "NoneIdleStateUpdate"
+
+
 def test_open_string_enum_accepts_unknown_values() -> None:
     assert read("unstable", "LlmProtocol", "anthropic") == "anthropic"
     assert read("unstable", "LlmProtocol", "_acme_proto") == "_acme_proto"

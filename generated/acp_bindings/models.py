@@ -3718,7 +3718,14 @@ MultiSelectItems = TypeAliasType(
         | Annotated[OtherMultiSelectItems, Tag("<other>")]
         | Annotated[TitledMultiSelectItems, Tag("<default>")],
         Discriminator(
-            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
+            TagRouter(
+                "type",
+                "type_",
+                ("string",),
+                default="<default>",
+                other="<other>",
+                malformed="<other>",
+            )
         ),
     ],
 )
@@ -3913,7 +3920,16 @@ AuthMethod = TypeAliasType(
     Annotated[
         Annotated[TerminalAuthMethod, Tag("terminal")]
         | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("terminal",),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
+        ),
     ],
 )
 """
@@ -4249,7 +4265,16 @@ McpServer = TypeAliasType(
         Annotated[HttpMcpServer, Tag("http")]
         | Annotated[SseMcpServer, Tag("sse")]
         | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("http", "sse"), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("http", "sse"),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
+        ),
     ],
 )
 """
@@ -4366,7 +4391,16 @@ SetSessionConfigOptionRequest = TypeAliasType(
     Annotated[
         Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
         | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("boolean",),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
+        ),
     ],
 )
 """
@@ -4430,7 +4464,12 @@ CreateElicitationResponse = TypeAliasType(
         | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
         Discriminator(
             TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
+                "action",
+                "action",
+                ("accept", "cancel", "decline"),
+                default=None,
+                other="<other>",
+                malformed="<other>",
             )
         ),
     ],
@@ -4747,6 +4786,7 @@ ElicitationPropertySchema = TypeAliasType(
                 ("array", "boolean", "integer", "number", "string"),
                 default=None,
                 other="<other>",
+                malformed="<other>",
             )
         ),
     ],
@@ -6209,7 +6249,11 @@ CreateElicitationRequest = TypeAliasType(
         Annotated[FormCreateElicitationRequest, Tag("form")]
         | Annotated[UrlCreateElicitationRequest, Tag("url")]
         | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+        Discriminator(
+            TagRouter(
+                "mode", "mode", ("form", "url"), default=None, other="<other>", malformed="<other>"
+            )
+        ),
     ],
 )
 """

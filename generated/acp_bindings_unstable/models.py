@@ -5630,7 +5630,14 @@ MultiSelectItems = TypeAliasType(
         | Annotated[OtherMultiSelectItems, Tag("<other>")]
         | Annotated[TitledMultiSelectItems, Tag("<default>")],
         Discriminator(
-            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
+            TagRouter(
+                "type",
+                "type_",
+                ("string",),
+                default="<default>",
+                other="<other>",
+                malformed="<other>",
+            )
         ),
     ],
 )
@@ -5838,7 +5845,16 @@ AuthMethod = TypeAliasType(
     Annotated[
         Annotated[TerminalAuthMethod, Tag("terminal")]
         | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("terminal",),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
+        ),
     ],
 )
 """
@@ -6405,7 +6421,14 @@ McpServer = TypeAliasType(
         | Annotated[AcpMcpServer, Tag("acp")]
         | Annotated[McpServerStdio, Tag("<default>")],
         Discriminator(
-            TagRouter("type", "type_", ("acp", "http", "sse"), default="<default>", other=None)
+            TagRouter(
+                "type",
+                "type_",
+                ("acp", "http", "sse"),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
         ),
     ],
 )
@@ -6467,7 +6490,16 @@ SetSessionConfigOptionRequest = TypeAliasType(
     Annotated[
         Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
         | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type",
+                "type_",
+                ("boolean",),
+                default="<default>",
+                other=None,
+                malformed="<default>",
+            )
+        ),
     ],
 )
 """
@@ -6531,7 +6563,12 @@ CreateElicitationResponse = TypeAliasType(
         | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
         Discriminator(
             TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
+                "action",
+                "action",
+                ("accept", "cancel", "decline"),
+                default=None,
+                other="<other>",
+                malformed="<other>",
             )
         ),
     ],
@@ -6924,6 +6961,7 @@ StateUpdateIdle = TypeAliasType(
                 ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
                 default="<default>",
                 other="<other>",
+                malformed="<default>",
             )
         ),
     ],
@@ -7002,6 +7040,7 @@ ElicitationPropertySchema = TypeAliasType(
                 ("array", "boolean", "integer", "number", "string"),
                 default=None,
                 other="<other>",
+                malformed="<other>",
             )
         ),
     ],
@@ -7339,6 +7378,7 @@ StateUpdate = TypeAliasType(
                 ("idle", "requires_action", "running", "unknown"),
                 default=None,
                 other="<other>",
+                malformed="<other>",
             )
         ),
     ],
@@ -7374,6 +7414,7 @@ IdleStateUpdate = TypeAliasType(
                 ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
                 default="<default>",
                 other="<other>",
+                malformed="<default>",
             )
         ),
     ],
@@ -9341,7 +9382,11 @@ CreateElicitationRequest = TypeAliasType(
         Annotated[FormCreateElicitationRequest, Tag("form")]
         | Annotated[UrlCreateElicitationRequest, Tag("url")]
         | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+        Discriminator(
+            TagRouter(
+                "mode", "mode", ("form", "url"), default=None, other="<other>", malformed="<other>"
+            )
+        ),
     ],
 )
 """

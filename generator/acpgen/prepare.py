@@ -249,10 +249,17 @@ def _routed_annotation(t: ir.TypeDef) -> str:
         members.append(f"Annotated[{v.class_name}, Tag({tag!r})]")
     assert t.discriminator is not None
     attribute = naming.snake(t.discriminator)
+    malformed = default if _lenient_tag(t) else other if other is not None else default
     router = (
-        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, default={default!r}, other={other!r})"
+        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, "
+        f"default={default!r}, other={other!r}, malformed={malformed!r})"
     )
     return f"Annotated[{' | '.join(members)}, Discriminator({router})]"
+
+
+def _lenient_tag(t: ir.TypeDef) -> bool:
+    """The union's tag is a shared property read leniently: a malformed tag means no tag."""
+    return any(f.wire == t.discriminator and f.lenience.default_on_error for f in t.fields)
 
 
 def _variant_fields(v: ir.UnionVariant, t: ir.TypeDef, doc: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -196,7 +196,11 @@ Transport = TypeAliasType(
     "Transport",
     Annotated[
         Annotated[HttpTransport, Tag("http")] | Annotated[Stdio, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("http",), default="<default>", other=None)),
+        Discriminator(
+            TagRouter(
+                "type", "type_", ("http",), default="<default>", other=None, malformed="<default>"
+            )
+        ),
     ],
 )
 """
@@ -208,7 +212,11 @@ Event = TypeAliasType(
     "Event",
     Annotated[
         Annotated[StartedEvent, Tag("started")] | Annotated[OtherEvent, Tag("<other>")],
-        Discriminator(TagRouter("event", "event", ("started",), default=None, other="<other>")),
+        Discriminator(
+            TagRouter(
+                "event", "event", ("started",), default=None, other="<other>", malformed="<other>"
+            )
+        ),
     ],
 )
 """

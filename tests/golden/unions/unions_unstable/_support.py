@@ -134,17 +134,26 @@ class NotNull:
 
 
 def TagRouter(
-    wire: str, attribute: str, known: tuple[str, ...], *, default: str | None, other: str | None
+    wire: str,
+    attribute: str,
+    known: tuple[str, ...],
+    *,
+    default: str | None,
+    other: str | None,
+    malformed: str | None,
 ) -> Callable[[Any], str | None]:
     """Chooses the branch of a tagged union that is open or has an untagged default branch.
 
-    A known tag selects its branch, a missing (or null) tag the default branch, any other tag
+    A known tag selects its branch, a missing (or null) tag the default branch, any other string
     the catch-all branch (which keeps the whole payload) or, without one, the default branch
-    (which admits any tag, as the schema's untagged branch does). A malformed known branch is
-    still an error: it is validated as that branch, never passed to another. With neither, an
-    unknown tag is returned as it is, and pydantic reports it with the tags it expects.
+    (which admits any tag, as the schema's untagged branch does). A tag that is not a string at
+    all goes to ``malformed``: the default branch where the tag itself reads leniently, else where
+    an unknown tag goes. A malformed known branch is still an error: it is validated as that
+    branch, never passed to another. With no branch to go to, the tag is returned as it is (a
+    string) or None, and pydantic reports it with the tags it expects.
     """
     tags = frozenset(known)
+    fallback = other if other is not None else default
 
     def route(value: Any) -> str | None:
         tag = (
@@ -154,9 +163,10 @@ def TagRouter(
         )
         if tag is _ABSENT or tag is None:
             return default
+        if not isinstance(tag, str):
+            return malformed
         if tag in tags:
-            return str(tag)
-        fallback = other if other is not None else default
-        return fallback if fallback is not None else str(tag)
+            return tag
+        return fallback if fallback is not None else tag
 
     return route
