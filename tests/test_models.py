@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from acpgen.naming import snake
 from tests.bindings import ROOT, adapter, field_doc, models, read, wire
 
 GENERATED = ROOT / "generated"
@@ -44,8 +46,11 @@ def test_closed_union_is_discriminated(def_name: str) -> None:
 def test_variant_class_names_come_from_tags_never_positions() -> None:
     for variant in ("stable", "unstable"):
         text = (GENERATED / f"acp_bindings{'_unstable' if variant == 'unstable' else ''}" / "models.py").read_text()
-        numbered = re.findall(r"^class (\w*?[A-Za-z]\d+)\(", text, flags=re.MULTILINE)
-        assert numbered == [], f"numbered class names in the {variant} build: {numbered}"
+        numbered = re.findall(r"^(?:class (\w*?[A-Za-z]\d+)\(|(\w*?[A-Za-z]\d+) = )", text, flags=re.MULTILINE)
+        assert numbered == [], f"numbered class or type names in the {variant} build: {numbered}"
+    # the branches of unions of scalars that need a type of their own are named from their titles
+    assert hasattr(models("stable"), "NumberRequestId") and hasattr(models("stable"), "OtherErrorCode")
+    assert hasattr(models("stable"), "IntegerElicitationContentValue")
 
 
 def test_tagged_branch_over_a_union_payload_is_spread_into_named_classes() -> None:
@@ -182,6 +187,59 @@ def test_integer_format_bounds(def_name: str, base: dict[str, Any], field: str, 
     for bad in (low - 1, high + 1):
         errors = _errors("stable", def_name, {**base, field: bad})
         assert errors[0]["loc"][0] == field
+
+
+# --- JSON types: strict everywhere, integers also from integral floats ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("def_name", "bad"),
+    [
+        ("RequestId", True),
+        ("RequestId", 1.5),
+        ("ErrorCode", "1"),
+        ("ErrorCode", True),
+        ("ProtocolVersion", "1"),
+        ("ProtocolVersion", False),
+        ("ElicitationContentValue", None),
+    ],
+)
+def test_standalone_types_read_json_types_as_strictly_as_the_models(def_name: str, bad: Any) -> None:
+    # a TypeAdapter of a type alias has no model config: the alias itself must be strict
+    reader = TypeAdapter(getattr(models("stable"), def_name))
+    with pytest.raises(ValidationError):
+        reader.validate_python(bad)
+    with pytest.raises(ValidationError):
+        reader.validate_json(json.dumps(bad))
+
+
+def test_a_message_envelope_refuses_an_id_of_the_wrong_json_type() -> None:
+    _errors("stable", "ClientResponse", {"id": True, "result": {}})
+    _errors("stable", "AgentRequest", {"id": [1], "method": "x"})
+
+
+@pytest.mark.parametrize(
+    ("def_name", "base", "field"),
+    [
+        ("ReadTextFileRequest", {"sessionId": "s", "path": "/a"}, "line"),  # a uint32 field
+        ("InitializeRequest", {}, "protocolVersion"),  # through the ProtocolVersion alias
+        ("CancelRequestNotification", {}, "requestId"),  # through RequestId, a union
+        ("Error", {"message": "m"}, "code"),  # through ErrorCode, an open enum
+        ("TerminalExitStatus", {}, "exitCode"),  # a lenient field
+    ],
+)
+def test_integers_are_read_from_integral_floats(def_name: str, base: dict[str, Any], field: str) -> None:
+    # JSON has one number type: 3.0 is the integer 3 to every JSON reader, the SDK's included
+    attribute = snake(field)
+    for value in (1, -32700) if def_name == "Error" else (1,):
+        given = {**base, field: float(value)}
+        for obj in (read("stable", def_name, given), adapter("stable", def_name).validate_json(json.dumps(given))):
+            assert getattr(obj, attribute) == value and type(getattr(obj, attribute)) is int
+    fraction = {**base, field: 1.5}
+    if def_name == "TerminalExitStatus":  # x-deserialize-default-on-error: a fraction reads as the default
+        assert read("stable", def_name, fraction).exit_code is None
+    else:
+        assert _errors("stable", def_name, fraction)
 
 
 # --- lenient reading keywords ---------------------------------------------------------------------

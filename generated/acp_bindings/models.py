@@ -6,32 +6,16 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnError, DefaultOnNull, SkipInvalidItems, TagRouter
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+from ._support import (
+    DefaultOnError,
+    DefaultOnNull,
+    Integral,
+    SkipInvalidItems,
+    StrictJson,
+    TagRouter,
 )
-"""
-A numeric JSON-RPC request id.
-"""
 
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-SessionId = TypeAliasType("SessionId", str)
+SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
 """
 A unique identifier for a conversation session between a client and agent.
 
@@ -63,11 +47,15 @@ class ReadTextFileRequest(BaseModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
+        None
+    )
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    limit: Annotated[
+        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum number of lines to read.
     """
@@ -81,7 +69,7 @@ class ReadTextFileRequest(BaseModel):
     """
 
 
-ToolCallId = TypeAliasType("ToolCallId", str)
+ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
 """
 Unique identifier for a tool call within a session.
 """
@@ -89,17 +77,20 @@ Unique identifier for a tool call within a session.
 
 ToolKind = TypeAliasType(
     "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
+    Annotated[
+        Literal[
+            "read",
+            "edit",
+            "delete",
+            "move",
+            "search",
+            "execute",
+            "think",
+            "fetch",
+            "switch_mode",
+            "other",
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -113,7 +104,8 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-c
 
 
 ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+    "ToolCallStatus",
+    Annotated[Literal["pending", "in_progress", "completed", "failed"], StrictJson()],
 )
 """
 Execution status of a tool call.
@@ -124,7 +116,7 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-cal
 """
 
 
-Role = TypeAliasType("Role", Literal["assistant", "user"])
+Role = TypeAliasType("Role", Annotated[Literal["assistant", "user"], StrictJson()])
 """
 The sender or recipient of messages and data in a conversation.
 """
@@ -233,7 +225,7 @@ class Diff(BaseModel):
     """
 
 
-TerminalId = TypeAliasType("TerminalId", str)
+TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
 """
 Typed identifier used for terminal values on the wire.
 """
@@ -289,7 +281,9 @@ class ToolCallLocation(BaseModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
@@ -304,14 +298,15 @@ class ToolCallLocation(BaseModel):
     """
 
 
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
+PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a permission option.
 """
 
 
 PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    "PermissionOptionKind",
+    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
 )
 """
 The type of permission option being presented to the user.
@@ -495,31 +490,17 @@ class ElicitationSessionScope(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+ElicitationSchemaType = TypeAliasType(
+    "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
+)
 """
 Type discriminator for elicitation schemas.
 """
 
 
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+StringFormat = TypeAliasType(
+    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+)
 """
 String format types for string properties in elicitation schemas.
 """
@@ -592,13 +573,17 @@ class StringPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    min_length: Annotated[
+        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    max_length: Annotated[
+        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum string length.
 
@@ -727,7 +712,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Minimum value (inclusive).
@@ -735,7 +723,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Maximum value (inclusive).
@@ -746,6 +737,7 @@ class IntegerPropertySchema(BaseModel):
         Annotated[
             int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
         ],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -862,13 +854,13 @@ class TitledMultiSelectItems(BaseModel):
     """
 
 
-ElicitationId = TypeAliasType("ElicitationId", str)
+ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
 """
 Unique identifier for an elicitation.
 """
 
 
-ExtRequest = TypeAliasType("ExtRequest", Any)
+ExtRequest = TypeAliasType("ExtRequest", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -878,7 +870,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+ProtocolVersion = TypeAliasType(
+    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+)
 """
 Protocol version identifier.
 
@@ -1106,7 +1100,7 @@ class LogoutCapabilities(BaseModel):
     """
 
 
-AuthMethodId = TypeAliasType("AuthMethodId", str)
+AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
 """
 Typed identifier used for auth method values on the wire.
 """
@@ -1281,7 +1275,7 @@ class LogoutResponse(BaseModel):
     """
 
 
-SessionModeId = TypeAliasType("SessionModeId", str)
+SessionModeId = TypeAliasType("SessionModeId", Annotated[str, StrictJson()])
 """
 Unique identifier for a Session Mode.
 """
@@ -1324,7 +1318,7 @@ class SessionMode(BaseModel):
     """
 
 
-SessionConfigId = TypeAliasType("SessionConfigId", str)
+SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option.
 """
@@ -1332,7 +1326,14 @@ Unique identifier for a session configuration option.
 
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+    Annotated[
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Semantic category for a session configuration option.
@@ -1347,7 +1348,7 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value.
 """
@@ -1388,7 +1389,7 @@ class SessionConfigSelectOption(BaseModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value group.
 """
@@ -1524,7 +1525,10 @@ class SetSessionModeResponse(BaseModel):
 
 
 StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    "StopReason",
+    Annotated[
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+    ],
 )
 """
 Reasons why an agent stops processing a prompt turn.
@@ -1533,7 +1537,7 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/pr
 """
 
 
-ExtResponse = TypeAliasType("ExtResponse", Any)
+ExtResponse = TypeAliasType("ExtResponse", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -1543,118 +1547,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-ErrorCode1 = TypeAliasType(
-    "ErrorCode1",
-    Annotated[Literal[-32700], Field(ge=-2147483648, le=2147483647, title="Parse error")],
-)
-"""
-**Parse error**: Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text.
-"""
-
-
-ErrorCode2 = TypeAliasType(
-    "ErrorCode2",
-    Annotated[Literal[-32600], Field(ge=-2147483648, le=2147483647, title="Invalid request")],
-)
-"""
-**Invalid request**: The JSON sent is not a valid Request object.
-"""
-
-
-ErrorCode3 = TypeAliasType(
-    "ErrorCode3",
-    Annotated[Literal[-32601], Field(ge=-2147483648, le=2147483647, title="Method not found")],
-)
-"""
-**Method not found**: The method does not exist or is not available.
-"""
-
-
-ErrorCode4 = TypeAliasType(
-    "ErrorCode4",
-    Annotated[Literal[-32602], Field(ge=-2147483648, le=2147483647, title="Invalid params")],
-)
-"""
-**Invalid params**: Invalid method parameter(s).
-"""
-
-
-ErrorCode5 = TypeAliasType(
-    "ErrorCode5",
-    Annotated[Literal[-32603], Field(ge=-2147483648, le=2147483647, title="Internal error")],
-)
-"""
-**Internal error**: Internal JSON-RPC error.
-"""
-
-
-ErrorCode6 = TypeAliasType(
-    "ErrorCode6",
-    Annotated[Literal[-32800], Field(ge=-2147483648, le=2147483647, title="Request cancelled")],
-)
-"""
-**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
-because of resource constraints or shutdown.
-"""
-
-
-ErrorCode7 = TypeAliasType(
-    "ErrorCode7",
-    Annotated[
-        Literal[-32000], Field(ge=-2147483648, le=2147483647, title="Authentication required")
-    ],
-)
-"""
-**Authentication required**: Authentication is required before this operation can be performed.
-"""
-
-
-ErrorCode8 = TypeAliasType(
-    "ErrorCode8",
-    Annotated[Literal[-32002], Field(ge=-2147483648, le=2147483647, title="Resource not found")],
-)
-"""
-**Resource not found**: A given resource, such as a session or file, was not found.
-"""
-
-
-ErrorCode9 = TypeAliasType(
-    "ErrorCode9", Annotated[int, Field(ge=-2147483648, le=2147483647, title="Other")]
-)
-"""
-Other undefined error code.
-"""
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    ErrorCode1
-    | ErrorCode2
-    | ErrorCode3
-    | ErrorCode4
-    | ErrorCode5
-    | ErrorCode6
-    | ErrorCode7
-    | ErrorCode8
-    | ErrorCode9,
-)
-"""
-Predefined error codes for common JSON-RPC and ACP-specific errors.
-
-Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
-server-error range (-32000 to -32099), and request cancellation uses -32800 from the
-range LSP reserves (-32899 to -32800).
-"""
-
-
-MessageId = TypeAliasType("MessageId", str)
+MessageId = TypeAliasType("MessageId", Annotated[str, StrictJson()])
 """
 Unique identifier for a message within a session.
 """
 
 
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+PlanEntryPriority = TypeAliasType(
+    "PlanEntryPriority", Annotated[Literal["high", "medium", "low"], StrictJson()]
+)
 """
 Priority levels for plan entries.
 
@@ -1664,7 +1565,9 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 """
 
 
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+PlanEntryStatus = TypeAliasType(
+    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+)
 """
 Status of a plan entry in the execution flow.
 
@@ -1798,11 +1701,11 @@ class UsageUpdate(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
     """
     Total context window size in tokens.
     """
@@ -1821,7 +1724,8 @@ class UsageUpdate(BaseModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+    "NoticeSeverity",
+    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
 )
 """
 Severity hint for a session notice.
@@ -1871,7 +1775,7 @@ class Notice(BaseModel):
     """
 
 
-CompactionId = TypeAliasType("CompactionId", str)
+CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a context compaction within a session.
 """
@@ -1879,7 +1783,14 @@ Unique identifier for a context compaction within a session.
 
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+    Annotated[
+        Literal["in_progress"]
+        | Literal["completed"]
+        | Literal["failed"]
+        | Literal["cancelled"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Lifecycle state of a context compaction.
@@ -1913,7 +1824,7 @@ class CompleteElicitationNotification(BaseModel):
     """
 
 
-ExtNotification = TypeAliasType("ExtNotification", Any)
+ExtNotification = TypeAliasType("ExtNotification", Annotated[Any, StrictJson()])
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
@@ -2499,7 +2410,9 @@ class TerminalExitStatus(BaseModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -2551,7 +2464,9 @@ class WaitForTerminalExitResponse(BaseModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -2591,23 +2506,6 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
-)
-"""
-Integer value accepted in elicitation response content.
-"""
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
-
-
 class ElicitationAcceptAction(BaseModel):
     """
     The user accepted the elicitation and provided content.
@@ -2641,33 +2539,6 @@ class CancelNotification(BaseModel):
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
     """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2736,67 +2607,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-
-
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -2911,6 +2721,19 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+IntegerElicitationContentValue = TypeAliasType(
+    "IntegerElicitationContentValue",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Integer value accepted in elicitation response content.
+"""
+
+
 class StringElicitationPropertySchema(StringPropertySchema):
     """
     String property (or single-select enum when `enum`/`oneOf` is set).
@@ -3018,26 +2841,13 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
 
-class RequestElicitationUrlMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
+OtherErrorCode = TypeAliasType(
+    "OtherErrorCode",
+    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+)
+"""
+Other undefined error code.
+"""
 
 
 class HttpMcpServer(McpServerHttp):
@@ -3106,6 +2916,19 @@ class OtherMultiSelectItems(BaseModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
+
+
+NumberRequestId = TypeAliasType(
+    "NumberRequestId",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+A numeric JSON-RPC request id.
+"""
 
 
 class CancelledRequestPermissionOutcome(BaseModel):
@@ -3348,6 +3171,22 @@ class TerminalToolCallContent(Terminal):
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
+RequestId = TypeAliasType(
+    "RequestId", Annotated[NumberRequestId | str | None, Integral(), StrictJson()]
+)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
 class WriteTextFileRequest(BaseModel):
     """
     Request to write content to a text file.
@@ -3560,6 +3399,7 @@ class ResourceLink(BaseModel):
     """
     size: Annotated[
         Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -3584,7 +3424,7 @@ class ResourceLink(BaseModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
+    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
 )
 """
 Resource content that can be embedded in a message.
@@ -3689,7 +3529,8 @@ class CreateTerminalRequest(BaseModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of output bytes to retain.
@@ -3711,22 +3552,43 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
+class ElicitationRequestScope(BaseModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[OtherMultiSelectItems, Tag("<other>")]
-        | Annotated[TitledMultiSelectItems, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("string",),
-                default="<default>",
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[MultiSelectItemsString, Tag("string")]
+            | Annotated[OtherMultiSelectItems, Tag("<other>")]
+            | Annotated[TitledMultiSelectItems, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("string",),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -3759,13 +3621,17 @@ class MultiSelectPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    min_items: Annotated[
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    max_items: Annotated[
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Maximum number of items to select.
 
@@ -3793,14 +3659,6 @@ class MultiSelectPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-
-
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
 
 
 class SessionCapabilities(BaseModel):
@@ -3918,18 +3776,21 @@ class AgentAuthCapabilities(BaseModel):
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("terminal",),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[TerminalAuthMethod, Tag("terminal")]
+            | Annotated[AuthMethodAgent, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("terminal",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4073,37 +3934,29 @@ class PromptResponse(BaseModel):
     """
 
 
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | OtherErrorCode,
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
+"""
 
 
 class PlanEntry(BaseModel):
@@ -4180,7 +4033,9 @@ class Plan(BaseModel):
     """
 
 
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+AvailableCommandInput = TypeAliasType(
+    "AvailableCommandInput", Annotated[UnstructuredCommandInput, StrictJson()]
+)
 """
 The input specification for a command.
 """
@@ -4262,19 +4117,22 @@ class ElicitationCapabilities(BaseModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("http", "sse"),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[HttpMcpServer, Tag("http")]
+            | Annotated[SseMcpServer, Tag("sse")]
+            | Annotated[McpServerStdio, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("http", "sse"),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4389,18 +4247,21 @@ class ResumeSessionRequest(BaseModel):
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("boolean",),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+            | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("boolean",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4411,8 +4272,11 @@ Request parameters for setting a session configuration option.
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
+        Annotated[
+            CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+            Field(discriminator="outcome"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4458,24 +4322,38 @@ class TerminalOutputResponse(BaseModel):
 CreateElicitationResponse = TypeAliasType(
     "CreateElicitationResponse",
     Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action",
-                "action",
-                ("accept", "cancel", "decline"),
-                default=None,
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "action",
+                    "action",
+                    ("accept", "cancel", "decline"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
 Response from the client to an elicitation request.
+"""
+
+
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue",
+    Annotated[
+        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
+    ],
+)
+"""
+Allowed wire representations for `ElicitationContentValue`.
 """
 
 
@@ -4500,9 +4378,11 @@ class ClientNotification(BaseModel):
     """
 
 
-class ErrorAgentResponse(BaseModel):
+class CancelRequestNotification(BaseModel):
     """
-    A failed JSON-RPC response.
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
     """
 
     model_config = ConfigDict(
@@ -4511,34 +4391,17 @@ class ErrorAgentResponse(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    id_: Annotated[RequestId, Field(alias="id")]
+    request_id: Annotated[RequestId, Field(alias="requestId")]
     """
-    The id of the request this response answers.
+    The ID of the request to cancel.
     """
-    error: Annotated[Error, Field(alias="error")]
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Method-specific error data.
-    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -4653,12 +4516,21 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4678,15 +4550,30 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
 )
 """
-URL-based elicitation where the client directs the user to a URL.
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
 """
 
 
@@ -4702,6 +4589,28 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
         defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
+
+
+class RequestElicitationUrlMode(ElicitationRequestScope):
+    """
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
+    """
+    The unique identifier for this elicitation.
+    """
+    url: Annotated[str, Field(alias="url")]
+    """
+    The URL to direct the user to.
+    """
 
 
 class PlanSessionUpdate(Plan):
@@ -4722,12 +4631,15 @@ class PlanSessionUpdate(Plan):
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceLinkContentBlock
-        | ResourceContentBlock,
-        Field(discriminator="type_"),
+        Annotated[
+            TextContentBlock
+            | ImageContentBlock
+            | AudioContentBlock
+            | ResourceLinkContentBlock
+            | ResourceContentBlock,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4773,22 +4685,25 @@ class Content(BaseModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[StringElicitationPropertySchema, Tag("string")]
-        | Annotated[NumberElicitationPropertySchema, Tag("number")]
-        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
-        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
-        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
-        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("array", "boolean", "integer", "number", "string"),
-                default=None,
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[StringElicitationPropertySchema, Tag("string")]
+            | Annotated[NumberElicitationPropertySchema, Tag("number")]
+            | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
+            | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
+            | Annotated[ArrayElicitationPropertySchema, Tag("array")]
+            | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("array", "boolean", "integer", "number", "string"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4797,6 +4712,15 @@ Property schema for elicitation form fields.
 Each variant corresponds to a JSON Schema `"type"` value.
 Single-select enums use `type: "string"` with `enum` or `oneOf` set.
 Multi-select enums use `type: "array"`.
+"""
+
+
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode",
+    Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
 """
 
 
@@ -4865,7 +4789,8 @@ class AgentCapabilities(BaseModel):
 
 
 SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+    "SessionConfigSelectOptions",
+    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
 )
 """
 Possible values for a session configuration option.
@@ -4890,6 +4815,39 @@ class SessionConfigSelect(BaseModel):
     options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
     """
     The set of selectable options.
+    """
+
+
+class Error(BaseModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
     """
 
 
@@ -5221,6 +5179,27 @@ class RequestPermissionResponse(BaseModel):
     """
 
 
+class ErrorAgentResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
 class ResultClientResponse(BaseModel):
     """
     A successful JSON-RPC response.
@@ -5252,6 +5231,64 @@ class ResultClientResponse(BaseModel):
     """
     Method-specific response data.
     """
+
+
+class ErrorClientResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+)
+"""
+URL-based elicitation where the client directs the user to a URL.
+"""
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
@@ -5403,8 +5440,11 @@ class ContentToolCallContent(Content):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -5550,7 +5590,12 @@ class InitializeResponse(BaseModel):
 
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+    Annotated[
+        Annotated[
+            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+        ],
+        StrictJson(),
+    ],
 )
 """
 A session configuration option selector and its current state.
@@ -5836,7 +5881,9 @@ class ClientCapabilities(BaseModel):
     """
 
 
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+ClientResponse = TypeAliasType(
+    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -5981,7 +6028,8 @@ class ToolCallUpdate(BaseModel):
 
 
 ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+    "ElicitationFormMode",
+    Annotated[SessionElicitationFormMode | RequestElicitationFormMode, StrictJson()],
 )
 """
 Form-based elicitation mode where the client renders a form from the provided schema.
@@ -6246,14 +6294,22 @@ class RequestPermissionRequest(BaseModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "mode", "mode", ("form", "url"), default=None, other="<other>", malformed="<other>"
-            )
-        ),
+        Annotated[
+            Annotated[FormCreateElicitationRequest, Tag("form")]
+            | Annotated[UrlCreateElicitationRequest, Tag("url")]
+            | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "mode",
+                    "mode",
+                    ("form", "url"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6265,7 +6321,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
+AgentResponse = TypeAliasType(
+    "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -6274,21 +6332,24 @@ A JSON-RPC response object.
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate,
-        Field(discriminator="session_update"),
+        Annotated[
+            UserMessageChunkSessionUpdate
+            | AgentMessageChunkSessionUpdate
+            | AgentThoughtChunkSessionUpdate
+            | ToolCallSessionUpdate
+            | ToolCallUpdateSessionUpdate
+            | PlanSessionUpdate
+            | AvailableCommandsUpdateSessionUpdate
+            | CurrentModeUpdateSessionUpdate
+            | ConfigOptionUpdateSessionUpdate
+            | SessionInfoUpdateSessionUpdate
+            | UsageUpdateSessionUpdate
+            | NoticeSessionUpdate
+            | CompactionUpdateSessionUpdate
+            | CompactionSummaryChunkSessionUpdate,
+            Field(discriminator="session_update"),
+        ],
+        StrictJson(),
     ],
 )
 """

@@ -6,32 +6,17 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems, TagRouter
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+from ._support import (
+    DefaultOnError,
+    DefaultOnNull,
+    Integral,
+    NotNull,
+    SkipInvalidItems,
+    StrictJson,
+    TagRouter,
 )
-"""
-A numeric JSON-RPC request id.
-"""
 
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-SessionId = TypeAliasType("SessionId", str)
+SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
 """
 A unique identifier for a conversation session between a client and agent.
 
@@ -63,11 +48,15 @@ class ReadTextFileRequest(BaseModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
+        None
+    )
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    limit: Annotated[
+        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum number of lines to read.
     """
@@ -81,7 +70,7 @@ class ReadTextFileRequest(BaseModel):
     """
 
 
-ToolCallId = TypeAliasType("ToolCallId", str)
+ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
 """
 Unique identifier for a tool call within a session.
 """
@@ -89,17 +78,20 @@ Unique identifier for a tool call within a session.
 
 ToolKind = TypeAliasType(
     "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
+    Annotated[
+        Literal[
+            "read",
+            "edit",
+            "delete",
+            "move",
+            "search",
+            "execute",
+            "think",
+            "fetch",
+            "switch_mode",
+            "other",
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -113,7 +105,8 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/
 
 
 ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+    "ToolCallStatus",
+    Annotated[Literal["pending", "in_progress", "completed", "failed"], StrictJson()],
 )
 """
 Execution status of a tool call.
@@ -124,7 +117,7 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/to
 """
 
 
-Role = TypeAliasType("Role", Literal["assistant", "user"])
+Role = TypeAliasType("Role", Annotated[Literal["assistant", "user"], StrictJson()])
 """
 The sender or recipient of messages and data in a conversation.
 """
@@ -233,7 +226,7 @@ class Diff(BaseModel):
     """
 
 
-TerminalId = TypeAliasType("TerminalId", str)
+TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
 """
 Typed identifier used for terminal values on the wire.
 """
@@ -289,7 +282,9 @@ class ToolCallLocation(BaseModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
@@ -304,14 +299,15 @@ class ToolCallLocation(BaseModel):
     """
 
 
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
+PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a permission option.
 """
 
 
 PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    "PermissionOptionKind",
+    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
 )
 """
 The type of permission option being presented to the user.
@@ -495,31 +491,17 @@ class ElicitationSessionScope(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+ElicitationSchemaType = TypeAliasType(
+    "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
+)
 """
 Type discriminator for elicitation schemas.
 """
 
 
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+StringFormat = TypeAliasType(
+    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+)
 """
 String format types for string properties in elicitation schemas.
 """
@@ -592,13 +574,17 @@ class StringPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    min_length: Annotated[
+        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    max_length: Annotated[
+        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum string length.
 
@@ -727,7 +713,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Minimum value (inclusive).
@@ -735,7 +724,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Maximum value (inclusive).
@@ -746,6 +738,7 @@ class IntegerPropertySchema(BaseModel):
         Annotated[
             int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
         ],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -862,13 +855,13 @@ class TitledMultiSelectItems(BaseModel):
     """
 
 
-ElicitationId = TypeAliasType("ElicitationId", str)
+ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
 """
 Unique identifier for an elicitation.
 """
 
 
-McpServerAcpId = TypeAliasType("McpServerAcpId", str)
+McpServerAcpId = TypeAliasType("McpServerAcpId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -881,7 +874,7 @@ used by `mcp/message` to route requests to the component that declared the serve
 """
 
 
-McpRequestId = TypeAliasType("McpRequestId", str)
+McpRequestId = TypeAliasType("McpRequestId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -894,7 +887,7 @@ from the outer ACP JSON-RPC request ID.
 """
 
 
-ExtRequest = TypeAliasType("ExtRequest", Any)
+ExtRequest = TypeAliasType("ExtRequest", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -904,7 +897,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+ProtocolVersion = TypeAliasType(
+    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+)
 """
 Protocol version identifier.
 
@@ -1332,7 +1327,7 @@ class ProvidersCapabilities(BaseModel):
     """
 
 
-AuthMethodId = TypeAliasType("AuthMethodId", str)
+AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
 """
 Typed identifier used for auth method values on the wire.
 """
@@ -1486,7 +1481,7 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-ProviderId = TypeAliasType("ProviderId", str)
+ProviderId = TypeAliasType("ProviderId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -1498,12 +1493,15 @@ Unique identifier for a configurable LLM provider.
 
 LlmProtocol = TypeAliasType(
     "LlmProtocol",
-    Literal["anthropic"]
-    | Literal["openai"]
-    | Literal["azure"]
-    | Literal["vertex"]
-    | Literal["bedrock"]
-    | str,
+    Annotated[
+        Literal["anthropic"]
+        | Literal["openai"]
+        | Literal["azure"]
+        | Literal["vertex"]
+        | Literal["bedrock"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 **UNSTABLE**
@@ -1625,11 +1623,14 @@ class LogoutResponse(BaseModel):
 
 AuthState = TypeAliasType(
     "AuthState",
-    Literal["authenticated"]
-    | Literal["unauthenticated"]
-    | Literal["not_required"]
-    | Literal["unknown"]
-    | str,
+    Annotated[
+        Literal["authenticated"]
+        | Literal["unauthenticated"]
+        | Literal["not_required"]
+        | Literal["unknown"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 **UNSTABLE**
@@ -1703,7 +1704,7 @@ class AuthAccount(BaseModel):
     """
 
 
-SessionModeId = TypeAliasType("SessionModeId", str)
+SessionModeId = TypeAliasType("SessionModeId", Annotated[str, StrictJson()])
 """
 Unique identifier for a Session Mode.
 """
@@ -1746,7 +1747,7 @@ class SessionMode(BaseModel):
     """
 
 
-SessionConfigId = TypeAliasType("SessionConfigId", str)
+SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option.
 """
@@ -1754,7 +1755,14 @@ Unique identifier for a session configuration option.
 
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+    Annotated[
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Semantic category for a session configuration option.
@@ -1769,7 +1777,7 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value.
 """
@@ -1810,7 +1818,7 @@ class SessionConfigSelectOption(BaseModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value group.
 """
@@ -1964,7 +1972,9 @@ class UnarchiveSessionResponse(BaseModel):
     """
 
 
-SessionStatus = TypeAliasType("SessionStatus", Literal["open"] | Literal["saved"] | str)
+SessionStatus = TypeAliasType(
+    "SessionStatus", Annotated[Literal["open"] | Literal["saved"] | str, StrictJson()]
+)
 """
 **UNSTABLE**
 
@@ -2049,7 +2059,10 @@ class SetSessionModeResponse(BaseModel):
 
 
 StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    "StopReason",
+    Annotated[
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+    ],
 )
 """
 Reasons why an agent stops processing a prompt turn.
@@ -2073,20 +2086,27 @@ class Usage(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    total_tokens: Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)]
+    total_tokens: Annotated[
+        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Sum of all token types across session.
     """
-    input_tokens: Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)]
+    input_tokens: Annotated[
+        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total input tokens across all turns.
     """
-    output_tokens: Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)]
+    output_tokens: Annotated[
+        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total output tokens across all turns.
     """
     thought_tokens: Annotated[
         Annotated[int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2094,6 +2114,7 @@ class Usage(BaseModel):
     """
     cached_read_tokens: Annotated[
         Annotated[int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2101,6 +2122,7 @@ class Usage(BaseModel):
     """
     cached_write_tokens: Annotated[
         Annotated[int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2116,7 +2138,7 @@ class Usage(BaseModel):
     """
 
 
-ExtResponse = TypeAliasType("ExtResponse", Any)
+ExtResponse = TypeAliasType("ExtResponse", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -2126,118 +2148,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-ErrorCode1 = TypeAliasType(
-    "ErrorCode1",
-    Annotated[Literal[-32700], Field(ge=-2147483648, le=2147483647, title="Parse error")],
-)
-"""
-**Parse error**: Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text.
-"""
-
-
-ErrorCode2 = TypeAliasType(
-    "ErrorCode2",
-    Annotated[Literal[-32600], Field(ge=-2147483648, le=2147483647, title="Invalid request")],
-)
-"""
-**Invalid request**: The JSON sent is not a valid Request object.
-"""
-
-
-ErrorCode3 = TypeAliasType(
-    "ErrorCode3",
-    Annotated[Literal[-32601], Field(ge=-2147483648, le=2147483647, title="Method not found")],
-)
-"""
-**Method not found**: The method does not exist or is not available.
-"""
-
-
-ErrorCode4 = TypeAliasType(
-    "ErrorCode4",
-    Annotated[Literal[-32602], Field(ge=-2147483648, le=2147483647, title="Invalid params")],
-)
-"""
-**Invalid params**: Invalid method parameter(s).
-"""
-
-
-ErrorCode5 = TypeAliasType(
-    "ErrorCode5",
-    Annotated[Literal[-32603], Field(ge=-2147483648, le=2147483647, title="Internal error")],
-)
-"""
-**Internal error**: Internal JSON-RPC error.
-"""
-
-
-ErrorCode6 = TypeAliasType(
-    "ErrorCode6",
-    Annotated[Literal[-32800], Field(ge=-2147483648, le=2147483647, title="Request cancelled")],
-)
-"""
-**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
-because of resource constraints or shutdown.
-"""
-
-
-ErrorCode7 = TypeAliasType(
-    "ErrorCode7",
-    Annotated[
-        Literal[-32000], Field(ge=-2147483648, le=2147483647, title="Authentication required")
-    ],
-)
-"""
-**Authentication required**: Authentication is required before this operation can be performed.
-"""
-
-
-ErrorCode8 = TypeAliasType(
-    "ErrorCode8",
-    Annotated[Literal[-32002], Field(ge=-2147483648, le=2147483647, title="Resource not found")],
-)
-"""
-**Resource not found**: A given resource, such as a session or file, was not found.
-"""
-
-
-ErrorCode9 = TypeAliasType(
-    "ErrorCode9", Annotated[int, Field(ge=-2147483648, le=2147483647, title="Other")]
-)
-"""
-Other undefined error code.
-"""
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    ErrorCode1
-    | ErrorCode2
-    | ErrorCode3
-    | ErrorCode4
-    | ErrorCode5
-    | ErrorCode6
-    | ErrorCode7
-    | ErrorCode8
-    | ErrorCode9,
-)
-"""
-Predefined error codes for common JSON-RPC and ACP-specific errors.
-
-Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
-server-error range (-32000 to -32099), and request cancellation uses -32800 from the
-range LSP reserves (-32899 to -32800).
-"""
-
-
-MessageId = TypeAliasType("MessageId", str)
+MessageId = TypeAliasType("MessageId", Annotated[str, StrictJson()])
 """
 Unique identifier for a message within a session.
 """
 
 
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+PlanEntryPriority = TypeAliasType(
+    "PlanEntryPriority", Annotated[Literal["high", "medium", "low"], StrictJson()]
+)
 """
 Priority levels for plan entries.
 
@@ -2247,7 +2166,9 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+PlanEntryStatus = TypeAliasType(
+    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+)
 """
 Status of a plan entry in the execution flow.
 
@@ -2256,7 +2177,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-PlanId = TypeAliasType("PlanId", str)
+PlanId = TypeAliasType("PlanId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -2486,11 +2407,11 @@ class UsageUpdate(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
     """
     Total context window size in tokens.
     """
@@ -2509,7 +2430,8 @@ class UsageUpdate(BaseModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+    "NoticeSeverity",
+    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
 )
 """
 Severity hint for a session notice.
@@ -2559,7 +2481,7 @@ class Notice(BaseModel):
     """
 
 
-CompactionId = TypeAliasType("CompactionId", str)
+CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a context compaction within a session.
 """
@@ -2567,7 +2489,14 @@ Unique identifier for a context compaction within a session.
 
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+    Annotated[
+        Literal["in_progress"]
+        | Literal["completed"]
+        | Literal["failed"]
+        | Literal["cancelled"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Lifecycle state of a context compaction.
@@ -2749,7 +2678,7 @@ class AuthStatusUpdateNotification(BaseModel):
     """
 
 
-ExtNotification = TypeAliasType("ExtNotification", Any)
+ExtNotification = TypeAliasType("ExtNotification", Annotated[Any, StrictJson()])
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
@@ -3329,7 +3258,9 @@ class McpServerStdio(BaseModel):
     """
 
 
-SystemPromptMode = TypeAliasType("SystemPromptMode", Literal["append"] | Literal["override"] | str)
+SystemPromptMode = TypeAliasType(
+    "SystemPromptMode", Annotated[Literal["append"] | Literal["override"] | str, StrictJson()]
+)
 """
 **UNSTABLE**
 
@@ -3344,7 +3275,8 @@ support rather than treating it as `append` or `override`.
 
 
 SessionArchiveFilter = TypeAliasType(
-    "SessionArchiveFilter", Literal["exclude"] | Literal["include"] | Literal["only"] | str
+    "SessionArchiveFilter",
+    Annotated[Literal["exclude"] | Literal["include"] | Literal["only"] | str, StrictJson()],
 )
 """
 **UNSTABLE**
@@ -3707,7 +3639,9 @@ class TerminalExitStatus(BaseModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -3759,7 +3693,9 @@ class WaitForTerminalExitResponse(BaseModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -3799,23 +3735,6 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
-)
-"""
-Integer value accepted in elicitation response content.
-"""
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
-
-
 class ElicitationAcceptAction(BaseModel):
     """
     The user accepted the elicitation and provided content.
@@ -3850,7 +3769,7 @@ class McpError(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)]
+    code: Annotated[Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
@@ -3937,33 +3856,6 @@ class MessageMcpNotification(BaseModel):
     """
 
 
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 class ProxySuccessorRequest(BaseModel):
     """
     **UNSTABLE**
@@ -4018,7 +3910,7 @@ class ProxySuccessorRequest(BaseModel):
     """
 
 
-ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Any)
+ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Annotated[Any, StrictJson()])
 """
 **UNSTABLE**
 
@@ -4134,67 +4026,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
     The user accepted and provided content.
@@ -4307,6 +4138,19 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+IntegerElicitationContentValue = TypeAliasType(
+    "IntegerElicitationContentValue",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Integer value accepted in elicitation response content.
+"""
+
+
 class StringElicitationPropertySchema(StringPropertySchema):
     """
     String property (or single-select enum when `enum`/`oneOf` is set).
@@ -4414,26 +4258,13 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
 
-class RequestElicitationUrlMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
+OtherErrorCode = TypeAliasType(
+    "OtherErrorCode",
+    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+)
+"""
+Other undefined error code.
+"""
 
 
 class EndTurnIdleStateUpdate(BaseModel):
@@ -4815,6 +4646,19 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
         defer_build=True,
     )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
+
+
+NumberRequestId = TypeAliasType(
+    "NumberRequestId",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+A numeric JSON-RPC request id.
+"""
 
 
 class CancelledRequestPermissionOutcome(BaseModel):
@@ -5260,6 +5104,22 @@ class TerminalToolCallContent(Terminal):
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
+RequestId = TypeAliasType(
+    "RequestId", Annotated[NumberRequestId | str | None, Integral(), StrictJson()]
+)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
 class WriteTextFileRequest(BaseModel):
     """
     Request to write content to a text file.
@@ -5472,6 +5332,7 @@ class ResourceLink(BaseModel):
     """
     size: Annotated[
         Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -5496,7 +5357,7 @@ class ResourceLink(BaseModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
+    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
 )
 """
 Resource content that can be embedded in a message.
@@ -5601,7 +5462,8 @@ class CreateTerminalRequest(BaseModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of output bytes to retain.
@@ -5623,22 +5485,43 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
+class ElicitationRequestScope(BaseModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[OtherMultiSelectItems, Tag("<other>")]
-        | Annotated[TitledMultiSelectItems, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("string",),
-                default="<default>",
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[MultiSelectItemsString, Tag("string")]
+            | Annotated[OtherMultiSelectItems, Tag("<other>")]
+            | Annotated[TitledMultiSelectItems, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("string",),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -5671,13 +5554,17 @@ class MultiSelectPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    min_items: Annotated[
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    max_items: Annotated[
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Maximum number of items to select.
 
@@ -5705,14 +5592,6 @@ class MultiSelectPropertySchema(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-
-
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
 
 
 class MessageMcpRequest(BaseModel):
@@ -5843,18 +5722,21 @@ class AgentAuthCapabilities(BaseModel):
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("terminal",),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[TerminalAuthMethod, Tag("terminal")]
+            | Annotated[AuthMethodAgent, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("terminal",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6131,37 +6013,29 @@ class PromptResponse(BaseModel):
     """
 
 
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | OtherErrorCode,
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
+"""
 
 
 class PlanEntry(BaseModel):
@@ -6276,7 +6150,9 @@ class PlanItems(BaseModel):
     """
 
 
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+AvailableCommandInput = TypeAliasType(
+    "AvailableCommandInput", Annotated[UnstructuredCommandInput, StrictJson()]
+)
 """
 The input specification for a command.
 """
@@ -6313,30 +6189,6 @@ class SubagentSessionCapabilities(BaseModel):
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
-    """
-
-
-class ErrorStopReason(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Details of a failure that ended a child's foreground work.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
-    """
-    The failure, as a JSON-RPC error object.
-
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
     """
 
 
@@ -6416,20 +6268,23 @@ class ElicitationCapabilities(BaseModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[AcpMcpServer, Tag("acp")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("acp", "http", "sse"),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[HttpMcpServer, Tag("http")]
+            | Annotated[SseMcpServer, Tag("sse")]
+            | Annotated[AcpMcpServer, Tag("acp")]
+            | Annotated[McpServerStdio, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("acp", "http", "sse"),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6488,18 +6343,21 @@ class ListSessionsRequest(BaseModel):
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("boolean",),
-                default="<default>",
-                other=None,
-                malformed="<default>",
-            )
-        ),
+        Annotated[
+            Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+            | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("boolean",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6510,8 +6368,11 @@ Request parameters for setting a session configuration option.
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
+        Annotated[
+            CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+            Field(discriminator="outcome"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6557,20 +6418,23 @@ class TerminalOutputResponse(BaseModel):
 CreateElicitationResponse = TypeAliasType(
     "CreateElicitationResponse",
     Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action",
-                "action",
-                ("accept", "cancel", "decline"),
-                default=None,
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "action",
+                    "action",
+                    ("accept", "cancel", "decline"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6578,8 +6442,20 @@ Response from the client to an elicitation request.
 """
 
 
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue",
+    Annotated[
+        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
+    ],
+)
+"""
+Allowed wire representations for `ElicitationContentValue`.
+"""
+
+
 MessageMcpResponse = TypeAliasType(
-    "MessageMcpResponse", ResultMessageMcpResponse | ErrorMessageMcpResponse
+    "MessageMcpResponse",
+    Annotated[ResultMessageMcpResponse | ErrorMessageMcpResponse, StrictJson()],
 )
 """
 **UNSTABLE**
@@ -6618,6 +6494,33 @@ class ClientNotification(BaseModel):
     """
 
 
+class CancelRequestNotification(BaseModel):
+    """
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The ID of the request to cancel.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
 class ProxyNotification(BaseModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -6638,48 +6541,6 @@ class ProxyNotification(BaseModel):
     params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
     """
     Method-specific notification parameters.
-    """
-
-
-class ErrorAgentResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
     """
 
 
@@ -6794,12 +6655,21 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6819,15 +6689,30 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
 )
 """
-URL-based elicitation where the client directs the user to a URL.
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
 """
 
 
@@ -6845,11 +6730,10 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
-class ErrorIdleStateUpdate(ErrorStopReason):
+class RequestElicitationUrlMode(ElicitationRequestScope):
     """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because something failed.
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
     """
 
     model_config = ConfigDict(
@@ -6858,19 +6742,14 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         validate_by_name=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
+    The unique identifier for this elicitation.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    url: Annotated[str, Field(alias="url")]
     """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    The URL to direct the user to.
     """
-    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -6889,29 +6768,6 @@ class ItemsPlanUpdateContent(PlanItems):
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
-class ErrorProxyResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-
-
 class PlanSessionUpdate(Plan):
     """
     The agent's execution plan for complex tasks.
@@ -6927,61 +6783,18 @@ class PlanSessionUpdate(Plan):
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
 
-class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-StateUpdateIdle = TypeAliasType(
-    "StateUpdateIdle",
-    Annotated[
-        Annotated[EndTurnStateUpdateIdle, Tag("end_turn")]
-        | Annotated[MaxTokensStateUpdateIdle, Tag("max_tokens")]
-        | Annotated[MaxTurnRequestsStateUpdateIdle, Tag("max_turn_requests")]
-        | Annotated[RefusalStateUpdateIdle, Tag("refusal")]
-        | Annotated[CancelledStateUpdateIdle, Tag("cancelled")]
-        | Annotated[ErrorStateUpdateIdle, Tag("error")]
-        | Annotated[OtherStateUpdateIdle, Tag("<other>")]
-        | Annotated[NoneStateUpdateIdle, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "stopReason",
-                "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
-                default="<default>",
-                other="<other>",
-                malformed="<default>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-The child is ready to process another prompt.
-"""
-
-
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceLinkContentBlock
-        | ResourceContentBlock,
-        Field(discriminator="type_"),
+        Annotated[
+            TextContentBlock
+            | ImageContentBlock
+            | AudioContentBlock
+            | ResourceLinkContentBlock
+            | ResourceContentBlock,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -7027,22 +6840,25 @@ class Content(BaseModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[StringElicitationPropertySchema, Tag("string")]
-        | Annotated[NumberElicitationPropertySchema, Tag("number")]
-        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
-        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
-        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
-        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("array", "boolean", "integer", "number", "string"),
-                default=None,
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[StringElicitationPropertySchema, Tag("string")]
+            | Annotated[NumberElicitationPropertySchema, Tag("number")]
+            | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
+            | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
+            | Annotated[ArrayElicitationPropertySchema, Tag("array")]
+            | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("array", "boolean", "integer", "number", "string"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -7051,6 +6867,15 @@ Property schema for elicitation form fields.
 Each variant corresponds to a JSON Schema `"type"` value.
 Single-select enums use `type: "string"` with `enum` or `oneOf` set.
 Multi-select enums use `type: "array"`.
+"""
+
+
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode",
+    Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
 """
 
 
@@ -7120,7 +6945,8 @@ class ListProvidersResponse(BaseModel):
 
 
 SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+    "SessionConfigSelectOptions",
+    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
 )
 """
 Possible values for a session configuration option.
@@ -7145,6 +6971,39 @@ class SessionConfigSelect(BaseModel):
     options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
     """
     The set of selectable options.
+    """
+
+
+class Error(BaseModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
     """
 
 
@@ -7185,8 +7044,11 @@ class ContentChunk(BaseModel):
 PlanUpdateContent = TypeAliasType(
     "PlanUpdateContent",
     Annotated[
-        ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -7363,98 +7225,13 @@ class CompactionSummaryChunk(BaseModel):
     """
 
 
-StateUpdate = TypeAliasType(
-    "StateUpdate",
-    Annotated[
-        Annotated[StateUpdateRunning, Tag("running")]
-        | Annotated[StateUpdateIdle, Tag("idle")]
-        | Annotated[StateUpdateRequiresAction, Tag("requires_action")]
-        | Annotated[StateUpdateUnknown, Tag("unknown")]
-        | Annotated[OtherStateUpdate, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "state",
-                "state",
-                ("idle", "requires_action", "running", "unknown"),
-                default=None,
-                other="<other>",
-                malformed="<other>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Current foreground-work state of a reusable child session.
-
-Each update is a whole-object snapshot. Idle does not terminate the child.
-The parent can message it again, transitioning it back to running.
-Background activity may still emit other session updates while idle.
-"""
-
-
-IdleStateUpdate = TypeAliasType(
-    "IdleStateUpdate",
-    Annotated[
-        Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
-        | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
-        | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
-        | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
-        | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
-        | Annotated[ErrorIdleStateUpdate, Tag("error")]
-        | Annotated[OtherIdleStateUpdate, Tag("<other>")]
-        | Annotated[NoneIdleStateUpdate, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "stopReason",
-                "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
-                default="<default>",
-                other="<other>",
-                malformed="<default>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-The child is ready to process another prompt.
-
-An omitted, `null`, or malformed `stopReason` means not reported.
-"""
-
-
-class SubagentUpdate(BaseModel):
+class ErrorStopReason(BaseModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Notification that the enclosing parent session created and owns a child session.
-
-    Later updates modify the existing association's metadata, not its ownership.
-
-    Sent on the immediate parent session. The first update for an unknown
-    `sessionId` announces the child and MUST be sent
-    before any live child traffic or live message naming the child as sender
-    or recipient. Parents may message and reuse an announced child across
-    multiple operations.
-    Child events are delivered automatically on the same connection. No child
-    load, resume, or subscription is needed.
-
-    Only the subagent session ID is required. Omitted patch fields keep their
-    previous values. `null` clears them. Clearing capabilities disables child
-    mutations. Clearing state leaves current activity unset/unconfirmed: it does
-    not imply idle, stop work, or create an `unknown` state snapshot. A concrete
-    state replaces the entire previous state object, not the session.
-    The title and description provide the parent's display metadata for the
-    child. They do not replace the content of individual messages or operations.
-    `cwd` and `additionalDirectories` report where the Agent placed the child.
-    While unset, each inherits the immediate parent's effective value.
+    Details of a failure that ended a child's foreground work.
     """
 
     model_config = ConfigDict(
@@ -7463,74 +7240,12 @@ class SubagentUpdate(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
     """
-    The opaque session ID identifying the child in all ACP messages.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    The parent's human-readable display title for this child. It need not be unique.
+    The failure, as a JSON-RPC error object.
 
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    The parent's human-readable description of the child's role or purpose.
-
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation. This is current display metadata, not the
-    history of instructions sent to the child.
-    """
-    capabilities: Annotated[
-        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
-    ] = None
-    """
-    Client-initiated session mutations permitted for this subagent session.
-
-    Omitted means unchanged. `null` clears the capability set and disables
-    child mutations. If never supplied, no session mutations are permitted.
-    Read-only operations retain their normal protocol semantics and capability
-    requirements. A concrete object replaces the whole capability set.
-    """
-    state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
-    """
-    Current state snapshot for the child session.
-
-    Omitted means unchanged. `null` clears the current activity without
-    asserting idle or sending an `unknown` snapshot. A concrete state
-    replaces the previous state object wholesale. If never supplied, the
-    current activity is unset/unconfirmed.
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    The child's working directory. Must be an absolute path.
-
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective working directory. Clients use this value for the child's
-    root set and as the default terminal working directory.
-    """
-    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
-    """
-    Additional workspace roots for the child. Each path must be absolute.
-
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective additional directories, independently of `cwd`. A concrete
-    array replaces the whole list. `[]` reports no additional directories.
-    Clients use these values for the child's root set.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    Omitted means unchanged. `null` removes the metadata.
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
     """
 
 
@@ -8002,6 +7717,27 @@ class RequestPermissionResponse(BaseModel):
     """
 
 
+class ErrorAgentResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
 class ResultClientResponse(BaseModel):
     """
     A successful JSON-RPC response.
@@ -8033,6 +7769,115 @@ class ResultClientResponse(BaseModel):
     ]
     """
     Method-specific response data.
+    """
+
+
+class ErrorClientResponse(BaseModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    message: str
+    """
+    A human-readable message describing what input is needed.
+    """
+    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+)
+"""
+URL-based elicitation where the client directs the user to a URL.
+"""
+
+
+class ErrorIdleStateUpdate(ErrorStopReason):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because something failed.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
+
+
+class ErrorProxyResponse(BaseModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
     """
 
 
@@ -8186,25 +8031,6 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
 
 
-class SubagentUpdateSessionUpdate(SubagentUpdate):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Announces a child session created and owned by this session, or updates
-    that ownership association's metadata.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
-
-
 class SessionMessageSessionUpdate(SessionMessage):
     """
     **UNSTABLE**
@@ -8242,6 +8068,52 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
 
 
+class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+StateUpdateIdle = TypeAliasType(
+    "StateUpdateIdle",
+    Annotated[
+        Annotated[EndTurnStateUpdateIdle, Tag("end_turn")]
+        | Annotated[MaxTokensStateUpdateIdle, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsStateUpdateIdle, Tag("max_turn_requests")]
+        | Annotated[RefusalStateUpdateIdle, Tag("refusal")]
+        | Annotated[CancelledStateUpdateIdle, Tag("cancelled")]
+        | Annotated[ErrorStateUpdateIdle, Tag("error")]
+        | Annotated[OtherStateUpdateIdle, Tag("<other>")]
+        | Annotated[NoneStateUpdateIdle, Tag("<default>")],
+        Discriminator(
+            TagRouter(
+                "stopReason",
+                "stop_reason",
+                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
+                default="<default>",
+                other="<other>",
+                malformed="<default>",
+            )
+        ),
+    ],
+)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+The child is ready to process another prompt.
+"""
+
+
 class ContentToolCallContent(Content):
     """
     Standard content block (text, images, resources).
@@ -8259,8 +8131,11 @@ class ContentToolCallContent(Content):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -8485,7 +8360,12 @@ class SessionCapabilities(BaseModel):
 
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+    Annotated[
+        Annotated[
+            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+        ],
+        StrictJson(),
+    ],
 )
 """
 A session configuration option selector and its current state.
@@ -8746,6 +8626,190 @@ class ConfigOptionUpdate(BaseModel):
     """
 
 
+StateUpdate = TypeAliasType(
+    "StateUpdate",
+    Annotated[
+        Annotated[
+            Annotated[StateUpdateRunning, Tag("running")]
+            | Annotated[StateUpdateIdle, Tag("idle")]
+            | Annotated[StateUpdateRequiresAction, Tag("requires_action")]
+            | Annotated[StateUpdateUnknown, Tag("unknown")]
+            | Annotated[OtherStateUpdate, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "state",
+                    "state",
+                    ("idle", "requires_action", "running", "unknown"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Current foreground-work state of a reusable child session.
+
+Each update is a whole-object snapshot. Idle does not terminate the child.
+The parent can message it again, transitioning it back to running.
+Background activity may still emit other session updates while idle.
+"""
+
+
+IdleStateUpdate = TypeAliasType(
+    "IdleStateUpdate",
+    Annotated[
+        Annotated[
+            Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
+            | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
+            | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
+            | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
+            | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
+            | Annotated[ErrorIdleStateUpdate, Tag("error")]
+            | Annotated[OtherIdleStateUpdate, Tag("<other>")]
+            | Annotated[NoneIdleStateUpdate, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "stopReason",
+                    "stop_reason",
+                    (
+                        "cancelled",
+                        "end_turn",
+                        "error",
+                        "max_tokens",
+                        "max_turn_requests",
+                        "refusal",
+                    ),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+The child is ready to process another prompt.
+
+An omitted, `null`, or malformed `stopReason` means not reported.
+"""
+
+
+class SubagentUpdate(BaseModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification that the enclosing parent session created and owns a child session.
+
+    Later updates modify the existing association's metadata, not its ownership.
+
+    Sent on the immediate parent session. The first update for an unknown
+    `sessionId` announces the child and MUST be sent
+    before any live child traffic or live message naming the child as sender
+    or recipient. Parents may message and reuse an announced child across
+    multiple operations.
+    Child events are delivered automatically on the same connection. No child
+    load, resume, or subscription is needed.
+
+    Only the subagent session ID is required. Omitted patch fields keep their
+    previous values. `null` clears them. Clearing capabilities disables child
+    mutations. Clearing state leaves current activity unset/unconfirmed: it does
+    not imply idle, stop work, or create an `unknown` state snapshot. A concrete
+    state replaces the entire previous state object, not the session.
+    The title and description provide the parent's display metadata for the
+    child. They do not replace the content of individual messages or operations.
+    `cwd` and `additionalDirectories` report where the Agent placed the child.
+    While unset, each inherits the immediate parent's effective value.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The opaque session ID identifying the child in all ACP messages.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    The parent's human-readable display title for this child. It need not be unique.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    The parent's human-readable description of the child's role or purpose.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation. This is current display metadata, not the
+    history of instructions sent to the child.
+    """
+    capabilities: Annotated[
+        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
+    ] = None
+    """
+    Client-initiated session mutations permitted for this subagent session.
+
+    Omitted means unchanged. `null` clears the capability set and disables
+    child mutations. If never supplied, no session mutations are permitted.
+    Read-only operations retain their normal protocol semantics and capability
+    requirements. A concrete object replaces the whole capability set.
+    """
+    state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
+    """
+    Current state snapshot for the child session.
+
+    Omitted means unchanged. `null` clears the current activity without
+    asserting idle or sending an `unknown` snapshot. A concrete state
+    replaces the previous state object wholesale. If never supplied, the
+    current activity is unset/unconfirmed.
+    """
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    The child's working directory. Must be an absolute path.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective working directory. Clients use this value for the child's
+    root set and as the default terminal working directory.
+    """
+    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
+    """
+    Additional workspace roots for the child. Each path must be absolute.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective additional directories, independently of `cwd`. A concrete
+    array replaces the whole list. `[]` reports no additional directories.
+    Clients use these values for the child's root set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Omitted means unchanged. `null` removes the metadata.
+    """
+
+
 class ClientCapabilities(BaseModel):
     """
     Capabilities supported by the client.
@@ -8897,7 +8961,9 @@ class NewSessionRequest(BaseModel):
     """
 
 
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+ClientResponse = TypeAliasType(
+    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -8964,6 +9030,25 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+
+
+class SubagentUpdateSessionUpdate(SubagentUpdate):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Announces a child session created and owned by this session, or updates
+    that ownership association's metadata.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
 
 class ToolCallUpdate(BaseModel):
@@ -9042,7 +9127,8 @@ class ToolCallUpdate(BaseModel):
 
 
 ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+    "ElicitationFormMode",
+    Annotated[SessionElicitationFormMode | RequestElicitationFormMode, StrictJson()],
 )
 """
 Form-based elicitation mode where the client renders a form from the provided schema.
@@ -9379,14 +9465,22 @@ class RequestPermissionRequest(BaseModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "mode", "mode", ("form", "url"), default=None, other="<other>", malformed="<other>"
-            )
-        ),
+        Annotated[
+            Annotated[FormCreateElicitationRequest, Tag("form")]
+            | Annotated[UrlCreateElicitationRequest, Tag("url")]
+            | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "mode",
+                    "mode",
+                    ("form", "url"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -9474,26 +9568,29 @@ class InitializeResponse(BaseModel):
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | PlanUpdateSessionUpdate
-        | PlanRemovedSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate
-        | SubagentUpdateSessionUpdate
-        | SessionMessageSessionUpdate
-        | SessionMessageChunkSessionUpdate,
-        Field(discriminator="session_update"),
+        Annotated[
+            UserMessageChunkSessionUpdate
+            | AgentMessageChunkSessionUpdate
+            | AgentThoughtChunkSessionUpdate
+            | ToolCallSessionUpdate
+            | ToolCallUpdateSessionUpdate
+            | PlanSessionUpdate
+            | PlanUpdateSessionUpdate
+            | PlanRemovedSessionUpdate
+            | AvailableCommandsUpdateSessionUpdate
+            | CurrentModeUpdateSessionUpdate
+            | ConfigOptionUpdateSessionUpdate
+            | SessionInfoUpdateSessionUpdate
+            | UsageUpdateSessionUpdate
+            | NoticeSessionUpdate
+            | CompactionUpdateSessionUpdate
+            | CompactionSummaryChunkSessionUpdate
+            | SubagentUpdateSessionUpdate
+            | SessionMessageSessionUpdate
+            | SessionMessageChunkSessionUpdate,
+            Field(discriminator="session_update"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -9712,7 +9809,9 @@ class AgentRequest(BaseModel):
     """
 
 
-AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
+AgentResponse = TypeAliasType(
+    "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -9751,7 +9850,9 @@ class SessionNotification(BaseModel):
     """
 
 
-ProxyResponse = TypeAliasType("ProxyResponse", ResultProxyResponse | ErrorProxyResponse)
+ProxyResponse = TypeAliasType(
+    "ProxyResponse", Annotated[ResultProxyResponse | ErrorProxyResponse, StrictJson()]
+)
 """
 **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 

@@ -174,11 +174,14 @@ def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]
     }
     values = enum_values(node)
     found = union_branches(node)
+    scalars = _scalar_variants(name, cls, found[1], unstable, taken) if found is not None else ()
+    common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
         return ir.TypeDef(
             kind="enum",
             enum_values=tuple(str(v) for v, _ in values),
             open=any(_is_open_scalar(b) for b in found[1]),
+            variants=scalars,
             **common,
         )
     if isinstance(node.get("enum"), list):
@@ -188,7 +191,58 @@ def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]
         return _union(name, cls, node, found[1], fields, unstable, taken, common)
     if isinstance(node.get("properties"), Mapping) or node.get("type") == "object":
         return ir.TypeDef(kind="object", fields=fields, **common)
-    return ir.TypeDef(kind="alias", **common)
+    return ir.TypeDef(kind="alias", variants=scalars, **common)
+
+
+def _is_integer(branch: Node) -> bool:
+    return "integer" in _types_of(branch)
+
+
+def _scalar_key(branch: Node, branches: list[Node]) -> str:
+    """The key of an untitled branch of a union of scalars: ``other`` for the one branch of an open
+    enum that is not a constant (its catch-all, as in unions), else its JSON type when no sibling
+    has that type (``integer`` in ``null | integer | string``), else none."""
+    if any(const_of(b) is not None for b in branches) and _is_open_scalar(branch):
+        return "other"
+    types = _types_of(branch)
+    if len(types) == 1 and all(not (_types_of(b) & types) for b in branches if b is not branch):
+        return next(iter(types))
+    return ""
+
+
+def _scalar_variants(
+    name: str, cls: str, branches: list[Node], unstable: frozenset[str], taken: frozenset[str]
+) -> tuple[ir.UnionVariant, ...]:
+    """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
+    constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
+    constants and plain types are written inline."""
+    if any(_is_object_branch(b) for b in branches):
+        return ()
+    variants = []
+    for branch, found_key in zip(branches, variant_keys(branches), strict=True):
+        key = found_key or _scalar_key(branch, branches)
+        hoisted = _is_integer(branch) and const_of(branch) is None and ref_name(branch) is None
+        if hoisted and not key:
+            raise AcpgenError(
+                Problem(
+                    f"union {name} has an integer branch with no title, so it cannot be named",
+                    pointer("$defs", name),
+                    "Give the branch a `title` in the schema; names are never taken from positions.",
+                )
+            )
+        variants.append(
+            ir.UnionVariant(
+                key=key,
+                class_name=naming.variant_class_name(key, cls, taken) if hoisted else "",
+                tag=None,
+                ref=ref_name(branch),
+                catch_all=False,
+                hoisted=hoisted,
+                stable=f"variant:{name}[{key}]" not in unstable,
+                description=description(branch),
+            )
+        )
+    return tuple(variants)
 
 
 def _is_open_scalar(branch: Node) -> bool:
@@ -287,6 +341,7 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                 nullable=_nullable(prop),
                 default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
                 is_array=_is_array(prop),
+                integer=_is_integer(prop),
                 ref=ref_name(prop),
                 lenience=ir.Lenience(
                     default_on_error=prop.get(DEFAULT_ON_ERROR) is True,

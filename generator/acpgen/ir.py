@@ -51,6 +51,8 @@ class Field:
     default_json: str | None
     """The schema's ``default`` as canonical JSON text, or None when the schema gives none."""
     is_array: bool
+    integer: bool
+    """The property's own type admits integers (``"type": "integer"``, possibly with null)."""
     ref: str | None
     """The ``$defs`` type the property refers to, if it is a plain reference."""
     lenience: Lenience
@@ -70,7 +72,8 @@ class UnionVariant:
     catch_all: bool
     """The ``not`` branch of an extensible union: any other tag, payload kept."""
     hoisted: bool
-    """True when the branch adds to its reference (a tag, shared fields) and so gets a class of its own."""
+    """True when the branch gets a class (or, in a union of scalars, a type alias) of its own: it adds to its
+    reference (a tag, shared fields), or it is a bounded integer (``RequestId``'s ``Number``)."""
     stable: bool
     description: str
     spread: tuple[tuple[str, str, str], ...] = ()
@@ -96,6 +99,8 @@ class TypeDef:
     enum_values: tuple[str, ...] = ()
     open: bool = False
     """An open enum or extensible union: unknown values are accepted."""
+    integer: bool = False
+    """An alias, enum or union of scalars that admits integers (``ProtocolVersion``, ``ErrorCode``, ``RequestId``)."""
 
 
 @dataclass(frozen=True, slots=True)

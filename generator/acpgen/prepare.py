@@ -69,6 +69,11 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             _mark(node)
         if t.kind == "union":
             _hoist_union(t, node, defs, template_data, support, pydantic, unstable, protocol)
+        elif any(v.hoisted for v in t.variants):
+            _hoist_scalars(t, node, defs, template_data, unstable)
+        if t.kind != "object":
+            template_data.setdefault(t.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(t.integer))
+            support.update(("StrictJson", *(("Integral",) if t.integer else ())))
         for f in t.fields:
             holders = [t.class_name] if t.kind == "object" else [v.class_name for v in t.variants if v.hoisted]
             for holder in holders:
@@ -124,7 +129,16 @@ def field_rules(f: ir.Field) -> tuple[str, ...]:
         rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
     if not rules and not f.required and not f.nullable and f.default_json is None:
         rules.append("NotNull()")
+    if f.integer:  # innermost but for NotNull, which must see the field's `T | None` itself
+        rules.insert(1 if rules[:1] == ["NotNull()"] else 0, "Integral()")
     return tuple(rules)
+
+
+def alias_rules(integer: bool) -> tuple[str, ...]:
+    """The reading rules of a type alias (``RequestId``, ``ErrorCode``, a union): a TypeAdapter of an
+    alias has no model config, so the alias itself reads JSON types strictly; integers also read
+    from integral floats."""
+    return ("Integral()", "StrictJson()") if integer else ("StrictJson()",)
 
 
 def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
@@ -200,6 +214,34 @@ def _hoist_union(
         pydantic.update(("Discriminator", "Tag"))
     node.clear()
     node.update(replacement)
+
+
+def _hoist_scalars(
+    t: ir.TypeDef,
+    node: dict[str, Any],
+    defs: dict[str, Any],
+    template_data: dict[str, dict[str, Any]],
+    unstable: bool,
+) -> None:
+    """Give the bounded integer branches of a union of scalars a named definition (``RequestId``'s
+    ``Number`` -> ``NumberRequestId``), which datamodel-code-generator would otherwise number."""
+    found = union_branches(node)
+    assert found is not None
+    keyword, branches = found
+    variants = {id(branch): variant for branch, variant in zip(branches, t.variants, strict=True)}
+    replaced = []
+    for branch in node[keyword]:
+        variant = variants.get(id(branch))
+        if variant is None or not variant.hoisted:
+            replaced.append(branch)
+            continue
+        named = {k: copy.deepcopy(v) for k, v in branch.items() if k != "title"}
+        if unstable and not variant.stable:
+            _mark(named)
+        defs[variant.class_name] = named
+        template_data.setdefault(variant.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(True))
+        replaced.append({"$ref": f"#/$defs/{variant.class_name}"})
+    node[keyword] = replaced
 
 
 def _spread(
@@ -286,7 +328,7 @@ def _bound_integers(node: Any) -> None:
     """Add ``minimum``/``maximum`` from integer ``format`` values wherever the schema omits them."""
     if isinstance(node, dict):
         fmt = node.get("format")
-        bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) else None
+        bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) and "const" not in node else None
         types = node.get("type")
         if bounds is not None and (types == "integer" or (isinstance(types, list) and "integer" in types)):
             node.setdefault("minimum", bounds[0])

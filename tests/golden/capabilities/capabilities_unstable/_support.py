@@ -16,7 +16,15 @@ from typing import Any, get_args
 from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError, core_schema
 
-__all__ = ["DefaultOnError", "DefaultOnNull", "NotNull", "SkipInvalidItems", "TagRouter"]
+__all__ = [
+    "DefaultOnError",
+    "DefaultOnNull",
+    "Integral",
+    "NotNull",
+    "SkipInvalidItems",
+    "StrictJson",
+    "TagRouter",
+]
 
 _ABSENT = object()
 
@@ -120,6 +128,68 @@ class SkipInvalidItems:
             return kept
 
         return _first_then(handler(source), core_schema.no_info_plain_validator_function(mend))
+
+
+def _whole(value: Any) -> Any:
+    """An integral float as the integer it is; anything else unchanged, for the schema to judge."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+class Integral:
+    """An integer may be written as a float with no fraction (``3.0``): JSON has one number type,
+    and every JSON reader takes ``3.0`` for the integer 3. Bounds and constants still apply, and
+    a fraction is still refused."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(_whole, handler(source))
+
+
+# The core schemas that take a ``strict`` setting, and where their inner schemas are.
+_STRICT_TYPES = frozenset(
+    {"bool", "dict", "float", "int", "list", "nullable", "str", "tagged-union", "union", "default"}
+)
+_INNER = ("schema", "items_schema", "keys_schema", "values_schema")
+
+
+def _strict(schema: Any) -> Any:
+    """``schema`` with every scalar and container inside it strict; models keep their own config."""
+    kind = schema.get("type")
+    if kind in ("model", "definition-ref", "definitions"):
+        return schema
+    out = dict(schema)
+    if kind in _STRICT_TYPES and kind != "default":
+        out["strict"] = True
+    for key in _INNER:
+        if isinstance(out.get(key), dict):
+            out[key] = _strict(out[key])
+    if kind == "union":
+        out["choices"] = [
+            (_strict(c[0]), c[1]) if isinstance(c, tuple) else _strict(c) for c in out["choices"]
+        ]
+    elif kind == "tagged-union":
+        out["choices"] = {tag: _strict(choice) for tag, choice in out["choices"].items()}
+    elif kind == "chain":
+        out["steps"] = [_strict(step) for step in out["steps"]]
+    return out
+
+
+class StrictJson:
+    """JSON types are read as they are (no ``"1"`` -> 1, no ``true`` -> 1), as in the models, whose
+    config is strict: a type alias read on its own (``TypeAdapter(RequestId)``) has no config."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        strict: core_schema.CoreSchema = _strict(handler(source))
+        return strict
 
 
 class NotNull:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import NotNull
+from ._support import Integral, NotNull, StrictJson
 
 
 class AcpMessage(BaseModel):
@@ -100,7 +100,9 @@ class InitializeRequest(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
+    protocol_version: Annotated[
+        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+    ]
     client_capabilities: Annotated[
         ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
     ] = Field(
@@ -115,7 +117,9 @@ class InitializeResponse(BaseModel):
         validate_by_name=True,
         defer_build=True,
     )
-    protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
+    protocol_version: Annotated[
+        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+    ]
     agent_capabilities: Annotated[
         AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
@@ -210,7 +214,10 @@ class ImageContentBlock(ImageContent):
 
 
 ContentBlock = TypeAliasType(
-    "ContentBlock", Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")]
+    "ContentBlock",
+    Annotated[
+        Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")], StrictJson()
+    ],
 )
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems
+from ._support import DefaultOnError, DefaultOnNull, Integral, NotNull, SkipInvalidItems
 
 
 class AcpMessage(BaseModel):
@@ -64,15 +64,20 @@ class Record(BaseModel):
     caps: Annotated[Caps, Field(alias="caps", validate_default=True)] = Field(
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
-    small: Annotated[Annotated[int | None, Field(alias="small", ge=0, le=65535)], NotNull()] = None
+    small: Annotated[
+        Annotated[int | None, Field(alias="small", ge=0, le=65535)], NotNull(), Integral()
+    ] = None
     count: Annotated[
-        Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)], NotNull()
+        Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)],
+        NotNull(),
+        Integral(),
     ] = None
     offset: Annotated[
         Annotated[
             int | None, Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807)
         ],
         NotNull(),
+        Integral(),
     ] = None
     lenient_meta: Annotated[
         Annotated[dict[str, Any] | None, Field(alias="lenientMeta")], DefaultOnError()

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnNull, NotNull
+from ._support import DefaultOnNull, NotNull, StrictJson
 
 
 class AcpMessage(BaseModel):
@@ -18,7 +18,7 @@ class AcpMessage(BaseModel):
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Literal["ask", "code", "plan"])
+SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code", "plan"], StrictJson()])
 """
 How the session runs.
 """
@@ -145,7 +145,10 @@ class PlanUpdate(Plan):
     kind: Annotated[Literal["plan"], Field(alias="kind")]
 
 
-Update = TypeAliasType("Update", Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")])
+Update = TypeAliasType(
+    "Update",
+    Annotated[Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")], StrictJson()],
+)
 
 
 class SessionNotification(BaseModel):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import NotNull
+from ._support import NotNull, StrictJson
 
 
 class AcpMessage(BaseModel):
@@ -18,7 +18,7 @@ class AcpMessage(BaseModel):
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Literal["ask", "code"])
+SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code"], StrictJson()])
 """
 How the session runs.
 """
@@ -69,7 +69,9 @@ class MessageUpdate(Text):
     kind: Annotated[Literal["message"], Field(alias="kind")]
 
 
-Update = TypeAliasType("Update", Annotated[MessageUpdate, Field(discriminator="kind")])
+Update = TypeAliasType(
+    "Update", Annotated[Annotated[MessageUpdate, Field(discriminator="kind")], StrictJson()]
+)
 
 
 class SessionNotification(BaseModel):
