@@ -276,6 +276,34 @@ def test_default_on_error_reads_a_malformed_value_as_the_default() -> None:
     assert init.client_capabilities.terminal is False
 
 
+@pytest.mark.parametrize(
+    ("variant", "def_name", "payload"),
+    [
+        # a tagged branch spread over the union of its payload (form or url, each by session or request)
+        (
+            "stable",
+            "CreateElicitationRequest",
+            {"mode": "form", "sessionId": "s", "message": "m", "requestedSchema": {}},
+        ),
+        (
+            "stable",
+            "CreateElicitationRequest",
+            {"mode": "url", "requestId": 1, "message": "m", "elicitationId": "e", "url": "u"},
+        ),
+        # inline branches of a union without a tag
+        ("unstable", "MessageMcpResponse", {"result": {}}),
+        ("unstable", "MessageMcpResponse", {"error": {"code": 1, "message": "m"}}),
+    ],
+)
+def test_lenient_meta_is_read_leniently_on_every_union_branch(
+    variant: str, def_name: str, payload: dict[str, Any]
+) -> None:
+    for bad in ("x", 5, [], True):
+        value = read(variant, def_name, {**payload, "_meta": bad})
+        assert value.meta is None  # the attribute is `meta` on every branch, as on every model
+    assert read(variant, def_name, {**payload, "_meta": {"k": 1}}).meta == {"k": 1}
+
+
 def test_skip_invalid_items_drops_only_the_bad_items() -> None:
     good = {"content": "write tests", "priority": "high", "status": "pending"}
     plan = read("stable", "Plan", {"entries": [good, {"content": 3}, good]})

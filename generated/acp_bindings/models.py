@@ -2585,11 +2585,11 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4499,11 +4499,11 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4536,11 +4536,11 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5265,11 +5265,11 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6186,11 +6186,11 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6214,11 +6214,11 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at

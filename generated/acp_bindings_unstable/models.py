@@ -4002,11 +4002,11 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4551,7 +4551,7 @@ class ResultMessageMcpResponse(BaseModel):
     """
     Required, even if JSON null.
     """
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     Optional ACP carrier metadata.
     """
@@ -4574,7 +4574,7 @@ class ErrorMessageMcpResponse(BaseModel):
     """
     Required, non-null MCP error object.
     """
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     Optional ACP carrier metadata.
     """
@@ -6638,11 +6638,11 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6675,11 +6675,11 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7804,11 +7804,11 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9357,11 +9357,11 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9385,11 +9385,11 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         validate_by_name=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at

@@ -278,7 +278,6 @@ def _union(
                 )
             )
         tag = tag_of(branch)
-        ref_name(branch) if "properties" not in branch or tag is not None else None
         catch_all = is_catch_all(branch)
         unconstrained = is_unconstrained(branch)
         adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
@@ -298,6 +297,7 @@ def _union(
                 hoisted=not (adds_nothing or unconstrained),
                 stable=f"variant:{name}[{key}]" not in unstable,
                 description=description(branch),
+                fields=_fields(f"{name}[{key}]", branch, unstable),
             )
         )
     return ir.TypeDef(

@@ -82,6 +82,9 @@ class UnionVariant:
     that extends the sub-branch and adds this branch's tag; the branch is then their union."""
     spread_from: str | None = None
     """The referenced union type the branch was spread over (its routing is reused), if any."""
+    fields: tuple[Field, ...] = ()
+    """The properties the branch declares itself, inline (its tag, mostly; ``MessageMcpResponse``'s
+    branches are whole objects), beside the union's shared fields."""
 
 
 @dataclass(frozen=True, slots=True)

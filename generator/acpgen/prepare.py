@@ -74,33 +74,15 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         if t.kind != "object":
             template_data.setdefault(t.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(t.integer))
             support.update(("StrictJson", *(("Integral",) if t.integer else ())))
-        for f in t.fields:
-            holders = [t.class_name] if t.kind == "object" else [v.class_name for v in t.variants if v.hoisted]
-            for holder in holders:
-                aliases[f"{holder}.{f.wire}"] = f.attr
-                if rules := field_rules(f):
-                    template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
-                    support.update(rule.split("(", 1)[0] for rule in rules)
-                if (default := _model_default(f, protocol)) is not None:
-                    template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
-            if unstable and not f.stable and t.stable:
-                props = node.get("properties")
-                if isinstance(props, dict) and isinstance(props.get(f.wire), dict):
-                    _mark(props[f.wire])
-        if t.kind == "enum" and unstable:
-            values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
-            if values and t.stable:
-                node["description"] = _joined(
-                    node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + "."
-                )
-    for t in protocol.types:
-        for v in t.variants:
-            if v.hoisted:
-                for wire, attr in _variant_fields(v, t, doc):
-                    aliases.setdefault(f"{v.class_name}.{wire}", attr)
-                for _, spread_class, _ in v.spread:
-                    for wire, attr in _variant_fields(v, t, doc):
-                        aliases.setdefault(f"{spread_class}.{wire}", attr)
+        for holder, f in held_fields(t):
+            aliases.setdefault(f"{holder}.{f.wire}", f.attr)
+            if rules := field_rules(f):
+                template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
+                support.update(rule.split("(", 1)[0] for rule in rules)
+            if (default := _model_default(f, protocol)) is not None:
+                template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
+        if unstable:
+            _mark_unstable_members(t, node, protocol)
     _bound_integers(defs)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_root(doc, defs))
@@ -111,6 +93,32 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         support_names=tuple(sorted(support)),
         pydantic_names=tuple(sorted(pydantic)),
     )
+
+
+def held_fields(t: ir.TypeDef) -> list[tuple[str, ir.Field]]:
+    """Every (model class, field) a type gives: an object's fields; for a union, the shared fields and
+    the branch's own on the class of each hoisted branch (on each class a branch is spread into)."""
+    if t.kind == "object":
+        return [(t.class_name, f) for f in t.fields]
+    held = []
+    for v in t.variants:
+        if v.hoisted and t.kind == "union":
+            classes = [name for _, name, _ in v.spread] or [v.class_name]
+            held += [(name, f) for name in classes for f in (*v.fields, *t.fields)]
+    return held
+
+
+def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Protocol) -> None:
+    """The unstable marker on the unstable fields and enum values of a stable type."""
+    if not t.stable:
+        return
+    props = node.get("properties")
+    for f in t.fields:
+        if not f.stable and isinstance(props, dict) and isinstance(props.get(f.wire), dict):
+            _mark(props[f.wire])
+    values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
+    if t.kind == "enum" and values:
+        node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
 
 
 def field_rules(f: ir.Field) -> tuple[str, ...]:
@@ -302,15 +310,6 @@ def _routed_annotation(t: ir.TypeDef) -> str:
 def _lenient_tag(t: ir.TypeDef) -> bool:
     """The union's tag is a shared property read leniently: a malformed tag means no tag."""
     return any(f.wire == t.discriminator and f.lenience.default_on_error for f in t.fields)
-
-
-def _variant_fields(v: ir.UnionVariant, t: ir.TypeDef, doc: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(wire, attribute) of the properties a hoisted branch declares itself (its tag, mostly)."""
-    found = union_branches(doc["$defs"][t.wire])
-    assert found is not None
-    branch = found[1][t.variants.index(v)]
-    props = branch.get("properties") or {}
-    return [(wire, naming.snake(wire)) for wire in sorted(props)]
 
 
 def _mark(node: dict[str, Any]) -> None:
