@@ -257,6 +257,28 @@ def test_default_on_null_on_an_optional_field() -> None:
     assert req.additional_directories == []
 
 
+def test_default_on_null_on_a_map_reads_null_as_empty() -> None:
+    # AuthMethodTerminal.env is a map (string -> string) with x-deserialize-default-on-null
+    terminal = {"type": "terminal", "id": "t", "name": "Terminal"}
+    assert read("stable", "AuthMethod", {**terminal, "env": None}).env == {}
+    assert read("stable", "AuthMethod", {**terminal, "args": None}).args == []
+
+
+def test_default_on_error_on_a_nullable_list_reads_a_bad_value_as_null_not_empty() -> None:
+    # an empty list and no list mean different things: a bad value reads as the default, which is null
+    for bad in ("x", 1, {"k": 1}):
+        assert read("stable", "LoadSessionResponse", {"configOptions": bad}).config_options is None
+        assert read("stable", "Annotations", {"audience": bad}).audience is None
+    assert read("stable", "ToolCallUpdate", {"toolCallId": "t", "content": "x"}).content is None
+
+
+def test_default_on_error_on_a_field_that_is_not_nullable_reads_null_as_the_default() -> None:
+    # ToolCall.content is a list, not nullable, with x-deserialize-default-on-error: null is an error, read as []
+    call = read("stable", "ToolCall", {"toolCallId": "t", "title": "T", "content": None, "status": None})
+    assert call.content == [] and call.status is None
+    assert read("stable", "ToolCall", {"toolCallId": "t", "title": "T", "locations": None}).locations == []
+
+
 def test_out_of_range_value_of_a_lenient_field_reads_as_the_default() -> None:
     link = read("stable", "ResourceLink", {"name": "n", "uri": "file:///a", "size": 2**63})
     assert link.size is None and read("stable", "ResourceLink", {"name": "n", "uri": "u", "size": 2**63 - 1}).size

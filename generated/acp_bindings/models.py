@@ -10,6 +10,7 @@ from ._support import (
     DefaultOnError,
     DefaultOnNull,
     Integral,
+    NotNull,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
@@ -1141,7 +1142,7 @@ class AuthMethodTerminal(BaseModel):
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({})] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1433,6 +1434,7 @@ class SessionInfo(BaseModel):
     """
     additional_directories: Annotated[
         Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = None
@@ -3234,9 +3236,7 @@ class Annotations(BaseModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        Annotated[list[Role] | None, Field(alias="audience")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -3642,7 +3642,7 @@ class MultiSelectPropertySchema(BaseModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
@@ -4844,7 +4844,7 @@ class Error(BaseModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull(), DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -4978,7 +4978,7 @@ class CompactionUpdate(BaseModel):
     summary: Annotated[
         Annotated[list[ContentBlock] | None, Field(alias="summary")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
@@ -5624,7 +5624,7 @@ class LoadSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -5661,7 +5661,7 @@ class ResumeSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -5736,19 +5736,22 @@ class ToolCall(BaseModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    kind: Annotated[
+        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError()
+    ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
+    status: Annotated[
+        Annotated[ToolCallStatus | None, Field(alias="status")], NotNull(), DefaultOnError()
+    ] = None
     """
     Current execution status of the tool call.
     """
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = None
@@ -5757,6 +5760,7 @@ class ToolCall(BaseModel):
     """
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = None
@@ -5764,11 +5768,15 @@ class ToolCall(BaseModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
+    ] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
+    ] = None
     """
     Raw output returned by the tool.
     """
@@ -5996,7 +6004,7 @@ class ToolCallUpdate(BaseModel):
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the content collection.
@@ -6004,16 +6012,20 @@ class ToolCallUpdate(BaseModel):
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
+    ] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
+    ] = None
     """
     Update the raw output.
     """
@@ -6066,7 +6078,7 @@ class NewSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.

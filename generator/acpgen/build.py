@@ -341,6 +341,7 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                 nullable=_nullable(prop),
                 default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
                 is_array=_is_array(prop),
+                is_map=_is_map(prop),
                 integer=_is_integer(prop),
                 ref=ref_name(prop),
                 lenience=ir.Lenience(
@@ -373,6 +374,11 @@ def _nullable(prop: Node) -> bool:
 
 def _is_array(prop: Node) -> bool:
     return "array" in _types_of(prop)
+
+
+def _is_map(prop: Node) -> bool:
+    extra = prop.get("additionalProperties")
+    return "object" in _types_of(prop) and not prop.get("properties") and extra not in (None, False)
 
 
 def _spread_nested_unions(

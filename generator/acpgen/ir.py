@@ -51,6 +51,8 @@ class Field:
     default_json: str | None
     """The schema's ``default`` as canonical JSON text, or None when the schema gives none."""
     is_array: bool
+    is_map: bool
+    """An object with no properties of its own, only ``additionalProperties`` (``env``: name -> value)."""
     integer: bool
     """The property's own type admits integers (``"type": "integer"``, possibly with null)."""
     ref: str | None

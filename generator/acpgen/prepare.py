@@ -125,20 +125,22 @@ def field_rules(f: ir.Field) -> tuple[str, ...]:
     """The reading rules of a field, as the metadata expressions its annotation carries.
 
     Order matters: the last one is the outermost, so ``DefaultOnError`` sees what
-    ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first.
+    ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first. ``NotNull``
+    (an optional property that is not nullable, whose Python type admits None for "absent") is
+    innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
     """
     rules = []
     default = _default_literal(f)
+    if not f.required and not f.nullable and f.default_json is None and not f.lenience.default_on_null:
+        rules.append("NotNull()")  # innermost: it must see the field's `T | None` itself
+    if f.integer:
+        rules.append("Integral()")
     if f.lenience.skip_invalid_items:
         rules.append("SkipInvalidItems()")
     if f.lenience.default_on_error and (default is not None or not f.required):
         rules.append(f"DefaultOnError({default})" if default is not None else "DefaultOnError()")
     if f.lenience.default_on_null and not f.nullable:
         rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
-    if not rules and not f.required and not f.nullable and f.default_json is None:
-        rules.append("NotNull()")
-    if f.integer:  # innermost but for NotNull, which must see the field's `T | None` itself
-        rules.insert(1 if rules[:1] == ["NotNull()"] else 0, "Integral()")
     return tuple(rules)
 
 
@@ -161,11 +163,14 @@ def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
 
 
 def _default_literal(f: ir.Field) -> str | None:
-    """The Python literal of what a lenient field reads as: the schema's default, else ``[]`` for arrays."""
+    """The Python literal of what a lenient field reads as: the schema's default, else the empty value of
+    an array (``[]``) or a map (``{}``) that is not nullable, else none (``None``: absent, or null)."""
     if f.default_json is not None:
         return repr(json.loads(f.default_json))
-    if f.is_array:
+    if f.is_array and not f.nullable:
         return "[]"
+    if f.is_map and not f.nullable:
+        return "{}"
     return None
 
 
