@@ -54,6 +54,8 @@ REALISTIC = [
     "  ",
     "null",
 ]
+SAFE = 2**53 - 1
+"""The largest integer a double (a JavaScript number) holds exactly."""
 URIS = ["file:///home/user/project/README.md", "https://example.com/docs?q=1#top", "mcp://server/resource"]
 EXTRA_KEYS = ["_x", "x-vendor", "example.com/flag"]
 # Characters of random text: letters, digits, JSON's special characters, controls, non-ASCII and
@@ -106,8 +108,11 @@ class RandomChoices:
         return options[self.rng.randrange(len(options))]
 
     def integer(self, low: int, high: int) -> int:
-        if self.rng.random() < 0.5:  # small values are the common case on the wire
-            return self.rng.randint(max(low, -100), min(high, 100)) if low <= 100 and high >= -100 else low
+        roll = self.rng.random()
+        if roll < 0.5 and low <= 100 and high >= -100:  # small values are the common case on the wire
+            return self.rng.randint(max(low, -100), min(high, 100))
+        if roll < 0.9 and low <= SAFE and high >= -SAFE:  # then values a double holds exactly
+            return self.rng.randint(max(low, -SAFE), min(high, SAFE))
         return self.rng.randint(low, high)
 
     def number(self, low: float | None, high: float | None) -> float:
@@ -324,7 +329,7 @@ class _Generator:
     def _integer(self, flat: Schema) -> int:
         low, high = _integer_range(flat)
         edges = [v for v in (low, high, 0, 1) if low <= v <= high]
-        if edges and self.choices.choice([False, True]):
+        if edges and self.choices.choice([True, False, False]):
             return self.choices.choice(edges)
         return self.choices.integer(low, high)
 
