@@ -129,6 +129,23 @@ def test_closed_enum_rejects_unknown_values() -> None:
     _errors("stable", "StopReason", "gave_up")
 
 
+def test_a_nullable_map_is_typed_as_the_schema_says() -> None:
+    # ElicitationAcceptAction.content: object | null, each value an ElicitationContentValue
+    accept = read("stable", "ElicitationAcceptAction", {"content": {"name": "x", "age": 3, "tags": ["a"]}})
+    assert accept.content == {"name": "x", "age": 3, "tags": ["a"]}
+    for bad in (None, {"k": 1}, [1]):
+        _errors("stable", "ElicitationAcceptAction", {"content": {"value": bad}})
+    assert read("stable", "ElicitationAcceptAction", {"content": None}).content is None
+
+
+def test_an_object_type_without_properties_keeps_its_members() -> None:
+    # NoticeCapabilities is {"type": "object"}: any member is part of it, as a peer may add some
+    caps = read("unstable", "ClientSessionCapabilities", {"notices": {"levels": ["warning"]}})
+    assert caps.notices is not None and wire("unstable", "ClientSessionCapabilities", caps) == {
+        "notices": {"levels": ["warning"]}
+    }
+
+
 # --- required, optional, nullable; defaults ---------------------------------------------------
 
 

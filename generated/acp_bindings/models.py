@@ -1877,6 +1877,7 @@ class CompactionCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1913,6 +1914,7 @@ class NoticeCapabilities(BaseModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2508,23 +2510,6 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-class ElicitationAcceptAction(BaseModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
-    """
-    The user-provided content, if any, as an object matching the requested schema.
-    """
-
-
 class CancelNotification(BaseModel):
     """
     Notification to cancel ongoing operations for a session.
@@ -2609,30 +2594,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-
-
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    action: Annotated[Literal["accept"], Field(alias="action")]
 
 
 class DeclineCreateElicitationResponse(BaseModel):
@@ -4319,33 +4280,6 @@ class TerminalOutputResponse(BaseModel):
     """
 
 
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
-    Annotated[
-        Annotated[
-            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-            Discriminator(
-                TagRouter(
-                    "action",
-                    "action",
-                    ("accept", "cancel", "decline"),
-                    default=None,
-                    other="<other>",
-                    malformed="<other>",
-                )
-            ),
-        ],
-        StrictJson(),
-    ],
-)
-"""
-Response from the client to an elicitation request.
-"""
-
-
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
     Annotated[
@@ -4355,6 +4289,23 @@ ElicitationContentValue = TypeAliasType(
 """
 Allowed wire representations for `ElicitationContentValue`.
 """
+
+
+class ElicitationAcceptAction(BaseModel):
+    """
+    The user accepted the elicitation and provided content.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
+    """
+    The user-provided content, if any, as an object matching the requested schema.
+    """
 
 
 class ClientNotification(BaseModel):
@@ -4575,6 +4526,30 @@ Clients that do not understand this mode should preserve the raw payload
 when storing, replaying, proxying, or forwarding elicitation requests.
 They MUST NOT render it as a known elicitation mode.
 """
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """
+    The user accepted and provided content.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        defer_build=True,
+    )
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    action: Annotated[Literal["accept"], Field(alias="action")]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -5177,6 +5152,33 @@ class RequestPermissionResponse(BaseModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
+
+
+CreateElicitationResponse = TypeAliasType(
+    "CreateElicitationResponse",
+    Annotated[
+        Annotated[
+            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "action",
+                    "action",
+                    ("accept", "cancel", "decline"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+Response from the client to an elicitation request.
+"""
 
 
 class ErrorAgentResponse(BaseModel):

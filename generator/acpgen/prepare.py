@@ -71,6 +71,8 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             _hoist_union(t, node, defs, template_data, support, pydantic, unstable, protocol)
         elif any(v.hoisted for v in t.variants):
             _hoist_scalars(t, node, defs, template_data, unstable)
+        if t.kind == "object" and not t.fields and node.get("additionalProperties") is None:
+            node["additionalProperties"] = True  # no properties: every member is the object's own
         if t.kind != "object":
             template_data.setdefault(t.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(t.integer))
             support.update(("StrictJson", *(("Integral",) if t.integer else ())))
@@ -84,6 +86,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         if unstable:
             _mark_unstable_members(t, node, protocol)
     _bound_integers(defs)
+    _type_nullable_maps(defs)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_root(doc, defs))
     return ModelInput(
@@ -342,6 +345,23 @@ def _bound_integers(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _bound_integers(value)
+
+
+def _type_nullable_maps(node: Any) -> None:
+    """``"type": ["object", "null"]`` with typed ``additionalProperties`` as ``anyOf: [map, null]``, whose
+    values datamodel-code-generator then types (it reads the first spelling as ``dict[str, Any]``)."""
+    if isinstance(node, dict):
+        types = node.get("type")
+        extra = node.get("additionalProperties")
+        typed_map = isinstance(extra, dict) and not node.get("properties")
+        if typed_map and isinstance(types, list) and set(types) == {"object", "null"}:
+            del node["type"], node["additionalProperties"]
+            node["anyOf"] = [{"type": "object", "additionalProperties": extra}, {"type": "null"}]
+        for value in node.values():
+            _type_nullable_maps(value)
+    elif isinstance(node, list):
+        for value in node:
+            _type_nullable_maps(value)
 
 
 def _root(doc: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:

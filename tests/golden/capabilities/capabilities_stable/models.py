@@ -137,6 +137,7 @@ class LoadSessionRequest(BaseModel):
 
 class LoadSessionResponse(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -166,6 +167,7 @@ class ImageContent(BaseModel):
 
 class PromptResponse(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

@@ -116,6 +116,7 @@ An untagged union of references.
 
 class DrawResponse(BaseModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
