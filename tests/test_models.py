@@ -388,6 +388,47 @@ def test_round_trip_of_a_typed_construction() -> None:
     assert TypeAdapter(m.NewSessionRequest).validate_python({"cwd": "/w", "mcpServers": []}) == req
 
 
+def test_dumps_are_the_wire_with_no_argument() -> None:
+    m = models("stable")
+    request = m.NewSessionRequest(cwd="/w", mcp_servers=[])
+    assert request.model_dump(mode="json") == {"cwd": "/w", "mcpServers": []}
+    assert json.loads(request.model_dump_json()) == {"cwd": "/w", "mcpServers": []}
+    # an optional property that is not nullable is never written as null (None means absent)
+    call = m.ToolCall(tool_call_id="t", title="T", status=None, kind="edit")
+    assert call.model_dump(mode="json") == {"toolCallId": "t", "title": "T", "kind": "edit"}
+    # a lenient fallback dumps the default it read as: here, no status at all
+    read_back = read("stable", "ToolCall", {"toolCallId": "t", "title": "T", "status": None})
+    assert read_back.model_dump(mode="json") == {"toolCallId": "t", "title": "T"}
+    # defaults that were not on the wire stay off it; arguments still override
+    init = read("stable", "InitializeRequest", {"protocolVersion": 1})
+    assert init.model_dump(mode="json") == {"protocolVersion": 1}
+    assert "clientCapabilities" in init.model_dump(mode="json", exclude_unset=False)
+    assert "protocol_version" in init.model_dump(by_alias=False)
+
+
+@pytest.mark.parametrize(
+    ("def_name", "payload"),
+    [
+        ("Error", {"code": -32603, "message": "m", "data": None}),  # any JSON, null included
+        ("ToolCallUpdate", {"toolCallId": "t", "rawInput": None, "rawOutput": None, "status": None}),
+    ],
+)
+def test_a_property_of_any_json_value_keeps_its_null(def_name: str, payload: dict[str, Any]) -> None:
+    value = read("stable", def_name, payload)
+    assert value.model_dump(mode="json") == payload and json.loads(value.model_dump_json()) == payload
+
+
+def test_an_envelope_keeps_a_payload_that_no_typed_member_recognises() -> None:
+    # params/result may be any ACP payload or an extension's (ExtRequest, ExtResponse: any JSON);
+    # an object of which no typed member reads a single member is the extension's, whole
+    response = {"id": 1, "result": {"vendorStatus": "ok"}}
+    assert read("stable", "ClientResponse", response).model_dump(mode="json") == response
+    request = {"id": "a", "method": "_vendor/op", "params": {"x": [1]}}
+    assert read("stable", "ClientRequest", request).params == {"x": [1]}
+    typed = read("stable", "ClientResponse", {"id": 1, "result": {"outcome": {"outcome": "cancelled"}}})
+    assert type(typed.result).__name__ == "RequestPermissionResponse"
+
+
 def test_generated_files_carry_the_header() -> None:
     for path in sorted(Path(GENERATED).rglob("*.py")):
         head = path.read_text().splitlines()[:3]

@@ -3,17 +3,20 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
     DefaultOnError,
     DefaultOnNull,
     Integral,
+    KeepUnrecognised,
     NotNull,
+    OmitNone,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
+    WireModel,
 )
 
 SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
@@ -27,7 +30,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/sess
 """
 
 
-class ReadTextFileRequest(BaseModel):
+class ReadTextFileRequest(WireModel):
     """
     Request to read content from a text file.
 
@@ -38,6 +41,7 @@ class ReadTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -123,7 +127,7 @@ The sender or recipient of messages and data in a conversation.
 """
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     """
     Text-based resource contents.
     """
@@ -132,6 +136,7 @@ class TextResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
@@ -156,7 +161,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     """
     Binary resource contents.
     """
@@ -165,6 +170,7 @@ class BlobResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
@@ -189,7 +195,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class Diff(BaseModel):
+class Diff(WireModel):
     """
     A diff representing file modifications.
 
@@ -202,6 +208,7 @@ class Diff(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -232,7 +239,7 @@ Typed identifier used for terminal values on the wire.
 """
 
 
-class Terminal(BaseModel):
+class Terminal(WireModel):
     """
     Embed a terminal created with `terminal/create` by its id.
 
@@ -245,6 +252,7 @@ class Terminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -261,7 +269,7 @@ class Terminal(BaseModel):
     """
 
 
-class ToolCallLocation(BaseModel):
+class ToolCallLocation(WireModel):
     """
     A file location being accessed or modified by a tool.
 
@@ -275,6 +283,7 @@ class ToolCallLocation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -316,7 +325,7 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class EnvVariable(BaseModel):
+class EnvVariable(WireModel):
     """
     An environment variable to set when launching an MCP server.
     """
@@ -325,6 +334,7 @@ class EnvVariable(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -345,7 +355,7 @@ class EnvVariable(BaseModel):
     """
 
 
-class TerminalOutputRequest(BaseModel):
+class TerminalOutputRequest(WireModel):
     """
     Request to get the current output and status of a terminal.
     """
@@ -354,6 +364,7 @@ class TerminalOutputRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -374,7 +385,7 @@ class TerminalOutputRequest(BaseModel):
     """
 
 
-class ReleaseTerminalRequest(BaseModel):
+class ReleaseTerminalRequest(WireModel):
     """
     Request to release a terminal and free its resources.
     """
@@ -383,6 +394,7 @@ class ReleaseTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -403,7 +415,7 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
 
-class WaitForTerminalExitRequest(BaseModel):
+class WaitForTerminalExitRequest(WireModel):
     """
     Request to wait for a terminal command to exit.
     """
@@ -412,6 +424,7 @@ class WaitForTerminalExitRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -432,7 +445,7 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
 
-class KillTerminalRequest(BaseModel):
+class KillTerminalRequest(WireModel):
     """
     Request to kill a terminal without releasing it.
     """
@@ -441,6 +454,7 @@ class KillTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -461,7 +475,7 @@ class KillTerminalRequest(BaseModel):
     """
 
 
-class ElicitationSessionScope(BaseModel):
+class ElicitationSessionScope(WireModel):
     """
     Session-scoped elicitation, optionally tied to a specific tool call.
 
@@ -474,6 +488,7 @@ class ElicitationSessionScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -507,7 +522,7 @@ String format types for string properties in elicitation schemas.
 """
 
 
-class EnumOption(BaseModel):
+class EnumOption(WireModel):
     """
     A titled enum option with a const value, human-readable title, and optional description.
     """
@@ -516,6 +531,7 @@ class EnumOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
@@ -546,7 +562,7 @@ class EnumOption(BaseModel):
     """
 
 
-class StringPropertySchema(BaseModel):
+class StringPropertySchema(WireModel):
     """
     Schema for string properties in an elicitation form.
 
@@ -558,6 +574,7 @@ class StringPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -632,7 +649,7 @@ class StringPropertySchema(BaseModel):
     """
 
 
-class NumberPropertySchema(BaseModel):
+class NumberPropertySchema(WireModel):
     """
     Schema for number (floating-point) properties in an elicitation form.
     """
@@ -641,6 +658,7 @@ class NumberPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -687,7 +705,7 @@ class NumberPropertySchema(BaseModel):
     """
 
 
-class IntegerPropertySchema(BaseModel):
+class IntegerPropertySchema(WireModel):
     """
     Schema for integer properties in an elicitation form.
     """
@@ -696,6 +714,7 @@ class IntegerPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -758,7 +777,7 @@ class IntegerPropertySchema(BaseModel):
     """
 
 
-class BooleanPropertySchema(BaseModel):
+class BooleanPropertySchema(WireModel):
     """
     Schema for boolean properties in an elicitation form.
     """
@@ -767,6 +786,7 @@ class BooleanPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -801,7 +821,7 @@ class BooleanPropertySchema(BaseModel):
     """
 
 
-class StringMultiSelectItems(BaseModel):
+class StringMultiSelectItems(WireModel):
     """
     String item schema for multi-select enum properties.
     """
@@ -810,6 +830,7 @@ class StringMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
@@ -828,7 +849,7 @@ class StringMultiSelectItems(BaseModel):
     """
 
 
-class TitledMultiSelectItems(BaseModel):
+class TitledMultiSelectItems(WireModel):
     """
     Items definition for titled multi-select enum properties.
     """
@@ -837,6 +858,7 @@ class TitledMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
@@ -882,7 +904,7 @@ Non-breaking changes should be introduced via capabilities.
 """
 
 
-class PromptCapabilities(BaseModel):
+class PromptCapabilities(WireModel):
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -902,6 +924,7 @@ class PromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
@@ -931,7 +954,7 @@ class PromptCapabilities(BaseModel):
     """
 
 
-class McpCapabilities(BaseModel):
+class McpCapabilities(WireModel):
     """
     MCP capabilities supported by the agent
     """
@@ -940,6 +963,7 @@ class McpCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
@@ -960,7 +984,7 @@ class McpCapabilities(BaseModel):
     """
 
 
-class SessionListCapabilities(BaseModel):
+class SessionListCapabilities(WireModel):
     """
     Capabilities for the `session/list` method.
 
@@ -971,6 +995,7 @@ class SessionListCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -983,7 +1008,7 @@ class SessionListCapabilities(BaseModel):
     """
 
 
-class SessionDeleteCapabilities(BaseModel):
+class SessionDeleteCapabilities(WireModel):
     """
     Capabilities for the `session/delete` method.
 
@@ -994,6 +1019,7 @@ class SessionDeleteCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1006,7 +1032,7 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
+class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
     Capabilities for additional session directories support.
 
@@ -1020,6 +1046,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1032,7 +1059,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
 
-class SessionResumeCapabilities(BaseModel):
+class SessionResumeCapabilities(WireModel):
     """
     Capabilities for the `session/resume` method.
 
@@ -1043,6 +1070,7 @@ class SessionResumeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1055,7 +1083,7 @@ class SessionResumeCapabilities(BaseModel):
     """
 
 
-class SessionCloseCapabilities(BaseModel):
+class SessionCloseCapabilities(WireModel):
     """
     Capabilities for the `session/close` method.
 
@@ -1066,6 +1094,7 @@ class SessionCloseCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1078,7 +1107,7 @@ class SessionCloseCapabilities(BaseModel):
     """
 
 
-class LogoutCapabilities(BaseModel):
+class LogoutCapabilities(WireModel):
     """
     Logout capabilities supported by the agent.
 
@@ -1089,6 +1118,7 @@ class LogoutCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1107,7 +1137,7 @@ Typed identifier used for auth method values on the wire.
 """
 
 
-class AuthMethodTerminal(BaseModel):
+class AuthMethodTerminal(WireModel):
     """
     Terminal-based authentication method.
 
@@ -1122,6 +1152,7 @@ class AuthMethodTerminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1138,11 +1169,15 @@ class AuthMethodTerminal(BaseModel):
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({})] = None
+    env: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+    ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1157,7 +1192,7 @@ class AuthMethodTerminal(BaseModel):
     """
 
 
-class AuthMethodAgent(BaseModel):
+class AuthMethodAgent(WireModel):
     """
     Agent handles authentication itself through `authenticate`.
 
@@ -1168,6 +1203,7 @@ class AuthMethodAgent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1194,7 +1230,7 @@ class AuthMethodAgent(BaseModel):
     """
 
 
-class Implementation(BaseModel):
+class Implementation(WireModel):
     """
     Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
@@ -1205,6 +1241,7 @@ class Implementation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -1234,7 +1271,7 @@ class Implementation(BaseModel):
     """
 
 
-class AuthenticateResponse(BaseModel):
+class AuthenticateResponse(WireModel):
     """
     Response to the `authenticate` method.
     """
@@ -1243,6 +1280,7 @@ class AuthenticateResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1255,7 +1293,7 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
+class LogoutResponse(WireModel):
     """
     Response to the `logout` method.
     """
@@ -1264,6 +1302,7 @@ class LogoutResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1282,7 +1321,7 @@ Unique identifier for a Session Mode.
 """
 
 
-class SessionMode(BaseModel):
+class SessionMode(WireModel):
     """
     A mode the agent can operate in.
 
@@ -1293,6 +1332,7 @@ class SessionMode(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
@@ -1355,7 +1395,7 @@ Unique identifier for a session configuration option value.
 """
 
 
-class SessionConfigSelectOption(BaseModel):
+class SessionConfigSelectOption(WireModel):
     """
     A possible value for a session configuration option.
     """
@@ -1364,6 +1404,7 @@ class SessionConfigSelectOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
@@ -1396,7 +1437,7 @@ Unique identifier for a session configuration option value group.
 """
 
 
-class SessionConfigBoolean(BaseModel):
+class SessionConfigBoolean(WireModel):
     """
     A boolean on/off toggle session configuration option payload.
     """
@@ -1405,6 +1446,7 @@ class SessionConfigBoolean(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
@@ -1413,7 +1455,7 @@ class SessionConfigBoolean(BaseModel):
     """
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(WireModel):
     """
     Information about a session returned by session/list
     """
@@ -1422,6 +1464,7 @@ class SessionInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -1437,6 +1480,7 @@ class SessionInfo(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots reported for this session. Each path must be absolute.
@@ -1463,7 +1507,7 @@ class SessionInfo(BaseModel):
     """
 
 
-class DeleteSessionResponse(BaseModel):
+class DeleteSessionResponse(WireModel):
     """
     Response from deleting a session.
     """
@@ -1472,6 +1516,7 @@ class DeleteSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1484,7 +1529,7 @@ class DeleteSessionResponse(BaseModel):
     """
 
 
-class CloseSessionResponse(BaseModel):
+class CloseSessionResponse(WireModel):
     """
     Response from closing a session.
     """
@@ -1493,6 +1538,7 @@ class CloseSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1505,7 +1551,7 @@ class CloseSessionResponse(BaseModel):
     """
 
 
-class SetSessionModeResponse(BaseModel):
+class SetSessionModeResponse(WireModel):
     """
     Response to `session/set_mode` method.
     """
@@ -1514,6 +1560,7 @@ class SetSessionModeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1578,7 +1625,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 """
 
 
-class UnstructuredCommandInput(BaseModel):
+class UnstructuredCommandInput(WireModel):
     """
     All text that was typed after the command name is provided as input.
     """
@@ -1587,6 +1634,7 @@ class UnstructuredCommandInput(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
@@ -1603,7 +1651,7 @@ class UnstructuredCommandInput(BaseModel):
     """
 
 
-class CurrentModeUpdate(BaseModel):
+class CurrentModeUpdate(WireModel):
     """
     The current mode of the session has changed
 
@@ -1614,6 +1662,7 @@ class CurrentModeUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -1630,7 +1679,7 @@ class CurrentModeUpdate(BaseModel):
     """
 
 
-class SessionInfoUpdate(BaseModel):
+class SessionInfoUpdate(WireModel):
     """
     Update to session metadata. All fields are optional to support partial updates.
 
@@ -1642,6 +1691,7 @@ class SessionInfoUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -1662,7 +1712,7 @@ class SessionInfoUpdate(BaseModel):
     """
 
 
-class Cost(BaseModel):
+class Cost(WireModel):
     """
     Cost information for a session.
     """
@@ -1671,6 +1721,7 @@ class Cost(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
@@ -1692,7 +1743,7 @@ class Cost(BaseModel):
     """
 
 
-class UsageUpdate(BaseModel):
+class UsageUpdate(WireModel):
     """
     Context window and cost update for a session.
     """
@@ -1701,6 +1752,7 @@ class UsageUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
@@ -1734,7 +1786,7 @@ Severity hint for a session notice.
 """
 
 
-class Notice(BaseModel):
+class Notice(WireModel):
     """
     Fire-and-forget information for the user.
 
@@ -1751,6 +1803,7 @@ class Notice(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
@@ -1799,7 +1852,7 @@ Lifecycle state of a context compaction.
 """
 
 
-class CompleteElicitationNotification(BaseModel):
+class CompleteElicitationNotification(WireModel):
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
@@ -1808,6 +1861,7 @@ class CompleteElicitationNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -1836,7 +1890,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-class FileSystemCapabilities(BaseModel):
+class FileSystemCapabilities(WireModel):
     """
     File system capabilities that a client may support.
 
@@ -1847,6 +1901,7 @@ class FileSystemCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     read_text_file: Annotated[
@@ -1871,7 +1926,7 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class CompactionCapabilities(BaseModel):
+class CompactionCapabilities(WireModel):
     """
     Client support for ID-addressed context compaction updates.
     """
@@ -1881,11 +1936,12 @@ class CompactionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class BooleanConfigOptionCapabilities(BaseModel):
+class BooleanConfigOptionCapabilities(WireModel):
     """
     Capabilities for boolean session configuration options.
 
@@ -1896,6 +1952,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1908,7 +1965,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
 
-class NoticeCapabilities(BaseModel):
+class NoticeCapabilities(WireModel):
     """
     Client support for presenting live notices to the user.
     """
@@ -1918,11 +1975,12 @@ class NoticeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class AuthCapabilities(BaseModel):
+class AuthCapabilities(WireModel):
     """
     Authentication capabilities supported by the client.
 
@@ -1935,6 +1993,7 @@ class AuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
@@ -1955,7 +2014,7 @@ class AuthCapabilities(BaseModel):
     """
 
 
-class ElicitationFormCapabilities(BaseModel):
+class ElicitationFormCapabilities(WireModel):
     """
     Form-based elicitation capabilities.
 
@@ -1966,6 +2025,7 @@ class ElicitationFormCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1980,7 +2040,7 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
 
-class ElicitationUrlCapabilities(BaseModel):
+class ElicitationUrlCapabilities(WireModel):
     """
     URL-based elicitation capabilities.
 
@@ -1991,6 +2051,7 @@ class ElicitationUrlCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2005,7 +2066,7 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
 
-class AuthenticateRequest(BaseModel):
+class AuthenticateRequest(WireModel):
     """
     Request parameters for the authenticate method.
 
@@ -2016,6 +2077,7 @@ class AuthenticateRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
@@ -2033,7 +2095,7 @@ class AuthenticateRequest(BaseModel):
     """
 
 
-class LogoutRequest(BaseModel):
+class LogoutRequest(WireModel):
     """
     Request parameters for the logout method.
 
@@ -2044,6 +2106,7 @@ class LogoutRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2056,7 +2119,7 @@ class LogoutRequest(BaseModel):
     """
 
 
-class HttpHeader(BaseModel):
+class HttpHeader(WireModel):
     """
     An HTTP header to set when making requests to the MCP server.
     """
@@ -2065,6 +2128,7 @@ class HttpHeader(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2085,7 +2149,7 @@ class HttpHeader(BaseModel):
     """
 
 
-class McpServerHttp(BaseModel):
+class McpServerHttp(WireModel):
     """
     HTTP transport configuration for MCP.
     """
@@ -2094,6 +2158,7 @@ class McpServerHttp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2118,7 +2183,7 @@ class McpServerHttp(BaseModel):
     """
 
 
-class McpServerSse(BaseModel):
+class McpServerSse(WireModel):
     """
     SSE transport configuration for MCP.
     """
@@ -2127,6 +2192,7 @@ class McpServerSse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2151,7 +2217,7 @@ class McpServerSse(BaseModel):
     """
 
 
-class McpServerStdio(BaseModel):
+class McpServerStdio(WireModel):
     """
     Stdio transport configuration for MCP.
     """
@@ -2160,6 +2226,7 @@ class McpServerStdio(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2188,7 +2255,7 @@ class McpServerStdio(BaseModel):
     """
 
 
-class ListSessionsRequest(BaseModel):
+class ListSessionsRequest(WireModel):
     """
     Request parameters for listing existing sessions.
 
@@ -2199,6 +2266,7 @@ class ListSessionsRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
@@ -2219,7 +2287,7 @@ class ListSessionsRequest(BaseModel):
     """
 
 
-class DeleteSessionRequest(BaseModel):
+class DeleteSessionRequest(WireModel):
     """
     Request parameters for deleting an existing session from `session/list`.
 
@@ -2230,6 +2298,7 @@ class DeleteSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2246,7 +2315,7 @@ class DeleteSessionRequest(BaseModel):
     """
 
 
-class CloseSessionRequest(BaseModel):
+class CloseSessionRequest(WireModel):
     """
     Request parameters for closing an active session.
 
@@ -2261,6 +2330,7 @@ class CloseSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2277,7 +2347,7 @@ class CloseSessionRequest(BaseModel):
     """
 
 
-class SetSessionModeRequest(BaseModel):
+class SetSessionModeRequest(WireModel):
     """
     Request parameters for setting a session mode.
     """
@@ -2286,6 +2356,7 @@ class SetSessionModeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2306,7 +2377,7 @@ class SetSessionModeRequest(BaseModel):
     """
 
 
-class WriteTextFileResponse(BaseModel):
+class WriteTextFileResponse(WireModel):
     """
     Response to `fs/write_text_file`
     """
@@ -2315,6 +2386,7 @@ class WriteTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2327,7 +2399,7 @@ class WriteTextFileResponse(BaseModel):
     """
 
 
-class ReadTextFileResponse(BaseModel):
+class ReadTextFileResponse(WireModel):
     """
     Response containing the contents of a text file.
     """
@@ -2336,6 +2408,7 @@ class ReadTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -2352,7 +2425,7 @@ class ReadTextFileResponse(BaseModel):
     """
 
 
-class SelectedPermissionOutcome(BaseModel):
+class SelectedPermissionOutcome(WireModel):
     """
     The user selected one of the provided options.
     """
@@ -2361,6 +2434,7 @@ class SelectedPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -2377,7 +2451,7 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
 
-class CreateTerminalResponse(BaseModel):
+class CreateTerminalResponse(WireModel):
     """
     Response containing the ID of the created terminal.
     """
@@ -2386,6 +2460,7 @@ class CreateTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -2402,7 +2477,7 @@ class CreateTerminalResponse(BaseModel):
     """
 
 
-class TerminalExitStatus(BaseModel):
+class TerminalExitStatus(WireModel):
     """
     Exit status of a terminal command.
     """
@@ -2411,6 +2486,7 @@ class TerminalExitStatus(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
@@ -2435,7 +2511,7 @@ class TerminalExitStatus(BaseModel):
     """
 
 
-class ReleaseTerminalResponse(BaseModel):
+class ReleaseTerminalResponse(WireModel):
     """
     Response to terminal/release method
     """
@@ -2444,6 +2520,7 @@ class ReleaseTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2456,7 +2533,7 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
 
-class WaitForTerminalExitResponse(BaseModel):
+class WaitForTerminalExitResponse(WireModel):
     """
     Response containing the exit status of a terminal command.
     """
@@ -2465,6 +2542,7 @@ class WaitForTerminalExitResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
@@ -2489,7 +2567,7 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
 
-class KillTerminalResponse(BaseModel):
+class KillTerminalResponse(WireModel):
     """
     Response to `terminal/kill` method
     """
@@ -2498,6 +2576,7 @@ class KillTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2510,7 +2589,7 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-class CancelNotification(BaseModel):
+class CancelNotification(WireModel):
     """
     Notification to cancel ongoing operations for a session.
 
@@ -2521,6 +2600,7 @@ class CancelNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2547,6 +2627,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -2570,6 +2651,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -2596,7 +2678,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
-class DeclineCreateElicitationResponse(BaseModel):
+class DeclineCreateElicitationResponse(WireModel):
     """
     The user declined the elicitation.
     """
@@ -2605,6 +2687,7 @@ class DeclineCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2620,7 +2703,7 @@ class DeclineCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["decline"], Field(alias="action")]
 
 
-class CancelCreateElicitationResponse(BaseModel):
+class CancelCreateElicitationResponse(WireModel):
     """
     The elicitation was cancelled.
     """
@@ -2629,6 +2712,7 @@ class CancelCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2644,7 +2728,7 @@ class CancelCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
-class OtherCreateElicitationResponse(BaseModel):
+class OtherCreateElicitationResponse(WireModel):
     """
     Custom or future elicitation action.
 
@@ -2662,6 +2746,7 @@ class OtherCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2706,6 +2791,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
@@ -2720,6 +2806,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
@@ -2734,6 +2821,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
@@ -2748,12 +2836,13 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class OtherElicitationPropertySchema(BaseModel):
+class OtherElicitationPropertySchema(WireModel):
     """
     Custom or future elicitation property schema.
 
@@ -2771,6 +2860,7 @@ class OtherElicitationPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -2792,6 +2882,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -2824,6 +2915,7 @@ class HttpMcpServer(McpServerHttp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
@@ -2840,6 +2932,7 @@ class SseMcpServer(McpServerSse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
@@ -2854,12 +2947,13 @@ class MultiSelectItemsString(StringMultiSelectItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
-class OtherMultiSelectItems(BaseModel):
+class OtherMultiSelectItems(WireModel):
     """
     Custom or future typed multi-select items.
     """
@@ -2869,6 +2963,7 @@ class OtherMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -2894,7 +2989,7 @@ A numeric JSON-RPC request id.
 """
 
 
-class CancelledRequestPermissionOutcome(BaseModel):
+class CancelledRequestPermissionOutcome(WireModel):
     """
     The prompt turn was cancelled before the user responded.
 
@@ -2909,6 +3004,7 @@ class CancelledRequestPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
@@ -2923,6 +3019,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
@@ -2937,6 +3034,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -2981,6 +3079,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
@@ -2995,6 +3094,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
@@ -3009,6 +3109,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
@@ -3026,12 +3127,13 @@ class NoticeSessionUpdate(Notice):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
-class BooleanSetSessionConfigOptionRequest(BaseModel):
+class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     A boolean value (`type: "boolean"`).
     """
@@ -3040,6 +3142,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3065,7 +3168,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
 
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
+class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     A `SessionConfigValueId` string value.
 
@@ -3078,6 +3181,7 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3111,6 +3215,7 @@ class DiffToolCallContent(Diff):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
@@ -3129,6 +3234,7 @@ class TerminalToolCallContent(Terminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -3150,7 +3256,7 @@ The Server MUST reply with the same value in the Response object if included. Th
 """
 
 
-class WriteTextFileRequest(BaseModel):
+class WriteTextFileRequest(WireModel):
     """
     Request to write content to a text file.
 
@@ -3161,6 +3267,7 @@ class WriteTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3185,7 +3292,7 @@ class WriteTextFileRequest(BaseModel):
     """
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -3194,6 +3301,7 @@ class Annotations(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     audience: Annotated[
@@ -3222,7 +3330,7 @@ class Annotations(BaseModel):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -3231,6 +3339,7 @@ class TextContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3253,7 +3362,7 @@ class TextContent(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -3262,6 +3371,7 @@ class ImageContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3292,7 +3402,7 @@ class ImageContent(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -3301,6 +3411,7 @@ class AudioContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3327,7 +3438,7 @@ class AudioContent(BaseModel):
     """
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
@@ -3336,6 +3447,7 @@ class ResourceLink(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3392,7 +3504,7 @@ Resource content that can be embedded in a message.
 """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
     """
@@ -3401,6 +3513,7 @@ class EmbeddedResource(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3423,7 +3536,7 @@ class EmbeddedResource(BaseModel):
     """
 
 
-class PermissionOption(BaseModel):
+class PermissionOption(WireModel):
     """
     An option presented to the user when requesting permission.
     """
@@ -3432,6 +3545,7 @@ class PermissionOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -3456,7 +3570,7 @@ class PermissionOption(BaseModel):
     """
 
 
-class CreateTerminalRequest(BaseModel):
+class CreateTerminalRequest(WireModel):
     """
     Request to create a new terminal and execute a command.
     """
@@ -3465,6 +3579,7 @@ class CreateTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3475,13 +3590,15 @@ class CreateTerminalRequest(BaseModel):
     """
     The command to execute.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Array of command arguments.
     """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
+    env: Annotated[
+        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Environment variables for the command.
     """
@@ -3513,7 +3630,7 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
+class ElicitationRequestScope(WireModel):
     """
     Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -3523,6 +3640,7 @@ class ElicitationRequestScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
@@ -3557,7 +3675,7 @@ Items for a multi-select (array) property schema.
 """
 
 
-class MultiSelectPropertySchema(BaseModel):
+class MultiSelectPropertySchema(WireModel):
     """
     Schema for multi-select (array) properties in an elicitation form.
     """
@@ -3566,6 +3684,7 @@ class MultiSelectPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -3622,7 +3741,7 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
-class SessionCapabilities(BaseModel):
+class SessionCapabilities(WireModel):
     """
     Session capabilities supported by the agent.
 
@@ -3639,6 +3758,7 @@ class SessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     list_: Annotated[
@@ -3704,7 +3824,7 @@ class SessionCapabilities(BaseModel):
     """
 
 
-class AgentAuthCapabilities(BaseModel):
+class AgentAuthCapabilities(WireModel):
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -3713,6 +3833,7 @@ class AgentAuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     logout: Annotated[
@@ -3762,7 +3883,7 @@ When no `type` is present, the method is treated as `agent`.
 """
 
 
-class SessionModeState(BaseModel):
+class SessionModeState(WireModel):
     """
     The set of modes and the one currently active.
     """
@@ -3771,6 +3892,7 @@ class SessionModeState(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -3795,7 +3917,7 @@ class SessionModeState(BaseModel):
     """
 
 
-class SessionConfigSelectGroup(BaseModel):
+class SessionConfigSelectGroup(WireModel):
     """
     A group of possible values for a session configuration option.
     """
@@ -3804,6 +3926,7 @@ class SessionConfigSelectGroup(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
@@ -3832,7 +3955,7 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
 
-class ListSessionsResponse(BaseModel):
+class ListSessionsResponse(WireModel):
     """
     Response from listing sessions.
     """
@@ -3841,6 +3964,7 @@ class ListSessionsResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     sessions: Annotated[
@@ -3868,7 +3992,7 @@ class ListSessionsResponse(BaseModel):
     """
 
 
-class PromptResponse(BaseModel):
+class PromptResponse(WireModel):
     """
     Response from processing a user prompt.
 
@@ -3879,6 +4003,7 @@ class PromptResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
@@ -3920,7 +4045,7 @@ range LSP reserves (-32899 to -32800).
 """
 
 
-class PlanEntry(BaseModel):
+class PlanEntry(WireModel):
     """
     A single entry in the execution plan.
 
@@ -3933,6 +4058,7 @@ class PlanEntry(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -3958,7 +4084,7 @@ class PlanEntry(BaseModel):
     """
 
 
-class Plan(BaseModel):
+class Plan(WireModel):
     """
     An execution plan for accomplishing complex tasks.
 
@@ -3973,6 +4099,7 @@ class Plan(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     entries: Annotated[
@@ -4002,7 +4129,7 @@ The input specification for a command.
 """
 
 
-class SessionConfigOptionsCapabilities(BaseModel):
+class SessionConfigOptionsCapabilities(WireModel):
     """
     Session configuration option capabilities supported by the client.
     """
@@ -4011,6 +4138,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     boolean: Annotated[
@@ -4034,7 +4162,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
 
-class ElicitationCapabilities(BaseModel):
+class ElicitationCapabilities(WireModel):
     """
     Elicitation capabilities supported by the client.
     """
@@ -4043,6 +4171,7 @@ class ElicitationCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     form: Annotated[
@@ -4106,7 +4235,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/ses
 """
 
 
-class LoadSessionRequest(BaseModel):
+class LoadSessionRequest(WireModel):
     """
     Request parameters for loading an existing session.
 
@@ -4119,6 +4248,7 @@ class LoadSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
@@ -4130,7 +4260,9 @@ class LoadSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -4154,7 +4286,7 @@ class LoadSessionRequest(BaseModel):
     """
 
 
-class ResumeSessionRequest(BaseModel):
+class ResumeSessionRequest(WireModel):
     """
     Request parameters for resuming an existing session.
 
@@ -4168,6 +4300,7 @@ class ResumeSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -4179,7 +4312,9 @@ class ResumeSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -4190,7 +4325,7 @@ class ResumeSessionRequest(BaseModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -4245,7 +4380,7 @@ The outcome of a permission request.
 """
 
 
-class TerminalOutputResponse(BaseModel):
+class TerminalOutputResponse(WireModel):
     """
     Response containing the terminal output and exit status.
     """
@@ -4254,6 +4389,7 @@ class TerminalOutputResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
@@ -4291,7 +4427,7 @@ Allowed wire representations for `ElicitationContentValue`.
 """
 
 
-class ElicitationAcceptAction(BaseModel):
+class ElicitationAcceptAction(WireModel):
     """
     The user accepted the elicitation and provided content.
     """
@@ -4300,6 +4436,7 @@ class ElicitationAcceptAction(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
@@ -4308,7 +4445,7 @@ class ElicitationAcceptAction(BaseModel):
     """
 
 
-class ClientNotification(BaseModel):
+class ClientNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -4317,19 +4454,23 @@ class ClientNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
     The notification method name.
     """
-    params: Annotated[CancelNotification | ExtNotification | None, Field(alias="params")] = None
+    params: Annotated[
+        Annotated[CancelNotification | ExtNotification | None, Field(alias="params")],
+        KeepUnrecognised(),
+    ] = None
     """
     Method-specific notification parameters.
     """
 
 
-class CancelRequestNotification(BaseModel):
+class CancelRequestNotification(WireModel):
     """
     Notification to cancel an ongoing request.
 
@@ -4340,6 +4481,7 @@ class CancelRequestNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
@@ -4368,6 +4510,7 @@ class TextContentBlock(TextContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
@@ -4384,6 +4527,7 @@ class ImageContentBlock(ImageContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
@@ -4400,6 +4544,7 @@ class AudioContentBlock(AudioContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
@@ -4416,6 +4561,7 @@ class ResourceLinkContentBlock(ResourceLink):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
@@ -4434,6 +4580,7 @@ class ResourceContentBlock(EmbeddedResource):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
@@ -4448,6 +4595,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -4485,6 +4633,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -4537,6 +4686,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4561,6 +4711,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
@@ -4576,6 +4727,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -4598,6 +4750,7 @@ class PlanSessionUpdate(Plan):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
@@ -4632,7 +4785,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content
 """
 
 
-class Content(BaseModel):
+class Content(WireModel):
     """
     Standard content block (text, images, resources).
     """
@@ -4641,6 +4794,7 @@ class Content(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -4699,7 +4853,7 @@ URL-based elicitation mode where the client directs the user to a URL.
 """
 
 
-class AgentCapabilities(BaseModel):
+class AgentCapabilities(WireModel):
     """
     Capabilities supported by the agent.
 
@@ -4713,6 +4867,7 @@ class AgentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
@@ -4772,7 +4927,7 @@ Possible values for a session configuration option.
 """
 
 
-class SessionConfigSelect(BaseModel):
+class SessionConfigSelect(WireModel):
     """
     A single-value selector (dropdown) session configuration option payload.
     """
@@ -4781,6 +4936,7 @@ class SessionConfigSelect(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
@@ -4793,7 +4949,7 @@ class SessionConfigSelect(BaseModel):
     """
 
 
-class Error(BaseModel):
+class Error(WireModel):
     """
     JSON-RPC error object.
 
@@ -4807,6 +4963,7 @@ class Error(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
@@ -4819,14 +4976,14 @@ class Error(BaseModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull(), DefaultOnError()] = None
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
     """
 
 
-class ContentChunk(BaseModel):
+class ContentChunk(WireModel):
     """
     A streamed item of content
     """
@@ -4835,6 +4992,7 @@ class ContentChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -4860,7 +5018,7 @@ class ContentChunk(BaseModel):
     """
 
 
-class AvailableCommand(BaseModel):
+class AvailableCommand(WireModel):
     """
     Information about a command.
     """
@@ -4869,6 +5027,7 @@ class AvailableCommand(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -4895,7 +5054,7 @@ class AvailableCommand(BaseModel):
     """
 
 
-class AvailableCommandsUpdate(BaseModel):
+class AvailableCommandsUpdate(WireModel):
     """
     Available commands are ready or have changed
     """
@@ -4904,6 +5063,7 @@ class AvailableCommandsUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     available_commands: Annotated[
@@ -4924,7 +5084,7 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
 
-class CompactionUpdate(BaseModel):
+class CompactionUpdate(WireModel):
     """
     A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -4940,6 +5100,7 @@ class CompactionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -4968,7 +5129,7 @@ class CompactionUpdate(BaseModel):
     """
 
 
-class CompactionSummaryChunk(BaseModel):
+class CompactionSummaryChunk(WireModel):
     """
     A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -4980,6 +5141,7 @@ class CompactionSummaryChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -4996,7 +5158,7 @@ class CompactionSummaryChunk(BaseModel):
     """
 
 
-class ClientSessionCapabilities(BaseModel):
+class ClientSessionCapabilities(WireModel):
     """
     Session-related capabilities supported by the client.
     """
@@ -5005,6 +5167,7 @@ class ClientSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction: Annotated[
@@ -5043,7 +5206,7 @@ class ClientSessionCapabilities(BaseModel):
     """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Request parameters for creating a new session.
 
@@ -5054,6 +5217,7 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
@@ -5061,7 +5225,9 @@ class NewSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots for this session. Each path must be absolute.
@@ -5084,7 +5250,7 @@ class NewSessionRequest(BaseModel):
     """
 
 
-class PromptRequest(BaseModel):
+class PromptRequest(WireModel):
     """
     Request parameters for sending a user prompt to the agent.
 
@@ -5097,6 +5263,7 @@ class PromptRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5129,7 +5296,7 @@ class PromptRequest(BaseModel):
     """
 
 
-class RequestPermissionResponse(BaseModel):
+class RequestPermissionResponse(WireModel):
     """
     Response to a permission request.
     """
@@ -5138,6 +5305,7 @@ class RequestPermissionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
@@ -5181,7 +5349,7 @@ Response from the client to an elicitation request.
 """
 
 
-class ErrorAgentResponse(BaseModel):
+class ErrorAgentResponse(WireModel):
     """
     A failed JSON-RPC response.
     """
@@ -5190,6 +5358,7 @@ class ErrorAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -5202,7 +5371,7 @@ class ErrorAgentResponse(BaseModel):
     """
 
 
-class ResultClientResponse(BaseModel):
+class ResultClientResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -5211,6 +5380,7 @@ class ResultClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -5218,24 +5388,27 @@ class ResultClientResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            WriteTextFileResponse
+            | ReadTextFileResponse
+            | RequestPermissionResponse
+            | CreateTerminalResponse
+            | TerminalOutputResponse
+            | ReleaseTerminalResponse
+            | WaitForTerminalExitResponse
+            | KillTerminalResponse
+            | CreateElicitationResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
     """
 
 
-class ErrorClientResponse(BaseModel):
+class ErrorClientResponse(WireModel):
     """
     A failed JSON-RPC response.
     """
@@ -5244,6 +5417,7 @@ class ErrorClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -5265,6 +5439,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -5302,6 +5477,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -5344,6 +5520,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
@@ -5358,6 +5535,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
@@ -5372,6 +5550,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
@@ -5386,6 +5565,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
@@ -5403,6 +5583,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
@@ -5420,6 +5601,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
@@ -5434,6 +5616,7 @@ class ContentToolCallContent(Content):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
@@ -5459,7 +5642,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-ca
 """
 
 
-class ElicitationSchema(BaseModel):
+class ElicitationSchema(WireModel):
     """
     Type-safe elicitation schema for requesting structured user input.
 
@@ -5471,6 +5654,7 @@ class ElicitationSchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[
@@ -5517,7 +5701,7 @@ class ElicitationSchema(BaseModel):
     """
 
 
-class InitializeResponse(BaseModel):
+class InitializeResponse(WireModel):
     """
     Response to the `initialize` method.
 
@@ -5530,6 +5714,7 @@ class InitializeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -5604,7 +5789,7 @@ A session configuration option selector and its current state.
 """
 
 
-class LoadSessionResponse(BaseModel):
+class LoadSessionResponse(WireModel):
     """
     Response from loading an existing session.
     """
@@ -5613,6 +5798,7 @@ class LoadSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -5641,7 +5827,7 @@ class LoadSessionResponse(BaseModel):
     """
 
 
-class ResumeSessionResponse(BaseModel):
+class ResumeSessionResponse(WireModel):
     """
     Response from resuming an existing session.
     """
@@ -5650,6 +5836,7 @@ class ResumeSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -5678,7 +5865,7 @@ class ResumeSessionResponse(BaseModel):
     """
 
 
-class SetSessionConfigOptionResponse(BaseModel):
+class SetSessionConfigOptionResponse(WireModel):
     """
     Response to `session/set_config_option` method.
     """
@@ -5687,6 +5874,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -5707,7 +5895,7 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
 
-class ToolCall(BaseModel):
+class ToolCall(WireModel):
     """
     Represents a tool call that the language model has requested.
 
@@ -5721,6 +5909,7 @@ class ToolCall(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -5739,14 +5928,17 @@ class ToolCall(BaseModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError()
+        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
     ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], NotNull(), DefaultOnError()
+        Annotated[ToolCallStatus | None, Field(alias="status")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
     ] = None
     """
     Current execution status of the tool call.
@@ -5756,6 +5948,7 @@ class ToolCall(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Content produced by the tool call.
@@ -5765,20 +5958,17 @@ class ToolCall(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
@@ -5792,7 +5982,7 @@ class ToolCall(BaseModel):
     """
 
 
-class ConfigOptionUpdate(BaseModel):
+class ConfigOptionUpdate(WireModel):
     """
     Session configuration options have been updated.
     """
@@ -5801,6 +5991,7 @@ class ConfigOptionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -5821,7 +6012,7 @@ class ConfigOptionUpdate(BaseModel):
     """
 
 
-class ClientCapabilities(BaseModel):
+class ClientCapabilities(WireModel):
     """
     Capabilities supported by the client.
 
@@ -5835,6 +6026,7 @@ class ClientCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[
@@ -5908,6 +6100,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -5926,6 +6119,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -5943,6 +6137,7 @@ class ToolCallSessionUpdate(ToolCall):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
@@ -5957,12 +6152,13 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
 
-class ToolCallUpdate(BaseModel):
+class ToolCallUpdate(WireModel):
     """
     An update to an existing tool call.
 
@@ -5976,6 +6172,7 @@ class ToolCallUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -6019,15 +6216,11 @@ class ToolCallUpdate(BaseModel):
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
     """
     Update the raw output.
     """
@@ -6050,7 +6243,7 @@ Form-based elicitation mode where the client renders a form from the provided sc
 """
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     """
     Response from creating a new session.
 
@@ -6061,6 +6254,7 @@ class NewSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -6095,7 +6289,7 @@ class NewSessionResponse(BaseModel):
     """
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(WireModel):
     """
     Request parameters for the initialize method.
 
@@ -6108,6 +6302,7 @@ class InitializeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -6153,7 +6348,7 @@ class InitializeRequest(BaseModel):
     """
 
 
-class ResultAgentResponse(BaseModel):
+class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -6162,6 +6357,7 @@ class ResultAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6169,20 +6365,23 @@ class ResultAgentResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            InitializeResponse
+            | AuthenticateResponse
+            | LogoutResponse
+            | NewSessionResponse
+            | LoadSessionResponse
+            | ListSessionsResponse
+            | DeleteSessionResponse
+            | ResumeSessionResponse
+            | CloseSessionResponse
+            | SetSessionModeResponse
+            | SetSessionConfigOptionResponse
+            | PromptResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
@@ -6198,6 +6397,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -6226,6 +6426,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -6263,12 +6464,13 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
-class RequestPermissionRequest(BaseModel):
+class RequestPermissionRequest(WireModel):
     """
     Request for user permission to execute a tool call.
 
@@ -6281,6 +6483,7 @@ class RequestPermissionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -6375,7 +6578,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class ClientRequest(BaseModel):
+class ClientRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -6384,6 +6587,7 @@ class ClientRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6395,28 +6599,31 @@ class ClientRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeRequest
-        | AuthenticateRequest
-        | LogoutRequest
-        | NewSessionRequest
-        | LoadSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | SetSessionModeRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            InitializeRequest
+            | AuthenticateRequest
+            | LogoutRequest
+            | NewSessionRequest
+            | LoadSessionRequest
+            | ListSessionsRequest
+            | DeleteSessionRequest
+            | ResumeSessionRequest
+            | CloseSessionRequest
+            | SetSessionModeRequest
+            | SetSessionConfigOptionRequest
+            | PromptRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class AgentRequest(BaseModel):
+class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -6425,6 +6632,7 @@ class AgentRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6436,25 +6644,28 @@ class AgentRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            WriteTextFileRequest
+            | ReadTextFileRequest
+            | RequestPermissionRequest
+            | CreateTerminalRequest
+            | TerminalOutputRequest
+            | ReleaseTerminalRequest
+            | WaitForTerminalExitRequest
+            | KillTerminalRequest
+            | CreateElicitationRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     """
     Notification containing a session update from the agent.
 
@@ -6467,6 +6678,7 @@ class SessionNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -6487,7 +6699,7 @@ class SessionNotification(BaseModel):
     """
 
 
-class AgentNotification(BaseModel):
+class AgentNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -6496,6 +6708,7 @@ class AgentNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6503,8 +6716,11 @@ class AgentNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        SessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(alias="params"),
+        Annotated[
+            SessionNotification | CompleteElicitationNotification | ExtNotification | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.

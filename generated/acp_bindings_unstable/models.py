@@ -3,17 +3,20 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
     DefaultOnError,
     DefaultOnNull,
     Integral,
+    KeepUnrecognised,
     NotNull,
+    OmitNone,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
+    WireModel,
 )
 
 SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
@@ -27,7 +30,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draf
 """
 
 
-class ReadTextFileRequest(BaseModel):
+class ReadTextFileRequest(WireModel):
     """
     Request to read content from a text file.
 
@@ -38,6 +41,7 @@ class ReadTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -123,7 +127,7 @@ The sender or recipient of messages and data in a conversation.
 """
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     """
     Text-based resource contents.
     """
@@ -132,6 +136,7 @@ class TextResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
@@ -156,7 +161,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     """
     Binary resource contents.
     """
@@ -165,6 +170,7 @@ class BlobResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
@@ -189,7 +195,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class Diff(BaseModel):
+class Diff(WireModel):
     """
     A diff representing file modifications.
 
@@ -202,6 +208,7 @@ class Diff(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -232,7 +239,7 @@ Typed identifier used for terminal values on the wire.
 """
 
 
-class Terminal(BaseModel):
+class Terminal(WireModel):
     """
     Embed a terminal created with `terminal/create` by its id.
 
@@ -245,6 +252,7 @@ class Terminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -261,7 +269,7 @@ class Terminal(BaseModel):
     """
 
 
-class ToolCallLocation(BaseModel):
+class ToolCallLocation(WireModel):
     """
     A file location being accessed or modified by a tool.
 
@@ -275,6 +283,7 @@ class ToolCallLocation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -316,7 +325,7 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class EnvVariable(BaseModel):
+class EnvVariable(WireModel):
     """
     An environment variable to set when launching an MCP server.
     """
@@ -325,6 +334,7 @@ class EnvVariable(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -345,7 +355,7 @@ class EnvVariable(BaseModel):
     """
 
 
-class TerminalOutputRequest(BaseModel):
+class TerminalOutputRequest(WireModel):
     """
     Request to get the current output and status of a terminal.
     """
@@ -354,6 +364,7 @@ class TerminalOutputRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -374,7 +385,7 @@ class TerminalOutputRequest(BaseModel):
     """
 
 
-class ReleaseTerminalRequest(BaseModel):
+class ReleaseTerminalRequest(WireModel):
     """
     Request to release a terminal and free its resources.
     """
@@ -383,6 +394,7 @@ class ReleaseTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -403,7 +415,7 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
 
-class WaitForTerminalExitRequest(BaseModel):
+class WaitForTerminalExitRequest(WireModel):
     """
     Request to wait for a terminal command to exit.
     """
@@ -412,6 +424,7 @@ class WaitForTerminalExitRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -432,7 +445,7 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
 
-class KillTerminalRequest(BaseModel):
+class KillTerminalRequest(WireModel):
     """
     Request to kill a terminal without releasing it.
     """
@@ -441,6 +454,7 @@ class KillTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -461,7 +475,7 @@ class KillTerminalRequest(BaseModel):
     """
 
 
-class ElicitationSessionScope(BaseModel):
+class ElicitationSessionScope(WireModel):
     """
     Session-scoped elicitation, optionally tied to a specific tool call.
 
@@ -474,6 +488,7 @@ class ElicitationSessionScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -507,7 +522,7 @@ String format types for string properties in elicitation schemas.
 """
 
 
-class EnumOption(BaseModel):
+class EnumOption(WireModel):
     """
     A titled enum option with a const value, human-readable title, and optional description.
     """
@@ -516,6 +531,7 @@ class EnumOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
@@ -546,7 +562,7 @@ class EnumOption(BaseModel):
     """
 
 
-class StringPropertySchema(BaseModel):
+class StringPropertySchema(WireModel):
     """
     Schema for string properties in an elicitation form.
 
@@ -558,6 +574,7 @@ class StringPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -632,7 +649,7 @@ class StringPropertySchema(BaseModel):
     """
 
 
-class NumberPropertySchema(BaseModel):
+class NumberPropertySchema(WireModel):
     """
     Schema for number (floating-point) properties in an elicitation form.
     """
@@ -641,6 +658,7 @@ class NumberPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -687,7 +705,7 @@ class NumberPropertySchema(BaseModel):
     """
 
 
-class IntegerPropertySchema(BaseModel):
+class IntegerPropertySchema(WireModel):
     """
     Schema for integer properties in an elicitation form.
     """
@@ -696,6 +714,7 @@ class IntegerPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -758,7 +777,7 @@ class IntegerPropertySchema(BaseModel):
     """
 
 
-class BooleanPropertySchema(BaseModel):
+class BooleanPropertySchema(WireModel):
     """
     Schema for boolean properties in an elicitation form.
     """
@@ -767,6 +786,7 @@ class BooleanPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -801,7 +821,7 @@ class BooleanPropertySchema(BaseModel):
     """
 
 
-class StringMultiSelectItems(BaseModel):
+class StringMultiSelectItems(WireModel):
     """
     String item schema for multi-select enum properties.
     """
@@ -810,6 +830,7 @@ class StringMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
@@ -828,7 +849,7 @@ class StringMultiSelectItems(BaseModel):
     """
 
 
-class TitledMultiSelectItems(BaseModel):
+class TitledMultiSelectItems(WireModel):
     """
     Items definition for titled multi-select enum properties.
     """
@@ -837,6 +858,7 @@ class TitledMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
@@ -908,7 +930,7 @@ Non-breaking changes should be introduced via capabilities.
 """
 
 
-class PromptCapabilities(BaseModel):
+class PromptCapabilities(WireModel):
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -928,6 +950,7 @@ class PromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
@@ -957,7 +980,7 @@ class PromptCapabilities(BaseModel):
     """
 
 
-class McpCapabilities(BaseModel):
+class McpCapabilities(WireModel):
     """
     MCP capabilities supported by the agent
     """
@@ -966,6 +989,7 @@ class McpCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
@@ -994,7 +1018,7 @@ class McpCapabilities(BaseModel):
     """
 
 
-class SessionListCapabilities(BaseModel):
+class SessionListCapabilities(WireModel):
     """
     Capabilities for the `session/list` method.
 
@@ -1005,6 +1029,7 @@ class SessionListCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1017,7 +1042,7 @@ class SessionListCapabilities(BaseModel):
     """
 
 
-class SessionDeleteCapabilities(BaseModel):
+class SessionDeleteCapabilities(WireModel):
     """
     Capabilities for the `session/delete` method.
 
@@ -1028,6 +1053,7 @@ class SessionDeleteCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1040,7 +1066,7 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
+class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
     Capabilities for additional session directories support.
 
@@ -1054,6 +1080,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1066,7 +1093,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(BaseModel):
+class SessionSystemPromptOverrideCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1082,6 +1109,7 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1094,7 +1122,7 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
     """
 
 
-class SessionForkCapabilities(BaseModel):
+class SessionForkCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1109,6 +1137,7 @@ class SessionForkCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1121,7 +1150,7 @@ class SessionForkCapabilities(BaseModel):
     """
 
 
-class SessionArchiveCapabilities(BaseModel):
+class SessionArchiveCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1137,6 +1166,7 @@ class SessionArchiveCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1149,7 +1179,7 @@ class SessionArchiveCapabilities(BaseModel):
     """
 
 
-class SessionStatusCapabilities(BaseModel):
+class SessionStatusCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1164,6 +1194,7 @@ class SessionStatusCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1176,7 +1207,7 @@ class SessionStatusCapabilities(BaseModel):
     """
 
 
-class SessionTitleCapabilities(BaseModel):
+class SessionTitleCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1192,6 +1223,7 @@ class SessionTitleCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1204,7 +1236,7 @@ class SessionTitleCapabilities(BaseModel):
     """
 
 
-class SessionResumeCapabilities(BaseModel):
+class SessionResumeCapabilities(WireModel):
     """
     Capabilities for the `session/resume` method.
 
@@ -1215,6 +1247,7 @@ class SessionResumeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1227,7 +1260,7 @@ class SessionResumeCapabilities(BaseModel):
     """
 
 
-class SessionCloseCapabilities(BaseModel):
+class SessionCloseCapabilities(WireModel):
     """
     Capabilities for the `session/close` method.
 
@@ -1238,6 +1271,7 @@ class SessionCloseCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1250,7 +1284,7 @@ class SessionCloseCapabilities(BaseModel):
     """
 
 
-class AuthStatusCapabilities(BaseModel):
+class AuthStatusCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1265,6 +1299,7 @@ class AuthStatusCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1277,7 +1312,7 @@ class AuthStatusCapabilities(BaseModel):
     """
 
 
-class LogoutCapabilities(BaseModel):
+class LogoutCapabilities(WireModel):
     """
     Logout capabilities supported by the agent.
 
@@ -1288,6 +1323,7 @@ class LogoutCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1300,7 +1336,7 @@ class LogoutCapabilities(BaseModel):
     """
 
 
-class ProvidersCapabilities(BaseModel):
+class ProvidersCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1315,6 +1351,7 @@ class ProvidersCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1333,7 +1370,7 @@ Typed identifier used for auth method values on the wire.
 """
 
 
-class AuthMethodTerminal(BaseModel):
+class AuthMethodTerminal(WireModel):
     """
     Terminal-based authentication method.
 
@@ -1348,6 +1385,7 @@ class AuthMethodTerminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1364,11 +1402,15 @@ class AuthMethodTerminal(BaseModel):
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({})] = None
+    env: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+    ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1383,7 +1425,7 @@ class AuthMethodTerminal(BaseModel):
     """
 
 
-class AuthMethodAgent(BaseModel):
+class AuthMethodAgent(WireModel):
     """
     Agent handles authentication itself through `authenticate`.
 
@@ -1394,6 +1436,7 @@ class AuthMethodAgent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1420,7 +1463,7 @@ class AuthMethodAgent(BaseModel):
     """
 
 
-class Implementation(BaseModel):
+class Implementation(WireModel):
     """
     Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
@@ -1431,6 +1474,7 @@ class Implementation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -1460,7 +1504,7 @@ class Implementation(BaseModel):
     """
 
 
-class AuthenticateResponse(BaseModel):
+class AuthenticateResponse(WireModel):
     """
     Response to the `authenticate` method.
     """
@@ -1469,6 +1513,7 @@ class AuthenticateResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1517,7 +1562,7 @@ Protocol names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-class ProviderCurrentConfig(BaseModel):
+class ProviderCurrentConfig(WireModel):
     """
     **UNSTABLE**
 
@@ -1530,6 +1575,7 @@ class ProviderCurrentConfig(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
@@ -1550,7 +1596,7 @@ class ProviderCurrentConfig(BaseModel):
     """
 
 
-class SetProviderResponse(BaseModel):
+class SetProviderResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1563,6 +1609,7 @@ class SetProviderResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1575,7 +1622,7 @@ class SetProviderResponse(BaseModel):
     """
 
 
-class DisableProviderResponse(BaseModel):
+class DisableProviderResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1588,6 +1635,7 @@ class DisableProviderResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1600,7 +1648,7 @@ class DisableProviderResponse(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
+class LogoutResponse(WireModel):
     """
     Response to the `logout` method.
     """
@@ -1609,6 +1657,7 @@ class LogoutResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1641,7 +1690,7 @@ The agent's overall authentication state.
 """
 
 
-class AuthAccount(BaseModel):
+class AuthAccount(WireModel):
     """
     **UNSTABLE**
 
@@ -1659,6 +1708,7 @@ class AuthAccount(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     label: Annotated[str, Field(alias="label")]
@@ -1710,7 +1760,7 @@ Unique identifier for a Session Mode.
 """
 
 
-class SessionMode(BaseModel):
+class SessionMode(WireModel):
     """
     A mode the agent can operate in.
 
@@ -1721,6 +1771,7 @@ class SessionMode(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
@@ -1783,7 +1834,7 @@ Unique identifier for a session configuration option value.
 """
 
 
-class SessionConfigSelectOption(BaseModel):
+class SessionConfigSelectOption(WireModel):
     """
     A possible value for a session configuration option.
     """
@@ -1792,6 +1843,7 @@ class SessionConfigSelectOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
@@ -1824,7 +1876,7 @@ Unique identifier for a session configuration option value group.
 """
 
 
-class SessionConfigBoolean(BaseModel):
+class SessionConfigBoolean(WireModel):
     """
     A boolean on/off toggle session configuration option payload.
     """
@@ -1833,6 +1885,7 @@ class SessionConfigBoolean(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
@@ -1841,7 +1894,7 @@ class SessionConfigBoolean(BaseModel):
     """
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(WireModel):
     """
     Information about a session returned by session/list
     """
@@ -1850,6 +1903,7 @@ class SessionInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -1865,6 +1919,7 @@ class SessionInfo(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots reported for this session. Each path must be absolute.
@@ -1902,7 +1957,7 @@ class SessionInfo(BaseModel):
     """
 
 
-class DeleteSessionResponse(BaseModel):
+class DeleteSessionResponse(WireModel):
     """
     Response from deleting a session.
     """
@@ -1911,6 +1966,7 @@ class DeleteSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1923,7 +1979,7 @@ class DeleteSessionResponse(BaseModel):
     """
 
 
-class ArchiveSessionResponse(BaseModel):
+class ArchiveSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1936,6 +1992,7 @@ class ArchiveSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1948,7 +2005,7 @@ class ArchiveSessionResponse(BaseModel):
     """
 
 
-class UnarchiveSessionResponse(BaseModel):
+class UnarchiveSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1961,6 +2018,7 @@ class UnarchiveSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1985,7 +2043,7 @@ Whether the Agent has a session in memory, as reported by `session/status`.
 """
 
 
-class SetSessionTitleResponse(BaseModel):
+class SetSessionTitleResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1998,6 +2056,7 @@ class SetSessionTitleResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[str, Field(alias="title")]
@@ -2017,7 +2076,7 @@ class SetSessionTitleResponse(BaseModel):
     """
 
 
-class CloseSessionResponse(BaseModel):
+class CloseSessionResponse(WireModel):
     """
     Response from closing a session.
     """
@@ -2026,6 +2085,7 @@ class CloseSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2038,7 +2098,7 @@ class CloseSessionResponse(BaseModel):
     """
 
 
-class SetSessionModeResponse(BaseModel):
+class SetSessionModeResponse(WireModel):
     """
     Response to `session/set_mode` method.
     """
@@ -2047,6 +2107,7 @@ class SetSessionModeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2072,7 +2133,7 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-class Usage(BaseModel):
+class Usage(WireModel):
     """
     **UNSTABLE**
 
@@ -2085,6 +2146,7 @@ class Usage(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     total_tokens: Annotated[
@@ -2188,7 +2250,7 @@ Unique identifier for a plan within a session.
 """
 
 
-class PlanFile(BaseModel):
+class PlanFile(WireModel):
     """
     **UNSTABLE**
 
@@ -2201,6 +2263,7 @@ class PlanFile(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2221,7 +2284,7 @@ class PlanFile(BaseModel):
     """
 
 
-class PlanMarkdown(BaseModel):
+class PlanMarkdown(WireModel):
     """
     **UNSTABLE**
 
@@ -2234,6 +2297,7 @@ class PlanMarkdown(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2254,7 +2318,7 @@ class PlanMarkdown(BaseModel):
     """
 
 
-class PlanRemoved(BaseModel):
+class PlanRemoved(WireModel):
     """
     **UNSTABLE**
 
@@ -2267,6 +2331,7 @@ class PlanRemoved(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2283,7 +2348,7 @@ class PlanRemoved(BaseModel):
     """
 
 
-class UnstructuredCommandInput(BaseModel):
+class UnstructuredCommandInput(WireModel):
     """
     All text that was typed after the command name is provided as input.
     """
@@ -2292,6 +2357,7 @@ class UnstructuredCommandInput(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
@@ -2308,7 +2374,7 @@ class UnstructuredCommandInput(BaseModel):
     """
 
 
-class CurrentModeUpdate(BaseModel):
+class CurrentModeUpdate(WireModel):
     """
     The current mode of the session has changed
 
@@ -2319,6 +2385,7 @@ class CurrentModeUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -2335,7 +2402,7 @@ class CurrentModeUpdate(BaseModel):
     """
 
 
-class SessionInfoUpdate(BaseModel):
+class SessionInfoUpdate(WireModel):
     """
     Update to session metadata. All fields are optional to support partial updates.
 
@@ -2347,6 +2414,7 @@ class SessionInfoUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -2367,7 +2435,7 @@ class SessionInfoUpdate(BaseModel):
     """
 
 
-class Cost(BaseModel):
+class Cost(WireModel):
     """
     Cost information for a session.
     """
@@ -2376,6 +2444,7 @@ class Cost(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
@@ -2397,7 +2466,7 @@ class Cost(BaseModel):
     """
 
 
-class UsageUpdate(BaseModel):
+class UsageUpdate(WireModel):
     """
     Context window and cost update for a session.
     """
@@ -2406,6 +2475,7 @@ class UsageUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
@@ -2439,7 +2509,7 @@ Severity hint for a session notice.
 """
 
 
-class Notice(BaseModel):
+class Notice(WireModel):
     """
     Fire-and-forget information for the user.
 
@@ -2456,6 +2526,7 @@ class Notice(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
@@ -2504,7 +2575,7 @@ Lifecycle state of a context compaction.
 """
 
 
-class SessionCancelCapabilities(BaseModel):
+class SessionCancelCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2519,6 +2590,7 @@ class SessionCancelCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2531,7 +2603,7 @@ class SessionCancelCapabilities(BaseModel):
     """
 
 
-class RunningStateUpdate(BaseModel):
+class RunningStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -2542,6 +2614,7 @@ class RunningStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2552,7 +2625,7 @@ class RunningStateUpdate(BaseModel):
     """
 
 
-class RequiresActionStateUpdate(BaseModel):
+class RequiresActionStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -2563,6 +2636,7 @@ class RequiresActionStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2573,7 +2647,7 @@ class RequiresActionStateUpdate(BaseModel):
     """
 
 
-class UnknownStateUpdate(BaseModel):
+class UnknownStateUpdate(WireModel):
     """
     **UNSTABLE**
 
@@ -2594,6 +2668,7 @@ class UnknownStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2604,7 +2679,7 @@ class UnknownStateUpdate(BaseModel):
     """
 
 
-class CompleteElicitationNotification(BaseModel):
+class CompleteElicitationNotification(WireModel):
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
@@ -2613,6 +2688,7 @@ class CompleteElicitationNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -2631,7 +2707,7 @@ class CompleteElicitationNotification(BaseModel):
     """
 
 
-class AuthStatusUpdateNotification(BaseModel):
+class AuthStatusUpdateNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -2648,6 +2724,7 @@ class AuthStatusUpdateNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
@@ -2662,6 +2739,7 @@ class AuthStatusUpdateNotification(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     The accounts the agent has configured, for display.
@@ -2690,7 +2768,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-class FileSystemCapabilities(BaseModel):
+class FileSystemCapabilities(WireModel):
     """
     File system capabilities that a client may support.
 
@@ -2701,6 +2779,7 @@ class FileSystemCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     read_text_file: Annotated[
@@ -2725,7 +2804,7 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class CompactionCapabilities(BaseModel):
+class CompactionCapabilities(WireModel):
     """
     Client support for ID-addressed context compaction updates.
     """
@@ -2735,11 +2814,12 @@ class CompactionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class BooleanConfigOptionCapabilities(BaseModel):
+class BooleanConfigOptionCapabilities(WireModel):
     """
     Capabilities for boolean session configuration options.
 
@@ -2750,6 +2830,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2762,7 +2843,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
 
-class NoticeCapabilities(BaseModel):
+class NoticeCapabilities(WireModel):
     """
     Client support for presenting live notices to the user.
     """
@@ -2772,11 +2853,12 @@ class NoticeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class SubagentCapabilities(BaseModel):
+class SubagentCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2794,6 +2876,7 @@ class SubagentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2804,7 +2887,7 @@ class SubagentCapabilities(BaseModel):
     """
 
 
-class PlanCapabilities(BaseModel):
+class PlanCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2817,6 +2900,7 @@ class PlanCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2829,7 +2913,7 @@ class PlanCapabilities(BaseModel):
     """
 
 
-class AuthCapabilities(BaseModel):
+class AuthCapabilities(WireModel):
     """
     Authentication capabilities supported by the client.
 
@@ -2842,6 +2926,7 @@ class AuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
@@ -2862,7 +2947,7 @@ class AuthCapabilities(BaseModel):
     """
 
 
-class ElicitationFormCapabilities(BaseModel):
+class ElicitationFormCapabilities(WireModel):
     """
     Form-based elicitation capabilities.
 
@@ -2873,6 +2958,7 @@ class ElicitationFormCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2887,7 +2973,7 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
 
-class ElicitationUrlCapabilities(BaseModel):
+class ElicitationUrlCapabilities(WireModel):
     """
     URL-based elicitation capabilities.
 
@@ -2898,6 +2984,7 @@ class ElicitationUrlCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2912,7 +2999,7 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
 
-class AuthenticateRequest(BaseModel):
+class AuthenticateRequest(WireModel):
     """
     Request parameters for the authenticate method.
 
@@ -2923,6 +3010,7 @@ class AuthenticateRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
@@ -2940,7 +3028,7 @@ class AuthenticateRequest(BaseModel):
     """
 
 
-class ListProvidersRequest(BaseModel):
+class ListProvidersRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -2953,6 +3041,7 @@ class ListProvidersRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2965,7 +3054,7 @@ class ListProvidersRequest(BaseModel):
     """
 
 
-class SetProviderRequest(BaseModel):
+class SetProviderRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -2980,6 +3069,7 @@ class SetProviderRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -2994,7 +3084,9 @@ class SetProviderRequest(BaseModel):
     """
     Base URL for requests sent through this provider.
     """
-    headers: Annotated[Annotated[dict[str, str] | None, Field(alias="headers")], NotNull()] = None
+    headers: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="headers")], NotNull(), OmitNone
+    ] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
@@ -3009,7 +3101,7 @@ class SetProviderRequest(BaseModel):
     """
 
 
-class DisableProviderRequest(BaseModel):
+class DisableProviderRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3022,6 +3114,7 @@ class DisableProviderRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -3038,7 +3131,7 @@ class DisableProviderRequest(BaseModel):
     """
 
 
-class LogoutRequest(BaseModel):
+class LogoutRequest(WireModel):
     """
     Request parameters for the logout method.
 
@@ -3049,6 +3142,7 @@ class LogoutRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3061,7 +3155,7 @@ class LogoutRequest(BaseModel):
     """
 
 
-class AuthStatusRequest(BaseModel):
+class AuthStatusRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3079,6 +3173,7 @@ class AuthStatusRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3091,7 +3186,7 @@ class AuthStatusRequest(BaseModel):
     """
 
 
-class HttpHeader(BaseModel):
+class HttpHeader(WireModel):
     """
     An HTTP header to set when making requests to the MCP server.
     """
@@ -3100,6 +3195,7 @@ class HttpHeader(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3120,7 +3216,7 @@ class HttpHeader(BaseModel):
     """
 
 
-class McpServerHttp(BaseModel):
+class McpServerHttp(WireModel):
     """
     HTTP transport configuration for MCP.
     """
@@ -3129,6 +3225,7 @@ class McpServerHttp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3153,7 +3250,7 @@ class McpServerHttp(BaseModel):
     """
 
 
-class McpServerSse(BaseModel):
+class McpServerSse(WireModel):
     """
     SSE transport configuration for MCP.
     """
@@ -3162,6 +3259,7 @@ class McpServerSse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3186,7 +3284,7 @@ class McpServerSse(BaseModel):
     """
 
 
-class McpServerAcp(BaseModel):
+class McpServerAcp(WireModel):
     """
     **UNSTABLE**
 
@@ -3202,6 +3300,7 @@ class McpServerAcp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3225,7 +3324,7 @@ class McpServerAcp(BaseModel):
     """
 
 
-class McpServerStdio(BaseModel):
+class McpServerStdio(WireModel):
     """
     Stdio transport configuration for MCP.
     """
@@ -3234,6 +3333,7 @@ class McpServerStdio(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3294,7 +3394,7 @@ return `-32602` for a value it does not support rather than treating it as `excl
 """
 
 
-class DeleteSessionRequest(BaseModel):
+class DeleteSessionRequest(WireModel):
     """
     Request parameters for deleting an existing session from `session/list`.
 
@@ -3305,6 +3405,7 @@ class DeleteSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3321,7 +3422,7 @@ class DeleteSessionRequest(BaseModel):
     """
 
 
-class ArchiveSessionRequest(BaseModel):
+class ArchiveSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3341,6 +3442,7 @@ class ArchiveSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3357,7 +3459,7 @@ class ArchiveSessionRequest(BaseModel):
     """
 
 
-class UnarchiveSessionRequest(BaseModel):
+class UnarchiveSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3378,6 +3480,7 @@ class UnarchiveSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3394,7 +3497,7 @@ class UnarchiveSessionRequest(BaseModel):
     """
 
 
-class SessionStatusRequest(BaseModel):
+class SessionStatusRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3413,6 +3516,7 @@ class SessionStatusRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3429,7 +3533,7 @@ class SessionStatusRequest(BaseModel):
     """
 
 
-class SetSessionTitleRequest(BaseModel):
+class SetSessionTitleRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3450,6 +3554,7 @@ class SetSessionTitleRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3475,7 +3580,7 @@ class SetSessionTitleRequest(BaseModel):
     """
 
 
-class CloseSessionRequest(BaseModel):
+class CloseSessionRequest(WireModel):
     """
     Request parameters for closing an active session.
 
@@ -3490,6 +3595,7 @@ class CloseSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3506,7 +3612,7 @@ class CloseSessionRequest(BaseModel):
     """
 
 
-class SetSessionModeRequest(BaseModel):
+class SetSessionModeRequest(WireModel):
     """
     Request parameters for setting a session mode.
     """
@@ -3515,6 +3621,7 @@ class SetSessionModeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3535,7 +3642,7 @@ class SetSessionModeRequest(BaseModel):
     """
 
 
-class WriteTextFileResponse(BaseModel):
+class WriteTextFileResponse(WireModel):
     """
     Response to `fs/write_text_file`
     """
@@ -3544,6 +3651,7 @@ class WriteTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3556,7 +3664,7 @@ class WriteTextFileResponse(BaseModel):
     """
 
 
-class ReadTextFileResponse(BaseModel):
+class ReadTextFileResponse(WireModel):
     """
     Response containing the contents of a text file.
     """
@@ -3565,6 +3673,7 @@ class ReadTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -3581,7 +3690,7 @@ class ReadTextFileResponse(BaseModel):
     """
 
 
-class SelectedPermissionOutcome(BaseModel):
+class SelectedPermissionOutcome(WireModel):
     """
     The user selected one of the provided options.
     """
@@ -3590,6 +3699,7 @@ class SelectedPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -3606,7 +3716,7 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
 
-class CreateTerminalResponse(BaseModel):
+class CreateTerminalResponse(WireModel):
     """
     Response containing the ID of the created terminal.
     """
@@ -3615,6 +3725,7 @@ class CreateTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -3631,7 +3742,7 @@ class CreateTerminalResponse(BaseModel):
     """
 
 
-class TerminalExitStatus(BaseModel):
+class TerminalExitStatus(WireModel):
     """
     Exit status of a terminal command.
     """
@@ -3640,6 +3751,7 @@ class TerminalExitStatus(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
@@ -3664,7 +3776,7 @@ class TerminalExitStatus(BaseModel):
     """
 
 
-class ReleaseTerminalResponse(BaseModel):
+class ReleaseTerminalResponse(WireModel):
     """
     Response to terminal/release method
     """
@@ -3673,6 +3785,7 @@ class ReleaseTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3685,7 +3798,7 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
 
-class WaitForTerminalExitResponse(BaseModel):
+class WaitForTerminalExitResponse(WireModel):
     """
     Response containing the exit status of a terminal command.
     """
@@ -3694,6 +3807,7 @@ class WaitForTerminalExitResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
@@ -3718,7 +3832,7 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
 
-class KillTerminalResponse(BaseModel):
+class KillTerminalResponse(WireModel):
     """
     Response to `terminal/kill` method
     """
@@ -3727,6 +3841,7 @@ class KillTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3739,7 +3854,7 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-class McpError(BaseModel):
+class McpError(WireModel):
     """
     **UNSTABLE**
 
@@ -3754,6 +3869,7 @@ class McpError(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     code: Annotated[Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()]
@@ -3770,7 +3886,7 @@ class McpError(BaseModel):
     """
 
 
-class CancelNotification(BaseModel):
+class CancelNotification(WireModel):
     """
     Notification to cancel ongoing operations for a session.
 
@@ -3781,6 +3897,7 @@ class CancelNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3797,7 +3914,7 @@ class CancelNotification(BaseModel):
     """
 
 
-class MessageMcpNotification(BaseModel):
+class MessageMcpNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -3813,6 +3930,7 @@ class MessageMcpNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
@@ -3843,7 +3961,7 @@ class MessageMcpNotification(BaseModel):
     """
 
 
-class ProxySuccessorRequest(BaseModel):
+class ProxySuccessorRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3869,6 +3987,7 @@ class ProxySuccessorRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -3907,7 +4026,7 @@ Result of a `proxy/successor` request: the wrapped request's result, forwarded u
 """
 
 
-class ProxySuccessorNotification(BaseModel):
+class ProxySuccessorNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -3926,6 +4045,7 @@ class ProxySuccessorNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -3964,6 +4084,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -3987,6 +4108,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -4013,7 +4135,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
-class DeclineCreateElicitationResponse(BaseModel):
+class DeclineCreateElicitationResponse(WireModel):
     """
     The user declined the elicitation.
     """
@@ -4022,6 +4144,7 @@ class DeclineCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4037,7 +4160,7 @@ class DeclineCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["decline"], Field(alias="action")]
 
 
-class CancelCreateElicitationResponse(BaseModel):
+class CancelCreateElicitationResponse(WireModel):
     """
     The elicitation was cancelled.
     """
@@ -4046,6 +4169,7 @@ class CancelCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4061,7 +4185,7 @@ class CancelCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
-class OtherCreateElicitationResponse(BaseModel):
+class OtherCreateElicitationResponse(WireModel):
     """
     Custom or future elicitation action.
 
@@ -4079,6 +4203,7 @@ class OtherCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4123,6 +4248,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
@@ -4137,6 +4263,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
@@ -4151,6 +4278,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
@@ -4165,12 +4293,13 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class OtherElicitationPropertySchema(BaseModel):
+class OtherElicitationPropertySchema(WireModel):
     """
     Custom or future elicitation property schema.
 
@@ -4188,6 +4317,7 @@ class OtherElicitationPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -4209,6 +4339,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -4230,7 +4361,7 @@ Other undefined error code.
 """
 
 
-class EndTurnIdleStateUpdate(BaseModel):
+class EndTurnIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4241,6 +4372,7 @@ class EndTurnIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4260,7 +4392,7 @@ class EndTurnIdleStateUpdate(BaseModel):
     ]
 
 
-class MaxTokensIdleStateUpdate(BaseModel):
+class MaxTokensIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4271,6 +4403,7 @@ class MaxTokensIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4290,7 +4423,7 @@ class MaxTokensIdleStateUpdate(BaseModel):
     ]
 
 
-class MaxTurnRequestsIdleStateUpdate(BaseModel):
+class MaxTurnRequestsIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4302,6 +4435,7 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4321,7 +4455,7 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
     ]
 
 
-class RefusalIdleStateUpdate(BaseModel):
+class RefusalIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4332,6 +4466,7 @@ class RefusalIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4351,7 +4486,7 @@ class RefusalIdleStateUpdate(BaseModel):
     ]
 
 
-class CancelledIdleStateUpdate(BaseModel):
+class CancelledIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4362,6 +4497,7 @@ class CancelledIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4381,7 +4517,7 @@ class CancelledIdleStateUpdate(BaseModel):
     ]
 
 
-class OtherIdleStateUpdate(BaseModel):
+class OtherIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4396,6 +4532,7 @@ class OtherIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4416,7 +4553,7 @@ class OtherIdleStateUpdate(BaseModel):
     """
 
 
-class NoneIdleStateUpdate(BaseModel):
+class NoneIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4427,6 +4564,7 @@ class NoneIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4455,6 +4593,7 @@ class HttpMcpServer(McpServerHttp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
@@ -4471,6 +4610,7 @@ class SseMcpServer(McpServerSse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
@@ -4492,12 +4632,13 @@ class AcpMcpServer(McpServerAcp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
 
-class ResultMessageMcpResponse(BaseModel):
+class ResultMessageMcpResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4508,6 +4649,7 @@ class ResultMessageMcpResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     result: Annotated[Any, Field(alias="result")]
@@ -4520,7 +4662,7 @@ class ResultMessageMcpResponse(BaseModel):
     """
 
 
-class ErrorMessageMcpResponse(BaseModel):
+class ErrorMessageMcpResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4531,6 +4673,7 @@ class ErrorMessageMcpResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     error: Annotated[McpError, Field(alias="error")]
@@ -4552,12 +4695,13 @@ class MultiSelectItemsString(StringMultiSelectItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
-class OtherMultiSelectItems(BaseModel):
+class OtherMultiSelectItems(WireModel):
     """
     Custom or future typed multi-select items.
     """
@@ -4567,6 +4711,7 @@ class OtherMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -4590,6 +4735,7 @@ class FilePlanUpdateContent(PlanFile):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["file"], Field(alias="type")]
@@ -4606,6 +4752,7 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
@@ -4624,7 +4771,7 @@ A numeric JSON-RPC request id.
 """
 
 
-class CancelledRequestPermissionOutcome(BaseModel):
+class CancelledRequestPermissionOutcome(WireModel):
     """
     The prompt turn was cancelled before the user responded.
 
@@ -4639,6 +4786,7 @@ class CancelledRequestPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
@@ -4653,6 +4801,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
@@ -4667,6 +4816,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -4713,6 +4863,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
@@ -4729,6 +4880,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
@@ -4743,6 +4895,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
@@ -4757,6 +4910,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
@@ -4774,12 +4928,13 @@ class NoticeSessionUpdate(Notice):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
-class BooleanSetSessionConfigOptionRequest(BaseModel):
+class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     A boolean value (`type: "boolean"`).
     """
@@ -4788,6 +4943,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -4813,7 +4969,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
 
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
+class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     A `SessionConfigValueId` string value.
 
@@ -4826,6 +4982,7 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -4861,6 +5018,7 @@ class StateUpdateRunning(RunningStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["running"], Field(alias="state")]
@@ -4877,6 +5035,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4893,6 +5052,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4909,6 +5069,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4925,6 +5086,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4941,6 +5103,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4957,6 +5120,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4973,6 +5137,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -4989,6 +5154,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["requires_action"], Field(alias="state")]
@@ -5007,12 +5173,13 @@ class StateUpdateUnknown(UnknownStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["unknown"], Field(alias="state")]
 
 
-class OtherStateUpdate(BaseModel):
+class OtherStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -5027,6 +5194,7 @@ class OtherStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[str, Field(alias="state")]
@@ -5044,6 +5212,7 @@ class DiffToolCallContent(Diff):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
@@ -5062,6 +5231,7 @@ class TerminalToolCallContent(Terminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -5083,7 +5253,7 @@ The Server MUST reply with the same value in the Response object if included. Th
 """
 
 
-class WriteTextFileRequest(BaseModel):
+class WriteTextFileRequest(WireModel):
     """
     Request to write content to a text file.
 
@@ -5094,6 +5264,7 @@ class WriteTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5118,7 +5289,7 @@ class WriteTextFileRequest(BaseModel):
     """
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -5127,6 +5298,7 @@ class Annotations(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     audience: Annotated[
@@ -5155,7 +5327,7 @@ class Annotations(BaseModel):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -5164,6 +5336,7 @@ class TextContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5186,7 +5359,7 @@ class TextContent(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -5195,6 +5368,7 @@ class ImageContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5225,7 +5399,7 @@ class ImageContent(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -5234,6 +5408,7 @@ class AudioContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5260,7 +5435,7 @@ class AudioContent(BaseModel):
     """
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
@@ -5269,6 +5444,7 @@ class ResourceLink(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5325,7 +5501,7 @@ Resource content that can be embedded in a message.
 """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
     """
@@ -5334,6 +5510,7 @@ class EmbeddedResource(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5356,7 +5533,7 @@ class EmbeddedResource(BaseModel):
     """
 
 
-class PermissionOption(BaseModel):
+class PermissionOption(WireModel):
     """
     An option presented to the user when requesting permission.
     """
@@ -5365,6 +5542,7 @@ class PermissionOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -5389,7 +5567,7 @@ class PermissionOption(BaseModel):
     """
 
 
-class CreateTerminalRequest(BaseModel):
+class CreateTerminalRequest(WireModel):
     """
     Request to create a new terminal and execute a command.
     """
@@ -5398,6 +5576,7 @@ class CreateTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5408,13 +5587,15 @@ class CreateTerminalRequest(BaseModel):
     """
     The command to execute.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Array of command arguments.
     """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
+    env: Annotated[
+        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Environment variables for the command.
     """
@@ -5446,7 +5627,7 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
+class ElicitationRequestScope(WireModel):
     """
     Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -5456,6 +5637,7 @@ class ElicitationRequestScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
@@ -5490,7 +5672,7 @@ Items for a multi-select (array) property schema.
 """
 
 
-class MultiSelectPropertySchema(BaseModel):
+class MultiSelectPropertySchema(WireModel):
     """
     Schema for multi-select (array) properties in an elicitation form.
     """
@@ -5499,6 +5681,7 @@ class MultiSelectPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -5555,7 +5738,7 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
-class MessageMcpRequest(BaseModel):
+class MessageMcpRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -5568,6 +5751,7 @@ class MessageMcpRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
@@ -5598,7 +5782,7 @@ class MessageMcpRequest(BaseModel):
     """
 
 
-class SessionSystemPromptModeCapabilities(BaseModel):
+class SessionSystemPromptModeCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -5614,6 +5798,7 @@ class SessionSystemPromptModeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     override: Annotated[
@@ -5637,7 +5822,7 @@ class SessionSystemPromptModeCapabilities(BaseModel):
     """
 
 
-class AgentAuthCapabilities(BaseModel):
+class AgentAuthCapabilities(WireModel):
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -5646,6 +5831,7 @@ class AgentAuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     status: Annotated[
@@ -5708,7 +5894,7 @@ When no `type` is present, the method is treated as `agent`.
 """
 
 
-class ProviderInfo(BaseModel):
+class ProviderInfo(WireModel):
     """
     **UNSTABLE**
 
@@ -5721,6 +5907,7 @@ class ProviderInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -5755,7 +5942,7 @@ class ProviderInfo(BaseModel):
     """
 
 
-class AuthStatusResponse(BaseModel):
+class AuthStatusResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -5768,6 +5955,7 @@ class AuthStatusResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
@@ -5782,6 +5970,7 @@ class AuthStatusResponse(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     The accounts the agent has configured, for display.
@@ -5800,7 +5989,7 @@ class AuthStatusResponse(BaseModel):
     """
 
 
-class SessionModeState(BaseModel):
+class SessionModeState(WireModel):
     """
     The set of modes and the one currently active.
     """
@@ -5809,6 +5998,7 @@ class SessionModeState(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -5833,7 +6023,7 @@ class SessionModeState(BaseModel):
     """
 
 
-class SessionConfigSelectGroup(BaseModel):
+class SessionConfigSelectGroup(WireModel):
     """
     A group of possible values for a session configuration option.
     """
@@ -5842,6 +6032,7 @@ class SessionConfigSelectGroup(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
@@ -5870,7 +6061,7 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
 
-class ListSessionsResponse(BaseModel):
+class ListSessionsResponse(WireModel):
     """
     Response from listing sessions.
     """
@@ -5879,6 +6070,7 @@ class ListSessionsResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     sessions: Annotated[
@@ -5906,7 +6098,7 @@ class ListSessionsResponse(BaseModel):
     """
 
 
-class SessionStatusResponse(BaseModel):
+class SessionStatusResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -5922,6 +6114,7 @@ class SessionStatusResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     status: Annotated[SessionStatus, Field(alias="status")]
@@ -5940,7 +6133,7 @@ class SessionStatusResponse(BaseModel):
     """
 
 
-class PromptResponse(BaseModel):
+class PromptResponse(WireModel):
     """
     Response from processing a user prompt.
 
@@ -5951,6 +6144,7 @@ class PromptResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
@@ -6000,7 +6194,7 @@ range LSP reserves (-32899 to -32800).
 """
 
 
-class PlanEntry(BaseModel):
+class PlanEntry(WireModel):
     """
     A single entry in the execution plan.
 
@@ -6013,6 +6207,7 @@ class PlanEntry(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -6038,7 +6233,7 @@ class PlanEntry(BaseModel):
     """
 
 
-class Plan(BaseModel):
+class Plan(WireModel):
     """
     An execution plan for accomplishing complex tasks.
 
@@ -6053,6 +6248,7 @@ class Plan(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     entries: Annotated[
@@ -6074,7 +6270,7 @@ class Plan(BaseModel):
     """
 
 
-class PlanItems(BaseModel):
+class PlanItems(WireModel):
     """
     **UNSTABLE**
 
@@ -6087,6 +6283,7 @@ class PlanItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -6120,7 +6317,7 @@ The input specification for a command.
 """
 
 
-class SubagentSessionCapabilities(BaseModel):
+class SubagentSessionCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -6136,6 +6333,7 @@ class SubagentSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cancel: Annotated[
@@ -6154,7 +6352,7 @@ class SubagentSessionCapabilities(BaseModel):
     """
 
 
-class SessionConfigOptionsCapabilities(BaseModel):
+class SessionConfigOptionsCapabilities(WireModel):
     """
     Session configuration option capabilities supported by the client.
     """
@@ -6163,6 +6361,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     boolean: Annotated[
@@ -6186,7 +6385,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
 
-class ElicitationCapabilities(BaseModel):
+class ElicitationCapabilities(WireModel):
     """
     Elicitation capabilities supported by the client.
     """
@@ -6195,6 +6394,7 @@ class ElicitationCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     form: Annotated[
@@ -6259,7 +6459,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/dra
 """
 
 
-class ListSessionsRequest(BaseModel):
+class ListSessionsRequest(WireModel):
     """
     Request parameters for listing existing sessions.
 
@@ -6270,6 +6470,7 @@ class ListSessionsRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
@@ -6342,7 +6543,7 @@ The outcome of a permission request.
 """
 
 
-class TerminalOutputResponse(BaseModel):
+class TerminalOutputResponse(WireModel):
     """
     Response containing the terminal output and exit status.
     """
@@ -6351,6 +6552,7 @@ class TerminalOutputResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
@@ -6388,7 +6590,7 @@ Allowed wire representations for `ElicitationContentValue`.
 """
 
 
-class ElicitationAcceptAction(BaseModel):
+class ElicitationAcceptAction(WireModel):
     """
     The user accepted the elicitation and provided content.
     """
@@ -6397,6 +6599,7 @@ class ElicitationAcceptAction(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
@@ -6423,7 +6626,7 @@ Senders must include exactly one outcome. Receivers prefer `result` if both are 
 """
 
 
-class ClientNotification(BaseModel):
+class ClientNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -6432,6 +6635,7 @@ class ClientNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6439,14 +6643,18 @@ class ClientNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        CancelNotification | MessageMcpNotification | ExtNotification | None, Field(alias="params")
+        Annotated[
+            CancelNotification | MessageMcpNotification | ExtNotification | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
     """
 
 
-class CancelRequestNotification(BaseModel):
+class CancelRequestNotification(WireModel):
     """
     Notification to cancel an ongoing request.
 
@@ -6457,6 +6665,7 @@ class CancelRequestNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     request_id: Annotated[RequestId, Field(alias="requestId")]
@@ -6473,7 +6682,7 @@ class CancelRequestNotification(BaseModel):
     """
 
 
-class ProxyNotification(BaseModel):
+class ProxyNotification(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -6484,6 +6693,7 @@ class ProxyNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6508,6 +6718,7 @@ class TextContentBlock(TextContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
@@ -6524,6 +6735,7 @@ class ImageContentBlock(ImageContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
@@ -6540,6 +6752,7 @@ class AudioContentBlock(AudioContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
@@ -6556,6 +6769,7 @@ class ResourceLinkContentBlock(ResourceLink):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
@@ -6574,6 +6788,7 @@ class ResourceContentBlock(EmbeddedResource):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
@@ -6588,6 +6803,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -6625,6 +6841,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -6677,6 +6894,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -6701,6 +6919,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
@@ -6716,6 +6935,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -6739,6 +6959,7 @@ class ItemsPlanUpdateContent(PlanItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["items"], Field(alias="type")]
@@ -6754,6 +6975,7 @@ class PlanSessionUpdate(Plan):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
@@ -6788,7 +7010,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/c
 """
 
 
-class Content(BaseModel):
+class Content(WireModel):
     """
     Standard content block (text, images, resources).
     """
@@ -6797,6 +7019,7 @@ class Content(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -6855,7 +7078,7 @@ URL-based elicitation mode where the client directs the user to a URL.
 """
 
 
-class SessionSystemPromptCapabilities(BaseModel):
+class SessionSystemPromptCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -6871,6 +7094,7 @@ class SessionSystemPromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mode: Annotated[
@@ -6891,7 +7115,7 @@ class SessionSystemPromptCapabilities(BaseModel):
     """
 
 
-class ListProvidersResponse(BaseModel):
+class ListProvidersResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -6904,6 +7128,7 @@ class ListProvidersResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     providers: Annotated[list[ProviderInfo], Field(alias="providers")]
@@ -6929,7 +7154,7 @@ Possible values for a session configuration option.
 """
 
 
-class SessionConfigSelect(BaseModel):
+class SessionConfigSelect(WireModel):
     """
     A single-value selector (dropdown) session configuration option payload.
     """
@@ -6938,6 +7163,7 @@ class SessionConfigSelect(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
@@ -6950,7 +7176,7 @@ class SessionConfigSelect(BaseModel):
     """
 
 
-class Error(BaseModel):
+class Error(WireModel):
     """
     JSON-RPC error object.
 
@@ -6964,6 +7190,7 @@ class Error(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     code: Annotated[ErrorCode, Field(alias="code")]
@@ -6976,14 +7203,14 @@ class Error(BaseModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], NotNull(), DefaultOnError()] = None
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
     """
 
 
-class ContentChunk(BaseModel):
+class ContentChunk(WireModel):
     """
     A streamed item of content
     """
@@ -6992,6 +7219,7 @@ class ContentChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -7036,7 +7264,7 @@ Updated content for a plan.
 """
 
 
-class PlanUpdate(BaseModel):
+class PlanUpdate(WireModel):
     """
     **UNSTABLE**
 
@@ -7049,6 +7277,7 @@ class PlanUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan: Annotated[PlanUpdateContent, Field(alias="plan")]
@@ -7065,7 +7294,7 @@ class PlanUpdate(BaseModel):
     """
 
 
-class AvailableCommand(BaseModel):
+class AvailableCommand(WireModel):
     """
     Information about a command.
     """
@@ -7074,6 +7303,7 @@ class AvailableCommand(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -7100,7 +7330,7 @@ class AvailableCommand(BaseModel):
     """
 
 
-class AvailableCommandsUpdate(BaseModel):
+class AvailableCommandsUpdate(WireModel):
     """
     Available commands are ready or have changed
     """
@@ -7109,6 +7339,7 @@ class AvailableCommandsUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     available_commands: Annotated[
@@ -7129,7 +7360,7 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
 
-class CompactionUpdate(BaseModel):
+class CompactionUpdate(WireModel):
     """
     A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -7145,6 +7376,7 @@ class CompactionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -7173,7 +7405,7 @@ class CompactionUpdate(BaseModel):
     """
 
 
-class CompactionSummaryChunk(BaseModel):
+class CompactionSummaryChunk(WireModel):
     """
     A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -7185,6 +7417,7 @@ class CompactionSummaryChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -7201,7 +7434,7 @@ class CompactionSummaryChunk(BaseModel):
     """
 
 
-class ErrorStopReason(BaseModel):
+class ErrorStopReason(WireModel):
     """
     **UNSTABLE**
 
@@ -7214,6 +7447,7 @@ class ErrorStopReason(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
@@ -7225,7 +7459,7 @@ class ErrorStopReason(BaseModel):
     """
 
 
-class SessionMessage(BaseModel):
+class SessionMessage(WireModel):
     """
     **UNSTABLE**
 
@@ -7238,6 +7472,7 @@ class SessionMessage(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
@@ -7297,7 +7532,7 @@ class SessionMessage(BaseModel):
     """
 
 
-class SessionMessageChunk(BaseModel):
+class SessionMessageChunk(WireModel):
     """
     **UNSTABLE**
 
@@ -7313,6 +7548,7 @@ class SessionMessageChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
@@ -7331,7 +7567,7 @@ class SessionMessageChunk(BaseModel):
     """
 
 
-class ClientSessionCapabilities(BaseModel):
+class ClientSessionCapabilities(WireModel):
     """
     Session-related capabilities supported by the client.
     """
@@ -7340,6 +7576,7 @@ class ClientSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction: Annotated[
@@ -7378,7 +7615,7 @@ class ClientSessionCapabilities(BaseModel):
     """
 
 
-class SystemPrompt(BaseModel):
+class SystemPrompt(WireModel):
     """
     **UNSTABLE**
 
@@ -7397,6 +7634,7 @@ class SystemPrompt(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mode: Annotated[SystemPromptMode, Field(alias="mode")]
@@ -7428,7 +7666,7 @@ class SystemPrompt(BaseModel):
     """
 
 
-class LoadSessionRequest(BaseModel):
+class LoadSessionRequest(WireModel):
     """
     Request parameters for loading an existing session.
 
@@ -7441,6 +7679,7 @@ class LoadSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
@@ -7452,7 +7691,9 @@ class LoadSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7490,7 +7731,7 @@ class LoadSessionRequest(BaseModel):
     """
 
 
-class ForkSessionRequest(BaseModel):
+class ForkSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -7508,6 +7749,7 @@ class ForkSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7519,7 +7761,9 @@ class ForkSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7529,7 +7773,7 @@ class ForkSessionRequest(BaseModel):
     session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7558,7 +7802,7 @@ class ForkSessionRequest(BaseModel):
     """
 
 
-class ResumeSessionRequest(BaseModel):
+class ResumeSessionRequest(WireModel):
     """
     Request parameters for resuming an existing session.
 
@@ -7572,6 +7816,7 @@ class ResumeSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7583,7 +7828,9 @@ class ResumeSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7594,7 +7841,7 @@ class ResumeSessionRequest(BaseModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7623,7 +7870,7 @@ class ResumeSessionRequest(BaseModel):
     """
 
 
-class PromptRequest(BaseModel):
+class PromptRequest(WireModel):
     """
     Request parameters for sending a user prompt to the agent.
 
@@ -7636,6 +7883,7 @@ class PromptRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7668,7 +7916,7 @@ class PromptRequest(BaseModel):
     """
 
 
-class RequestPermissionResponse(BaseModel):
+class RequestPermissionResponse(WireModel):
     """
     Response to a permission request.
     """
@@ -7677,6 +7925,7 @@ class RequestPermissionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
@@ -7720,7 +7969,7 @@ Response from the client to an elicitation request.
 """
 
 
-class ErrorAgentResponse(BaseModel):
+class ErrorAgentResponse(WireModel):
     """
     A failed JSON-RPC response.
     """
@@ -7729,6 +7978,7 @@ class ErrorAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -7741,7 +7991,7 @@ class ErrorAgentResponse(BaseModel):
     """
 
 
-class ResultClientResponse(BaseModel):
+class ResultClientResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -7750,6 +8000,7 @@ class ResultClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -7757,25 +8008,28 @@ class ResultClientResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            WriteTextFileResponse
+            | ReadTextFileResponse
+            | RequestPermissionResponse
+            | CreateTerminalResponse
+            | TerminalOutputResponse
+            | ReleaseTerminalResponse
+            | WaitForTerminalExitResponse
+            | KillTerminalResponse
+            | CreateElicitationResponse
+            | MessageMcpResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
     """
 
 
-class ErrorClientResponse(BaseModel):
+class ErrorClientResponse(WireModel):
     """
     A failed JSON-RPC response.
     """
@@ -7784,6 +8038,7 @@ class ErrorClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -7805,6 +8060,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -7844,6 +8100,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -7861,7 +8118,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
 
 
-class ErrorProxyResponse(BaseModel):
+class ErrorProxyResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -7872,6 +8129,7 @@ class ErrorProxyResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -7893,6 +8151,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -7935,6 +8194,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
@@ -7949,6 +8209,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
@@ -7963,6 +8224,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
@@ -7981,6 +8243,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
@@ -7995,6 +8258,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
@@ -8012,6 +8276,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
@@ -8029,6 +8294,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
@@ -8048,6 +8314,7 @@ class SessionMessageSessionUpdate(SessionMessage):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
@@ -8066,6 +8333,7 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
@@ -8082,6 +8350,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -8126,6 +8395,7 @@ class ContentToolCallContent(Content):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
@@ -8151,7 +8421,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/t
 """
 
 
-class ElicitationSchema(BaseModel):
+class ElicitationSchema(WireModel):
     """
     Type-safe elicitation schema for requesting structured user input.
 
@@ -8163,6 +8433,7 @@ class ElicitationSchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[
@@ -8209,7 +8480,7 @@ class ElicitationSchema(BaseModel):
     """
 
 
-class SessionCapabilities(BaseModel):
+class SessionCapabilities(WireModel):
     """
     Session capabilities supported by the agent.
 
@@ -8226,6 +8497,7 @@ class SessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     list_: Annotated[
@@ -8375,7 +8647,7 @@ A session configuration option selector and its current state.
 """
 
 
-class LoadSessionResponse(BaseModel):
+class LoadSessionResponse(WireModel):
     """
     Response from loading an existing session.
     """
@@ -8384,6 +8656,7 @@ class LoadSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -8412,7 +8685,7 @@ class LoadSessionResponse(BaseModel):
     """
 
 
-class ForkSessionResponse(BaseModel):
+class ForkSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -8425,6 +8698,7 @@ class ForkSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -8457,7 +8731,7 @@ class ForkSessionResponse(BaseModel):
     """
 
 
-class ResumeSessionResponse(BaseModel):
+class ResumeSessionResponse(WireModel):
     """
     Response from resuming an existing session.
     """
@@ -8466,6 +8740,7 @@ class ResumeSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -8494,7 +8769,7 @@ class ResumeSessionResponse(BaseModel):
     """
 
 
-class SetSessionConfigOptionResponse(BaseModel):
+class SetSessionConfigOptionResponse(WireModel):
     """
     Response to `session/set_config_option` method.
     """
@@ -8503,6 +8778,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -8523,7 +8799,7 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
 
-class ToolCall(BaseModel):
+class ToolCall(WireModel):
     """
     Represents a tool call that the language model has requested.
 
@@ -8537,6 +8813,7 @@ class ToolCall(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -8555,14 +8832,17 @@ class ToolCall(BaseModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError()
+        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
     ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], NotNull(), DefaultOnError()
+        Annotated[ToolCallStatus | None, Field(alias="status")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
     ] = None
     """
     Current execution status of the tool call.
@@ -8572,6 +8852,7 @@ class ToolCall(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Content produced by the tool call.
@@ -8581,20 +8862,17 @@ class ToolCall(BaseModel):
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
@@ -8608,7 +8886,7 @@ class ToolCall(BaseModel):
     """
 
 
-class ConfigOptionUpdate(BaseModel):
+class ConfigOptionUpdate(WireModel):
     """
     Session configuration options have been updated.
     """
@@ -8617,6 +8895,7 @@ class ConfigOptionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -8715,7 +8994,7 @@ An omitted, `null`, or malformed `stopReason` means not reported.
 """
 
 
-class SubagentUpdate(BaseModel):
+class SubagentUpdate(WireModel):
     """
     **UNSTABLE**
 
@@ -8748,6 +9027,7 @@ class SubagentUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -8821,7 +9101,7 @@ class SubagentUpdate(BaseModel):
     """
 
 
-class ClientCapabilities(BaseModel):
+class ClientCapabilities(WireModel):
     """
     Capabilities supported by the client.
 
@@ -8835,6 +9115,7 @@ class ClientCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[
@@ -8919,7 +9200,7 @@ class ClientCapabilities(BaseModel):
     """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Request parameters for creating a new session.
 
@@ -8930,6 +9211,7 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
@@ -8937,7 +9219,9 @@ class NewSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots for this session. Each path must be absolute.
@@ -8989,6 +9273,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -9007,6 +9292,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -9024,6 +9310,7 @@ class ToolCallSessionUpdate(ToolCall):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
@@ -9038,6 +9325,7 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
@@ -9057,12 +9345,13 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
 
-class ToolCallUpdate(BaseModel):
+class ToolCallUpdate(WireModel):
     """
     An update to an existing tool call.
 
@@ -9076,6 +9365,7 @@ class ToolCallUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -9119,15 +9409,11 @@ class ToolCallUpdate(BaseModel):
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], NotNull(), DefaultOnError()
-    ] = None
+    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
     """
     Update the raw output.
     """
@@ -9150,7 +9436,7 @@ Form-based elicitation mode where the client renders a form from the provided sc
 """
 
 
-class AgentCapabilities(BaseModel):
+class AgentCapabilities(WireModel):
     """
     Capabilities supported by the agent.
 
@@ -9164,6 +9450,7 @@ class AgentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
@@ -9231,7 +9518,7 @@ class AgentCapabilities(BaseModel):
     """
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     """
     Response from creating a new session.
 
@@ -9242,6 +9529,7 @@ class NewSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9276,7 +9564,7 @@ class NewSessionResponse(BaseModel):
     """
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(WireModel):
     """
     Request parameters for the initialize method.
 
@@ -9289,6 +9577,7 @@ class InitializeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -9357,6 +9646,7 @@ class InitializeProxyRequest(InitializeRequest):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
@@ -9370,6 +9660,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -9398,6 +9689,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message: Annotated[str, Field(alias="message")]
@@ -9435,12 +9727,13 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
-class RequestPermissionRequest(BaseModel):
+class RequestPermissionRequest(WireModel):
     """
     Request for user permission to execute a tool call.
 
@@ -9453,6 +9746,7 @@ class RequestPermissionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9507,7 +9801,7 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-class InitializeResponse(BaseModel):
+class InitializeResponse(WireModel):
     """
     Response to the `initialize` method.
 
@@ -9520,6 +9814,7 @@ class InitializeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -9617,7 +9912,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class ClientRequest(BaseModel):
+class ClientRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -9626,6 +9921,7 @@ class ClientRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9637,37 +9933,40 @@ class ClientRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeRequest
-        | AuthenticateRequest
-        | ListProvidersRequest
-        | SetProviderRequest
-        | DisableProviderRequest
-        | LogoutRequest
-        | AuthStatusRequest
-        | NewSessionRequest
-        | LoadSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ForkSessionRequest
-        | ArchiveSessionRequest
-        | UnarchiveSessionRequest
-        | SessionStatusRequest
-        | SetSessionTitleRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | SetSessionModeRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            InitializeRequest
+            | AuthenticateRequest
+            | ListProvidersRequest
+            | SetProviderRequest
+            | DisableProviderRequest
+            | LogoutRequest
+            | AuthStatusRequest
+            | NewSessionRequest
+            | LoadSessionRequest
+            | ListSessionsRequest
+            | DeleteSessionRequest
+            | ForkSessionRequest
+            | ArchiveSessionRequest
+            | UnarchiveSessionRequest
+            | SessionStatusRequest
+            | SetSessionTitleRequest
+            | ResumeSessionRequest
+            | CloseSessionRequest
+            | SetSessionModeRequest
+            | SetSessionConfigOptionRequest
+            | PromptRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class ProxyRequest(BaseModel):
+class ProxyRequest(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -9678,6 +9977,7 @@ class ProxyRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9713,11 +10013,12 @@ class InitializeProxyResponse(InitializeResponse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class ResultAgentResponse(BaseModel):
+class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -9726,6 +10027,7 @@ class ResultAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9733,36 +10035,39 @@ class ResultAgentResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | ListProvidersResponse
-        | SetProviderResponse
-        | DisableProviderResponse
-        | LogoutResponse
-        | AuthStatusResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ForkSessionResponse
-        | ArchiveSessionResponse
-        | UnarchiveSessionResponse
-        | SessionStatusResponse
-        | SetSessionTitleResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            InitializeResponse
+            | AuthenticateResponse
+            | ListProvidersResponse
+            | SetProviderResponse
+            | DisableProviderResponse
+            | LogoutResponse
+            | AuthStatusResponse
+            | NewSessionResponse
+            | LoadSessionResponse
+            | ListSessionsResponse
+            | DeleteSessionResponse
+            | ForkSessionResponse
+            | ArchiveSessionResponse
+            | UnarchiveSessionResponse
+            | SessionStatusResponse
+            | SetSessionTitleResponse
+            | ResumeSessionResponse
+            | CloseSessionResponse
+            | SetSessionModeResponse
+            | SetSessionConfigOptionResponse
+            | PromptResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
     """
 
 
-class ResultProxyResponse(BaseModel):
+class ResultProxyResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -9773,19 +10078,23 @@ class ResultProxyResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
     """
-    result: Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")]
+    result: Annotated[
+        Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")],
+        KeepUnrecognised(),
+    ]
     """
     Method-specific response data.
     """
 
 
-class AgentRequest(BaseModel):
+class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -9794,6 +10103,7 @@ class AgentRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9805,19 +10115,22 @@ class AgentRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | MessageMcpRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            WriteTextFileRequest
+            | ReadTextFileRequest
+            | RequestPermissionRequest
+            | CreateTerminalRequest
+            | TerminalOutputRequest
+            | ReleaseTerminalRequest
+            | WaitForTerminalExitRequest
+            | KillTerminalRequest
+            | CreateElicitationRequest
+            | MessageMcpRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -9832,7 +10145,7 @@ A JSON-RPC response object.
 """
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     """
     Notification containing a session update from the agent.
 
@@ -9845,6 +10158,7 @@ class SessionNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9875,7 +10189,7 @@ A JSON-RPC response object.
 """
 
 
-class AgentNotification(BaseModel):
+class AgentNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -9884,6 +10198,7 @@ class AgentNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -9891,12 +10206,15 @@ class AgentNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        SessionNotification
-        | CompleteElicitationNotification
-        | AuthStatusUpdateNotification
-        | ExtNotification
-        | None,
-        Field(alias="params"),
+        Annotated[
+            SessionNotification
+            | CompleteElicitationNotification
+            | AuthStatusUpdateNotification
+            | ExtNotification
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.

@@ -59,7 +59,8 @@ def _build(
     defs: Mapping[str, Node] = doc["$defs"]
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(naming.type_class_name(name) for name in defs)
-    types = tuple(_type(name, defs[name], present, taken) for name in sorted(defs))
+    scope = _Scope(present, taken, frozenset(name for name in defs if is_unconstrained(defs[name])))
+    types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
     methods = _methods(defs, present)
@@ -164,17 +165,29 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
     return tuple(result)
 
 
-def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]) -> ir.TypeDef:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Scope:
+    """What building a type needs to know of the others."""
+
+    unstable: frozenset[str]
+    """The item keys present in this build that are not stable."""
+    taken: frozenset[str]
+    """The class names of every definition."""
+    open_defs: frozenset[str]
+    """The definitions that admit any JSON value (``ExtRequest``)."""
+
+
+def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
     cls = naming.type_class_name(name)
     common: dict[str, Any] = {
         "wire": name,
         "class_name": cls,
-        "stable": f"type:{name}" not in unstable,
+        "stable": f"type:{name}" not in scope.unstable,
         "description": description(node),
     }
     values = enum_values(node)
     found = union_branches(node)
-    scalars = _scalar_variants(name, cls, found[1], unstable, taken) if found is not None else ()
+    scalars = _scalar_variants(name, cls, found[1], scope) if found is not None else ()
     common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
         return ir.TypeDef(
@@ -186,9 +199,9 @@ def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]
         )
     if isinstance(node.get("enum"), list):
         return ir.TypeDef(kind="enum", enum_values=tuple(str(v) for v in node["enum"]), **common)
-    fields = _fields(name, node, unstable)
+    fields = _fields(name, node, scope)
     if found is not None and any(_is_object_branch(b) for b in found[1]):
-        return _union(name, cls, node, found[1], fields, unstable, taken, common)
+        return _union(name, cls, node, found[1], fields, scope, common)
     if isinstance(node.get("properties"), Mapping) or node.get("type") == "object":
         return ir.TypeDef(kind="object", fields=fields, **common)
     return ir.TypeDef(kind="alias", variants=scalars, **common)
@@ -210,9 +223,7 @@ def _scalar_key(branch: Node, branches: list[Node]) -> str:
     return ""
 
 
-def _scalar_variants(
-    name: str, cls: str, branches: list[Node], unstable: frozenset[str], taken: frozenset[str]
-) -> tuple[ir.UnionVariant, ...]:
+def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -> tuple[ir.UnionVariant, ...]:
     """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
     constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
     constants and plain types are written inline."""
@@ -233,12 +244,12 @@ def _scalar_variants(
         variants.append(
             ir.UnionVariant(
                 key=key,
-                class_name=naming.variant_class_name(key, cls, taken) if hoisted else "",
+                class_name=naming.variant_class_name(key, cls, scope.taken) if hoisted else "",
                 tag=None,
                 ref=ref_name(branch),
                 catch_all=False,
                 hoisted=hoisted,
-                stable=f"variant:{name}[{key}]" not in unstable,
+                stable=f"variant:{name}[{key}]" not in scope.unstable,
                 description=description(branch),
             )
         )
@@ -260,8 +271,7 @@ def _union(
     node: Node,
     branches: list[Node],
     shared: tuple[ir.Field, ...],
-    unstable: frozenset[str],
-    taken: frozenset[str],
+    scope: _Scope,
     common: dict[str, Any],
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
@@ -286,7 +296,7 @@ def _union(
         elif adds_nothing:
             class_name = naming.type_class_name(ref_name(branch) or "")
         else:
-            class_name = naming.variant_class_name(key, cls, taken)
+            class_name = naming.variant_class_name(key, cls, scope.taken)
         variants.append(
             ir.UnionVariant(
                 key=key,
@@ -295,9 +305,9 @@ def _union(
                 ref=ref_name(branch),
                 catch_all=catch_all,
                 hoisted=not (adds_nothing or unconstrained),
-                stable=f"variant:{name}[{key}]" not in unstable,
+                stable=f"variant:{name}[{key}]" not in scope.unstable,
                 description=description(branch),
-                fields=_fields(f"{name}[{key}]", branch, unstable),
+                fields=_fields(f"{name}[{key}]", branch, scope),
             )
         )
     return ir.TypeDef(
@@ -314,7 +324,7 @@ def _union_keyword(node: Node) -> str:
     return "oneOf" if "oneOf" in node else "anyOf"
 
 
-def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field, ...]:
+def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
     props = node.get("properties")
     if not isinstance(props, Mapping):
         return ()
@@ -349,11 +359,24 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                     skip_invalid_items=prop.get(SKIP_INVALID_ITEMS) is True,
                     default_on_null=prop.get(DEFAULT_ON_NULL) is True,
                 ),
-                stable=f"field:{owner}.{wire}" not in unstable,
+                stable=f"field:{owner}.{wire}" not in scope.unstable,
                 description=description(prop),
+                extensible=_extensible(prop, scope.open_defs),
             )
         )
     return tuple(fields)
+
+
+def _extensible(prop: Node, open_defs: frozenset[str]) -> bool:
+    """A union of object types with a member that admits any value (an envelope's ``params``)."""
+    members: list[Node] = []
+    pending = [prop]
+    while pending:
+        node = pending.pop()
+        for branch in node.get("anyOf") or node.get("oneOf") or []:
+            if isinstance(branch, Mapping):
+                (pending if "anyOf" in branch or "oneOf" in branch else members).append(branch)
+    return any(ref_name(m) in open_defs for m in members) and any(_is_object_branch(m) for m in members)
 
 
 def _types_of(prop: Node) -> set[str]:

@@ -60,6 +60,9 @@ class Field:
     lenience: Lenience
     stable: bool
     description: str
+    extensible: bool = False
+    """A union of object types one of which admits any value (an envelope's ``params``: ``ExtRequest``):
+    a value that no typed member recognises a member of is that one's, read whole."""
 
 
 @dataclass(frozen=True, slots=True)

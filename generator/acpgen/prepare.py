@@ -32,13 +32,16 @@ UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or
 ROOT_NAME = "AcpMessage"
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
-# and constructors take the Python attribute names as well as the wire names.
+# constructors take the Python attribute names as well as the wire names, dumps write the wire names.
 MODEL_CONFIG: tuple[tuple[str, str], ...] = (
     ("strict", "True"),
     ("validate_by_alias", "True"),
     ("validate_by_name", "True"),
+    ("serialize_by_alias", "True"),
     ("defer_build", "True"),
 )
+ROOT_BASE = "WireModel"
+"""The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -58,9 +61,9 @@ class ModelInput:
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     """The input of datamodel-code-generator for one protocol variant."""
     defs: dict[str, Any] = copy.deepcopy(dict(doc["$defs"]))
-    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG)}}
+    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
     aliases: dict[str, str] = {}
-    support: set[str] = set()
+    support: set[str] = {ROOT_BASE}
     pydantic: set[str] = {"ConfigDict"}  # every class sets model_config (MODEL_CONFIG)
     unstable = protocol.variant == "unstable"
     for t in protocol.types:
@@ -144,6 +147,10 @@ def field_rules(f: ir.Field) -> tuple[str, ...]:
         rules.append(f"DefaultOnError({default})" if default is not None else "DefaultOnError()")
     if f.lenience.default_on_null and not f.nullable:
         rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
+    if f.extensible:
+        rules.append("KeepUnrecognised()")
+    if not f.required and not f.nullable and f.default_json is None:
+        rules.append("OmitNone")  # its None means absent: never written as null
     return tuple(rules)
 
 

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError, core_schema
 
 __all__ = [
     "DefaultOnError",
     "DefaultOnNull",
     "Integral",
+    "KeepUnrecognised",
     "NotNull",
+    "OmitNone",
     "SkipInvalidItems",
     "StrictJson",
     "TagRouter",
+    "WireModel",
 ]
 
 _ABSENT = object()
@@ -150,6 +154,33 @@ class Integral:
         return core_schema.no_info_before_validator_function(_whole, handler(source))
 
 
+def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    read = handler(value)
+    if (
+        isinstance(read, BaseModel)
+        and isinstance(value, dict)
+        and value
+        and not read.model_fields_set
+        and not read.__pydantic_extra__
+    ):
+        return value  # no typed member knows any of its members: the member of any value, whole
+    return read
+
+
+class KeepUnrecognised:
+    """A union of object types with a member of any value (an envelope's ``params``, where
+    ``ExtRequest`` takes any JSON): an object of which the typed member read no member at all
+    (``{"x": 1}`` read as an empty ``LogoutRequest``, whose properties are all optional) is the
+    extension's, kept whole."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(_unrecognised, handler(source))
+
+
 # The core schemas that take a ``strict`` setting, and where their inner schemas are.
 _STRICT_TYPES = frozenset(
     {"bool", "dict", "float", "int", "list", "nullable", "str", "tagged-union", "union", "default"}
@@ -240,3 +271,92 @@ def TagRouter(
         return fallback if fallback is not None else tag
 
     return route
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+OmitNone: Any = Field(exclude_if=_is_none)
+"""An optional property that is not nullable holds None when it is absent: None is not written."""
+
+
+class WireModel(BaseModel):
+    """The base of every model: a dump is the wire JSON, with no argument needed.
+
+    Names are the wire's (``serialize_by_alias`` in each model's config), and only what was set
+    is written (``exclude_unset`` defaults to True here): what was read dumps as it was read,
+    and defaults the peer did not send stay off the wire. Arguments still override both.
+    """
+
+    def model_dump(  # the signature of pydantic's, but for the default of exclude_unset
+        self,
+        *,
+        mode: Literal["json", "python"] | str = "python",
+        include: IncEx | None = None,
+        exclude: IncEx | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        exclude_unset: bool = True,
+        exclude_defaults: bool = False,
+        exclude_none: bool = False,
+        exclude_computed_fields: bool = False,
+        round_trip: bool = False,
+        warnings: bool | Literal["none", "warn", "error"] = True,
+        fallback: Callable[[Any], Any] | None = None,
+        serialize_as_any: bool = False,
+        polymorphic_serialization: bool | None = None,
+    ) -> dict[str, Any]:
+        return super().model_dump(
+            mode=mode,
+            include=include,
+            exclude=exclude,
+            context=context,
+            by_alias=by_alias,
+            exclude_unset=exclude_unset,
+            exclude_defaults=exclude_defaults,
+            exclude_none=exclude_none,
+            exclude_computed_fields=exclude_computed_fields,
+            round_trip=round_trip,
+            warnings=warnings,
+            fallback=fallback,
+            serialize_as_any=serialize_as_any,
+            polymorphic_serialization=polymorphic_serialization,
+        )
+
+    def model_dump_json(  # the signature of pydantic's, but for the default of exclude_unset
+        self,
+        *,
+        indent: int | None = None,
+        ensure_ascii: bool = False,
+        include: IncEx | None = None,
+        exclude: IncEx | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        exclude_unset: bool = True,
+        exclude_defaults: bool = False,
+        exclude_none: bool = False,
+        exclude_computed_fields: bool = False,
+        round_trip: bool = False,
+        warnings: bool | Literal["none", "warn", "error"] = True,
+        fallback: Callable[[Any], Any] | None = None,
+        serialize_as_any: bool = False,
+        polymorphic_serialization: bool | None = None,
+    ) -> str:
+        return super().model_dump_json(
+            indent=indent,
+            ensure_ascii=ensure_ascii,
+            include=include,
+            exclude=exclude,
+            context=context,
+            by_alias=by_alias,
+            exclude_unset=exclude_unset,
+            exclude_defaults=exclude_defaults,
+            exclude_none=exclude_none,
+            exclude_computed_fields=exclude_computed_fields,
+            round_trip=round_trip,
+            warnings=warnings,
+            fallback=fallback,
+            serialize_as_any=serialize_as_any,
+            polymorphic_serialization=polymorphic_serialization,
+        )

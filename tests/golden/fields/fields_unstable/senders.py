@@ -11,11 +11,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, cast
-
-from . import capabilities, models
-from ._sender import Sender, Transport
-from .methods import METHODS
+from ._sender import Transport
 
 __all__ = [
     "Transport",

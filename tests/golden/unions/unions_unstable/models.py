@@ -3,22 +3,23 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import Integral, NotNull, StrictJson, TagRouter
+from ._support import Integral, NotNull, OmitNone, StrictJson, TagRouter, WireModel
 
 
-class AcpMessage(BaseModel):
+class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class Circle(BaseModel):
+class Circle(WireModel):
     """
     A circle.
     """
@@ -27,12 +28,13 @@ class Circle(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     radius: Annotated[float, Field(alias="radius")]
 
 
-class Square(BaseModel):
+class Square(WireModel):
     """
     A square.
     """
@@ -41,36 +43,40 @@ class Square(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     side: Annotated[Annotated[int, Field(alias="side", ge=0, le=4294967295)], Integral()]
 
 
-class Stdio(BaseModel):
+class Stdio(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     command: Annotated[str, Field(alias="command")]
 
 
-class Http(BaseModel):
+class Http(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     url: Annotated[str, Field(alias="url")]
 
 
-class Started(BaseModel):
+class Started(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     at: Annotated[str, Field(alias="at")]
@@ -88,21 +94,23 @@ A closed enum.
 """
 
 
-class TextBody(BaseModel):
+class TextBody(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
-class BlobBody(BaseModel):
+class BlobBody(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
@@ -114,12 +122,13 @@ An untagged union of references.
 """
 
 
-class DrawResponse(BaseModel):
+class DrawResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
@@ -146,12 +155,13 @@ class StartedEvent(Started):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     event: Annotated[Literal["started"], Field(alias="event")]
 
 
-class OtherEvent(BaseModel):
+class OtherEvent(WireModel):
     """
     Any other event.
     """
@@ -161,6 +171,7 @@ class OtherEvent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     event: Annotated[str, Field(alias="event")]
@@ -185,6 +196,7 @@ class CircleShape(Circle):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     kind: Annotated[Literal["circle"], Field(alias="kind")]
@@ -199,6 +211,7 @@ class SquareShape(Square):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     kind: Annotated[Literal["square"], Field(alias="kind")]
@@ -209,6 +222,7 @@ class HttpTransport(Http):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
@@ -271,7 +285,7 @@ An extensible union: unknown kinds are kept.
 """
 
 
-class DrawRequest(BaseModel):
+class DrawRequest(WireModel):
     """
     Parameters of `canvas/draw`.
     """
@@ -280,14 +294,19 @@ class DrawRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     shapes: Annotated[list[Shape], Field(alias="shapes")]
-    transport: Annotated[Annotated[Transport | None, Field(alias="transport")], NotNull()] = None
-    color: Annotated[Annotated[Color | None, Field(alias="color")], NotNull()] = None
-    level: Annotated[Annotated[Level | None, Field(alias="level")], NotNull()] = None
-    body: Annotated[Annotated[Body | None, Field(alias="body")], NotNull()] = None
-    events: Annotated[Annotated[list[Event] | None, Field(alias="events")], NotNull()] = None
+    transport: Annotated[
+        Annotated[Transport | None, Field(alias="transport")], NotNull(), OmitNone
+    ] = None
+    color: Annotated[Annotated[Color | None, Field(alias="color")], NotNull(), OmitNone] = None
+    level: Annotated[Annotated[Level | None, Field(alias="level")], NotNull(), OmitNone] = None
+    body: Annotated[Annotated[Body | None, Field(alias="body")], NotNull(), OmitNone] = None
+    events: Annotated[Annotated[list[Event] | None, Field(alias="events")], NotNull(), OmitNone] = (
+        None
+    )
 
 
 Id = TypeAliasType("Id", Annotated[IntegerId | str | None, Integral(), StrictJson()])
