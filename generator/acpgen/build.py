@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
@@ -71,7 +72,37 @@ def _build(
         methods=methods,
         types=types,
         unstable_items=present,
+        error_codes=_error_codes(defs, present),
     )
+
+
+ERROR_CODE_TYPE = "ErrorCode"
+"""The definition that lists the protocol's JSON-RPC error codes."""
+_BOLD_LEAD = re.compile(r"^\*\*([^*]+)\*\*")
+
+
+def _error_codes(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.ErrorCode, ...]:
+    """The constants of ``ErrorCode``, each named from its title (older revisions: the bold lead of
+    its description, ``**Parse error**: ...``)."""
+    found = union_branches(defs.get(ERROR_CODE_TYPE) or {})
+    codes = []
+    for branch in found[1] if found else []:
+        value = const_of(branch)
+        if not isinstance(value, int):
+            continue
+        text = description(branch)
+        lead = _BOLD_LEAD.match(text)
+        title = str(branch.get("title") or (lead.group(1) if lead else ""))
+        codes.append(
+            ir.ErrorCode(
+                value=value,
+                title=title,
+                constant=naming.code_constant(title) if title else "",
+                stable=f"value:{ERROR_CODE_TYPE}={value}" not in unstable,
+                description=text,
+            )
+        )
+    return tuple(codes)
 
 
 def _keys_in(defs: Mapping[str, Node]) -> list[str]:

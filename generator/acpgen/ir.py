@@ -133,6 +133,19 @@ class Method:
     """The capability that gates the method (filled in from the capability rule table), if any."""
 
 
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """A code of the schema's ``ErrorCode`` (one constant of that open enum)."""
+
+    value: int
+    title: str
+    """The branch's title (``Method not found``), else the bold lead of its description, else empty."""
+    constant: str
+    """The Python constant that names it (``METHOD_NOT_FOUND``), from the title; empty without one."""
+    stable: bool
+    description: str
+
+
 Presence = Literal["true", "present"]
 Owner = Literal["agent", "client"]
 SubjectKind = Literal["method", "field", "variant", "value"]
@@ -187,6 +200,8 @@ class Protocol:
     types: tuple[TypeDef, ...]
     unstable_items: frozenset[str]
     """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+    error_codes: tuple[ErrorCode, ...] = ()
+    """The codes of the schema's ``ErrorCode``, in schema order (none when the schema has no such type)."""
     capabilities: tuple[Capability, ...] = ()
     rules: tuple[GatingRule, ...] = ()
     informational: tuple[tuple[str, str], ...] = ()

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from acpgen import ir
+from acpgen.error_codes import error_code_views
 from acpgen.formatting import format_python
 from acpgen.header import generator_version, header
 from acpgen.models import render_models
@@ -46,6 +47,7 @@ def render(protocol: ir.Protocol, doc: Mapping[str, Any], package: str) -> dict[
         "constants": sorted({m.constant for m in protocol.methods}),
         "capabilities": capability_views(protocol),
         "rules": rule_views(protocol),
+        "error_codes": error_code_views(protocol),
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)
