@@ -329,7 +329,7 @@ class _Generator:
     def _integer(self, flat: Schema) -> int:
         low, high = _integer_range(flat)
         edges = [v for v in (low, high, 0, 1) if low <= v <= high]
-        if edges and self.choices.choice([True, False, False]):
+        if edges and self.choices.choice([True, False, False, False]):
             return self.choices.choice(edges)
         return self.choices.integer(low, high)
 
