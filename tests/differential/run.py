@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     print(report.figure())
     for exclusion in report.exclusions:
         print(f"  excluded by {exclusion.id}: {report.covered[exclusion.id]} findings")
-    print(Counter(f.outcome for f in report.uncovered))
+    counts = Counter(f.outcome for f in report.uncovered)
+    print(f"findings no exclusion covers: {len(report.uncovered)} {dict(counts) if counts else ''}".rstrip())
     for finding in report.uncovered[: args.show]:
         print(finding.describe())
     return 1 if report.uncovered else 0
