@@ -7,19 +7,17 @@ from __future__ import annotations
 import ast
 import importlib
 import itertools
-import json
 from typing import Any
 
 import pytest
 
-from tests.bindings import PACKAGES, ROOT
+from tests.bindings import PACKAGES, ROOT, SCHEMA_FILES, schema
 
-SCHEMAS = {"stable": "schema.json", "unstable": "schema.unstable.json"}
+SCHEMAS = SCHEMA_FILES
 
 
 def _codes(variant: str) -> list[dict[str, Any]]:
-    doc = json.loads((ROOT / "schema" / "v1" / SCHEMAS[variant]).read_text(encoding="utf-8"))
-    return [b for b in doc["$defs"]["ErrorCode"]["anyOf"] if "const" in b]
+    return [b for b in schema(variant)["$defs"]["ErrorCode"]["anyOf"] if "const" in b]
 
 
 def _docstrings(module_file: str) -> dict[str, str]:

@@ -18,11 +18,11 @@ from typing import Any
 import jsonschema_rs
 
 from acpgen.inventory import tag_of, union_branches
-from tests.bindings import ROOT
+from tests.bindings import SCHEMA_FILES, schema
 from tests.instances import Path, Site, sample
 from tests.mutations import mutate
 
-BUILDS = {"stable": "schema.json", "unstable": "schema.unstable.json"}
+BUILDS = tuple(SCHEMA_FILES)
 VALID = "valid"
 VALID_SHARE = 4  # one valid instance in four
 ATTEMPTS = 3  # samples tried per wanted instance (small types have few distinct values)
@@ -53,12 +53,6 @@ class Case:
     def describe(self) -> str:
         where = "/".join(str(p) for p in self.path)
         return f"{self.build} {self.type_name} [{self.kind} at /{where} ({self.site})]: {self.text}"
-
-
-@cache
-def schema(build: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((ROOT / "schema" / "v1" / BUILDS[build]).read_text(encoding="utf-8"))
-    return loaded
 
 
 def build_cases(size: int, seed: int) -> list[Case]:
