@@ -4,14 +4,19 @@ datamodel-code-generator renders the models; we never edit what it writes. Inste
 module hands it a schema in the shape that yields faithful models, plus per-class template
 data that our model templates (``templates/models/``) lay out:
 
-- union branches that add something to the type they refer to (a tag, shared fields) become
-  named definitions, named by :mod:`acpgen.naming` from their tag or title, never their position;
+- union branches that add something to the type they refer to (a tag, shared fields), and the
+  bounded integer branches of unions of scalars (``RequestId``), become named definitions, named
+  by :mod:`acpgen.naming` from their tag or title, never their position;
 - closed tagged unions get a ``discriminator`` with an explicit mapping;
 - extensible unions and unions with an untagged default branch get a routing annotation
   (``acp_annotation``) that sends unknown tags to the catch-all and a missing tag to the default;
-- integer ``format`` values get their bounds; unstable items get a visible marker;
-- fields get reading rules (``acp_field_meta``): the ``x-deserialize-*`` keywords, and
-  "null is not allowed" for optional fields that are not nullable.
+- integer ``format`` values get their bounds; unstable items get a visible marker; nullable maps
+  get typed values; an object type with no properties keeps its members;
+- fields get reading rules (``acp_field_meta``): the ``x-deserialize-*`` keywords, "null is not
+  allowed" for optional fields that are not nullable (whose None is then never written),
+  integers from integral floats; type aliases get theirs (``acp_alias_rules``): JSON types read
+  strictly on their own;
+- every model that extends no other extends ``WireModel`` (``acp_root_base``): dumps are the wire.
 """
 
 from __future__ import annotations
