@@ -17,6 +17,17 @@ from acpgen.naming import type_class_name
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
 PACKAGES = {"stable": "acp_bindings", "unstable": "acp_bindings_unstable"}
+SCHEMA_FILES = {
+    "stable": ROOT / "schema" / "v1" / "schema.json",
+    "unstable": ROOT / "schema" / "v1" / "schema.unstable.json",
+}
+
+
+@cache
+def schema(variant: str) -> dict[str, Any]:
+    """The pinned JSON schema a build was generated from (parsed once; do not modify it)."""
+    loaded: dict[str, Any] = json.loads(SCHEMA_FILES[variant].read_text(encoding="utf-8"))
+    return loaded
 
 
 def models(variant: str) -> ModuleType:

@@ -20,6 +20,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="folder of ACP schema revisions (index.json + one folder per tag); env ACP_SCHEMAS",
     )
     parser.addoption("--update-goldens", action="store_true", help="rewrite the golden files of tests/golden/")
+    parser.addoption(
+        "--differential-size",
+        type=int,
+        default=10_000,
+        help="instances of the differential test against the TypeScript SDK (default 10000; e.g. 100000)",
+    )
+    parser.addoption("--differential-seed", type=int, default=12, help="seed of the differential test's instances")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for JSON values valid against one ``$defs`` entry of the ACP schema.
+"""Generate JSON values valid against one ``$defs`` entry of the ACP schema.
 
 A small stand-in for hypothesis-jsonschema, limited to the keywords the ACP schema uses. Every
 union (``anyOf``/``oneOf``) is resolved by drawing one branch and merging it, with ``$ref`` and
@@ -7,22 +7,30 @@ that. Past ``max_depth`` optional properties are left out, arrays and maps stay 
 prefer their null or scalar branches, which bounds the recursion. The catch-all branch of an
 extensible union (``not`` of the known tags) gets a ``_x_``-prefixed tag, ``additionalProperties``
 or ``unevaluatedProperties: true`` sometimes adds vendor keys, integer formats hit their bounds.
-The result is finally filtered with a Draft 2020-12 validator of the target, so only schema-valid
-values come out; the generator is built so that the filter (almost) never rejects.
+
+One generator, two sources of choices: hypothesis (``instances``: a strategy, filtered with a
+Draft 2020-12 validator so only schema-valid values come out, and shrinkable) and a seeded
+``random.Random`` (``sample``: one value plus the *sites* it was built from, each value's path
+and flattened schema, which :mod:`tests.mutations` uses to break it in a chosen place).
 """
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-__all__ = ["instances", "union_size", "validator"]
+__all__ = ["Choices", "RandomChoices", "Site", "instances", "sample", "union_size", "validator"]
 
 Schema = dict[str, Any]
+Path = tuple[str | int, ...]
+T = TypeVar("T")
 
 INT_FORMATS: dict[str, tuple[int, int]] = {
     "int32": (-(2**31), 2**31 - 1),
@@ -46,19 +54,90 @@ REALISTIC = [
     "  ",
     "null",
 ]
+SAFE = 2**53 - 1
+"""The largest integer a double (a JavaScript number) holds exactly."""
 URIS = ["file:///home/user/project/README.md", "https://example.com/docs?q=1#top", "mcp://server/resource"]
 EXTRA_KEYS = ["_x", "x-vendor", "example.com/flag"]
-JSON_LEAVES = (
-    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-)
-ANY_JSON: st.SearchStrategy[Any] = st.recursive(
-    JSON_LEAVES | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=6,
-)
+# Characters of random text: letters, digits, JSON's special characters, controls, non-ASCII and
+# astral code points (never a lone surrogate, which is no Unicode text).
+ALPHABET = 'abcXYZ019 _-./:"\\\n\t\x00\x1féü漢🙂\u2028'
 # Resolved by flattening. Other keywords a generator does not need (description, default,
 # discriminator, title, x-*) are carried along and ignored.
 COMBINATORS = ("$ref", "allOf", "anyOf", "oneOf")
+
+
+class Choices(Protocol):
+    """Where the generator's decisions come from."""
+
+    def choice(self, options: Sequence[T]) -> T: ...
+    def integer(self, low: int, high: int) -> int: ...
+    def number(self, low: float | None, high: float | None) -> float: ...
+    def text(self, low: int, high: int) -> str: ...
+    def regex(self, pattern: str) -> str: ...
+
+
+class _Drawn:
+    """Choices drawn by hypothesis (shrinkable)."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def choice(self, options: Sequence[T]) -> T:
+        return self.draw(st.sampled_from(options))
+
+    def integer(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
+
+    def number(self, low: float | None, high: float | None) -> float:
+        return self.draw(st.floats(low, high, allow_nan=False, allow_infinity=False))
+
+    def text(self, low: int, high: int) -> str:
+        return self.draw(st.text(min_size=low, max_size=high))
+
+    def regex(self, pattern: str) -> str:
+        return self.draw(st.from_regex(pattern, fullmatch=True))
+
+
+class RandomChoices:
+    """Choices from a seeded ``random.Random``: the same seed gives the same values on every run."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choice(self, options: Sequence[T]) -> T:
+        return options[self.rng.randrange(len(options))]
+
+    def integer(self, low: int, high: int) -> int:
+        roll = self.rng.random()
+        if roll < 0.5 and low <= 100 and high >= -100:  # small values are the common case on the wire
+            return self.rng.randint(max(low, -100), min(high, 100))
+        if roll < 0.9 and low <= SAFE and high >= -SAFE:  # then values a double holds exactly
+            return self.rng.randint(max(low, -SAFE), min(high, SAFE))
+        return self.rng.randint(low, high)
+
+    def number(self, low: float | None, high: float | None) -> float:
+        low = -1e12 if low is None else low
+        high = 1e12 if high is None else high
+        value = self.choice([0.5, -0.0, 1e-7, 3.141592653589793, 2.0**60, 1e300])
+        if self.rng.random() < 0.5 and low <= value <= high:
+            return value
+        return self.rng.uniform(low, high)
+
+    def text(self, low: int, high: int) -> str:
+        return "".join(self.choice(ALPHABET) for _ in range(self.rng.randint(low, high)))
+
+    def regex(self, pattern: str) -> str:
+        raise NotImplementedError(f"no seeded generator for pattern {pattern!r} (the ACP schema uses none)")
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A value of a generated instance: where it is, and the flattened schema it was made from."""
+
+    path: Path
+    flat: Schema
+    required: bool
+    """A required property of its object (always true for the root and for array items)."""
 
 
 def instances(root: Schema, def_name: str, *, max_depth: int = 4, branch: int | None = None) -> st.SearchStrategy[Any]:
@@ -67,13 +146,24 @@ def instances(root: Schema, def_name: str, *, max_depth: int = 4, branch: int | 
     ``branch`` pins the top-level union of the definition to one branch (see ``union_size``), so a
     test can give every branch its own examples.
     """
-    start: Schema = {"$ref": f"#/$defs/{def_name}"}
-    if branch is not None:
-        start = dict(root["$defs"][def_name])
-        key = "oneOf" if "oneOf" in start else "anyOf"
-        start[key] = [start[key][branch]]
+    start = _start(root, def_name, branch)
     check = validator(root, def_name)
-    return _Generator(root["$defs"], max_depth).value(start, 0).filter(check.is_valid)
+
+    @st.composite
+    def drawn(draw: st.DrawFn) -> Any:
+        return _Generator(root["$defs"], max_depth, _Drawn(draw)).value(start)
+
+    return drawn().filter(check.is_valid)
+
+
+def sample(root: Schema, def_name: str, rng: random.Random, *, max_depth: int = 3) -> tuple[Any, list[Site]]:
+    """One value for ``def_name`` from seeded choices, and the sites it is made of (root first).
+
+    Almost always schema-valid; a caller that needs validity checks it (``validator``).
+    """
+    generator = _Generator(root["$defs"], max_depth, RandomChoices(rng), record=True)
+    value = generator.value(_start(root, def_name, None))
+    return value, generator.sites
 
 
 def union_size(root: Schema, def_name: str) -> int:
@@ -92,30 +182,47 @@ def _validator(defs_json: str, def_name: str) -> Draft202012Validator:
     return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": json.loads(defs_json)})
 
 
+def _start(root: Schema, def_name: str, branch: int | None) -> Schema:
+    if branch is None:
+        return {"$ref": f"#/$defs/{def_name}"}
+    start = dict(root["$defs"][def_name])
+    key = "oneOf" if "oneOf" in start else "anyOf"
+    start[key] = [start[key][branch]]
+    return start
+
+
 class _Generator:
-    def __init__(self, defs: dict[str, Schema], max_depth: int) -> None:
+    def __init__(self, defs: dict[str, Schema], max_depth: int, choices: Choices, *, record: bool = False) -> None:
         self.defs = defs
         self.max_depth = max_depth
+        self.choices = choices
+        self.record = record
+        self.sites: list[Site] = []
+
+    def value(self, schema: Schema, depth: int = 0, path: Path = (), required: bool = True) -> Any:
+        flat = self.flatten(schema, depth)
+        if self.record:
+            self.sites.append(Site(path, flat, required))
+        return self.generate(flat, depth, path)
 
     def resolve(self, ref: str) -> Schema:
         prefix = "#/$defs/"
         assert ref.startswith(prefix), f"unsupported $ref {ref}"
         return self.defs[ref.removeprefix(prefix)]
 
-    def value(self, schema: Schema, depth: int) -> st.SearchStrategy[Any]:
-        return _drawn(self, schema, depth)
-
-    def flatten(self, draw: st.DrawFn, schema: Schema, depth: int) -> Schema:
-        """Draws one combinator-free schema out of ``schema``: $ref and allOf merged, one branch per union."""
+    def flatten(self, schema: Schema, depth: int) -> Schema:
+        """One combinator-free schema out of ``schema``: $ref and allOf merged, one branch per union."""
         out: Schema = {k: v for k, v in schema.items() if k not in COMBINATORS and k != "not"}
         out["_not"] = [schema["not"]] if "not" in schema else []
+        if "$ref" in schema:
+            out["_def"] = schema["$ref"].removeprefix("#/$defs/")  # the most specific wins in the merge
         parts = [self.resolve(schema["$ref"])] if "$ref" in schema else []
         parts += schema.get("allOf", [])
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                parts.append(draw(st.sampled_from(self._branches(schema[key], depth))))
+                parts.append(self.choices.choice(self._branches(schema[key], depth)))
         for part in parts:
-            _merge(out, self.flatten(draw, part, depth))
+            _merge(out, self.flatten(part, depth))
         return out
 
     def _branches(self, branches: list[Schema], depth: int) -> list[Schema]:
@@ -127,74 +234,130 @@ class _Generator:
 
     # -- generation from a flat schema ---------------------------------------------------------------
 
-    def generate(self, flat: Schema, depth: int) -> st.SearchStrategy[Any]:
+    def generate(self, flat: Schema, depth: int, path: Path) -> Any:
         if "const" in flat:
-            return st.just(flat["const"])
+            return flat["const"]
         if "enum" in flat:
-            return st.sampled_from(flat["enum"])
+            return self.choices.choice(flat["enum"])
         types = flat.get("type")
         if types is None:
             types = ["object"] if {"properties", "required"} & flat.keys() else ["array"] if "items" in flat else []
         elif isinstance(types, str):
             types = [types]
         if not types:  # any JSON value; null and {} first, they are the edge cases of an untyped property
-            return st.sampled_from([None, {}]) | ANY_JSON
+            return self.choices.choice([lambda: None, lambda: {}, self.any_json])()
         if depth >= self.max_depth and "null" in types:
             types = ["null"]
-        return st.one_of([self._typed(t, flat, depth) for t in types])
+        return self._typed(self.choices.choice(types), flat, depth, path)
 
-    def _typed(self, kind: str, flat: Schema, depth: int) -> st.SearchStrategy[Any]:
+    def _typed(self, kind: str, flat: Schema, depth: int, path: Path) -> Any:
         match kind:
             case "null":
-                return st.none()
+                return None
             case "boolean":
-                return st.booleans()
+                return self.choices.choice([False, True])
             case "integer":
-                return _integers(flat)
+                return self._integer(flat)
             case "number":
-                return _integers(flat) | _floats(flat)
+                return self.choices.choice([self._integer, self._number])(flat)
             case "string":
-                return _strings(flat)
+                return self._string(flat)
             case "array":
-                return self._array(flat, depth)
+                return self._array(flat, depth, path)
             case "object":
-                return self._object(flat, depth)
+                return self._object(flat, depth, path)
         raise AssertionError(f"unsupported type {kind!r}")
 
-    def _array(self, flat: Schema, depth: int) -> st.SearchStrategy[list[Any]]:
+    def _array(self, flat: Schema, depth: int, path: Path) -> list[Any]:
         low = flat.get("minItems", 0)
         high = flat.get("maxItems", low + 3) if depth < self.max_depth else low
-        items = self.value(flat["items"], depth + 1) if "items" in flat else ANY_JSON
-        return st.lists(items, min_size=low, max_size=high)
+        size = self.choices.integer(low, high)
+        if "items" not in flat:
+            return [self.any_json() for _ in range(size)]
+        return [self.value(flat["items"], depth + 1, (*path, index)) for index in range(size)]
 
-    def _object(self, flat: Schema, depth: int) -> st.SearchStrategy[dict[str, Any]]:
+    def _object(self, flat: Schema, depth: int, path: Path) -> dict[str, Any]:
         properties: dict[str, Schema] = flat.get("properties", {})
         forbidden = _forbidden_tags(flat["_not"])
-        fields: dict[str, st.SearchStrategy[Any]] = {
-            name: _other_tag() if name in forbidden else self.value(sub, depth + 1) for name, sub in properties.items()
-        }
-        fields |= {name: ANY_JSON for name in flat.get("required", []) if name not in fields}
-        required = {name: fields[name] for name in flat.get("required", [])}
-        optional = {name: s for name, s in fields.items() if name not in required} if depth < self.max_depth else {}
-        known = st.fixed_dictionaries(required, optional=optional)
+        required = flat.get("required", [])
+        names = [name for name in properties if name in required or depth < self.max_depth]
+        names += [name for name in required if name not in properties]
+        out: dict[str, Any] = {}
+        for name in names:
+            if name not in required and not self.choices.choice([False, True]):
+                continue
+            if name in forbidden:
+                out[name] = "_x_" + self.choices.text(0, 8)
+            elif name in properties:
+                out[name] = self.value(properties[name], depth + 1, (*path, name), name in required)
+            else:
+                out[name] = self.any_json()
+        return self._extras(flat, depth, path, properties) | out
+
+    def _extras(self, flat: Schema, depth: int, path: Path, properties: dict[str, Schema]) -> dict[str, Any]:
         extra = flat.get("additionalProperties", flat.get("unevaluatedProperties"))
         if depth >= self.max_depth or extra in (None, False):
-            return known
-        if extra is True:
-            keys, values = st.sampled_from([k for k in EXTRA_KEYS if k not in properties]), ANY_JSON
-        else:
-            keys, values = st.text(max_size=10).filter(lambda k: k not in properties), self.value(extra, depth + 1)
-        extras = st.dictionaries(keys, values, max_size=2)
-        return st.builds(_with_extras, known, extras)
+            return {}
+        extras: dict[str, Any] = {}
+        for _ in range(self.choices.integer(0, 2)):
+            if extra is True:
+                key = self.choices.choice([k for k in EXTRA_KEYS if k not in properties])
+                extras[key] = self.any_json()
+            else:
+                key = self.choices.text(0, 10)
+                if key not in properties:
+                    extras[key] = self.value(extra, depth + 1, (*path, key))
+        return extras
+
+    def any_json(self, budget: int = 6) -> Any:
+        """Any JSON value, of at most about ``budget`` leaves."""
+        kind = self.choices.choice(["null", "bool", "int", "float", "text", "list", "dict"] if budget > 1 else ["null"])
+        leaves: dict[str, Callable[[], Any]] = {
+            "null": lambda: None,
+            "bool": lambda: self.choices.choice([False, True]),
+            "int": lambda: self.choices.integer(-(2**63), 2**64 - 1),
+            "float": lambda: self.choices.number(None, None),
+            "text": lambda: self.choices.text(0, 8),
+        }
+        if kind in leaves:
+            return leaves[kind]()
+        size = self.choices.integer(0, 3)
+        if kind == "list":
+            return [self.any_json(budget // 2) for _ in range(size)]
+        return {self.choices.text(0, 5): self.any_json(budget // 2) for _ in range(size)}
+
+    def _integer(self, flat: Schema) -> int:
+        low, high = _integer_range(flat)
+        edges = [v for v in (low, high, 0, 1) if low <= v <= high]
+        if edges and self.choices.choice([True, False, False, False]):
+            return self.choices.choice(edges)
+        return self.choices.integer(low, high)
+
+    def _number(self, flat: Schema) -> float:
+        return self.choices.number(flat.get("minimum"), flat.get("maximum"))
+
+    def _string(self, flat: Schema) -> str:
+        if "pattern" in flat:
+            return self.choices.regex(flat["pattern"])
+        low, high = flat.get("minLength", 0), flat.get("maxLength")
+        high = high if high is not None else low + 20
+        samples = URIS if flat.get("format") == "uri" else REALISTIC + URIS
+        fitting = [s for s in samples if low <= len(s) <= high]
+        if flat.get("format") == "uri" and fitting:
+            return self.choices.choice(fitting)
+        if fitting and self.choices.choice([False, True]):
+            return self.choices.choice(fitting)
+        return self.choices.text(low, high)
 
 
-@st.composite
-def _drawn(draw: st.DrawFn, generator: _Generator, schema: Schema, depth: int) -> Any:
-    return draw(generator.generate(generator.flatten(draw, schema, depth), depth))
-
-
-def _with_extras(known: dict[str, Any], extras: dict[str, Any]) -> dict[str, Any]:
-    return extras | known
+def _integer_range(flat: Schema) -> tuple[int, int]:
+    """The range of an integer schema: its format's, narrowed by ``minimum``/``maximum``."""
+    low, high = INT_FORMATS.get(flat.get("format", ""), (-(2**63), 2**64 - 1))
+    if "minimum" in flat:
+        low = max(low, flat["minimum"])
+    if "maximum" in flat:
+        high = min(high, flat["maximum"])
+    return low, high
 
 
 def _merge(into: Schema, part: Schema) -> None:
@@ -222,37 +385,3 @@ def _forbidden_tags(nots: list[Schema]) -> set[str]:
         for alternative in schema.get("anyOf", [schema]):
             found |= {name for name, sub in alternative.get("properties", {}).items() if "const" in sub}
     return found
-
-
-def _other_tag() -> st.SearchStrategy[str]:
-    """A tag no known branch uses: the known tags never start with ``_x_``."""
-    return st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", max_size=8).map(lambda s: f"_x_{s}")
-
-
-def _integers(flat: Schema) -> st.SearchStrategy[int]:
-    low, high = INT_FORMATS.get(flat.get("format", ""), (None, None))
-    if "minimum" in flat:
-        low = flat["minimum"] if low is None else max(low, flat["minimum"])
-    if "maximum" in flat:
-        high = flat["maximum"] if high is None else min(high, flat["maximum"])
-    edges = [
-        v for v in (low, high, 0, 1) if v is not None and (low is None or v >= low) and (high is None or v <= high)
-    ]
-    return st.sampled_from(edges) | st.integers(low, high) if edges else st.integers(low, high)
-
-
-def _floats(flat: Schema) -> st.SearchStrategy[float]:
-    return st.floats(flat.get("minimum"), flat.get("maximum"), allow_nan=False, allow_infinity=False)
-
-
-def _strings(flat: Schema) -> st.SearchStrategy[str]:
-    if "pattern" in flat:
-        pattern: str = flat["pattern"]
-        return st.from_regex(pattern, fullmatch=True)
-    low, high = flat.get("minLength", 0), flat.get("maxLength")
-    text = st.text(min_size=low, max_size=high if high is not None else low + 20)
-    samples = URIS if flat.get("format") == "uri" else REALISTIC + URIS
-    fitting = [s for s in samples if low <= len(s) and (high is None or len(s) <= high)]
-    if flat.get("format") == "uri":
-        return st.sampled_from(fitting) if fitting else text
-    return text | st.sampled_from(fitting) if fitting else text

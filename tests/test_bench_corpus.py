@@ -1,7 +1,8 @@
 """The benchmark corpus (``bench/corpus``) is valid ACP: every payload validates against the
 schema (the stable one, or else the unstable one), its envelope validates as the JSON-RPC
 message it is and names the right method, and it round-trips from JSON bytes (what the
-benchmark parses) through the models of every build that has its type.
+benchmark parses) through the models of every build that has its type, both through the adapter
+and through the model's own ``model_dump``/``model_dump_json`` with no argument.
 
 The realistic turn (``bench/corpus/turn``) is held to the same, line by line in both
 directions (a response read as the result of the request it answers), is stable ACP, and is
@@ -74,6 +75,9 @@ def test_message_validates_and_round_trips(msg: Message) -> None:
             assert "method" not in msg.message and "id" in msg.message
         obj = adapter(variant, msg.def_name).validate_json(msg.payload_bytes)
         assert wire(variant, msg.def_name, obj) == msg.payload
+        # a model's own dump, with no argument, is the wire too (camelCase, only what was set)
+        assert obj.model_dump(mode="json") == msg.payload
+        assert json.loads(obj.model_dump_json()) == msg.payload
 
 
 # -- the realistic turn -------------------------------------------------------------------------

@@ -13,23 +13,16 @@ is a failure, never a skip.
 
 from __future__ import annotations
 
-import functools
 import json
-import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-INTEROP = ROOT / "tests" / "interop"
-SDK_NAME = "@agentclientprotocol/sdk"
-SDK_VERSION = "2.4.0"
-INSTALLED_SDK = INTEROP / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-FIX = "run `make interop-deps` (npm ci --prefix tests/interop --no-audit --no-fund; needs the network once)"
+from tests.sdk import INTEROP, ROOT, SDK_NAME, SDK_VERSION
+from tests.sdk import node as _node
+
 TIMEOUT = 60
 
 _UPDATES_OF_AN_ALLOWED_TURN = [
@@ -64,26 +57,6 @@ EXPECTED: list[tuple[str, str, str, str | None]] = [
     ("client", "request", "session/frobnicate", None),
     ("agent", "error", "session/frobnicate", "code=-32601"),
 ]
-
-
-@functools.cache
-def _node() -> str:
-    """The node executable, with the pinned SDK installed; the test fails (never skips) otherwise."""
-    executable = shutil.which("node")
-    if executable is None:
-        pytest.fail("the interop tests need Node.js >= 20 on PATH (and then `make interop-deps`)")
-    version = subprocess.run([executable, "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    major = re.match(r"v(\d+)\.", version)
-    if major is None or int(major.group(1)) < 20:
-        pytest.fail(f"the interop tests need Node.js >= 20, found {version!r} at {executable}")
-    if not INSTALLED_SDK.is_file():
-        pytest.fail(
-            f"the TypeScript SDK {SDK_NAME}@{SDK_VERSION} is not installed in tests/interop/node_modules: {FIX}"
-        )
-    installed = json.loads(INSTALLED_SDK.read_text(encoding="utf-8"))["version"]
-    if installed != SDK_VERSION:
-        pytest.fail(f"tests/interop/node_modules holds {SDK_NAME}@{installed}, the lock pins {SDK_VERSION}: {FIX}")
-    return executable
 
 
 def _text(value: str | bytes | None) -> str:

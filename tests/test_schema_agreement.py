@@ -17,13 +17,10 @@ from hypothesis import given, settings
 from pydantic import ValidationError
 
 from tests import bindings
-from tests.bindings import ROOT, read, wire
+from tests.bindings import SCHEMA_FILES, read, schema, wire
 from tests.instances import instances, union_size, validator
 
-SCHEMAS = {
-    "stable": ROOT / "schema" / "v1" / "schema.json",
-    "unstable": ROOT / "schema" / "v1" / "schema.unstable.json",
-}
+SCHEMAS = SCHEMA_FILES
 UNIONS = (
     "SessionUpdate",
     "ContentBlock",
@@ -36,12 +33,6 @@ UNIONS = (
 CACHED_ADAPTER = cache(bindings.adapter)
 EXAMPLES = 25
 MIN_EXAMPLES_PER_BRANCH = 5
-
-
-@cache
-def schema(variant: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(SCHEMAS[variant].read_text(encoding="utf-8"))
-    return loaded
 
 
 def targets(variant: str) -> list[str]:

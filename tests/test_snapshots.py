@@ -119,6 +119,23 @@ def test_fixture_unions_behave(golden_path: None) -> None:
         TypeAdapter(m.Level).validate_python("medium")
 
 
+def test_fixture_unions_of_scalars_behave(golden_path: None) -> None:
+    m = golden_models("unions", "stable")
+    ids = TypeAdapter(m.Id)  # null | integer | string, untitled: the integer branch is keyed by its type
+    assert [ids.validate_json(text) for text in ("7", "7.0", '"7"', "null")] == [7, 7, "7", None]
+    for bad in ("true", "7.5", f"{2**63}"):
+        with pytest.raises(ValidationError):
+            ids.validate_json(bad)
+    codes = TypeAdapter(m.Code)  # an open enum; its untitled catch-all is "other"
+    assert [codes.validate_json(text) for text in ("-1", "-2.0", "42")] == [-1, -2, 42]
+    with pytest.raises(ValidationError):
+        codes.validate_json('"-1"')
+    amounts = TypeAdapter(m.Amount)  # a titled bounded integer: its alias is named from the title
+    assert amounts.validate_json("3") == 3 and m.CountAmount.__value__ is not None
+    with pytest.raises(ValidationError):
+        amounts.validate_json("70000")
+
+
 def test_fixture_fields_behave(golden_path: None) -> None:
     record = golden_models("fields", "stable").Record
     base = {"requiredNullable": None, "items": [], "servers": []}

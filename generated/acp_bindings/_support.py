@@ -11,12 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
-from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError, core_schema
 
-__all__ = ["DefaultOnError", "DefaultOnNull", "NotNull", "SkipInvalidItems", "TagRouter"]
+__all__ = [
+    "DefaultOnError",
+    "DefaultOnNull",
+    "Integral",
+    "KeepUnrecognised",
+    "NotNull",
+    "OmitNone",
+    "SkipInvalidItems",
+    "StrictJson",
+    "TagRouter",
+    "WireModel",
+]
 
 _ABSENT = object()
 
@@ -122,6 +134,95 @@ class SkipInvalidItems:
         return _first_then(handler(source), core_schema.no_info_plain_validator_function(mend))
 
 
+def _whole(value: Any) -> Any:
+    """An integral float as the integer it is; anything else unchanged, for the schema to judge."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+class Integral:
+    """An integer may be written as a float with no fraction (``3.0``): JSON has one number type,
+    and every JSON reader takes ``3.0`` for the integer 3. Bounds and constants still apply, and
+    a fraction is still refused."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(_whole, handler(source))
+
+
+def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    read = handler(value)
+    if (
+        isinstance(read, BaseModel)
+        and isinstance(value, dict)
+        and value
+        and not read.model_fields_set
+        and not read.__pydantic_extra__
+    ):
+        return value  # no typed member knows any of its members: the member of any value, whole
+    return read
+
+
+class KeepUnrecognised:
+    """A union of object types with a member of any value (an envelope's ``params``, where
+    ``ExtRequest`` takes any JSON): an object of which the typed member read no member at all
+    (``{"x": 1}`` read as an empty ``LogoutRequest``, whose properties are all optional) is the
+    extension's, kept whole."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(_unrecognised, handler(source))
+
+
+# The core schemas that take a ``strict`` setting, and where their inner schemas are.
+_STRICT_TYPES = frozenset(
+    {"bool", "dict", "float", "int", "list", "nullable", "str", "tagged-union", "union", "default"}
+)
+_INNER = ("schema", "items_schema", "keys_schema", "values_schema")
+
+
+def _strict(schema: Any) -> Any:
+    """``schema`` with every scalar and container inside it strict; models keep their own config."""
+    kind = schema.get("type")
+    if kind in ("model", "definition-ref", "definitions"):
+        return schema
+    out = dict(schema)
+    if kind in _STRICT_TYPES and kind != "default":
+        out["strict"] = True
+    for key in _INNER:
+        if isinstance(out.get(key), dict):
+            out[key] = _strict(out[key])
+    if kind == "union":
+        out["choices"] = [
+            (_strict(c[0]), c[1]) if isinstance(c, tuple) else _strict(c) for c in out["choices"]
+        ]
+    elif kind == "tagged-union":
+        out["choices"] = {tag: _strict(choice) for tag, choice in out["choices"].items()}
+    elif kind == "chain":
+        out["steps"] = [_strict(step) for step in out["steps"]]
+    return out
+
+
+class StrictJson:
+    """JSON types are read as they are (no ``"1"`` -> 1, no ``true`` -> 1), as in the models, whose
+    config is strict: a type alias read on its own (``TypeAdapter(RequestId)``) has no config."""
+
+    __slots__ = ()
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        strict: core_schema.CoreSchema = _strict(handler(source))
+        return strict
+
+
 class NotNull:
     """An optional property that is not nullable: it may be absent, but ``null`` is refused."""
 
@@ -134,17 +235,26 @@ class NotNull:
 
 
 def TagRouter(
-    wire: str, attribute: str, known: tuple[str, ...], *, default: str | None, other: str | None
+    wire: str,
+    attribute: str,
+    known: tuple[str, ...],
+    *,
+    default: str | None,
+    other: str | None,
+    malformed: str | None,
 ) -> Callable[[Any], str | None]:
     """Chooses the branch of a tagged union that is open or has an untagged default branch.
 
-    A known tag selects its branch, a missing (or null) tag the default branch, any other tag
+    A known tag selects its branch, a missing (or null) tag the default branch, any other string
     the catch-all branch (which keeps the whole payload) or, without one, the default branch
-    (which admits any tag, as the schema's untagged branch does). A malformed known branch is
-    still an error: it is validated as that branch, never passed to another. With neither, an
-    unknown tag is returned as it is, and pydantic reports it with the tags it expects.
+    (which admits any tag, as the schema's untagged branch does). A tag that is not a string at
+    all goes to ``malformed``: the default branch where the tag itself reads leniently, else where
+    an unknown tag goes. A malformed known branch is still an error: it is validated as that
+    branch, never passed to another. With no branch to go to, the tag is returned as it is (a
+    string) or None, and pydantic reports it with the tags it expects.
     """
     tags = frozenset(known)
+    fallback = other if other is not None else default
 
     def route(value: Any) -> str | None:
         tag = (
@@ -154,9 +264,99 @@ def TagRouter(
         )
         if tag is _ABSENT or tag is None:
             return default
+        if not isinstance(tag, str):
+            return malformed
         if tag in tags:
-            return str(tag)
-        fallback = other if other is not None else default
-        return fallback if fallback is not None else str(tag)
+            return tag
+        return fallback if fallback is not None else tag
 
     return route
+
+
+def _is_none(value: Any) -> bool:
+    return value is None
+
+
+OmitNone: Any = Field(exclude_if=_is_none)
+"""An optional property that is not nullable holds None when it is absent: None is not written."""
+
+
+class WireModel(BaseModel):
+    """The base of every model: a dump is the wire JSON, with no argument needed.
+
+    Names are the wire's (``serialize_by_alias`` in each model's config), and only what was set
+    is written (``exclude_unset`` defaults to True here): what was read dumps as it was read,
+    and defaults the peer did not send stay off the wire. Arguments still override both.
+    """
+
+    def model_dump(  # the signature of pydantic's, but for the default of exclude_unset
+        self,
+        *,
+        mode: Literal["json", "python"] | str = "python",  # noqa: PYI051 - pydantic's own signature
+        include: IncEx | None = None,
+        exclude: IncEx | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        exclude_unset: bool = True,
+        exclude_defaults: bool = False,
+        exclude_none: bool = False,
+        exclude_computed_fields: bool = False,
+        round_trip: bool = False,
+        warnings: bool | Literal["none", "warn", "error"] = True,
+        fallback: Callable[[Any], Any] | None = None,
+        serialize_as_any: bool = False,
+        polymorphic_serialization: bool | None = None,
+    ) -> dict[str, Any]:
+        return super().model_dump(
+            mode=mode,
+            include=include,
+            exclude=exclude,
+            context=context,
+            by_alias=by_alias,
+            exclude_unset=exclude_unset,
+            exclude_defaults=exclude_defaults,
+            exclude_none=exclude_none,
+            exclude_computed_fields=exclude_computed_fields,
+            round_trip=round_trip,
+            warnings=warnings,
+            fallback=fallback,
+            serialize_as_any=serialize_as_any,
+            polymorphic_serialization=polymorphic_serialization,
+        )
+
+    def model_dump_json(  # the signature of pydantic's, but for the default of exclude_unset
+        self,
+        *,
+        indent: int | None = None,
+        ensure_ascii: bool = False,
+        include: IncEx | None = None,
+        exclude: IncEx | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        exclude_unset: bool = True,
+        exclude_defaults: bool = False,
+        exclude_none: bool = False,
+        exclude_computed_fields: bool = False,
+        round_trip: bool = False,
+        warnings: bool | Literal["none", "warn", "error"] = True,
+        fallback: Callable[[Any], Any] | None = None,
+        serialize_as_any: bool = False,
+        polymorphic_serialization: bool | None = None,
+    ) -> str:
+        return super().model_dump_json(
+            indent=indent,
+            ensure_ascii=ensure_ascii,
+            include=include,
+            exclude=exclude,
+            context=context,
+            by_alias=by_alias,
+            exclude_unset=exclude_unset,
+            exclude_defaults=exclude_defaults,
+            exclude_none=exclude_none,
+            exclude_computed_fields=exclude_computed_fields,
+            round_trip=round_trip,
+            warnings=warnings,
+            fallback=fallback,
+            serialize_as_any=serialize_as_any,
+            polymorphic_serialization=polymorphic_serialization,
+        )

@@ -154,7 +154,7 @@ def _as_list(value: Any) -> Any:
 
 def accept_create_elicitation_response(
     *,
-    content: dict[str, Any] | None | Unset = UNSET,
+    content: dict[str, models.ElicitationContentValue] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcceptCreateElicitationResponse:
     """
@@ -1331,7 +1331,7 @@ def request_form_create_elicitation_request(
     requested_schema: models.ElicitationSchema,
     message: str,
     *,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestFormCreateElicitationRequest:
     """
     A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
@@ -1344,7 +1344,7 @@ def request_form_create_elicitation_request(
         requested_schema=requested_schema,
         message=message,
         **_given(
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -1391,7 +1391,7 @@ def request_url_create_elicitation_request(
     url: str,
     message: str,
     *,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestUrlCreateElicitationRequest:
     """
     A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
@@ -1405,7 +1405,7 @@ def request_url_create_elicitation_request(
         url=url,
         message=message,
         **_given(
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -1649,7 +1649,7 @@ def session_form_create_elicitation_request(
     message: str,
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionFormCreateElicitationRequest:
     """
     A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
@@ -1663,7 +1663,7 @@ def session_form_create_elicitation_request(
         message=message,
         **_given(
             tool_call_id=tool_call_id,
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -1714,7 +1714,7 @@ def session_url_create_elicitation_request(
     message: str,
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionUrlCreateElicitationRequest:
     """
     A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
@@ -1729,7 +1729,7 @@ def session_url_create_elicitation_request(
         message=message,
         **_given(
             tool_call_id=tool_call_id,
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 

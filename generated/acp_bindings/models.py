@@ -3,35 +3,23 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnError, DefaultOnNull, SkipInvalidItems, TagRouter
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+from ._support import (
+    DefaultOnError,
+    DefaultOnNull,
+    Integral,
+    KeepUnrecognised,
+    NotNull,
+    OmitNone,
+    SkipInvalidItems,
+    StrictJson,
+    TagRouter,
+    WireModel,
 )
-"""
-A numeric JSON-RPC request id.
-"""
 
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-SessionId = TypeAliasType("SessionId", str)
+SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
 """
 A unique identifier for a conversation session between a client and agent.
 
@@ -42,7 +30,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/sess
 """
 
 
-class ReadTextFileRequest(BaseModel):
+class ReadTextFileRequest(WireModel):
     """
     Request to read content from a text file.
 
@@ -53,6 +41,7 @@ class ReadTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -63,11 +52,15 @@ class ReadTextFileRequest(BaseModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
+        None
+    )
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    limit: Annotated[
+        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum number of lines to read.
     """
@@ -81,7 +74,7 @@ class ReadTextFileRequest(BaseModel):
     """
 
 
-ToolCallId = TypeAliasType("ToolCallId", str)
+ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
 """
 Unique identifier for a tool call within a session.
 """
@@ -89,17 +82,20 @@ Unique identifier for a tool call within a session.
 
 ToolKind = TypeAliasType(
     "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
+    Annotated[
+        Literal[
+            "read",
+            "edit",
+            "delete",
+            "move",
+            "search",
+            "execute",
+            "think",
+            "fetch",
+            "switch_mode",
+            "other",
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -113,7 +109,8 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-c
 
 
 ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+    "ToolCallStatus",
+    Annotated[Literal["pending", "in_progress", "completed", "failed"], StrictJson()],
 )
 """
 Execution status of a tool call.
@@ -124,13 +121,13 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/tool-cal
 """
 
 
-Role = TypeAliasType("Role", Literal["assistant", "user"])
+Role = TypeAliasType("Role", Annotated[Literal["assistant", "user"], StrictJson()])
 """
 The sender or recipient of messages and data in a conversation.
 """
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     """
     Text-based resource contents.
     """
@@ -139,6 +136,7 @@ class TextResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
@@ -163,7 +161,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     """
     Binary resource contents.
     """
@@ -172,6 +170,7 @@ class BlobResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
@@ -196,7 +195,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class Diff(BaseModel):
+class Diff(WireModel):
     """
     A diff representing file modifications.
 
@@ -209,6 +208,7 @@ class Diff(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -233,13 +233,13 @@ class Diff(BaseModel):
     """
 
 
-TerminalId = TypeAliasType("TerminalId", str)
+TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
 """
 Typed identifier used for terminal values on the wire.
 """
 
 
-class Terminal(BaseModel):
+class Terminal(WireModel):
     """
     Embed a terminal created with `terminal/create` by its id.
 
@@ -252,6 +252,7 @@ class Terminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -268,7 +269,7 @@ class Terminal(BaseModel):
     """
 
 
-class ToolCallLocation(BaseModel):
+class ToolCallLocation(WireModel):
     """
     A file location being accessed or modified by a tool.
 
@@ -282,6 +283,7 @@ class ToolCallLocation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -289,7 +291,9 @@ class ToolCallLocation(BaseModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
@@ -304,14 +308,15 @@ class ToolCallLocation(BaseModel):
     """
 
 
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
+PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a permission option.
 """
 
 
 PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    "PermissionOptionKind",
+    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
 )
 """
 The type of permission option being presented to the user.
@@ -320,7 +325,7 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class EnvVariable(BaseModel):
+class EnvVariable(WireModel):
     """
     An environment variable to set when launching an MCP server.
     """
@@ -329,6 +334,7 @@ class EnvVariable(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -349,7 +355,7 @@ class EnvVariable(BaseModel):
     """
 
 
-class TerminalOutputRequest(BaseModel):
+class TerminalOutputRequest(WireModel):
     """
     Request to get the current output and status of a terminal.
     """
@@ -358,6 +364,7 @@ class TerminalOutputRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -378,7 +385,7 @@ class TerminalOutputRequest(BaseModel):
     """
 
 
-class ReleaseTerminalRequest(BaseModel):
+class ReleaseTerminalRequest(WireModel):
     """
     Request to release a terminal and free its resources.
     """
@@ -387,6 +394,7 @@ class ReleaseTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -407,7 +415,7 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
 
-class WaitForTerminalExitRequest(BaseModel):
+class WaitForTerminalExitRequest(WireModel):
     """
     Request to wait for a terminal command to exit.
     """
@@ -416,6 +424,7 @@ class WaitForTerminalExitRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -436,7 +445,7 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
 
-class KillTerminalRequest(BaseModel):
+class KillTerminalRequest(WireModel):
     """
     Request to kill a terminal without releasing it.
     """
@@ -445,6 +454,7 @@ class KillTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -465,7 +475,7 @@ class KillTerminalRequest(BaseModel):
     """
 
 
-class ElicitationSessionScope(BaseModel):
+class ElicitationSessionScope(WireModel):
     """
     Session-scoped elicitation, optionally tied to a specific tool call.
 
@@ -478,6 +488,7 @@ class ElicitationSessionScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -495,37 +506,23 @@ class ElicitationSessionScope(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+ElicitationSchemaType = TypeAliasType(
+    "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
+)
 """
 Type discriminator for elicitation schemas.
 """
 
 
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+StringFormat = TypeAliasType(
+    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+)
 """
 String format types for string properties in elicitation schemas.
 """
 
 
-class EnumOption(BaseModel):
+class EnumOption(WireModel):
     """
     A titled enum option with a const value, human-readable title, and optional description.
     """
@@ -534,6 +531,7 @@ class EnumOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
@@ -564,7 +562,7 @@ class EnumOption(BaseModel):
     """
 
 
-class StringPropertySchema(BaseModel):
+class StringPropertySchema(WireModel):
     """
     Schema for string properties in an elicitation form.
 
@@ -576,6 +574,7 @@ class StringPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -592,13 +591,17 @@ class StringPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    min_length: Annotated[
+        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    max_length: Annotated[
+        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum string length.
 
@@ -646,7 +649,7 @@ class StringPropertySchema(BaseModel):
     """
 
 
-class NumberPropertySchema(BaseModel):
+class NumberPropertySchema(WireModel):
     """
     Schema for number (floating-point) properties in an elicitation form.
     """
@@ -655,6 +658,7 @@ class NumberPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -701,7 +705,7 @@ class NumberPropertySchema(BaseModel):
     """
 
 
-class IntegerPropertySchema(BaseModel):
+class IntegerPropertySchema(WireModel):
     """
     Schema for integer properties in an elicitation form.
     """
@@ -710,6 +714,7 @@ class IntegerPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -727,7 +732,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Minimum value (inclusive).
@@ -735,7 +743,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Maximum value (inclusive).
@@ -746,6 +757,7 @@ class IntegerPropertySchema(BaseModel):
         Annotated[
             int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
         ],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -765,7 +777,7 @@ class IntegerPropertySchema(BaseModel):
     """
 
 
-class BooleanPropertySchema(BaseModel):
+class BooleanPropertySchema(WireModel):
     """
     Schema for boolean properties in an elicitation form.
     """
@@ -774,6 +786,7 @@ class BooleanPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -808,7 +821,7 @@ class BooleanPropertySchema(BaseModel):
     """
 
 
-class StringMultiSelectItems(BaseModel):
+class StringMultiSelectItems(WireModel):
     """
     String item schema for multi-select enum properties.
     """
@@ -817,6 +830,7 @@ class StringMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
@@ -835,7 +849,7 @@ class StringMultiSelectItems(BaseModel):
     """
 
 
-class TitledMultiSelectItems(BaseModel):
+class TitledMultiSelectItems(WireModel):
     """
     Items definition for titled multi-select enum properties.
     """
@@ -844,6 +858,7 @@ class TitledMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
@@ -862,13 +877,13 @@ class TitledMultiSelectItems(BaseModel):
     """
 
 
-ElicitationId = TypeAliasType("ElicitationId", str)
+ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
 """
 Unique identifier for an elicitation.
 """
 
 
-ExtRequest = TypeAliasType("ExtRequest", Any)
+ExtRequest = TypeAliasType("ExtRequest", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -878,7 +893,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+ProtocolVersion = TypeAliasType(
+    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+)
 """
 Protocol version identifier.
 
@@ -887,7 +904,7 @@ Non-breaking changes should be introduced via capabilities.
 """
 
 
-class PromptCapabilities(BaseModel):
+class PromptCapabilities(WireModel):
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -907,6 +924,7 @@ class PromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
@@ -936,7 +954,7 @@ class PromptCapabilities(BaseModel):
     """
 
 
-class McpCapabilities(BaseModel):
+class McpCapabilities(WireModel):
     """
     MCP capabilities supported by the agent
     """
@@ -945,6 +963,7 @@ class McpCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
@@ -965,7 +984,7 @@ class McpCapabilities(BaseModel):
     """
 
 
-class SessionListCapabilities(BaseModel):
+class SessionListCapabilities(WireModel):
     """
     Capabilities for the `session/list` method.
 
@@ -976,6 +995,7 @@ class SessionListCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -988,7 +1008,7 @@ class SessionListCapabilities(BaseModel):
     """
 
 
-class SessionDeleteCapabilities(BaseModel):
+class SessionDeleteCapabilities(WireModel):
     """
     Capabilities for the `session/delete` method.
 
@@ -999,6 +1019,7 @@ class SessionDeleteCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1011,7 +1032,7 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
+class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
     Capabilities for additional session directories support.
 
@@ -1025,6 +1046,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1037,7 +1059,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
 
-class SessionResumeCapabilities(BaseModel):
+class SessionResumeCapabilities(WireModel):
     """
     Capabilities for the `session/resume` method.
 
@@ -1048,6 +1070,7 @@ class SessionResumeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1060,7 +1083,7 @@ class SessionResumeCapabilities(BaseModel):
     """
 
 
-class SessionCloseCapabilities(BaseModel):
+class SessionCloseCapabilities(WireModel):
     """
     Capabilities for the `session/close` method.
 
@@ -1071,6 +1094,7 @@ class SessionCloseCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1083,7 +1107,7 @@ class SessionCloseCapabilities(BaseModel):
     """
 
 
-class LogoutCapabilities(BaseModel):
+class LogoutCapabilities(WireModel):
     """
     Logout capabilities supported by the agent.
 
@@ -1094,6 +1118,7 @@ class LogoutCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1106,13 +1131,13 @@ class LogoutCapabilities(BaseModel):
     """
 
 
-AuthMethodId = TypeAliasType("AuthMethodId", str)
+AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
 """
 Typed identifier used for auth method values on the wire.
 """
 
 
-class AuthMethodTerminal(BaseModel):
+class AuthMethodTerminal(WireModel):
     """
     Terminal-based authentication method.
 
@@ -1127,6 +1152,7 @@ class AuthMethodTerminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1143,11 +1169,15 @@ class AuthMethodTerminal(BaseModel):
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    env: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+    ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1162,7 +1192,7 @@ class AuthMethodTerminal(BaseModel):
     """
 
 
-class AuthMethodAgent(BaseModel):
+class AuthMethodAgent(WireModel):
     """
     Agent handles authentication itself through `authenticate`.
 
@@ -1173,6 +1203,7 @@ class AuthMethodAgent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1199,7 +1230,7 @@ class AuthMethodAgent(BaseModel):
     """
 
 
-class Implementation(BaseModel):
+class Implementation(WireModel):
     """
     Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
@@ -1210,6 +1241,7 @@ class Implementation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -1239,7 +1271,7 @@ class Implementation(BaseModel):
     """
 
 
-class AuthenticateResponse(BaseModel):
+class AuthenticateResponse(WireModel):
     """
     Response to the `authenticate` method.
     """
@@ -1248,6 +1280,7 @@ class AuthenticateResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1260,7 +1293,7 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
+class LogoutResponse(WireModel):
     """
     Response to the `logout` method.
     """
@@ -1269,6 +1302,7 @@ class LogoutResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1281,13 +1315,13 @@ class LogoutResponse(BaseModel):
     """
 
 
-SessionModeId = TypeAliasType("SessionModeId", str)
+SessionModeId = TypeAliasType("SessionModeId", Annotated[str, StrictJson()])
 """
 Unique identifier for a Session Mode.
 """
 
 
-class SessionMode(BaseModel):
+class SessionMode(WireModel):
     """
     A mode the agent can operate in.
 
@@ -1298,6 +1332,7 @@ class SessionMode(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
@@ -1324,7 +1359,7 @@ class SessionMode(BaseModel):
     """
 
 
-SessionConfigId = TypeAliasType("SessionConfigId", str)
+SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option.
 """
@@ -1332,7 +1367,14 @@ Unique identifier for a session configuration option.
 
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+    Annotated[
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Semantic category for a session configuration option.
@@ -1347,13 +1389,13 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value.
 """
 
 
-class SessionConfigSelectOption(BaseModel):
+class SessionConfigSelectOption(WireModel):
     """
     A possible value for a session configuration option.
     """
@@ -1362,6 +1404,7 @@ class SessionConfigSelectOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
@@ -1388,13 +1431,13 @@ class SessionConfigSelectOption(BaseModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value group.
 """
 
 
-class SessionConfigBoolean(BaseModel):
+class SessionConfigBoolean(WireModel):
     """
     A boolean on/off toggle session configuration option payload.
     """
@@ -1403,6 +1446,7 @@ class SessionConfigBoolean(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
@@ -1411,7 +1455,7 @@ class SessionConfigBoolean(BaseModel):
     """
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(WireModel):
     """
     Information about a session returned by session/list
     """
@@ -1420,6 +1464,7 @@ class SessionInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -1432,8 +1477,10 @@ class SessionInfo(BaseModel):
     """
     additional_directories: Annotated[
         Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots reported for this session. Each path must be absolute.
@@ -1460,7 +1507,7 @@ class SessionInfo(BaseModel):
     """
 
 
-class DeleteSessionResponse(BaseModel):
+class DeleteSessionResponse(WireModel):
     """
     Response from deleting a session.
     """
@@ -1469,6 +1516,7 @@ class DeleteSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1481,7 +1529,7 @@ class DeleteSessionResponse(BaseModel):
     """
 
 
-class CloseSessionResponse(BaseModel):
+class CloseSessionResponse(WireModel):
     """
     Response from closing a session.
     """
@@ -1490,6 +1538,7 @@ class CloseSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1502,7 +1551,7 @@ class CloseSessionResponse(BaseModel):
     """
 
 
-class SetSessionModeResponse(BaseModel):
+class SetSessionModeResponse(WireModel):
     """
     Response to `session/set_mode` method.
     """
@@ -1511,6 +1560,7 @@ class SetSessionModeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1524,7 +1574,10 @@ class SetSessionModeResponse(BaseModel):
 
 
 StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    "StopReason",
+    Annotated[
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+    ],
 )
 """
 Reasons why an agent stops processing a prompt turn.
@@ -1533,7 +1586,7 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/pr
 """
 
 
-ExtResponse = TypeAliasType("ExtResponse", Any)
+ExtResponse = TypeAliasType("ExtResponse", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -1543,118 +1596,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-ErrorCode1 = TypeAliasType(
-    "ErrorCode1",
-    Annotated[Literal[-32700], Field(ge=-2147483648, le=2147483647, title="Parse error")],
-)
-"""
-**Parse error**: Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text.
-"""
-
-
-ErrorCode2 = TypeAliasType(
-    "ErrorCode2",
-    Annotated[Literal[-32600], Field(ge=-2147483648, le=2147483647, title="Invalid request")],
-)
-"""
-**Invalid request**: The JSON sent is not a valid Request object.
-"""
-
-
-ErrorCode3 = TypeAliasType(
-    "ErrorCode3",
-    Annotated[Literal[-32601], Field(ge=-2147483648, le=2147483647, title="Method not found")],
-)
-"""
-**Method not found**: The method does not exist or is not available.
-"""
-
-
-ErrorCode4 = TypeAliasType(
-    "ErrorCode4",
-    Annotated[Literal[-32602], Field(ge=-2147483648, le=2147483647, title="Invalid params")],
-)
-"""
-**Invalid params**: Invalid method parameter(s).
-"""
-
-
-ErrorCode5 = TypeAliasType(
-    "ErrorCode5",
-    Annotated[Literal[-32603], Field(ge=-2147483648, le=2147483647, title="Internal error")],
-)
-"""
-**Internal error**: Internal JSON-RPC error.
-"""
-
-
-ErrorCode6 = TypeAliasType(
-    "ErrorCode6",
-    Annotated[Literal[-32800], Field(ge=-2147483648, le=2147483647, title="Request cancelled")],
-)
-"""
-**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
-because of resource constraints or shutdown.
-"""
-
-
-ErrorCode7 = TypeAliasType(
-    "ErrorCode7",
-    Annotated[
-        Literal[-32000], Field(ge=-2147483648, le=2147483647, title="Authentication required")
-    ],
-)
-"""
-**Authentication required**: Authentication is required before this operation can be performed.
-"""
-
-
-ErrorCode8 = TypeAliasType(
-    "ErrorCode8",
-    Annotated[Literal[-32002], Field(ge=-2147483648, le=2147483647, title="Resource not found")],
-)
-"""
-**Resource not found**: A given resource, such as a session or file, was not found.
-"""
-
-
-ErrorCode9 = TypeAliasType(
-    "ErrorCode9", Annotated[int, Field(ge=-2147483648, le=2147483647, title="Other")]
-)
-"""
-Other undefined error code.
-"""
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    ErrorCode1
-    | ErrorCode2
-    | ErrorCode3
-    | ErrorCode4
-    | ErrorCode5
-    | ErrorCode6
-    | ErrorCode7
-    | ErrorCode8
-    | ErrorCode9,
-)
-"""
-Predefined error codes for common JSON-RPC and ACP-specific errors.
-
-Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
-server-error range (-32000 to -32099), and request cancellation uses -32800 from the
-range LSP reserves (-32899 to -32800).
-"""
-
-
-MessageId = TypeAliasType("MessageId", str)
+MessageId = TypeAliasType("MessageId", Annotated[str, StrictJson()])
 """
 Unique identifier for a message within a session.
 """
 
 
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+PlanEntryPriority = TypeAliasType(
+    "PlanEntryPriority", Annotated[Literal["high", "medium", "low"], StrictJson()]
+)
 """
 Priority levels for plan entries.
 
@@ -1664,7 +1614,9 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 """
 
 
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+PlanEntryStatus = TypeAliasType(
+    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+)
 """
 Status of a plan entry in the execution flow.
 
@@ -1673,7 +1625,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 """
 
 
-class UnstructuredCommandInput(BaseModel):
+class UnstructuredCommandInput(WireModel):
     """
     All text that was typed after the command name is provided as input.
     """
@@ -1682,6 +1634,7 @@ class UnstructuredCommandInput(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
@@ -1698,7 +1651,7 @@ class UnstructuredCommandInput(BaseModel):
     """
 
 
-class CurrentModeUpdate(BaseModel):
+class CurrentModeUpdate(WireModel):
     """
     The current mode of the session has changed
 
@@ -1709,6 +1662,7 @@ class CurrentModeUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -1725,7 +1679,7 @@ class CurrentModeUpdate(BaseModel):
     """
 
 
-class SessionInfoUpdate(BaseModel):
+class SessionInfoUpdate(WireModel):
     """
     Update to session metadata. All fields are optional to support partial updates.
 
@@ -1737,6 +1691,7 @@ class SessionInfoUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -1757,7 +1712,7 @@ class SessionInfoUpdate(BaseModel):
     """
 
 
-class Cost(BaseModel):
+class Cost(WireModel):
     """
     Cost information for a session.
     """
@@ -1766,6 +1721,7 @@ class Cost(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
@@ -1787,7 +1743,7 @@ class Cost(BaseModel):
     """
 
 
-class UsageUpdate(BaseModel):
+class UsageUpdate(WireModel):
     """
     Context window and cost update for a session.
     """
@@ -1796,13 +1752,14 @@ class UsageUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
     """
     Total context window size in tokens.
     """
@@ -1821,14 +1778,15 @@ class UsageUpdate(BaseModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+    "NoticeSeverity",
+    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
 )
 """
 Severity hint for a session notice.
 """
 
 
-class Notice(BaseModel):
+class Notice(WireModel):
     """
     Fire-and-forget information for the user.
 
@@ -1845,6 +1803,7 @@ class Notice(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
@@ -1871,7 +1830,7 @@ class Notice(BaseModel):
     """
 
 
-CompactionId = TypeAliasType("CompactionId", str)
+CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a context compaction within a session.
 """
@@ -1879,14 +1838,21 @@ Unique identifier for a context compaction within a session.
 
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+    Annotated[
+        Literal["in_progress"]
+        | Literal["completed"]
+        | Literal["failed"]
+        | Literal["cancelled"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Lifecycle state of a context compaction.
 """
 
 
-class CompleteElicitationNotification(BaseModel):
+class CompleteElicitationNotification(WireModel):
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
@@ -1895,6 +1861,7 @@ class CompleteElicitationNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -1913,7 +1880,7 @@ class CompleteElicitationNotification(BaseModel):
     """
 
 
-ExtNotification = TypeAliasType("ExtNotification", Any)
+ExtNotification = TypeAliasType("ExtNotification", Annotated[Any, StrictJson()])
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
@@ -1923,7 +1890,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-class FileSystemCapabilities(BaseModel):
+class FileSystemCapabilities(WireModel):
     """
     File system capabilities that a client may support.
 
@@ -1934,6 +1901,7 @@ class FileSystemCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     read_text_file: Annotated[
@@ -1958,20 +1926,22 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class CompactionCapabilities(BaseModel):
+class CompactionCapabilities(WireModel):
     """
     Client support for ID-addressed context compaction updates.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class BooleanConfigOptionCapabilities(BaseModel):
+class BooleanConfigOptionCapabilities(WireModel):
     """
     Capabilities for boolean session configuration options.
 
@@ -1982,6 +1952,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1994,20 +1965,22 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
 
-class NoticeCapabilities(BaseModel):
+class NoticeCapabilities(WireModel):
     """
     Client support for presenting live notices to the user.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class AuthCapabilities(BaseModel):
+class AuthCapabilities(WireModel):
     """
     Authentication capabilities supported by the client.
 
@@ -2020,6 +1993,7 @@ class AuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
@@ -2040,7 +2014,7 @@ class AuthCapabilities(BaseModel):
     """
 
 
-class ElicitationFormCapabilities(BaseModel):
+class ElicitationFormCapabilities(WireModel):
     """
     Form-based elicitation capabilities.
 
@@ -2051,6 +2025,7 @@ class ElicitationFormCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2065,7 +2040,7 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
 
-class ElicitationUrlCapabilities(BaseModel):
+class ElicitationUrlCapabilities(WireModel):
     """
     URL-based elicitation capabilities.
 
@@ -2076,6 +2051,7 @@ class ElicitationUrlCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2090,7 +2066,7 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
 
-class AuthenticateRequest(BaseModel):
+class AuthenticateRequest(WireModel):
     """
     Request parameters for the authenticate method.
 
@@ -2101,6 +2077,7 @@ class AuthenticateRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
@@ -2118,7 +2095,7 @@ class AuthenticateRequest(BaseModel):
     """
 
 
-class LogoutRequest(BaseModel):
+class LogoutRequest(WireModel):
     """
     Request parameters for the logout method.
 
@@ -2129,6 +2106,7 @@ class LogoutRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2141,7 +2119,7 @@ class LogoutRequest(BaseModel):
     """
 
 
-class HttpHeader(BaseModel):
+class HttpHeader(WireModel):
     """
     An HTTP header to set when making requests to the MCP server.
     """
@@ -2150,6 +2128,7 @@ class HttpHeader(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2170,7 +2149,7 @@ class HttpHeader(BaseModel):
     """
 
 
-class McpServerHttp(BaseModel):
+class McpServerHttp(WireModel):
     """
     HTTP transport configuration for MCP.
     """
@@ -2179,6 +2158,7 @@ class McpServerHttp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2203,7 +2183,7 @@ class McpServerHttp(BaseModel):
     """
 
 
-class McpServerSse(BaseModel):
+class McpServerSse(WireModel):
     """
     SSE transport configuration for MCP.
     """
@@ -2212,6 +2192,7 @@ class McpServerSse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2236,7 +2217,7 @@ class McpServerSse(BaseModel):
     """
 
 
-class McpServerStdio(BaseModel):
+class McpServerStdio(WireModel):
     """
     Stdio transport configuration for MCP.
     """
@@ -2245,6 +2226,7 @@ class McpServerStdio(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -2273,7 +2255,7 @@ class McpServerStdio(BaseModel):
     """
 
 
-class ListSessionsRequest(BaseModel):
+class ListSessionsRequest(WireModel):
     """
     Request parameters for listing existing sessions.
 
@@ -2284,6 +2266,7 @@ class ListSessionsRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
@@ -2304,7 +2287,7 @@ class ListSessionsRequest(BaseModel):
     """
 
 
-class DeleteSessionRequest(BaseModel):
+class DeleteSessionRequest(WireModel):
     """
     Request parameters for deleting an existing session from `session/list`.
 
@@ -2315,6 +2298,7 @@ class DeleteSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2331,7 +2315,7 @@ class DeleteSessionRequest(BaseModel):
     """
 
 
-class CloseSessionRequest(BaseModel):
+class CloseSessionRequest(WireModel):
     """
     Request parameters for closing an active session.
 
@@ -2346,6 +2330,7 @@ class CloseSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2362,7 +2347,7 @@ class CloseSessionRequest(BaseModel):
     """
 
 
-class SetSessionModeRequest(BaseModel):
+class SetSessionModeRequest(WireModel):
     """
     Request parameters for setting a session mode.
     """
@@ -2371,6 +2356,7 @@ class SetSessionModeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -2391,7 +2377,7 @@ class SetSessionModeRequest(BaseModel):
     """
 
 
-class WriteTextFileResponse(BaseModel):
+class WriteTextFileResponse(WireModel):
     """
     Response to `fs/write_text_file`
     """
@@ -2400,6 +2386,7 @@ class WriteTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2412,7 +2399,7 @@ class WriteTextFileResponse(BaseModel):
     """
 
 
-class ReadTextFileResponse(BaseModel):
+class ReadTextFileResponse(WireModel):
     """
     Response containing the contents of a text file.
     """
@@ -2421,6 +2408,7 @@ class ReadTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -2437,7 +2425,7 @@ class ReadTextFileResponse(BaseModel):
     """
 
 
-class SelectedPermissionOutcome(BaseModel):
+class SelectedPermissionOutcome(WireModel):
     """
     The user selected one of the provided options.
     """
@@ -2446,6 +2434,7 @@ class SelectedPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -2462,7 +2451,7 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
 
-class CreateTerminalResponse(BaseModel):
+class CreateTerminalResponse(WireModel):
     """
     Response containing the ID of the created terminal.
     """
@@ -2471,6 +2460,7 @@ class CreateTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -2487,7 +2477,7 @@ class CreateTerminalResponse(BaseModel):
     """
 
 
-class TerminalExitStatus(BaseModel):
+class TerminalExitStatus(WireModel):
     """
     Exit status of a terminal command.
     """
@@ -2496,10 +2486,13 @@ class TerminalExitStatus(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -2518,7 +2511,7 @@ class TerminalExitStatus(BaseModel):
     """
 
 
-class ReleaseTerminalResponse(BaseModel):
+class ReleaseTerminalResponse(WireModel):
     """
     Response to terminal/release method
     """
@@ -2527,6 +2520,7 @@ class ReleaseTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2539,7 +2533,7 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
 
-class WaitForTerminalExitResponse(BaseModel):
+class WaitForTerminalExitResponse(WireModel):
     """
     Response containing the exit status of a terminal command.
     """
@@ -2548,10 +2542,13 @@ class WaitForTerminalExitResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -2570,7 +2567,7 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
 
-class KillTerminalResponse(BaseModel):
+class KillTerminalResponse(WireModel):
     """
     Response to `terminal/kill` method
     """
@@ -2579,6 +2576,7 @@ class KillTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2591,41 +2589,7 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
-)
-"""
-Integer value accepted in elicitation response content.
-"""
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
-
-
-class ElicitationAcceptAction(BaseModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
-    """
-    The user-provided content, if any, as an object matching the requested schema.
-    """
-
-
-class CancelNotification(BaseModel):
+class CancelNotification(WireModel):
     """
     Notification to cancel ongoing operations for a session.
 
@@ -2636,38 +2600,12 @@ class CancelNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
     """
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
@@ -2689,6 +2627,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -2712,104 +2651,13 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2820,10 +2668,17 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
-class DeclineCreateElicitationResponse(BaseModel):
+class DeclineCreateElicitationResponse(WireModel):
     """
     The user declined the elicitation.
     """
@@ -2832,6 +2687,7 @@ class DeclineCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2847,7 +2703,7 @@ class DeclineCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["decline"], Field(alias="action")]
 
 
-class CancelCreateElicitationResponse(BaseModel):
+class CancelCreateElicitationResponse(WireModel):
     """
     The elicitation was cancelled.
     """
@@ -2856,6 +2712,7 @@ class CancelCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2871,7 +2728,7 @@ class CancelCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
-class OtherCreateElicitationResponse(BaseModel):
+class OtherCreateElicitationResponse(WireModel):
     """
     Custom or future elicitation action.
 
@@ -2889,6 +2746,7 @@ class OtherCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2911,6 +2769,19 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+IntegerElicitationContentValue = TypeAliasType(
+    "IntegerElicitationContentValue",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Integer value accepted in elicitation response content.
+"""
+
+
 class StringElicitationPropertySchema(StringPropertySchema):
     """
     String property (or single-select enum when `enum`/`oneOf` is set).
@@ -2920,6 +2791,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
@@ -2934,6 +2806,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
@@ -2948,6 +2821,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
@@ -2962,12 +2836,13 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class OtherElicitationPropertySchema(BaseModel):
+class OtherElicitationPropertySchema(WireModel):
     """
     Custom or future elicitation property schema.
 
@@ -2985,6 +2860,7 @@ class OtherElicitationPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -3006,6 +2882,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -3018,26 +2895,13 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
 
-class RequestElicitationUrlMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
+OtherErrorCode = TypeAliasType(
+    "OtherErrorCode",
+    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+)
+"""
+Other undefined error code.
+"""
 
 
 class HttpMcpServer(McpServerHttp):
@@ -3051,6 +2915,7 @@ class HttpMcpServer(McpServerHttp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
@@ -3067,6 +2932,7 @@ class SseMcpServer(McpServerSse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
@@ -3081,12 +2947,13 @@ class MultiSelectItemsString(StringMultiSelectItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
-class OtherMultiSelectItems(BaseModel):
+class OtherMultiSelectItems(WireModel):
     """
     Custom or future typed multi-select items.
     """
@@ -3096,6 +2963,7 @@ class OtherMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -3108,7 +2976,20 @@ class OtherMultiSelectItems(BaseModel):
     """
 
 
-class CancelledRequestPermissionOutcome(BaseModel):
+NumberRequestId = TypeAliasType(
+    "NumberRequestId",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+A numeric JSON-RPC request id.
+"""
+
+
+class CancelledRequestPermissionOutcome(WireModel):
     """
     The prompt turn was cancelled before the user responded.
 
@@ -3123,6 +3004,7 @@ class CancelledRequestPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
@@ -3137,6 +3019,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
@@ -3151,6 +3034,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -3195,6 +3079,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
@@ -3209,6 +3094,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
@@ -3223,6 +3109,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
@@ -3240,12 +3127,13 @@ class NoticeSessionUpdate(Notice):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
-class BooleanSetSessionConfigOptionRequest(BaseModel):
+class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     A boolean value (`type: "boolean"`).
     """
@@ -3254,6 +3142,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3279,7 +3168,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
 
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
+class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     A `SessionConfigValueId` string value.
 
@@ -3292,6 +3181,7 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3325,6 +3215,7 @@ class DiffToolCallContent(Diff):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
@@ -3343,12 +3234,29 @@ class TerminalToolCallContent(Terminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
-class WriteTextFileRequest(BaseModel):
+RequestId = TypeAliasType(
+    "RequestId", Annotated[NumberRequestId | str | None, Integral(), StrictJson()]
+)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
+class WriteTextFileRequest(WireModel):
     """
     Request to write content to a text file.
 
@@ -3359,6 +3267,7 @@ class WriteTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3383,7 +3292,7 @@ class WriteTextFileRequest(BaseModel):
     """
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -3392,12 +3301,11 @@ class Annotations(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        Annotated[list[Role] | None, Field(alias="audience")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -3422,7 +3330,7 @@ class Annotations(BaseModel):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -3431,6 +3339,7 @@ class TextContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3453,7 +3362,7 @@ class TextContent(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -3462,6 +3371,7 @@ class ImageContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3492,7 +3402,7 @@ class ImageContent(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -3501,6 +3411,7 @@ class AudioContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3527,7 +3438,7 @@ class AudioContent(BaseModel):
     """
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
@@ -3536,6 +3447,7 @@ class ResourceLink(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3560,6 +3472,7 @@ class ResourceLink(BaseModel):
     """
     size: Annotated[
         Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -3584,14 +3497,14 @@ class ResourceLink(BaseModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
+    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
 )
 """
 Resource content that can be embedded in a message.
 """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
     """
@@ -3600,6 +3513,7 @@ class EmbeddedResource(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -3622,7 +3536,7 @@ class EmbeddedResource(BaseModel):
     """
 
 
-class PermissionOption(BaseModel):
+class PermissionOption(WireModel):
     """
     An option presented to the user when requesting permission.
     """
@@ -3631,6 +3545,7 @@ class PermissionOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -3655,7 +3570,7 @@ class PermissionOption(BaseModel):
     """
 
 
-class CreateTerminalRequest(BaseModel):
+class CreateTerminalRequest(WireModel):
     """
     Request to create a new terminal and execute a command.
     """
@@ -3664,6 +3579,7 @@ class CreateTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3674,13 +3590,15 @@ class CreateTerminalRequest(BaseModel):
     """
     The command to execute.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Array of command arguments.
     """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
+    env: Annotated[
+        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Environment variables for the command.
     """
@@ -3689,7 +3607,8 @@ class CreateTerminalRequest(BaseModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of output bytes to retain.
@@ -3711,15 +3630,44 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
+class ElicitationRequestScope(WireModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[OtherMultiSelectItems, Tag("<other>")]
-        | Annotated[TitledMultiSelectItems, Tag("<default>")],
-        Discriminator(
-            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
-        ),
+        Annotated[
+            Annotated[MultiSelectItemsString, Tag("string")]
+            | Annotated[OtherMultiSelectItems, Tag("<other>")]
+            | Annotated[TitledMultiSelectItems, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("string",),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -3727,7 +3675,7 @@ Items for a multi-select (array) property schema.
 """
 
 
-class MultiSelectPropertySchema(BaseModel):
+class MultiSelectPropertySchema(WireModel):
     """
     Schema for multi-select (array) properties in an elicitation form.
     """
@@ -3736,6 +3684,7 @@ class MultiSelectPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -3752,13 +3701,17 @@ class MultiSelectPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    min_items: Annotated[
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    max_items: Annotated[
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Maximum number of items to select.
 
@@ -3769,7 +3722,7 @@ class MultiSelectPropertySchema(BaseModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
@@ -3788,15 +3741,7 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
-
-
-class SessionCapabilities(BaseModel):
+class SessionCapabilities(WireModel):
     """
     Session capabilities supported by the agent.
 
@@ -3813,6 +3758,7 @@ class SessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     list_: Annotated[
@@ -3878,7 +3824,7 @@ class SessionCapabilities(BaseModel):
     """
 
 
-class AgentAuthCapabilities(BaseModel):
+class AgentAuthCapabilities(WireModel):
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -3887,6 +3833,7 @@ class AgentAuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     logout: Annotated[
@@ -3911,9 +3858,21 @@ class AgentAuthCapabilities(BaseModel):
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+        Annotated[
+            Annotated[TerminalAuthMethod, Tag("terminal")]
+            | Annotated[AuthMethodAgent, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("terminal",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -3924,7 +3883,7 @@ When no `type` is present, the method is treated as `agent`.
 """
 
 
-class SessionModeState(BaseModel):
+class SessionModeState(WireModel):
     """
     The set of modes and the one currently active.
     """
@@ -3933,6 +3892,7 @@ class SessionModeState(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -3957,7 +3917,7 @@ class SessionModeState(BaseModel):
     """
 
 
-class SessionConfigSelectGroup(BaseModel):
+class SessionConfigSelectGroup(WireModel):
     """
     A group of possible values for a session configuration option.
     """
@@ -3966,6 +3926,7 @@ class SessionConfigSelectGroup(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
@@ -3994,7 +3955,7 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
 
-class ListSessionsResponse(BaseModel):
+class ListSessionsResponse(WireModel):
     """
     Response from listing sessions.
     """
@@ -4003,6 +3964,7 @@ class ListSessionsResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     sessions: Annotated[
@@ -4030,7 +3992,7 @@ class ListSessionsResponse(BaseModel):
     """
 
 
-class PromptResponse(BaseModel):
+class PromptResponse(WireModel):
     """
     Response from processing a user prompt.
 
@@ -4041,6 +4003,7 @@ class PromptResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
@@ -4057,40 +4020,32 @@ class PromptResponse(BaseModel):
     """
 
 
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | OtherErrorCode,
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
+"""
 
 
-class PlanEntry(BaseModel):
+class PlanEntry(WireModel):
     """
     A single entry in the execution plan.
 
@@ -4103,6 +4058,7 @@ class PlanEntry(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -4128,7 +4084,7 @@ class PlanEntry(BaseModel):
     """
 
 
-class Plan(BaseModel):
+class Plan(WireModel):
     """
     An execution plan for accomplishing complex tasks.
 
@@ -4143,6 +4099,7 @@ class Plan(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     entries: Annotated[
@@ -4164,13 +4121,15 @@ class Plan(BaseModel):
     """
 
 
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+AvailableCommandInput = TypeAliasType(
+    "AvailableCommandInput", Annotated[UnstructuredCommandInput, StrictJson()]
+)
 """
 The input specification for a command.
 """
 
 
-class SessionConfigOptionsCapabilities(BaseModel):
+class SessionConfigOptionsCapabilities(WireModel):
     """
     Session configuration option capabilities supported by the client.
     """
@@ -4179,6 +4138,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     boolean: Annotated[
@@ -4202,7 +4162,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
 
-class ElicitationCapabilities(BaseModel):
+class ElicitationCapabilities(WireModel):
     """
     Elicitation capabilities supported by the client.
     """
@@ -4211,6 +4171,7 @@ class ElicitationCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     form: Annotated[
@@ -4246,10 +4207,22 @@ class ElicitationCapabilities(BaseModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("http", "sse"), default="<default>", other=None)),
+        Annotated[
+            Annotated[HttpMcpServer, Tag("http")]
+            | Annotated[SseMcpServer, Tag("sse")]
+            | Annotated[McpServerStdio, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("http", "sse"),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4262,7 +4235,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/ses
 """
 
 
-class LoadSessionRequest(BaseModel):
+class LoadSessionRequest(WireModel):
     """
     Request parameters for loading an existing session.
 
@@ -4275,6 +4248,7 @@ class LoadSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
@@ -4286,7 +4260,9 @@ class LoadSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -4310,7 +4286,7 @@ class LoadSessionRequest(BaseModel):
     """
 
 
-class ResumeSessionRequest(BaseModel):
+class ResumeSessionRequest(WireModel):
     """
     Request parameters for resuming an existing session.
 
@@ -4324,6 +4300,7 @@ class ResumeSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -4335,7 +4312,9 @@ class ResumeSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -4346,7 +4325,7 @@ class ResumeSessionRequest(BaseModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -4364,9 +4343,21 @@ class ResumeSessionRequest(BaseModel):
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+        Annotated[
+            Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+            | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("boolean",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4377,8 +4368,11 @@ Request parameters for setting a session configuration option.
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
+        Annotated[
+            CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+            Field(discriminator="outcome"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4386,7 +4380,7 @@ The outcome of a permission request.
 """
 
 
-class TerminalOutputResponse(BaseModel):
+class TerminalOutputResponse(WireModel):
     """
     Response containing the terminal output and exit status.
     """
@@ -4395,6 +4389,7 @@ class TerminalOutputResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
@@ -4421,26 +4416,36 @@ class TerminalOutputResponse(BaseModel):
     """
 
 
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue",
     Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
-            )
-        ),
+        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
     ],
 )
 """
-Response from the client to an elicitation request.
+Allowed wire representations for `ElicitationContentValue`.
 """
 
 
-class ClientNotification(BaseModel):
+class ElicitationAcceptAction(WireModel):
+    """
+    The user accepted the elicitation and provided content.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
+    """
+    The user-provided content, if any, as an object matching the requested schema.
+    """
+
+
+class ClientNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -4449,57 +4454,47 @@ class ClientNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
     """
     The notification method name.
     """
-    params: Annotated[CancelNotification | ExtNotification | None, Field(alias="params")] = None
+    params: Annotated[
+        Annotated[CancelNotification | ExtNotification | None, Field(alias="params")],
+        KeepUnrecognised(),
+    ] = None
     """
     Method-specific notification parameters.
     """
 
 
-class ErrorAgentResponse(BaseModel):
+class CancelRequestNotification(WireModel):
     """
-    A failed JSON-RPC response.
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
     """
 
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    id_: Annotated[RequestId, Field(alias="id")]
+    request_id: Annotated[RequestId, Field(alias="requestId")]
     """
-    The id of the request this response answers.
+    The ID of the request to cancel.
     """
-    error: Annotated[Error, Field(alias="error")]
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
-    Method-specific error data.
-    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
 
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -4515,6 +4510,7 @@ class TextContentBlock(TextContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
@@ -4531,6 +4527,7 @@ class ImageContentBlock(ImageContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
@@ -4547,6 +4544,7 @@ class AudioContentBlock(AudioContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
@@ -4563,6 +4561,7 @@ class ResourceLinkContentBlock(ResourceLink):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
@@ -4581,6 +4580,7 @@ class ResourceContentBlock(EmbeddedResource):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
@@ -4595,13 +4595,14 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4614,22 +4615,81 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    message: Annotated[str, Field(alias="message")]
+    """
+    A human-readable message describing what input is needed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
+)
+"""
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """
+    The user accepted and provided content.
     """
 
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4639,16 +4699,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
-)
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
+    action: Annotated[Literal["accept"], Field(alias="action")]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -4660,9 +4711,33 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
+
+
+class RequestElicitationUrlMode(ElicitationRequestScope):
+    """
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
+    """
+    The unique identifier for this elicitation.
+    """
+    url: Annotated[str, Field(alias="url")]
+    """
+    The URL to direct the user to.
+    """
 
 
 class PlanSessionUpdate(Plan):
@@ -4675,6 +4750,7 @@ class PlanSessionUpdate(Plan):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
@@ -4683,12 +4759,15 @@ class PlanSessionUpdate(Plan):
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceLinkContentBlock
-        | ResourceContentBlock,
-        Field(discriminator="type_"),
+        Annotated[
+            TextContentBlock
+            | ImageContentBlock
+            | AudioContentBlock
+            | ResourceLinkContentBlock
+            | ResourceContentBlock,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4706,7 +4785,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content
 """
 
 
-class Content(BaseModel):
+class Content(WireModel):
     """
     Standard content block (text, images, resources).
     """
@@ -4715,6 +4794,7 @@ class Content(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -4734,21 +4814,25 @@ class Content(BaseModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[StringElicitationPropertySchema, Tag("string")]
-        | Annotated[NumberElicitationPropertySchema, Tag("number")]
-        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
-        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
-        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
-        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("array", "boolean", "integer", "number", "string"),
-                default=None,
-                other="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[StringElicitationPropertySchema, Tag("string")]
+            | Annotated[NumberElicitationPropertySchema, Tag("number")]
+            | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
+            | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
+            | Annotated[ArrayElicitationPropertySchema, Tag("array")]
+            | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("array", "boolean", "integer", "number", "string"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -4760,7 +4844,16 @@ Multi-select enums use `type: "array"`.
 """
 
 
-class AgentCapabilities(BaseModel):
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode",
+    Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
+"""
+
+
+class AgentCapabilities(WireModel):
     """
     Capabilities supported by the agent.
 
@@ -4774,6 +4867,7 @@ class AgentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
@@ -4825,14 +4919,15 @@ class AgentCapabilities(BaseModel):
 
 
 SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+    "SessionConfigSelectOptions",
+    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
 )
 """
 Possible values for a session configuration option.
 """
 
 
-class SessionConfigSelect(BaseModel):
+class SessionConfigSelect(WireModel):
     """
     A single-value selector (dropdown) session configuration option payload.
     """
@@ -4841,6 +4936,7 @@ class SessionConfigSelect(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
@@ -4853,7 +4949,41 @@ class SessionConfigSelect(BaseModel):
     """
 
 
-class ContentChunk(BaseModel):
+class Error(WireModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
+    """
+
+
+class ContentChunk(WireModel):
     """
     A streamed item of content
     """
@@ -4862,6 +4992,7 @@ class ContentChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -4887,7 +5018,7 @@ class ContentChunk(BaseModel):
     """
 
 
-class AvailableCommand(BaseModel):
+class AvailableCommand(WireModel):
     """
     Information about a command.
     """
@@ -4896,6 +5027,7 @@ class AvailableCommand(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -4922,7 +5054,7 @@ class AvailableCommand(BaseModel):
     """
 
 
-class AvailableCommandsUpdate(BaseModel):
+class AvailableCommandsUpdate(WireModel):
     """
     Available commands are ready or have changed
     """
@@ -4931,6 +5063,7 @@ class AvailableCommandsUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     available_commands: Annotated[
@@ -4951,7 +5084,7 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
 
-class CompactionUpdate(BaseModel):
+class CompactionUpdate(WireModel):
     """
     A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -4967,6 +5100,7 @@ class CompactionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -4980,7 +5114,7 @@ class CompactionUpdate(BaseModel):
     summary: Annotated[
         Annotated[list[ContentBlock] | None, Field(alias="summary")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
@@ -4995,7 +5129,7 @@ class CompactionUpdate(BaseModel):
     """
 
 
-class CompactionSummaryChunk(BaseModel):
+class CompactionSummaryChunk(WireModel):
     """
     A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -5007,6 +5141,7 @@ class CompactionSummaryChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -5023,7 +5158,7 @@ class CompactionSummaryChunk(BaseModel):
     """
 
 
-class ClientSessionCapabilities(BaseModel):
+class ClientSessionCapabilities(WireModel):
     """
     Session-related capabilities supported by the client.
     """
@@ -5032,6 +5167,7 @@ class ClientSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction: Annotated[
@@ -5070,7 +5206,7 @@ class ClientSessionCapabilities(BaseModel):
     """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Request parameters for creating a new session.
 
@@ -5081,6 +5217,7 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
@@ -5088,7 +5225,9 @@ class NewSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots for this session. Each path must be absolute.
@@ -5111,7 +5250,7 @@ class NewSessionRequest(BaseModel):
     """
 
 
-class PromptRequest(BaseModel):
+class PromptRequest(WireModel):
     """
     Request parameters for sending a user prompt to the agent.
 
@@ -5124,6 +5263,7 @@ class PromptRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5156,7 +5296,7 @@ class PromptRequest(BaseModel):
     """
 
 
-class RequestPermissionResponse(BaseModel):
+class RequestPermissionResponse(WireModel):
     """
     Response to a permission request.
     """
@@ -5165,6 +5305,7 @@ class RequestPermissionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
@@ -5181,7 +5322,56 @@ class RequestPermissionResponse(BaseModel):
     """
 
 
-class ResultClientResponse(BaseModel):
+CreateElicitationResponse = TypeAliasType(
+    "CreateElicitationResponse",
+    Annotated[
+        Annotated[
+            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "action",
+                    "action",
+                    ("accept", "cancel", "decline"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+Response from the client to an elicitation request.
+"""
+
+
+class ErrorAgentResponse(WireModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class ResultClientResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -5190,6 +5380,7 @@ class ResultClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -5197,21 +5388,84 @@ class ResultClientResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            WriteTextFileResponse
+            | ReadTextFileResponse
+            | RequestPermissionResponse
+            | CreateTerminalResponse
+            | TerminalOutputResponse
+            | ReleaseTerminalResponse
+            | WaitForTerminalExitResponse
+            | KillTerminalResponse
+            | CreateElicitationResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
     """
+
+
+class ErrorClientResponse(WireModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    message: Annotated[str, Field(alias="message")]
+    """
+    A human-readable message describing what input is needed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+)
+"""
+URL-based elicitation where the client directs the user to a URL.
+"""
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
@@ -5223,6 +5477,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -5265,6 +5520,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
@@ -5279,6 +5535,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
@@ -5293,6 +5550,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
@@ -5307,6 +5565,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
@@ -5324,6 +5583,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
@@ -5341,6 +5601,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
@@ -5355,6 +5616,7 @@ class ContentToolCallContent(Content):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
@@ -5363,8 +5625,11 @@ class ContentToolCallContent(Content):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -5377,7 +5642,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-ca
 """
 
 
-class ElicitationSchema(BaseModel):
+class ElicitationSchema(WireModel):
     """
     Type-safe elicitation schema for requesting structured user input.
 
@@ -5389,6 +5654,7 @@ class ElicitationSchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[
@@ -5435,7 +5701,7 @@ class ElicitationSchema(BaseModel):
     """
 
 
-class InitializeResponse(BaseModel):
+class InitializeResponse(WireModel):
     """
     Response to the `initialize` method.
 
@@ -5448,6 +5714,7 @@ class InitializeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -5510,14 +5777,19 @@ class InitializeResponse(BaseModel):
 
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+    Annotated[
+        Annotated[
+            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+        ],
+        StrictJson(),
+    ],
 )
 """
 A session configuration option selector and its current state.
 """
 
 
-class LoadSessionResponse(BaseModel):
+class LoadSessionResponse(WireModel):
     """
     Response from loading an existing session.
     """
@@ -5526,6 +5798,7 @@ class LoadSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -5539,7 +5812,7 @@ class LoadSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -5554,7 +5827,7 @@ class LoadSessionResponse(BaseModel):
     """
 
 
-class ResumeSessionResponse(BaseModel):
+class ResumeSessionResponse(WireModel):
     """
     Response from resuming an existing session.
     """
@@ -5563,6 +5836,7 @@ class ResumeSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -5576,7 +5850,7 @@ class ResumeSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -5591,7 +5865,7 @@ class ResumeSessionResponse(BaseModel):
     """
 
 
-class SetSessionConfigOptionResponse(BaseModel):
+class SetSessionConfigOptionResponse(WireModel):
     """
     Response to `session/set_config_option` method.
     """
@@ -5600,6 +5874,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -5620,7 +5895,7 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
 
-class ToolCall(BaseModel):
+class ToolCall(WireModel):
     """
     Represents a tool call that the language model has requested.
 
@@ -5634,6 +5909,7 @@ class ToolCall(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -5651,29 +5927,38 @@ class ToolCall(BaseModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    kind: Annotated[
+        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
+    ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
+    status: Annotated[
+        Annotated[ToolCallStatus | None, Field(alias="status")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
+    ] = None
     """
     Current execution status of the tool call.
     """
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Content produced by the tool call.
     """
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     File locations affected by this tool call.
@@ -5697,7 +5982,7 @@ class ToolCall(BaseModel):
     """
 
 
-class ConfigOptionUpdate(BaseModel):
+class ConfigOptionUpdate(WireModel):
     """
     Session configuration options have been updated.
     """
@@ -5706,6 +5991,7 @@ class ConfigOptionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -5726,7 +6012,7 @@ class ConfigOptionUpdate(BaseModel):
     """
 
 
-class ClientCapabilities(BaseModel):
+class ClientCapabilities(WireModel):
     """
     Capabilities supported by the client.
 
@@ -5740,6 +6026,7 @@ class ClientCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[
@@ -5796,7 +6083,9 @@ class ClientCapabilities(BaseModel):
     """
 
 
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+ClientResponse = TypeAliasType(
+    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -5811,6 +6100,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -5829,6 +6119,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -5846,6 +6137,7 @@ class ToolCallSessionUpdate(ToolCall):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
@@ -5860,12 +6152,13 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
 
-class ToolCallUpdate(BaseModel):
+class ToolCallUpdate(WireModel):
     """
     An update to an existing tool call.
 
@@ -5879,6 +6172,7 @@ class ToolCallUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -5909,7 +6203,7 @@ class ToolCallUpdate(BaseModel):
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the content collection.
@@ -5917,7 +6211,7 @@ class ToolCallUpdate(BaseModel):
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the locations collection.
@@ -5941,14 +6235,15 @@ class ToolCallUpdate(BaseModel):
 
 
 ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+    "ElicitationFormMode",
+    Annotated[SessionElicitationFormMode | RequestElicitationFormMode, StrictJson()],
 )
 """
 Form-based elicitation mode where the client renders a form from the provided schema.
 """
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     """
     Response from creating a new session.
 
@@ -5959,6 +6254,7 @@ class NewSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5978,7 +6274,7 @@ class NewSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -5993,7 +6289,7 @@ class NewSessionResponse(BaseModel):
     """
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(WireModel):
     """
     Request parameters for the initialize method.
 
@@ -6006,6 +6302,7 @@ class InitializeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -6051,7 +6348,7 @@ class InitializeRequest(BaseModel):
     """
 
 
-class ResultAgentResponse(BaseModel):
+class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -6060,6 +6357,7 @@ class ResultAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6067,20 +6365,23 @@ class ResultAgentResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            InitializeResponse
+            | AuthenticateResponse
+            | LogoutResponse
+            | NewSessionResponse
+            | LoadSessionResponse
+            | ListSessionsResponse
+            | DeleteSessionResponse
+            | ResumeSessionResponse
+            | CloseSessionResponse
+            | SetSessionModeResponse
+            | SetSessionConfigOptionResponse
+            | PromptResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
@@ -6096,13 +6397,14 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6124,13 +6426,14 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6161,12 +6464,13 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
-class RequestPermissionRequest(BaseModel):
+class RequestPermissionRequest(WireModel):
     """
     Request for user permission to execute a tool call.
 
@@ -6179,6 +6483,7 @@ class RequestPermissionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -6206,10 +6511,22 @@ class RequestPermissionRequest(BaseModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+        Annotated[
+            Annotated[FormCreateElicitationRequest, Tag("form")]
+            | Annotated[UrlCreateElicitationRequest, Tag("url")]
+            | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "mode",
+                    "mode",
+                    ("form", "url"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6221,7 +6538,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
+AgentResponse = TypeAliasType(
+    "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -6230,21 +6549,24 @@ A JSON-RPC response object.
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate,
-        Field(discriminator="session_update"),
+        Annotated[
+            UserMessageChunkSessionUpdate
+            | AgentMessageChunkSessionUpdate
+            | AgentThoughtChunkSessionUpdate
+            | ToolCallSessionUpdate
+            | ToolCallUpdateSessionUpdate
+            | PlanSessionUpdate
+            | AvailableCommandsUpdateSessionUpdate
+            | CurrentModeUpdateSessionUpdate
+            | ConfigOptionUpdateSessionUpdate
+            | SessionInfoUpdateSessionUpdate
+            | UsageUpdateSessionUpdate
+            | NoticeSessionUpdate
+            | CompactionUpdateSessionUpdate
+            | CompactionSummaryChunkSessionUpdate,
+            Field(discriminator="session_update"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6256,7 +6578,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class ClientRequest(BaseModel):
+class ClientRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -6265,6 +6587,7 @@ class ClientRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6276,28 +6599,31 @@ class ClientRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeRequest
-        | AuthenticateRequest
-        | LogoutRequest
-        | NewSessionRequest
-        | LoadSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | SetSessionModeRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            InitializeRequest
+            | AuthenticateRequest
+            | LogoutRequest
+            | NewSessionRequest
+            | LoadSessionRequest
+            | ListSessionsRequest
+            | DeleteSessionRequest
+            | ResumeSessionRequest
+            | CloseSessionRequest
+            | SetSessionModeRequest
+            | SetSessionConfigOptionRequest
+            | PromptRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class AgentRequest(BaseModel):
+class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -6306,6 +6632,7 @@ class AgentRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -6317,25 +6644,28 @@ class AgentRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            WriteTextFileRequest
+            | ReadTextFileRequest
+            | RequestPermissionRequest
+            | CreateTerminalRequest
+            | TerminalOutputRequest
+            | ReleaseTerminalRequest
+            | WaitForTerminalExitRequest
+            | KillTerminalRequest
+            | CreateElicitationRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     """
     Notification containing a session update from the agent.
 
@@ -6348,6 +6678,7 @@ class SessionNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -6368,7 +6699,7 @@ class SessionNotification(BaseModel):
     """
 
 
-class AgentNotification(BaseModel):
+class AgentNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -6377,6 +6708,7 @@ class AgentNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6384,8 +6716,11 @@ class AgentNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        SessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(alias="params"),
+        Annotated[
+            SessionNotification | CompleteElicitationNotification | ExtNotification | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
@@ -6480,7 +6815,6 @@ __all__ = [
     "ElicitationAcceptAction",
     "ElicitationCapabilities",
     "ElicitationContentValue",
-    "ElicitationContentValue1",
     "ElicitationFormCapabilities",
     "ElicitationFormMode",
     "ElicitationId",
@@ -6499,15 +6833,6 @@ __all__ = [
     "ErrorAgentResponse",
     "ErrorClientResponse",
     "ErrorCode",
-    "ErrorCode1",
-    "ErrorCode2",
-    "ErrorCode3",
-    "ErrorCode4",
-    "ErrorCode5",
-    "ErrorCode6",
-    "ErrorCode7",
-    "ErrorCode8",
-    "ErrorCode9",
     "ExtNotification",
     "ExtRequest",
     "ExtResponse",
@@ -6520,6 +6845,7 @@ __all__ = [
     "Implementation",
     "InitializeRequest",
     "InitializeResponse",
+    "IntegerElicitationContentValue",
     "IntegerElicitationPropertySchema",
     "IntegerPropertySchema",
     "KillTerminalRequest",
@@ -6548,9 +6874,11 @@ __all__ = [
     "NoticeSeverity",
     "NumberElicitationPropertySchema",
     "NumberPropertySchema",
+    "NumberRequestId",
     "OtherCreateElicitationRequest",
     "OtherCreateElicitationResponse",
     "OtherElicitationPropertySchema",
+    "OtherErrorCode",
     "OtherMultiSelectItems",
     "PermissionOption",
     "PermissionOptionId",
@@ -6572,7 +6900,6 @@ __all__ = [
     "RequestElicitationUrlMode",
     "RequestFormCreateElicitationRequest",
     "RequestId",
-    "RequestId1",
     "RequestOtherCreateElicitationRequest",
     "RequestPermissionOutcome",
     "RequestPermissionRequest",

@@ -210,7 +210,7 @@ def _as_list(value: Any) -> Any:
 
 def accept_create_elicitation_response(
     *,
-    content: dict[str, Any] | None | Unset = UNSET,
+    content: dict[str, models.ElicitationContentValue] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcceptCreateElicitationResponse:
     """
@@ -2163,7 +2163,7 @@ def request_form_create_elicitation_request(
     requested_schema: models.ElicitationSchema,
     message: str,
     *,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestFormCreateElicitationRequest:
     """
     A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
@@ -2176,7 +2176,7 @@ def request_form_create_elicitation_request(
         requested_schema=requested_schema,
         message=message,
         **_given(
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -2223,7 +2223,7 @@ def request_url_create_elicitation_request(
     url: str,
     message: str,
     *,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestUrlCreateElicitationRequest:
     """
     A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
@@ -2237,7 +2237,7 @@ def request_url_create_elicitation_request(
         url=url,
         message=message,
         **_given(
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -2526,7 +2526,7 @@ def session_form_create_elicitation_request(
     message: str,
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionFormCreateElicitationRequest:
     """
     A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
@@ -2540,7 +2540,7 @@ def session_form_create_elicitation_request(
         message=message,
         **_given(
             tool_call_id=tool_call_id,
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 
@@ -2673,7 +2673,7 @@ def session_url_create_elicitation_request(
     message: str,
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
-    field_meta: dict[str, Any] | None | Unset = UNSET,
+    meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionUrlCreateElicitationRequest:
     """
     A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
@@ -2688,7 +2688,7 @@ def session_url_create_elicitation_request(
         message=message,
         **_given(
             tool_call_id=tool_call_id,
-            field_meta=field_meta,
+            meta=meta,
         ),
     )
 

@@ -3,35 +3,23 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems, TagRouter
-
-RequestId1 = TypeAliasType(
-    "RequestId1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")],
+from ._support import (
+    DefaultOnError,
+    DefaultOnNull,
+    Integral,
+    KeepUnrecognised,
+    NotNull,
+    OmitNone,
+    SkipInvalidItems,
+    StrictJson,
+    TagRouter,
+    WireModel,
 )
-"""
-A numeric JSON-RPC request id.
-"""
 
-
-RequestId = TypeAliasType("RequestId", RequestId1 | str | None)
-"""
-JSON RPC Request Id
-
-An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
-
-The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
-
-\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
-
-\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
-"""
-
-
-SessionId = TypeAliasType("SessionId", str)
+SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
 """
 A unique identifier for a conversation session between a client and agent.
 
@@ -42,7 +30,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draf
 """
 
 
-class ReadTextFileRequest(BaseModel):
+class ReadTextFileRequest(WireModel):
     """
     Request to read content from a text file.
 
@@ -53,6 +41,7 @@ class ReadTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -63,11 +52,15 @@ class ReadTextFileRequest(BaseModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[int | None, Field(alias="line", ge=0, le=4294967295)] = None
+    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
+        None
+    )
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)] = None
+    limit: Annotated[
+        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum number of lines to read.
     """
@@ -81,7 +74,7 @@ class ReadTextFileRequest(BaseModel):
     """
 
 
-ToolCallId = TypeAliasType("ToolCallId", str)
+ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
 """
 Unique identifier for a tool call within a session.
 """
@@ -89,17 +82,20 @@ Unique identifier for a tool call within a session.
 
 ToolKind = TypeAliasType(
     "ToolKind",
-    Literal[
-        "read",
-        "edit",
-        "delete",
-        "move",
-        "search",
-        "execute",
-        "think",
-        "fetch",
-        "switch_mode",
-        "other",
+    Annotated[
+        Literal[
+            "read",
+            "edit",
+            "delete",
+            "move",
+            "search",
+            "execute",
+            "think",
+            "fetch",
+            "switch_mode",
+            "other",
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -113,7 +109,8 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/
 
 
 ToolCallStatus = TypeAliasType(
-    "ToolCallStatus", Literal["pending", "in_progress", "completed", "failed"]
+    "ToolCallStatus",
+    Annotated[Literal["pending", "in_progress", "completed", "failed"], StrictJson()],
 )
 """
 Execution status of a tool call.
@@ -124,13 +121,13 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/to
 """
 
 
-Role = TypeAliasType("Role", Literal["assistant", "user"])
+Role = TypeAliasType("Role", Annotated[Literal["assistant", "user"], StrictJson()])
 """
 The sender or recipient of messages and data in a conversation.
 """
 
 
-class TextResourceContents(BaseModel):
+class TextResourceContents(WireModel):
     """
     Text-based resource contents.
     """
@@ -139,6 +136,7 @@ class TextResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
@@ -163,7 +161,7 @@ class TextResourceContents(BaseModel):
     """
 
 
-class BlobResourceContents(BaseModel):
+class BlobResourceContents(WireModel):
     """
     Binary resource contents.
     """
@@ -172,6 +170,7 @@ class BlobResourceContents(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     blob: Annotated[str, Field(alias="blob")]
@@ -196,7 +195,7 @@ class BlobResourceContents(BaseModel):
     """
 
 
-class Diff(BaseModel):
+class Diff(WireModel):
     """
     A diff representing file modifications.
 
@@ -209,6 +208,7 @@ class Diff(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -233,13 +233,13 @@ class Diff(BaseModel):
     """
 
 
-TerminalId = TypeAliasType("TerminalId", str)
+TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
 """
 Typed identifier used for terminal values on the wire.
 """
 
 
-class Terminal(BaseModel):
+class Terminal(WireModel):
     """
     Embed a terminal created with `terminal/create` by its id.
 
@@ -252,6 +252,7 @@ class Terminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -268,7 +269,7 @@ class Terminal(BaseModel):
     """
 
 
-class ToolCallLocation(BaseModel):
+class ToolCallLocation(WireModel):
     """
     A file location being accessed or modified by a tool.
 
@@ -282,6 +283,7 @@ class ToolCallLocation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
@@ -289,7 +291,9 @@ class ToolCallLocation(BaseModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
@@ -304,14 +308,15 @@ class ToolCallLocation(BaseModel):
     """
 
 
-PermissionOptionId = TypeAliasType("PermissionOptionId", str)
+PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a permission option.
 """
 
 
 PermissionOptionKind = TypeAliasType(
-    "PermissionOptionKind", Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+    "PermissionOptionKind",
+    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
 )
 """
 The type of permission option being presented to the user.
@@ -320,7 +325,7 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class EnvVariable(BaseModel):
+class EnvVariable(WireModel):
     """
     An environment variable to set when launching an MCP server.
     """
@@ -329,6 +334,7 @@ class EnvVariable(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -349,7 +355,7 @@ class EnvVariable(BaseModel):
     """
 
 
-class TerminalOutputRequest(BaseModel):
+class TerminalOutputRequest(WireModel):
     """
     Request to get the current output and status of a terminal.
     """
@@ -358,6 +364,7 @@ class TerminalOutputRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -378,7 +385,7 @@ class TerminalOutputRequest(BaseModel):
     """
 
 
-class ReleaseTerminalRequest(BaseModel):
+class ReleaseTerminalRequest(WireModel):
     """
     Request to release a terminal and free its resources.
     """
@@ -387,6 +394,7 @@ class ReleaseTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -407,7 +415,7 @@ class ReleaseTerminalRequest(BaseModel):
     """
 
 
-class WaitForTerminalExitRequest(BaseModel):
+class WaitForTerminalExitRequest(WireModel):
     """
     Request to wait for a terminal command to exit.
     """
@@ -416,6 +424,7 @@ class WaitForTerminalExitRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -436,7 +445,7 @@ class WaitForTerminalExitRequest(BaseModel):
     """
 
 
-class KillTerminalRequest(BaseModel):
+class KillTerminalRequest(WireModel):
     """
     Request to kill a terminal without releasing it.
     """
@@ -445,6 +454,7 @@ class KillTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -465,7 +475,7 @@ class KillTerminalRequest(BaseModel):
     """
 
 
-class ElicitationSessionScope(BaseModel):
+class ElicitationSessionScope(WireModel):
     """
     Session-scoped elicitation, optionally tied to a specific tool call.
 
@@ -478,6 +488,7 @@ class ElicitationSessionScope(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -495,37 +506,23 @@ class ElicitationSessionScope(BaseModel):
     """
 
 
-class ElicitationRequestScope(BaseModel):
-    """
-    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
-
-
-ElicitationSchemaType = TypeAliasType("ElicitationSchemaType", Literal["object"])
+ElicitationSchemaType = TypeAliasType(
+    "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
+)
 """
 Type discriminator for elicitation schemas.
 """
 
 
-StringFormat = TypeAliasType("StringFormat", Literal["email", "uri", "date", "date-time"])
+StringFormat = TypeAliasType(
+    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+)
 """
 String format types for string properties in elicitation schemas.
 """
 
 
-class EnumOption(BaseModel):
+class EnumOption(WireModel):
     """
     A titled enum option with a const value, human-readable title, and optional description.
     """
@@ -534,6 +531,7 @@ class EnumOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     const: Annotated[str, Field(alias="const")]
@@ -564,7 +562,7 @@ class EnumOption(BaseModel):
     """
 
 
-class StringPropertySchema(BaseModel):
+class StringPropertySchema(WireModel):
     """
     Schema for string properties in an elicitation form.
 
@@ -576,6 +574,7 @@ class StringPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -592,13 +591,17 @@ class StringPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)] = None
+    min_length: Annotated[
+        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)] = None
+    max_length: Annotated[
+        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Maximum string length.
 
@@ -646,7 +649,7 @@ class StringPropertySchema(BaseModel):
     """
 
 
-class NumberPropertySchema(BaseModel):
+class NumberPropertySchema(WireModel):
     """
     Schema for number (floating-point) properties in an elicitation form.
     """
@@ -655,6 +658,7 @@ class NumberPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -701,7 +705,7 @@ class NumberPropertySchema(BaseModel):
     """
 
 
-class IntegerPropertySchema(BaseModel):
+class IntegerPropertySchema(WireModel):
     """
     Schema for integer properties in an elicitation form.
     """
@@ -710,6 +714,7 @@ class IntegerPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -727,7 +732,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Minimum value (inclusive).
@@ -735,7 +743,10 @@ class IntegerPropertySchema(BaseModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        Annotated[
+            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+        ],
+        Integral(),
     ] = None
     """
     Maximum value (inclusive).
@@ -746,6 +757,7 @@ class IntegerPropertySchema(BaseModel):
         Annotated[
             int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
         ],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -765,7 +777,7 @@ class IntegerPropertySchema(BaseModel):
     """
 
 
-class BooleanPropertySchema(BaseModel):
+class BooleanPropertySchema(WireModel):
     """
     Schema for boolean properties in an elicitation form.
     """
@@ -774,6 +786,7 @@ class BooleanPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -808,7 +821,7 @@ class BooleanPropertySchema(BaseModel):
     """
 
 
-class StringMultiSelectItems(BaseModel):
+class StringMultiSelectItems(WireModel):
     """
     String item schema for multi-select enum properties.
     """
@@ -817,6 +830,7 @@ class StringMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     enum: Annotated[list[str], Field(alias="enum")]
@@ -835,7 +849,7 @@ class StringMultiSelectItems(BaseModel):
     """
 
 
-class TitledMultiSelectItems(BaseModel):
+class TitledMultiSelectItems(WireModel):
     """
     Items definition for titled multi-select enum properties.
     """
@@ -844,6 +858,7 @@ class TitledMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
@@ -862,13 +877,13 @@ class TitledMultiSelectItems(BaseModel):
     """
 
 
-ElicitationId = TypeAliasType("ElicitationId", str)
+ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
 """
 Unique identifier for an elicitation.
 """
 
 
-McpServerAcpId = TypeAliasType("McpServerAcpId", str)
+McpServerAcpId = TypeAliasType("McpServerAcpId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -881,7 +896,7 @@ used by `mcp/message` to route requests to the component that declared the serve
 """
 
 
-McpRequestId = TypeAliasType("McpRequestId", str)
+McpRequestId = TypeAliasType("McpRequestId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -894,7 +909,7 @@ from the outer ACP JSON-RPC request ID.
 """
 
 
-ExtRequest = TypeAliasType("ExtRequest", Any)
+ExtRequest = TypeAliasType("ExtRequest", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -904,7 +919,9 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-ProtocolVersion = TypeAliasType("ProtocolVersion", Annotated[int, Field(ge=0, le=65535)])
+ProtocolVersion = TypeAliasType(
+    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+)
 """
 Protocol version identifier.
 
@@ -913,7 +930,7 @@ Non-breaking changes should be introduced via capabilities.
 """
 
 
-class PromptCapabilities(BaseModel):
+class PromptCapabilities(WireModel):
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -933,6 +950,7 @@ class PromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
@@ -962,7 +980,7 @@ class PromptCapabilities(BaseModel):
     """
 
 
-class McpCapabilities(BaseModel):
+class McpCapabilities(WireModel):
     """
     MCP capabilities supported by the agent
     """
@@ -971,6 +989,7 @@ class McpCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
@@ -999,7 +1018,7 @@ class McpCapabilities(BaseModel):
     """
 
 
-class SessionListCapabilities(BaseModel):
+class SessionListCapabilities(WireModel):
     """
     Capabilities for the `session/list` method.
 
@@ -1010,6 +1029,7 @@ class SessionListCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1022,7 +1042,7 @@ class SessionListCapabilities(BaseModel):
     """
 
 
-class SessionDeleteCapabilities(BaseModel):
+class SessionDeleteCapabilities(WireModel):
     """
     Capabilities for the `session/delete` method.
 
@@ -1033,6 +1053,7 @@ class SessionDeleteCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1045,7 +1066,7 @@ class SessionDeleteCapabilities(BaseModel):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(BaseModel):
+class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
     Capabilities for additional session directories support.
 
@@ -1059,6 +1080,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1071,7 +1093,7 @@ class SessionAdditionalDirectoriesCapabilities(BaseModel):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(BaseModel):
+class SessionSystemPromptOverrideCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1087,6 +1109,7 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1099,7 +1122,7 @@ class SessionSystemPromptOverrideCapabilities(BaseModel):
     """
 
 
-class SessionForkCapabilities(BaseModel):
+class SessionForkCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1114,6 +1137,7 @@ class SessionForkCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1126,7 +1150,7 @@ class SessionForkCapabilities(BaseModel):
     """
 
 
-class SessionArchiveCapabilities(BaseModel):
+class SessionArchiveCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1142,6 +1166,7 @@ class SessionArchiveCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1154,7 +1179,7 @@ class SessionArchiveCapabilities(BaseModel):
     """
 
 
-class SessionStatusCapabilities(BaseModel):
+class SessionStatusCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1169,6 +1194,7 @@ class SessionStatusCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1181,7 +1207,7 @@ class SessionStatusCapabilities(BaseModel):
     """
 
 
-class SessionTitleCapabilities(BaseModel):
+class SessionTitleCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1197,6 +1223,7 @@ class SessionTitleCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1209,7 +1236,7 @@ class SessionTitleCapabilities(BaseModel):
     """
 
 
-class SessionResumeCapabilities(BaseModel):
+class SessionResumeCapabilities(WireModel):
     """
     Capabilities for the `session/resume` method.
 
@@ -1220,6 +1247,7 @@ class SessionResumeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1232,7 +1260,7 @@ class SessionResumeCapabilities(BaseModel):
     """
 
 
-class SessionCloseCapabilities(BaseModel):
+class SessionCloseCapabilities(WireModel):
     """
     Capabilities for the `session/close` method.
 
@@ -1243,6 +1271,7 @@ class SessionCloseCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1255,7 +1284,7 @@ class SessionCloseCapabilities(BaseModel):
     """
 
 
-class AuthStatusCapabilities(BaseModel):
+class AuthStatusCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1270,6 +1299,7 @@ class AuthStatusCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1282,7 +1312,7 @@ class AuthStatusCapabilities(BaseModel):
     """
 
 
-class LogoutCapabilities(BaseModel):
+class LogoutCapabilities(WireModel):
     """
     Logout capabilities supported by the agent.
 
@@ -1293,6 +1323,7 @@ class LogoutCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1305,7 +1336,7 @@ class LogoutCapabilities(BaseModel):
     """
 
 
-class ProvidersCapabilities(BaseModel):
+class ProvidersCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -1320,6 +1351,7 @@ class ProvidersCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1332,13 +1364,13 @@ class ProvidersCapabilities(BaseModel):
     """
 
 
-AuthMethodId = TypeAliasType("AuthMethodId", str)
+AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
 """
 Typed identifier used for auth method values on the wire.
 """
 
 
-class AuthMethodTerminal(BaseModel):
+class AuthMethodTerminal(WireModel):
     """
     Terminal-based authentication method.
 
@@ -1353,6 +1385,7 @@ class AuthMethodTerminal(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1369,11 +1402,15 @@ class AuthMethodTerminal(BaseModel):
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull()] = None
+    env: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+    ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1388,7 +1425,7 @@ class AuthMethodTerminal(BaseModel):
     """
 
 
-class AuthMethodAgent(BaseModel):
+class AuthMethodAgent(WireModel):
     """
     Agent handles authentication itself through `authenticate`.
 
@@ -1399,6 +1436,7 @@ class AuthMethodAgent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[AuthMethodId, Field(alias="id")]
@@ -1425,7 +1463,7 @@ class AuthMethodAgent(BaseModel):
     """
 
 
-class Implementation(BaseModel):
+class Implementation(WireModel):
     """
     Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
@@ -1436,6 +1474,7 @@ class Implementation(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -1465,7 +1504,7 @@ class Implementation(BaseModel):
     """
 
 
-class AuthenticateResponse(BaseModel):
+class AuthenticateResponse(WireModel):
     """
     Response to the `authenticate` method.
     """
@@ -1474,6 +1513,7 @@ class AuthenticateResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1486,7 +1526,7 @@ class AuthenticateResponse(BaseModel):
     """
 
 
-ProviderId = TypeAliasType("ProviderId", str)
+ProviderId = TypeAliasType("ProviderId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -1498,12 +1538,15 @@ Unique identifier for a configurable LLM provider.
 
 LlmProtocol = TypeAliasType(
     "LlmProtocol",
-    Literal["anthropic"]
-    | Literal["openai"]
-    | Literal["azure"]
-    | Literal["vertex"]
-    | Literal["bedrock"]
-    | str,
+    Annotated[
+        Literal["anthropic"]
+        | Literal["openai"]
+        | Literal["azure"]
+        | Literal["vertex"]
+        | Literal["bedrock"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 **UNSTABLE**
@@ -1519,7 +1562,7 @@ Protocol names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-class ProviderCurrentConfig(BaseModel):
+class ProviderCurrentConfig(WireModel):
     """
     **UNSTABLE**
 
@@ -1532,6 +1575,7 @@ class ProviderCurrentConfig(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
@@ -1552,7 +1596,7 @@ class ProviderCurrentConfig(BaseModel):
     """
 
 
-class SetProviderResponse(BaseModel):
+class SetProviderResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1565,6 +1609,7 @@ class SetProviderResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1577,7 +1622,7 @@ class SetProviderResponse(BaseModel):
     """
 
 
-class DisableProviderResponse(BaseModel):
+class DisableProviderResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1590,6 +1635,7 @@ class DisableProviderResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1602,7 +1648,7 @@ class DisableProviderResponse(BaseModel):
     """
 
 
-class LogoutResponse(BaseModel):
+class LogoutResponse(WireModel):
     """
     Response to the `logout` method.
     """
@@ -1611,6 +1657,7 @@ class LogoutResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1625,11 +1672,14 @@ class LogoutResponse(BaseModel):
 
 AuthState = TypeAliasType(
     "AuthState",
-    Literal["authenticated"]
-    | Literal["unauthenticated"]
-    | Literal["not_required"]
-    | Literal["unknown"]
-    | str,
+    Annotated[
+        Literal["authenticated"]
+        | Literal["unauthenticated"]
+        | Literal["not_required"]
+        | Literal["unknown"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 **UNSTABLE**
@@ -1640,7 +1690,7 @@ The agent's overall authentication state.
 """
 
 
-class AuthAccount(BaseModel):
+class AuthAccount(WireModel):
     """
     **UNSTABLE**
 
@@ -1658,6 +1708,7 @@ class AuthAccount(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     label: Annotated[str, Field(alias="label")]
@@ -1703,13 +1754,13 @@ class AuthAccount(BaseModel):
     """
 
 
-SessionModeId = TypeAliasType("SessionModeId", str)
+SessionModeId = TypeAliasType("SessionModeId", Annotated[str, StrictJson()])
 """
 Unique identifier for a Session Mode.
 """
 
 
-class SessionMode(BaseModel):
+class SessionMode(WireModel):
     """
     A mode the agent can operate in.
 
@@ -1720,6 +1771,7 @@ class SessionMode(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionModeId, Field(alias="id")]
@@ -1746,7 +1798,7 @@ class SessionMode(BaseModel):
     """
 
 
-SessionConfigId = TypeAliasType("SessionConfigId", str)
+SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option.
 """
@@ -1754,7 +1806,14 @@ Unique identifier for a session configuration option.
 
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
-    Literal["mode"] | Literal["model"] | Literal["model_config"] | Literal["thought_level"] | str,
+    Annotated[
+        Literal["mode"]
+        | Literal["model"]
+        | Literal["model_config"]
+        | Literal["thought_level"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Semantic category for a session configuration option.
@@ -1769,13 +1828,13 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", str)
+SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value.
 """
 
 
-class SessionConfigSelectOption(BaseModel):
+class SessionConfigSelectOption(WireModel):
     """
     A possible value for a session configuration option.
     """
@@ -1784,6 +1843,7 @@ class SessionConfigSelectOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     value: Annotated[SessionConfigValueId, Field(alias="value")]
@@ -1810,13 +1870,13 @@ class SessionConfigSelectOption(BaseModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", str)
+SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
 """
 Unique identifier for a session configuration option value group.
 """
 
 
-class SessionConfigBoolean(BaseModel):
+class SessionConfigBoolean(WireModel):
     """
     A boolean on/off toggle session configuration option payload.
     """
@@ -1825,6 +1885,7 @@ class SessionConfigBoolean(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[bool, Field(alias="currentValue")]
@@ -1833,7 +1894,7 @@ class SessionConfigBoolean(BaseModel):
     """
 
 
-class SessionInfo(BaseModel):
+class SessionInfo(WireModel):
     """
     Information about a session returned by session/list
     """
@@ -1842,6 +1903,7 @@ class SessionInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -1854,8 +1916,10 @@ class SessionInfo(BaseModel):
     """
     additional_directories: Annotated[
         Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots reported for this session. Each path must be absolute.
@@ -1893,7 +1957,7 @@ class SessionInfo(BaseModel):
     """
 
 
-class DeleteSessionResponse(BaseModel):
+class DeleteSessionResponse(WireModel):
     """
     Response from deleting a session.
     """
@@ -1902,6 +1966,7 @@ class DeleteSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1914,7 +1979,7 @@ class DeleteSessionResponse(BaseModel):
     """
 
 
-class ArchiveSessionResponse(BaseModel):
+class ArchiveSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1927,6 +1992,7 @@ class ArchiveSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1939,7 +2005,7 @@ class ArchiveSessionResponse(BaseModel):
     """
 
 
-class UnarchiveSessionResponse(BaseModel):
+class UnarchiveSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1952,6 +2018,7 @@ class UnarchiveSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -1964,7 +2031,9 @@ class UnarchiveSessionResponse(BaseModel):
     """
 
 
-SessionStatus = TypeAliasType("SessionStatus", Literal["open"] | Literal["saved"] | str)
+SessionStatus = TypeAliasType(
+    "SessionStatus", Annotated[Literal["open"] | Literal["saved"] | str, StrictJson()]
+)
 """
 **UNSTABLE**
 
@@ -1974,7 +2043,7 @@ Whether the Agent has a session in memory, as reported by `session/status`.
 """
 
 
-class SetSessionTitleResponse(BaseModel):
+class SetSessionTitleResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -1987,6 +2056,7 @@ class SetSessionTitleResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[str, Field(alias="title")]
@@ -2006,7 +2076,7 @@ class SetSessionTitleResponse(BaseModel):
     """
 
 
-class CloseSessionResponse(BaseModel):
+class CloseSessionResponse(WireModel):
     """
     Response from closing a session.
     """
@@ -2015,6 +2085,7 @@ class CloseSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2027,7 +2098,7 @@ class CloseSessionResponse(BaseModel):
     """
 
 
-class SetSessionModeResponse(BaseModel):
+class SetSessionModeResponse(WireModel):
     """
     Response to `session/set_mode` method.
     """
@@ -2036,6 +2107,7 @@ class SetSessionModeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2049,7 +2121,10 @@ class SetSessionModeResponse(BaseModel):
 
 
 StopReason = TypeAliasType(
-    "StopReason", Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    "StopReason",
+    Annotated[
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+    ],
 )
 """
 Reasons why an agent stops processing a prompt turn.
@@ -2058,7 +2133,7 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-class Usage(BaseModel):
+class Usage(WireModel):
     """
     **UNSTABLE**
 
@@ -2071,22 +2146,30 @@ class Usage(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    total_tokens: Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)]
+    total_tokens: Annotated[
+        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Sum of all token types across session.
     """
-    input_tokens: Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)]
+    input_tokens: Annotated[
+        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total input tokens across all turns.
     """
-    output_tokens: Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)]
+    output_tokens: Annotated[
+        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total output tokens across all turns.
     """
     thought_tokens: Annotated[
         Annotated[int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2094,6 +2177,7 @@ class Usage(BaseModel):
     """
     cached_read_tokens: Annotated[
         Annotated[int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2101,6 +2185,7 @@ class Usage(BaseModel):
     """
     cached_write_tokens: Annotated[
         Annotated[int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -2116,7 +2201,7 @@ class Usage(BaseModel):
     """
 
 
-ExtResponse = TypeAliasType("ExtResponse", Any)
+ExtResponse = TypeAliasType("ExtResponse", Annotated[Any, StrictJson()])
 """
 Allows for sending an arbitrary response to an extension request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
@@ -2126,118 +2211,15 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-ErrorCode1 = TypeAliasType(
-    "ErrorCode1",
-    Annotated[Literal[-32700], Field(ge=-2147483648, le=2147483647, title="Parse error")],
-)
-"""
-**Parse error**: Invalid JSON was received by the server.
-An error occurred on the server while parsing the JSON text.
-"""
-
-
-ErrorCode2 = TypeAliasType(
-    "ErrorCode2",
-    Annotated[Literal[-32600], Field(ge=-2147483648, le=2147483647, title="Invalid request")],
-)
-"""
-**Invalid request**: The JSON sent is not a valid Request object.
-"""
-
-
-ErrorCode3 = TypeAliasType(
-    "ErrorCode3",
-    Annotated[Literal[-32601], Field(ge=-2147483648, le=2147483647, title="Method not found")],
-)
-"""
-**Method not found**: The method does not exist or is not available.
-"""
-
-
-ErrorCode4 = TypeAliasType(
-    "ErrorCode4",
-    Annotated[Literal[-32602], Field(ge=-2147483648, le=2147483647, title="Invalid params")],
-)
-"""
-**Invalid params**: Invalid method parameter(s).
-"""
-
-
-ErrorCode5 = TypeAliasType(
-    "ErrorCode5",
-    Annotated[Literal[-32603], Field(ge=-2147483648, le=2147483647, title="Internal error")],
-)
-"""
-**Internal error**: Internal JSON-RPC error.
-"""
-
-
-ErrorCode6 = TypeAliasType(
-    "ErrorCode6",
-    Annotated[Literal[-32800], Field(ge=-2147483648, le=2147483647, title="Request cancelled")],
-)
-"""
-**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
-because of resource constraints or shutdown.
-"""
-
-
-ErrorCode7 = TypeAliasType(
-    "ErrorCode7",
-    Annotated[
-        Literal[-32000], Field(ge=-2147483648, le=2147483647, title="Authentication required")
-    ],
-)
-"""
-**Authentication required**: Authentication is required before this operation can be performed.
-"""
-
-
-ErrorCode8 = TypeAliasType(
-    "ErrorCode8",
-    Annotated[Literal[-32002], Field(ge=-2147483648, le=2147483647, title="Resource not found")],
-)
-"""
-**Resource not found**: A given resource, such as a session or file, was not found.
-"""
-
-
-ErrorCode9 = TypeAliasType(
-    "ErrorCode9", Annotated[int, Field(ge=-2147483648, le=2147483647, title="Other")]
-)
-"""
-Other undefined error code.
-"""
-
-
-ErrorCode = TypeAliasType(
-    "ErrorCode",
-    ErrorCode1
-    | ErrorCode2
-    | ErrorCode3
-    | ErrorCode4
-    | ErrorCode5
-    | ErrorCode6
-    | ErrorCode7
-    | ErrorCode8
-    | ErrorCode9,
-)
-"""
-Predefined error codes for common JSON-RPC and ACP-specific errors.
-
-Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
-server-error range (-32000 to -32099), and request cancellation uses -32800 from the
-range LSP reserves (-32899 to -32800).
-"""
-
-
-MessageId = TypeAliasType("MessageId", str)
+MessageId = TypeAliasType("MessageId", Annotated[str, StrictJson()])
 """
 Unique identifier for a message within a session.
 """
 
 
-PlanEntryPriority = TypeAliasType("PlanEntryPriority", Literal["high", "medium", "low"])
+PlanEntryPriority = TypeAliasType(
+    "PlanEntryPriority", Annotated[Literal["high", "medium", "low"], StrictJson()]
+)
 """
 Priority levels for plan entries.
 
@@ -2247,7 +2229,9 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-PlanEntryStatus = TypeAliasType("PlanEntryStatus", Literal["pending", "in_progress", "completed"])
+PlanEntryStatus = TypeAliasType(
+    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+)
 """
 Status of a plan entry in the execution flow.
 
@@ -2256,7 +2240,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-PlanId = TypeAliasType("PlanId", str)
+PlanId = TypeAliasType("PlanId", Annotated[str, StrictJson()])
 """
 **UNSTABLE**
 
@@ -2266,7 +2250,7 @@ Unique identifier for a plan within a session.
 """
 
 
-class PlanFile(BaseModel):
+class PlanFile(WireModel):
     """
     **UNSTABLE**
 
@@ -2279,6 +2263,7 @@ class PlanFile(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2299,7 +2284,7 @@ class PlanFile(BaseModel):
     """
 
 
-class PlanMarkdown(BaseModel):
+class PlanMarkdown(WireModel):
     """
     **UNSTABLE**
 
@@ -2312,6 +2297,7 @@ class PlanMarkdown(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2332,7 +2318,7 @@ class PlanMarkdown(BaseModel):
     """
 
 
-class PlanRemoved(BaseModel):
+class PlanRemoved(WireModel):
     """
     **UNSTABLE**
 
@@ -2345,6 +2331,7 @@ class PlanRemoved(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -2361,7 +2348,7 @@ class PlanRemoved(BaseModel):
     """
 
 
-class UnstructuredCommandInput(BaseModel):
+class UnstructuredCommandInput(WireModel):
     """
     All text that was typed after the command name is provided as input.
     """
@@ -2370,6 +2357,7 @@ class UnstructuredCommandInput(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     hint: Annotated[str, Field(alias="hint")]
@@ -2386,7 +2374,7 @@ class UnstructuredCommandInput(BaseModel):
     """
 
 
-class CurrentModeUpdate(BaseModel):
+class CurrentModeUpdate(WireModel):
     """
     The current mode of the session has changed
 
@@ -2397,6 +2385,7 @@ class CurrentModeUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -2413,7 +2402,7 @@ class CurrentModeUpdate(BaseModel):
     """
 
 
-class SessionInfoUpdate(BaseModel):
+class SessionInfoUpdate(WireModel):
     """
     Update to session metadata. All fields are optional to support partial updates.
 
@@ -2425,6 +2414,7 @@ class SessionInfoUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -2445,7 +2435,7 @@ class SessionInfoUpdate(BaseModel):
     """
 
 
-class Cost(BaseModel):
+class Cost(WireModel):
     """
     Cost information for a session.
     """
@@ -2454,6 +2444,7 @@ class Cost(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     amount: Annotated[float, Field(alias="amount")]
@@ -2475,7 +2466,7 @@ class Cost(BaseModel):
     """
 
 
-class UsageUpdate(BaseModel):
+class UsageUpdate(WireModel):
     """
     Context window and cost update for a session.
     """
@@ -2484,13 +2475,14 @@ class UsageUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)]
+    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)]
+    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
     """
     Total context window size in tokens.
     """
@@ -2509,14 +2501,15 @@ class UsageUpdate(BaseModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity", Literal["info"] | Literal["warning"] | Literal["error"] | str
+    "NoticeSeverity",
+    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
 )
 """
 Severity hint for a session notice.
 """
 
 
-class Notice(BaseModel):
+class Notice(WireModel):
     """
     Fire-and-forget information for the user.
 
@@ -2533,6 +2526,7 @@ class Notice(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     severity: Annotated[NoticeSeverity, Field(alias="severity")]
@@ -2559,7 +2553,7 @@ class Notice(BaseModel):
     """
 
 
-CompactionId = TypeAliasType("CompactionId", str)
+CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
 """
 Unique identifier for a context compaction within a session.
 """
@@ -2567,14 +2561,21 @@ Unique identifier for a context compaction within a session.
 
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
-    Literal["in_progress"] | Literal["completed"] | Literal["failed"] | Literal["cancelled"] | str,
+    Annotated[
+        Literal["in_progress"]
+        | Literal["completed"]
+        | Literal["failed"]
+        | Literal["cancelled"]
+        | str,
+        StrictJson(),
+    ],
 )
 """
 Lifecycle state of a context compaction.
 """
 
 
-class SessionCancelCapabilities(BaseModel):
+class SessionCancelCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2589,6 +2590,7 @@ class SessionCancelCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2601,7 +2603,7 @@ class SessionCancelCapabilities(BaseModel):
     """
 
 
-class RunningStateUpdate(BaseModel):
+class RunningStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -2612,6 +2614,7 @@ class RunningStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2622,7 +2625,7 @@ class RunningStateUpdate(BaseModel):
     """
 
 
-class RequiresActionStateUpdate(BaseModel):
+class RequiresActionStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -2633,6 +2636,7 @@ class RequiresActionStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2643,7 +2647,7 @@ class RequiresActionStateUpdate(BaseModel):
     """
 
 
-class UnknownStateUpdate(BaseModel):
+class UnknownStateUpdate(WireModel):
     """
     **UNSTABLE**
 
@@ -2664,6 +2668,7 @@ class UnknownStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2674,7 +2679,7 @@ class UnknownStateUpdate(BaseModel):
     """
 
 
-class CompleteElicitationNotification(BaseModel):
+class CompleteElicitationNotification(WireModel):
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
@@ -2683,6 +2688,7 @@ class CompleteElicitationNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -2701,7 +2707,7 @@ class CompleteElicitationNotification(BaseModel):
     """
 
 
-class AuthStatusUpdateNotification(BaseModel):
+class AuthStatusUpdateNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -2718,6 +2724,7 @@ class AuthStatusUpdateNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
@@ -2729,8 +2736,10 @@ class AuthStatusUpdateNotification(BaseModel):
     """
     accounts: Annotated[
         Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     The accounts the agent has configured, for display.
@@ -2749,7 +2758,7 @@ class AuthStatusUpdateNotification(BaseModel):
     """
 
 
-ExtNotification = TypeAliasType("ExtNotification", Any)
+ExtNotification = TypeAliasType("ExtNotification", Annotated[Any, StrictJson()])
 """
 Allows either side to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
@@ -2759,7 +2768,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-class FileSystemCapabilities(BaseModel):
+class FileSystemCapabilities(WireModel):
     """
     File system capabilities that a client may support.
 
@@ -2770,6 +2779,7 @@ class FileSystemCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     read_text_file: Annotated[
@@ -2794,20 +2804,22 @@ class FileSystemCapabilities(BaseModel):
     """
 
 
-class CompactionCapabilities(BaseModel):
+class CompactionCapabilities(WireModel):
     """
     Client support for ID-addressed context compaction updates.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class BooleanConfigOptionCapabilities(BaseModel):
+class BooleanConfigOptionCapabilities(WireModel):
     """
     Capabilities for boolean session configuration options.
 
@@ -2818,6 +2830,7 @@ class BooleanConfigOptionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2830,20 +2843,22 @@ class BooleanConfigOptionCapabilities(BaseModel):
     """
 
 
-class NoticeCapabilities(BaseModel):
+class NoticeCapabilities(WireModel):
     """
     Client support for presenting live notices to the user.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class SubagentCapabilities(BaseModel):
+class SubagentCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2861,6 +2876,7 @@ class SubagentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2871,7 +2887,7 @@ class SubagentCapabilities(BaseModel):
     """
 
 
-class PlanCapabilities(BaseModel):
+class PlanCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -2884,6 +2900,7 @@ class PlanCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2896,7 +2913,7 @@ class PlanCapabilities(BaseModel):
     """
 
 
-class AuthCapabilities(BaseModel):
+class AuthCapabilities(WireModel):
     """
     Authentication capabilities supported by the client.
 
@@ -2909,6 +2926,7 @@ class AuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
@@ -2929,7 +2947,7 @@ class AuthCapabilities(BaseModel):
     """
 
 
-class ElicitationFormCapabilities(BaseModel):
+class ElicitationFormCapabilities(WireModel):
     """
     Form-based elicitation capabilities.
 
@@ -2940,6 +2958,7 @@ class ElicitationFormCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2954,7 +2973,7 @@ class ElicitationFormCapabilities(BaseModel):
     """
 
 
-class ElicitationUrlCapabilities(BaseModel):
+class ElicitationUrlCapabilities(WireModel):
     """
     URL-based elicitation capabilities.
 
@@ -2965,6 +2984,7 @@ class ElicitationUrlCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -2979,7 +2999,7 @@ class ElicitationUrlCapabilities(BaseModel):
     """
 
 
-class AuthenticateRequest(BaseModel):
+class AuthenticateRequest(WireModel):
     """
     Request parameters for the authenticate method.
 
@@ -2990,6 +3010,7 @@ class AuthenticateRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
@@ -3007,7 +3028,7 @@ class AuthenticateRequest(BaseModel):
     """
 
 
-class ListProvidersRequest(BaseModel):
+class ListProvidersRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3020,6 +3041,7 @@ class ListProvidersRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3032,7 +3054,7 @@ class ListProvidersRequest(BaseModel):
     """
 
 
-class SetProviderRequest(BaseModel):
+class SetProviderRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3047,6 +3069,7 @@ class SetProviderRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -3061,7 +3084,9 @@ class SetProviderRequest(BaseModel):
     """
     Base URL for requests sent through this provider.
     """
-    headers: Annotated[Annotated[dict[str, str] | None, Field(alias="headers")], NotNull()] = None
+    headers: Annotated[
+        Annotated[dict[str, str] | None, Field(alias="headers")], NotNull(), OmitNone
+    ] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
@@ -3076,7 +3101,7 @@ class SetProviderRequest(BaseModel):
     """
 
 
-class DisableProviderRequest(BaseModel):
+class DisableProviderRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3089,6 +3114,7 @@ class DisableProviderRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -3105,7 +3131,7 @@ class DisableProviderRequest(BaseModel):
     """
 
 
-class LogoutRequest(BaseModel):
+class LogoutRequest(WireModel):
     """
     Request parameters for the logout method.
 
@@ -3116,6 +3142,7 @@ class LogoutRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3128,7 +3155,7 @@ class LogoutRequest(BaseModel):
     """
 
 
-class AuthStatusRequest(BaseModel):
+class AuthStatusRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3146,6 +3173,7 @@ class AuthStatusRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3158,7 +3186,7 @@ class AuthStatusRequest(BaseModel):
     """
 
 
-class HttpHeader(BaseModel):
+class HttpHeader(WireModel):
     """
     An HTTP header to set when making requests to the MCP server.
     """
@@ -3167,6 +3195,7 @@ class HttpHeader(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3187,7 +3216,7 @@ class HttpHeader(BaseModel):
     """
 
 
-class McpServerHttp(BaseModel):
+class McpServerHttp(WireModel):
     """
     HTTP transport configuration for MCP.
     """
@@ -3196,6 +3225,7 @@ class McpServerHttp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3220,7 +3250,7 @@ class McpServerHttp(BaseModel):
     """
 
 
-class McpServerSse(BaseModel):
+class McpServerSse(WireModel):
     """
     SSE transport configuration for MCP.
     """
@@ -3229,6 +3259,7 @@ class McpServerSse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3253,7 +3284,7 @@ class McpServerSse(BaseModel):
     """
 
 
-class McpServerAcp(BaseModel):
+class McpServerAcp(WireModel):
     """
     **UNSTABLE**
 
@@ -3269,6 +3300,7 @@ class McpServerAcp(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3292,7 +3324,7 @@ class McpServerAcp(BaseModel):
     """
 
 
-class McpServerStdio(BaseModel):
+class McpServerStdio(WireModel):
     """
     Stdio transport configuration for MCP.
     """
@@ -3301,6 +3333,7 @@ class McpServerStdio(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -3329,7 +3362,9 @@ class McpServerStdio(BaseModel):
     """
 
 
-SystemPromptMode = TypeAliasType("SystemPromptMode", Literal["append"] | Literal["override"] | str)
+SystemPromptMode = TypeAliasType(
+    "SystemPromptMode", Annotated[Literal["append"] | Literal["override"] | str, StrictJson()]
+)
 """
 **UNSTABLE**
 
@@ -3344,7 +3379,8 @@ support rather than treating it as `append` or `override`.
 
 
 SessionArchiveFilter = TypeAliasType(
-    "SessionArchiveFilter", Literal["exclude"] | Literal["include"] | Literal["only"] | str
+    "SessionArchiveFilter",
+    Annotated[Literal["exclude"] | Literal["include"] | Literal["only"] | str, StrictJson()],
 )
 """
 **UNSTABLE**
@@ -3358,7 +3394,7 @@ return `-32602` for a value it does not support rather than treating it as `excl
 """
 
 
-class DeleteSessionRequest(BaseModel):
+class DeleteSessionRequest(WireModel):
     """
     Request parameters for deleting an existing session from `session/list`.
 
@@ -3369,6 +3405,7 @@ class DeleteSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3385,7 +3422,7 @@ class DeleteSessionRequest(BaseModel):
     """
 
 
-class ArchiveSessionRequest(BaseModel):
+class ArchiveSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3405,6 +3442,7 @@ class ArchiveSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3421,7 +3459,7 @@ class ArchiveSessionRequest(BaseModel):
     """
 
 
-class UnarchiveSessionRequest(BaseModel):
+class UnarchiveSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3442,6 +3480,7 @@ class UnarchiveSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3458,7 +3497,7 @@ class UnarchiveSessionRequest(BaseModel):
     """
 
 
-class SessionStatusRequest(BaseModel):
+class SessionStatusRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3477,6 +3516,7 @@ class SessionStatusRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3493,7 +3533,7 @@ class SessionStatusRequest(BaseModel):
     """
 
 
-class SetSessionTitleRequest(BaseModel):
+class SetSessionTitleRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3514,6 +3554,7 @@ class SetSessionTitleRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3539,7 +3580,7 @@ class SetSessionTitleRequest(BaseModel):
     """
 
 
-class CloseSessionRequest(BaseModel):
+class CloseSessionRequest(WireModel):
     """
     Request parameters for closing an active session.
 
@@ -3554,6 +3595,7 @@ class CloseSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3570,7 +3612,7 @@ class CloseSessionRequest(BaseModel):
     """
 
 
-class SetSessionModeRequest(BaseModel):
+class SetSessionModeRequest(WireModel):
     """
     Request parameters for setting a session mode.
     """
@@ -3579,6 +3621,7 @@ class SetSessionModeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3599,7 +3642,7 @@ class SetSessionModeRequest(BaseModel):
     """
 
 
-class WriteTextFileResponse(BaseModel):
+class WriteTextFileResponse(WireModel):
     """
     Response to `fs/write_text_file`
     """
@@ -3608,6 +3651,7 @@ class WriteTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3620,7 +3664,7 @@ class WriteTextFileResponse(BaseModel):
     """
 
 
-class ReadTextFileResponse(BaseModel):
+class ReadTextFileResponse(WireModel):
     """
     Response containing the contents of a text file.
     """
@@ -3629,6 +3673,7 @@ class ReadTextFileResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -3645,7 +3690,7 @@ class ReadTextFileResponse(BaseModel):
     """
 
 
-class SelectedPermissionOutcome(BaseModel):
+class SelectedPermissionOutcome(WireModel):
     """
     The user selected one of the provided options.
     """
@@ -3654,6 +3699,7 @@ class SelectedPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -3670,7 +3716,7 @@ class SelectedPermissionOutcome(BaseModel):
     """
 
 
-class CreateTerminalResponse(BaseModel):
+class CreateTerminalResponse(WireModel):
     """
     Response containing the ID of the created terminal.
     """
@@ -3679,6 +3725,7 @@ class CreateTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
@@ -3695,7 +3742,7 @@ class CreateTerminalResponse(BaseModel):
     """
 
 
-class TerminalExitStatus(BaseModel):
+class TerminalExitStatus(WireModel):
     """
     Exit status of a terminal command.
     """
@@ -3704,10 +3751,13 @@ class TerminalExitStatus(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -3726,7 +3776,7 @@ class TerminalExitStatus(BaseModel):
     """
 
 
-class ReleaseTerminalResponse(BaseModel):
+class ReleaseTerminalResponse(WireModel):
     """
     Response to terminal/release method
     """
@@ -3735,6 +3785,7 @@ class ReleaseTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3747,7 +3798,7 @@ class ReleaseTerminalResponse(BaseModel):
     """
 
 
-class WaitForTerminalExitResponse(BaseModel):
+class WaitForTerminalExitResponse(WireModel):
     """
     Response containing the exit status of a terminal command.
     """
@@ -3756,10 +3807,13 @@ class WaitForTerminalExitResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)], DefaultOnError()
+        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        Integral(),
+        DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
@@ -3778,7 +3832,7 @@ class WaitForTerminalExitResponse(BaseModel):
     """
 
 
-class KillTerminalResponse(BaseModel):
+class KillTerminalResponse(WireModel):
     """
     Response to `terminal/kill` method
     """
@@ -3787,6 +3841,7 @@ class KillTerminalResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -3799,41 +3854,7 @@ class KillTerminalResponse(BaseModel):
     """
 
 
-ElicitationContentValue1 = TypeAliasType(
-    "ElicitationContentValue1",
-    Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Integer")],
-)
-"""
-Integer value accepted in elicitation response content.
-"""
-
-
-ElicitationContentValue = TypeAliasType(
-    "ElicitationContentValue", str | ElicitationContentValue1 | float | bool | list[str]
-)
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
-
-
-class ElicitationAcceptAction(BaseModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    content: Annotated[dict[str, Any] | None, Field(alias="content")] = None
-    """
-    The user-provided content, if any, as an object matching the requested schema.
-    """
-
-
-class McpError(BaseModel):
+class McpError(WireModel):
     """
     **UNSTABLE**
 
@@ -3848,9 +3869,10 @@ class McpError(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)]
+    code: Annotated[Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
@@ -3864,7 +3886,7 @@ class McpError(BaseModel):
     """
 
 
-class CancelNotification(BaseModel):
+class CancelNotification(WireModel):
     """
     Notification to cancel ongoing operations for a session.
 
@@ -3875,6 +3897,7 @@ class CancelNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -3891,7 +3914,7 @@ class CancelNotification(BaseModel):
     """
 
 
-class MessageMcpNotification(BaseModel):
+class MessageMcpNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -3907,6 +3930,7 @@ class MessageMcpNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
@@ -3937,34 +3961,7 @@ class MessageMcpNotification(BaseModel):
     """
 
 
-class CancelRequestNotification(BaseModel):
-    """
-    Notification to cancel an ongoing request.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ProxySuccessorRequest(BaseModel):
+class ProxySuccessorRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -3990,6 +3987,7 @@ class ProxySuccessorRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -4018,7 +4016,7 @@ class ProxySuccessorRequest(BaseModel):
     """
 
 
-ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Any)
+ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Annotated[Any, StrictJson()])
 """
 **UNSTABLE**
 
@@ -4028,7 +4026,7 @@ Result of a `proxy/successor` request: the wrapped request's result, forwarded u
 """
 
 
-class ProxySuccessorNotification(BaseModel):
+class ProxySuccessorNotification(WireModel):
     """
     **UNSTABLE**
 
@@ -4047,6 +4045,7 @@ class ProxySuccessorNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -4085,6 +4084,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
@@ -4108,104 +4108,13 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[str, Field(alias="mode")]
-    """
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-OtherCreateElicitationRequest = TypeAliasType(
-    "OtherCreateElicitationRequest",
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
-)
-"""
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4216,10 +4125,17 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
-class DeclineCreateElicitationResponse(BaseModel):
+class DeclineCreateElicitationResponse(WireModel):
     """
     The user declined the elicitation.
     """
@@ -4228,6 +4144,7 @@ class DeclineCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4243,7 +4160,7 @@ class DeclineCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["decline"], Field(alias="action")]
 
 
-class CancelCreateElicitationResponse(BaseModel):
+class CancelCreateElicitationResponse(WireModel):
     """
     The elicitation was cancelled.
     """
@@ -4252,6 +4169,7 @@ class CancelCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4267,7 +4185,7 @@ class CancelCreateElicitationResponse(BaseModel):
     action: Annotated[Literal["cancel"], Field(alias="action")]
 
 
-class OtherCreateElicitationResponse(BaseModel):
+class OtherCreateElicitationResponse(WireModel):
     """
     Custom or future elicitation action.
 
@@ -4285,6 +4203,7 @@ class OtherCreateElicitationResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
@@ -4307,6 +4226,19 @@ class OtherCreateElicitationResponse(BaseModel):
     """
 
 
+IntegerElicitationContentValue = TypeAliasType(
+    "IntegerElicitationContentValue",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Integer value accepted in elicitation response content.
+"""
+
+
 class StringElicitationPropertySchema(StringPropertySchema):
     """
     String property (or single-select enum when `enum`/`oneOf` is set).
@@ -4316,6 +4248,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
@@ -4330,6 +4263,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["number"], Field(alias="type")]
@@ -4344,6 +4278,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["integer"], Field(alias="type")]
@@ -4358,12 +4293,13 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
-class OtherElicitationPropertySchema(BaseModel):
+class OtherElicitationPropertySchema(WireModel):
     """
     Custom or future elicitation property schema.
 
@@ -4381,6 +4317,7 @@ class OtherElicitationPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -4402,6 +4339,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
@@ -4414,29 +4352,16 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
 
-class RequestElicitationUrlMode(ElicitationRequestScope):
-    """
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
-    url: Annotated[str, Field(alias="url")]
-    """
-    The URL to direct the user to.
-    """
+OtherErrorCode = TypeAliasType(
+    "OtherErrorCode",
+    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+)
+"""
+Other undefined error code.
+"""
 
 
-class EndTurnIdleStateUpdate(BaseModel):
+class EndTurnIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4447,6 +4372,7 @@ class EndTurnIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4466,7 +4392,7 @@ class EndTurnIdleStateUpdate(BaseModel):
     ]
 
 
-class MaxTokensIdleStateUpdate(BaseModel):
+class MaxTokensIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4477,6 +4403,7 @@ class MaxTokensIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4496,7 +4423,7 @@ class MaxTokensIdleStateUpdate(BaseModel):
     ]
 
 
-class MaxTurnRequestsIdleStateUpdate(BaseModel):
+class MaxTurnRequestsIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4508,6 +4435,7 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4527,7 +4455,7 @@ class MaxTurnRequestsIdleStateUpdate(BaseModel):
     ]
 
 
-class RefusalIdleStateUpdate(BaseModel):
+class RefusalIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4538,6 +4466,7 @@ class RefusalIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4557,7 +4486,7 @@ class RefusalIdleStateUpdate(BaseModel):
     ]
 
 
-class CancelledIdleStateUpdate(BaseModel):
+class CancelledIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4568,6 +4497,7 @@ class CancelledIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4587,7 +4517,7 @@ class CancelledIdleStateUpdate(BaseModel):
     ]
 
 
-class OtherIdleStateUpdate(BaseModel):
+class OtherIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4602,6 +4532,7 @@ class OtherIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4622,7 +4553,7 @@ class OtherIdleStateUpdate(BaseModel):
     """
 
 
-class NoneIdleStateUpdate(BaseModel):
+class NoneIdleStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4633,6 +4564,7 @@ class NoneIdleStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
@@ -4661,6 +4593,7 @@ class HttpMcpServer(McpServerHttp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["http"], Field(alias="type")]
@@ -4677,6 +4610,7 @@ class SseMcpServer(McpServerSse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["sse"], Field(alias="type")]
@@ -4698,12 +4632,13 @@ class AcpMcpServer(McpServerAcp):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
 
-class ResultMessageMcpResponse(BaseModel):
+class ResultMessageMcpResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4714,19 +4649,20 @@ class ResultMessageMcpResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     result: Annotated[Any, Field(alias="result")]
     """
     Required, even if JSON null.
     """
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     Optional ACP carrier metadata.
     """
 
 
-class ErrorMessageMcpResponse(BaseModel):
+class ErrorMessageMcpResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -4737,13 +4673,14 @@ class ErrorMessageMcpResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     error: Annotated[McpError, Field(alias="error")]
     """
     Required, non-null MCP error object.
     """
-    meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     Optional ACP carrier metadata.
     """
@@ -4758,12 +4695,13 @@ class MultiSelectItemsString(StringMultiSelectItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
-class OtherMultiSelectItems(BaseModel):
+class OtherMultiSelectItems(WireModel):
     """
     Custom or future typed multi-select items.
     """
@@ -4773,6 +4711,7 @@ class OtherMultiSelectItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[str, Field(alias="type")]
@@ -4796,6 +4735,7 @@ class FilePlanUpdateContent(PlanFile):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["file"], Field(alias="type")]
@@ -4812,12 +4752,26 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
 
 
-class CancelledRequestPermissionOutcome(BaseModel):
+NumberRequestId = TypeAliasType(
+    "NumberRequestId",
+    Annotated[
+        Annotated[int, Field(ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+A numeric JSON-RPC request id.
+"""
+
+
+class CancelledRequestPermissionOutcome(WireModel):
     """
     The prompt turn was cancelled before the user responded.
 
@@ -4832,6 +4786,7 @@ class CancelledRequestPermissionOutcome(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
@@ -4846,6 +4801,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[Literal["selected"], Field(alias="outcome")]
@@ -4860,6 +4816,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -4906,6 +4863,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
@@ -4922,6 +4880,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
@@ -4936,6 +4895,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
@@ -4950,6 +4910,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
@@ -4967,12 +4928,13 @@ class NoticeSessionUpdate(Notice):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
-class BooleanSetSessionConfigOptionRequest(BaseModel):
+class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     A boolean value (`type: "boolean"`).
     """
@@ -4981,6 +4943,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5006,7 +4969,7 @@ class BooleanSetSessionConfigOptionRequest(BaseModel):
     """
 
 
-class ValueIdSetSessionConfigOptionRequest(BaseModel):
+class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     A `SessionConfigValueId` string value.
 
@@ -5019,6 +4982,7 @@ class ValueIdSetSessionConfigOptionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5054,6 +5018,7 @@ class StateUpdateRunning(RunningStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["running"], Field(alias="state")]
@@ -5070,6 +5035,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5086,6 +5052,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5102,6 +5069,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5118,6 +5086,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5134,6 +5103,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5150,6 +5120,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5166,6 +5137,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["idle"], Field(alias="state")]
@@ -5182,6 +5154,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["requires_action"], Field(alias="state")]
@@ -5200,12 +5173,13 @@ class StateUpdateUnknown(UnknownStateUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[Literal["unknown"], Field(alias="state")]
 
 
-class OtherStateUpdate(BaseModel):
+class OtherStateUpdate(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -5220,6 +5194,7 @@ class OtherStateUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[str, Field(alias="state")]
@@ -5237,6 +5212,7 @@ class DiffToolCallContent(Diff):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
@@ -5255,12 +5231,29 @@ class TerminalToolCallContent(Terminal):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
-class WriteTextFileRequest(BaseModel):
+RequestId = TypeAliasType(
+    "RequestId", Annotated[NumberRequestId | str | None, Integral(), StrictJson()]
+)
+"""
+JSON RPC Request Id
+
+An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
+
+The Server MUST reply with the same value in the Response object if included. This member is used to correlate the context between the two objects.
+
+\\[1\\] The use of Null as a value for the id member in a Request object is discouraged, because this specification uses a value of Null for Responses with an unknown id. Also, because JSON-RPC 1.0 uses an id value of Null for Notifications this could cause confusion in handling.
+
+\\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
+"""
+
+
+class WriteTextFileRequest(WireModel):
     """
     Request to write content to a text file.
 
@@ -5271,6 +5264,7 @@ class WriteTextFileRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5295,7 +5289,7 @@ class WriteTextFileRequest(BaseModel):
     """
 
 
-class Annotations(BaseModel):
+class Annotations(WireModel):
     """
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
@@ -5304,12 +5298,11 @@ class Annotations(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        Annotated[list[Role] | None, Field(alias="audience")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -5334,7 +5327,7 @@ class Annotations(BaseModel):
     """
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     """
     Text provided to or from an LLM.
     """
@@ -5343,6 +5336,7 @@ class TextContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5365,7 +5359,7 @@ class TextContent(BaseModel):
     """
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     """
     An image provided to or from an LLM.
     """
@@ -5374,6 +5368,7 @@ class ImageContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5404,7 +5399,7 @@ class ImageContent(BaseModel):
     """
 
 
-class AudioContent(BaseModel):
+class AudioContent(WireModel):
     """
     Audio provided to or from an LLM.
     """
@@ -5413,6 +5408,7 @@ class AudioContent(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5439,7 +5435,7 @@ class AudioContent(BaseModel):
     """
 
 
-class ResourceLink(BaseModel):
+class ResourceLink(WireModel):
     """
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
@@ -5448,6 +5444,7 @@ class ResourceLink(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5472,6 +5469,7 @@ class ResourceLink(BaseModel):
     """
     size: Annotated[
         Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Integral(),
         DefaultOnError(),
     ] = None
     """
@@ -5496,14 +5494,14 @@ class ResourceLink(BaseModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", TextResourceContents | BlobResourceContents
+    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
 )
 """
 Resource content that can be embedded in a message.
 """
 
 
-class EmbeddedResource(BaseModel):
+class EmbeddedResource(WireModel):
     """
     The contents of a resource, embedded into a prompt or tool call result.
     """
@@ -5512,6 +5510,7 @@ class EmbeddedResource(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     annotations: Annotated[
@@ -5534,7 +5533,7 @@ class EmbeddedResource(BaseModel):
     """
 
 
-class PermissionOption(BaseModel):
+class PermissionOption(WireModel):
     """
     An option presented to the user when requesting permission.
     """
@@ -5543,6 +5542,7 @@ class PermissionOption(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
@@ -5567,7 +5567,7 @@ class PermissionOption(BaseModel):
     """
 
 
-class CreateTerminalRequest(BaseModel):
+class CreateTerminalRequest(WireModel):
     """
     Request to create a new terminal and execute a command.
     """
@@ -5576,6 +5576,7 @@ class CreateTerminalRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -5586,13 +5587,15 @@ class CreateTerminalRequest(BaseModel):
     """
     The command to execute.
     """
-    args: Annotated[Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([])] = None
+    args: Annotated[
+        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Array of command arguments.
     """
-    env: Annotated[Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([])] = (
-        None
-    )
+    env: Annotated[
+        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+    ] = None
     """
     Environment variables for the command.
     """
@@ -5601,7 +5604,8 @@ class CreateTerminalRequest(BaseModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of output bytes to retain.
@@ -5623,15 +5627,44 @@ class CreateTerminalRequest(BaseModel):
     """
 
 
+class ElicitationRequestScope(WireModel):
+    """
+    Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The request this elicitation is tied to.
+    """
+
+
 MultiSelectItems = TypeAliasType(
     "MultiSelectItems",
     Annotated[
-        Annotated[MultiSelectItemsString, Tag("string")]
-        | Annotated[OtherMultiSelectItems, Tag("<other>")]
-        | Annotated[TitledMultiSelectItems, Tag("<default>")],
-        Discriminator(
-            TagRouter("type", "type_", ("string",), default="<default>", other="<other>")
-        ),
+        Annotated[
+            Annotated[MultiSelectItemsString, Tag("string")]
+            | Annotated[OtherMultiSelectItems, Tag("<other>")]
+            | Annotated[TitledMultiSelectItems, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("string",),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -5639,7 +5672,7 @@ Items for a multi-select (array) property schema.
 """
 
 
-class MultiSelectPropertySchema(BaseModel):
+class MultiSelectPropertySchema(WireModel):
     """
     Schema for multi-select (array) properties in an elicitation form.
     """
@@ -5648,6 +5681,7 @@ class MultiSelectPropertySchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
@@ -5664,13 +5698,17 @@ class MultiSelectPropertySchema(BaseModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)] = None
+    min_items: Annotated[
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)] = None
+    max_items: Annotated[
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+    ] = None
     """
     Maximum number of items to select.
 
@@ -5681,7 +5719,7 @@ class MultiSelectPropertySchema(BaseModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
@@ -5700,15 +5738,7 @@ class MultiSelectPropertySchema(BaseModel):
     """
 
 
-ElicitationUrlMode = TypeAliasType(
-    "ElicitationUrlMode", SessionElicitationUrlMode | RequestElicitationUrlMode
-)
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
-
-
-class MessageMcpRequest(BaseModel):
+class MessageMcpRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -5721,6 +5751,7 @@ class MessageMcpRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
@@ -5751,7 +5782,7 @@ class MessageMcpRequest(BaseModel):
     """
 
 
-class SessionSystemPromptModeCapabilities(BaseModel):
+class SessionSystemPromptModeCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -5767,6 +5798,7 @@ class SessionSystemPromptModeCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     override: Annotated[
@@ -5790,7 +5822,7 @@ class SessionSystemPromptModeCapabilities(BaseModel):
     """
 
 
-class AgentAuthCapabilities(BaseModel):
+class AgentAuthCapabilities(WireModel):
     """
     Authentication-related capabilities supported by the agent.
     """
@@ -5799,6 +5831,7 @@ class AgentAuthCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     status: Annotated[
@@ -5836,9 +5869,21 @@ class AgentAuthCapabilities(BaseModel):
 AuthMethod = TypeAliasType(
     "AuthMethod",
     Annotated[
-        Annotated[TerminalAuthMethod, Tag("terminal")]
-        | Annotated[AuthMethodAgent, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("terminal",), default="<default>", other=None)),
+        Annotated[
+            Annotated[TerminalAuthMethod, Tag("terminal")]
+            | Annotated[AuthMethodAgent, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("terminal",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -5849,7 +5894,7 @@ When no `type` is present, the method is treated as `agent`.
 """
 
 
-class ProviderInfo(BaseModel):
+class ProviderInfo(WireModel):
     """
     **UNSTABLE**
 
@@ -5862,6 +5907,7 @@ class ProviderInfo(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
@@ -5896,7 +5942,7 @@ class ProviderInfo(BaseModel):
     """
 
 
-class AuthStatusResponse(BaseModel):
+class AuthStatusResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -5909,6 +5955,7 @@ class AuthStatusResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     state: Annotated[AuthState, Field(alias="state")]
@@ -5920,8 +5967,10 @@ class AuthStatusResponse(BaseModel):
     """
     accounts: Annotated[
         Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     The accounts the agent has configured, for display.
@@ -5940,7 +5989,7 @@ class AuthStatusResponse(BaseModel):
     """
 
 
-class SessionModeState(BaseModel):
+class SessionModeState(WireModel):
     """
     The set of modes and the one currently active.
     """
@@ -5949,6 +5998,7 @@ class SessionModeState(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
@@ -5973,7 +6023,7 @@ class SessionModeState(BaseModel):
     """
 
 
-class SessionConfigSelectGroup(BaseModel):
+class SessionConfigSelectGroup(WireModel):
     """
     A group of possible values for a session configuration option.
     """
@@ -5982,6 +6032,7 @@ class SessionConfigSelectGroup(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     group: Annotated[SessionConfigGroupId, Field(alias="group")]
@@ -6010,7 +6061,7 @@ class SessionConfigSelectGroup(BaseModel):
     """
 
 
-class ListSessionsResponse(BaseModel):
+class ListSessionsResponse(WireModel):
     """
     Response from listing sessions.
     """
@@ -6019,6 +6070,7 @@ class ListSessionsResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     sessions: Annotated[
@@ -6046,7 +6098,7 @@ class ListSessionsResponse(BaseModel):
     """
 
 
-class SessionStatusResponse(BaseModel):
+class SessionStatusResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -6062,6 +6114,7 @@ class SessionStatusResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     status: Annotated[SessionStatus, Field(alias="status")]
@@ -6080,7 +6133,7 @@ class SessionStatusResponse(BaseModel):
     """
 
 
-class PromptResponse(BaseModel):
+class PromptResponse(WireModel):
     """
     Response from processing a user prompt.
 
@@ -6091,6 +6144,7 @@ class PromptResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
@@ -6115,40 +6169,32 @@ class PromptResponse(BaseModel):
     """
 
 
-class Error(BaseModel):
-    """
-    JSON-RPC error object.
+ErrorCode = TypeAliasType(
+    "ErrorCode",
+    Annotated[
+        Literal[-32700]
+        | Literal[-32600]
+        | Literal[-32601]
+        | Literal[-32602]
+        | Literal[-32603]
+        | Literal[-32800]
+        | Literal[-32000]
+        | Literal[-32002]
+        | OtherErrorCode,
+        Integral(),
+        StrictJson(),
+    ],
+)
+"""
+Predefined error codes for common JSON-RPC and ACP-specific errors.
 
-    Represents an error that occurred during method execution, following the
-    JSON-RPC 2.0 error object specification with optional additional data.
-
-    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    code: Annotated[ErrorCode, Field(alias="code")]
-    """
-    A number indicating the error type that occurred.
-    This must be an integer as defined in the JSON-RPC specification.
-    """
-    message: Annotated[str, Field(alias="message")]
-    """
-    A string providing a short description of the error.
-    The message should be limited to a concise single sentence.
-    """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
-    """
-    Optional primitive or structured value that contains additional information about the error.
-    This may include debugging information or context-specific details.
-    """
+Standard errors use the JSON-RPC 2.0 codes. ACP-specific errors use the JSON-RPC
+server-error range (-32000 to -32099), and request cancellation uses -32800 from the
+range LSP reserves (-32899 to -32800).
+"""
 
 
-class PlanEntry(BaseModel):
+class PlanEntry(WireModel):
     """
     A single entry in the execution plan.
 
@@ -6161,6 +6207,7 @@ class PlanEntry(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -6186,7 +6233,7 @@ class PlanEntry(BaseModel):
     """
 
 
-class Plan(BaseModel):
+class Plan(WireModel):
     """
     An execution plan for accomplishing complex tasks.
 
@@ -6201,6 +6248,7 @@ class Plan(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     entries: Annotated[
@@ -6222,7 +6270,7 @@ class Plan(BaseModel):
     """
 
 
-class PlanItems(BaseModel):
+class PlanItems(WireModel):
     """
     **UNSTABLE**
 
@@ -6235,6 +6283,7 @@ class PlanItems(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan_id: Annotated[PlanId, Field(alias="planId")]
@@ -6260,13 +6309,15 @@ class PlanItems(BaseModel):
     """
 
 
-AvailableCommandInput = TypeAliasType("AvailableCommandInput", UnstructuredCommandInput)
+AvailableCommandInput = TypeAliasType(
+    "AvailableCommandInput", Annotated[UnstructuredCommandInput, StrictJson()]
+)
 """
 The input specification for a command.
 """
 
 
-class SubagentSessionCapabilities(BaseModel):
+class SubagentSessionCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -6282,6 +6333,7 @@ class SubagentSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cancel: Annotated[
@@ -6300,31 +6352,7 @@ class SubagentSessionCapabilities(BaseModel):
     """
 
 
-class ErrorStopReason(BaseModel):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Details of a failure that ended a child's foreground work.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
-    """
-    The failure, as a JSON-RPC error object.
-
-    Optional. Omitted or `null` both mean the agent is not reporting failure details.
-    Agents SHOULD include it.
-    """
-
-
-class SessionConfigOptionsCapabilities(BaseModel):
+class SessionConfigOptionsCapabilities(WireModel):
     """
     Session configuration option capabilities supported by the client.
     """
@@ -6333,6 +6361,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     boolean: Annotated[
@@ -6356,7 +6385,7 @@ class SessionConfigOptionsCapabilities(BaseModel):
     """
 
 
-class ElicitationCapabilities(BaseModel):
+class ElicitationCapabilities(WireModel):
     """
     Elicitation capabilities supported by the client.
     """
@@ -6365,6 +6394,7 @@ class ElicitationCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     form: Annotated[
@@ -6400,13 +6430,23 @@ class ElicitationCapabilities(BaseModel):
 McpServer = TypeAliasType(
     "McpServer",
     Annotated[
-        Annotated[HttpMcpServer, Tag("http")]
-        | Annotated[SseMcpServer, Tag("sse")]
-        | Annotated[AcpMcpServer, Tag("acp")]
-        | Annotated[McpServerStdio, Tag("<default>")],
-        Discriminator(
-            TagRouter("type", "type_", ("acp", "http", "sse"), default="<default>", other=None)
-        ),
+        Annotated[
+            Annotated[HttpMcpServer, Tag("http")]
+            | Annotated[SseMcpServer, Tag("sse")]
+            | Annotated[AcpMcpServer, Tag("acp")]
+            | Annotated[McpServerStdio, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("acp", "http", "sse"),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6419,7 +6459,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/dra
 """
 
 
-class ListSessionsRequest(BaseModel):
+class ListSessionsRequest(WireModel):
     """
     Request parameters for listing existing sessions.
 
@@ -6430,6 +6470,7 @@ class ListSessionsRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str | None, Field(alias="cwd")] = None
@@ -6465,9 +6506,21 @@ class ListSessionsRequest(BaseModel):
 SetSessionConfigOptionRequest = TypeAliasType(
     "SetSessionConfigOptionRequest",
     Annotated[
-        Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
-        | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
-        Discriminator(TagRouter("type", "type_", ("boolean",), default="<default>", other=None)),
+        Annotated[
+            Annotated[BooleanSetSessionConfigOptionRequest, Tag("boolean")]
+            | Annotated[ValueIdSetSessionConfigOptionRequest, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("boolean",),
+                    default="<default>",
+                    other=None,
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6478,8 +6531,11 @@ Request parameters for setting a session configuration option.
 RequestPermissionOutcome = TypeAliasType(
     "RequestPermissionOutcome",
     Annotated[
-        CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-        Field(discriminator="outcome"),
+        Annotated[
+            CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+            Field(discriminator="outcome"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6487,7 +6543,7 @@ The outcome of a permission request.
 """
 
 
-class TerminalOutputResponse(BaseModel):
+class TerminalOutputResponse(WireModel):
     """
     Response containing the terminal output and exit status.
     """
@@ -6496,6 +6552,7 @@ class TerminalOutputResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     output: Annotated[str, Field(alias="output")]
@@ -6522,27 +6579,38 @@ class TerminalOutputResponse(BaseModel):
     """
 
 
-CreateElicitationResponse = TypeAliasType(
-    "CreateElicitationResponse",
+ElicitationContentValue = TypeAliasType(
+    "ElicitationContentValue",
     Annotated[
-        Annotated[AcceptCreateElicitationResponse, Tag("accept")]
-        | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
-        | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
-        | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "action", "action", ("accept", "cancel", "decline"), default=None, other="<other>"
-            )
-        ),
+        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
     ],
 )
 """
-Response from the client to an elicitation request.
+Allowed wire representations for `ElicitationContentValue`.
 """
 
 
+class ElicitationAcceptAction(WireModel):
+    """
+    The user accepted the elicitation and provided content.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
+    """
+    The user-provided content, if any, as an object matching the requested schema.
+    """
+
+
 MessageMcpResponse = TypeAliasType(
-    "MessageMcpResponse", ResultMessageMcpResponse | ErrorMessageMcpResponse
+    "MessageMcpResponse",
+    Annotated[ResultMessageMcpResponse | ErrorMessageMcpResponse, StrictJson()],
 )
 """
 **UNSTABLE**
@@ -6558,7 +6626,7 @@ Senders must include exactly one outcome. Receivers prefer `result` if both are 
 """
 
 
-class ClientNotification(BaseModel):
+class ClientNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -6567,6 +6635,7 @@ class ClientNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6574,14 +6643,46 @@ class ClientNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        CancelNotification | MessageMcpNotification | ExtNotification | None, Field(alias="params")
+        Annotated[
+            CancelNotification | MessageMcpNotification | ExtNotification | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
     """
 
 
-class ProxyNotification(BaseModel):
+class CancelRequestNotification(WireModel):
+    """
+    Notification to cancel an ongoing request.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    request_id: Annotated[RequestId, Field(alias="requestId")]
+    """
+    The ID of the request to cancel.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+class ProxyNotification(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -6592,6 +6693,7 @@ class ProxyNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -6601,48 +6703,6 @@ class ProxyNotification(BaseModel):
     params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
     """
     Method-specific notification parameters.
-    """
-
-
-class ErrorAgentResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
-
-
-class ErrorClientResponse(BaseModel):
-    """
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
     """
 
 
@@ -6658,6 +6718,7 @@ class TextContentBlock(TextContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
@@ -6674,6 +6735,7 @@ class ImageContentBlock(ImageContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
@@ -6690,6 +6752,7 @@ class AudioContentBlock(AudioContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["audio"], Field(alias="type")]
@@ -6706,6 +6769,7 @@ class ResourceLinkContentBlock(ResourceLink):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
@@ -6724,6 +6788,7 @@ class ResourceContentBlock(EmbeddedResource):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["resource"], Field(alias="type")]
@@ -6738,13 +6803,14 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6757,22 +6823,81 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], Field(alias="mode")]
 
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
-    URL-based elicitation where the client directs the user to a URL.
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this mode should preserve the raw payload
+    when storing, replaying, proxying, or forwarding elicitation requests.
+    They MUST NOT render it as a known elicitation mode.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    message: Annotated[str, Field(alias="message")]
+    """
+    A human-readable message describing what input is needed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[str, Field(alias="mode")]
+    """
+    Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+OtherCreateElicitationRequest = TypeAliasType(
+    "OtherCreateElicitationRequest",
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest,
+)
+"""
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """
+    The user accepted and provided content.
     """
 
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
-    """
-    A human-readable message describing what input is needed.
-    """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6782,16 +6907,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
-
-
-UrlCreateElicitationRequest = TypeAliasType(
-    "UrlCreateElicitationRequest",
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
-)
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
+    action: Annotated[Literal["accept"], Field(alias="action")]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -6803,37 +6919,33 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
-class ErrorIdleStateUpdate(ErrorStopReason):
+class RequestElicitationUrlMode(ElicitationRequestScope):
     """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The work ended because something failed.
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
     """
 
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
-    **UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
+    The unique identifier for this elicitation.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    url: Annotated[str, Field(alias="url")]
     """
-    The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    The URL to direct the user to.
     """
-    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -6847,32 +6959,10 @@ class ItemsPlanUpdateContent(PlanItems):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["items"], Field(alias="type")]
-
-
-class ErrorProxyResponse(BaseModel):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    A failed JSON-RPC response.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
-    error: Annotated[Error, Field(alias="error")]
-    """
-    Method-specific error data.
-    """
 
 
 class PlanSessionUpdate(Plan):
@@ -6885,65 +6975,24 @@ class PlanSessionUpdate(Plan):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
 
-class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-    The child is ready to process another prompt.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    state: Annotated[Literal["idle"], Field(alias="state")]
-
-
-StateUpdateIdle = TypeAliasType(
-    "StateUpdateIdle",
-    Annotated[
-        Annotated[EndTurnStateUpdateIdle, Tag("end_turn")]
-        | Annotated[MaxTokensStateUpdateIdle, Tag("max_tokens")]
-        | Annotated[MaxTurnRequestsStateUpdateIdle, Tag("max_turn_requests")]
-        | Annotated[RefusalStateUpdateIdle, Tag("refusal")]
-        | Annotated[CancelledStateUpdateIdle, Tag("cancelled")]
-        | Annotated[ErrorStateUpdateIdle, Tag("error")]
-        | Annotated[OtherStateUpdateIdle, Tag("<other>")]
-        | Annotated[NoneStateUpdateIdle, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "stopReason",
-                "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
-                default="<default>",
-                other="<other>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-The child is ready to process another prompt.
-"""
-
-
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        TextContentBlock
-        | ImageContentBlock
-        | AudioContentBlock
-        | ResourceLinkContentBlock
-        | ResourceContentBlock,
-        Field(discriminator="type_"),
+        Annotated[
+            TextContentBlock
+            | ImageContentBlock
+            | AudioContentBlock
+            | ResourceLinkContentBlock
+            | ResourceContentBlock,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -6961,7 +7010,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/c
 """
 
 
-class Content(BaseModel):
+class Content(WireModel):
     """
     Standard content block (text, images, resources).
     """
@@ -6970,6 +7019,7 @@ class Content(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -6989,21 +7039,25 @@ class Content(BaseModel):
 ElicitationPropertySchema = TypeAliasType(
     "ElicitationPropertySchema",
     Annotated[
-        Annotated[StringElicitationPropertySchema, Tag("string")]
-        | Annotated[NumberElicitationPropertySchema, Tag("number")]
-        | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
-        | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
-        | Annotated[ArrayElicitationPropertySchema, Tag("array")]
-        | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "type",
-                "type_",
-                ("array", "boolean", "integer", "number", "string"),
-                default=None,
-                other="<other>",
-            )
-        ),
+        Annotated[
+            Annotated[StringElicitationPropertySchema, Tag("string")]
+            | Annotated[NumberElicitationPropertySchema, Tag("number")]
+            | Annotated[IntegerElicitationPropertySchema, Tag("integer")]
+            | Annotated[BooleanElicitationPropertySchema, Tag("boolean")]
+            | Annotated[ArrayElicitationPropertySchema, Tag("array")]
+            | Annotated[OtherElicitationPropertySchema, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "type",
+                    "type_",
+                    ("array", "boolean", "integer", "number", "string"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -7015,7 +7069,16 @@ Multi-select enums use `type: "array"`.
 """
 
 
-class SessionSystemPromptCapabilities(BaseModel):
+ElicitationUrlMode = TypeAliasType(
+    "ElicitationUrlMode",
+    Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
+)
+"""
+URL-based elicitation mode where the client directs the user to a URL.
+"""
+
+
+class SessionSystemPromptCapabilities(WireModel):
     """
     **UNSTABLE**
 
@@ -7031,6 +7094,7 @@ class SessionSystemPromptCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mode: Annotated[
@@ -7051,7 +7115,7 @@ class SessionSystemPromptCapabilities(BaseModel):
     """
 
 
-class ListProvidersResponse(BaseModel):
+class ListProvidersResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -7064,6 +7128,7 @@ class ListProvidersResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     providers: Annotated[list[ProviderInfo], Field(alias="providers")]
@@ -7081,14 +7146,15 @@ class ListProvidersResponse(BaseModel):
 
 
 SessionConfigSelectOptions = TypeAliasType(
-    "SessionConfigSelectOptions", list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+    "SessionConfigSelectOptions",
+    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
 )
 """
 Possible values for a session configuration option.
 """
 
 
-class SessionConfigSelect(BaseModel):
+class SessionConfigSelect(WireModel):
     """
     A single-value selector (dropdown) session configuration option payload.
     """
@@ -7097,6 +7163,7 @@ class SessionConfigSelect(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
@@ -7109,7 +7176,41 @@ class SessionConfigSelect(BaseModel):
     """
 
 
-class ContentChunk(BaseModel):
+class Error(WireModel):
+    """
+    JSON-RPC error object.
+
+    Represents an error that occurred during method execution, following the
+    JSON-RPC 2.0 error object specification with optional additional data.
+
+    See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    code: Annotated[ErrorCode, Field(alias="code")]
+    """
+    A number indicating the error type that occurred.
+    This must be an integer as defined in the JSON-RPC specification.
+    """
+    message: Annotated[str, Field(alias="message")]
+    """
+    A string providing a short description of the error.
+    The message should be limited to a concise single sentence.
+    """
+    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    """
+    Optional primitive or structured value that contains additional information about the error.
+    This may include debugging information or context-specific details.
+    """
+
+
+class ContentChunk(WireModel):
     """
     A streamed item of content
     """
@@ -7118,6 +7219,7 @@ class ContentChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[ContentBlock, Field(alias="content")]
@@ -7146,8 +7248,11 @@ class ContentChunk(BaseModel):
 PlanUpdateContent = TypeAliasType(
     "PlanUpdateContent",
     Annotated[
-        ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -7159,7 +7264,7 @@ Updated content for a plan.
 """
 
 
-class PlanUpdate(BaseModel):
+class PlanUpdate(WireModel):
     """
     **UNSTABLE**
 
@@ -7172,6 +7277,7 @@ class PlanUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     plan: Annotated[PlanUpdateContent, Field(alias="plan")]
@@ -7188,7 +7294,7 @@ class PlanUpdate(BaseModel):
     """
 
 
-class AvailableCommand(BaseModel):
+class AvailableCommand(WireModel):
     """
     Information about a command.
     """
@@ -7197,6 +7303,7 @@ class AvailableCommand(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
@@ -7223,7 +7330,7 @@ class AvailableCommand(BaseModel):
     """
 
 
-class AvailableCommandsUpdate(BaseModel):
+class AvailableCommandsUpdate(WireModel):
     """
     Available commands are ready or have changed
     """
@@ -7232,6 +7339,7 @@ class AvailableCommandsUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     available_commands: Annotated[
@@ -7252,7 +7360,7 @@ class AvailableCommandsUpdate(BaseModel):
     """
 
 
-class CompactionUpdate(BaseModel):
+class CompactionUpdate(WireModel):
     """
     A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -7268,6 +7376,7 @@ class CompactionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -7281,7 +7390,7 @@ class CompactionUpdate(BaseModel):
     summary: Annotated[
         Annotated[list[ContentBlock] | None, Field(alias="summary")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
@@ -7296,7 +7405,7 @@ class CompactionUpdate(BaseModel):
     """
 
 
-class CompactionSummaryChunk(BaseModel):
+class CompactionSummaryChunk(WireModel):
     """
     A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -7308,6 +7417,7 @@ class CompactionSummaryChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
@@ -7324,176 +7434,32 @@ class CompactionSummaryChunk(BaseModel):
     """
 
 
-StateUpdate = TypeAliasType(
-    "StateUpdate",
-    Annotated[
-        Annotated[StateUpdateRunning, Tag("running")]
-        | Annotated[StateUpdateIdle, Tag("idle")]
-        | Annotated[StateUpdateRequiresAction, Tag("requires_action")]
-        | Annotated[StateUpdateUnknown, Tag("unknown")]
-        | Annotated[OtherStateUpdate, Tag("<other>")],
-        Discriminator(
-            TagRouter(
-                "state",
-                "state",
-                ("idle", "requires_action", "running", "unknown"),
-                default=None,
-                other="<other>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Current foreground-work state of a reusable child session.
-
-Each update is a whole-object snapshot. Idle does not terminate the child.
-The parent can message it again, transitioning it back to running.
-Background activity may still emit other session updates while idle.
-"""
-
-
-IdleStateUpdate = TypeAliasType(
-    "IdleStateUpdate",
-    Annotated[
-        Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
-        | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
-        | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
-        | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
-        | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
-        | Annotated[ErrorIdleStateUpdate, Tag("error")]
-        | Annotated[OtherIdleStateUpdate, Tag("<other>")]
-        | Annotated[NoneIdleStateUpdate, Tag("<default>")],
-        Discriminator(
-            TagRouter(
-                "stopReason",
-                "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
-                default="<default>",
-                other="<other>",
-            )
-        ),
-    ],
-)
-"""
-**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
-
-The child is ready to process another prompt.
-
-An omitted, `null`, or malformed `stopReason` means not reported.
-"""
-
-
-class SubagentUpdate(BaseModel):
+class ErrorStopReason(WireModel):
     """
     **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Notification that the enclosing parent session created and owns a child session.
-
-    Later updates modify the existing association's metadata, not its ownership.
-
-    Sent on the immediate parent session. The first update for an unknown
-    `sessionId` announces the child and MUST be sent
-    before any live child traffic or live message naming the child as sender
-    or recipient. Parents may message and reuse an announced child across
-    multiple operations.
-    Child events are delivered automatically on the same connection. No child
-    load, resume, or subscription is needed.
-
-    Only the subagent session ID is required. Omitted patch fields keep their
-    previous values. `null` clears them. Clearing capabilities disables child
-    mutations. Clearing state leaves current activity unset/unconfirmed: it does
-    not imply idle, stop work, or create an `unknown` state snapshot. A concrete
-    state replaces the entire previous state object, not the session.
-    The title and description provide the parent's display metadata for the
-    child. They do not replace the content of individual messages or operations.
-    `cwd` and `additionalDirectories` report where the Agent placed the child.
-    While unset, each inherits the immediate parent's effective value.
+    Details of a failure that ended a child's foreground work.
     """
 
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
     """
-    The opaque session ID identifying the child in all ACP messages.
-    """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
-    """
-    The parent's human-readable display title for this child. It need not be unique.
+    The failure, as a JSON-RPC error object.
 
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation.
-    """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
-    """
-    The parent's human-readable description of the child's role or purpose.
-
-    Omitted means unchanged. `null` clears it. If unset, the Client chooses
-    a fallback presentation. This is current display metadata, not the
-    history of instructions sent to the child.
-    """
-    capabilities: Annotated[
-        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
-    ] = None
-    """
-    Client-initiated session mutations permitted for this subagent session.
-
-    Omitted means unchanged. `null` clears the capability set and disables
-    child mutations. If never supplied, no session mutations are permitted.
-    Read-only operations retain their normal protocol semantics and capability
-    requirements. A concrete object replaces the whole capability set.
-    """
-    state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
-    """
-    Current state snapshot for the child session.
-
-    Omitted means unchanged. `null` clears the current activity without
-    asserting idle or sending an `unknown` snapshot. A concrete state
-    replaces the previous state object wholesale. If never supplied, the
-    current activity is unset/unconfirmed.
-    """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
-    """
-    The child's working directory. Must be an absolute path.
-
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective working directory. Clients use this value for the child's
-    root set and as the default terminal working directory.
-    """
-    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
-    """
-    Additional workspace roots for the child. Each path must be absolute.
-
-    Optional and nullable. Omitted means unchanged. `null` clears the
-    reported value. While unset, the child inherits its immediate parent's
-    effective additional directories, independently of `cwd`. A concrete
-    array replaces the whole list. `[]` reports no additional directories.
-    Clients use these values for the child's root set.
-    """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
-    """
-    The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    Omitted means unchanged. `null` removes the metadata.
+    Optional. Omitted or `null` both mean the agent is not reporting failure details.
+    Agents SHOULD include it.
     """
 
 
-class SessionMessage(BaseModel):
+class SessionMessage(WireModel):
     """
     **UNSTABLE**
 
@@ -7506,6 +7472,7 @@ class SessionMessage(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
@@ -7551,7 +7518,7 @@ class SessionMessage(BaseModel):
     content: Annotated[
         Annotated[list[ContentBlock] | None, Field(alias="content")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Omitted leaves content unchanged. `null` or `[]` clears it.
@@ -7565,7 +7532,7 @@ class SessionMessage(BaseModel):
     """
 
 
-class SessionMessageChunk(BaseModel):
+class SessionMessageChunk(WireModel):
     """
     **UNSTABLE**
 
@@ -7581,6 +7548,7 @@ class SessionMessageChunk(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     message_id: Annotated[MessageId, Field(alias="messageId")]
@@ -7599,7 +7567,7 @@ class SessionMessageChunk(BaseModel):
     """
 
 
-class ClientSessionCapabilities(BaseModel):
+class ClientSessionCapabilities(WireModel):
     """
     Session-related capabilities supported by the client.
     """
@@ -7608,6 +7576,7 @@ class ClientSessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     compaction: Annotated[
@@ -7646,7 +7615,7 @@ class ClientSessionCapabilities(BaseModel):
     """
 
 
-class SystemPrompt(BaseModel):
+class SystemPrompt(WireModel):
     """
     **UNSTABLE**
 
@@ -7665,6 +7634,7 @@ class SystemPrompt(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mode: Annotated[SystemPromptMode, Field(alias="mode")]
@@ -7696,7 +7666,7 @@ class SystemPrompt(BaseModel):
     """
 
 
-class LoadSessionRequest(BaseModel):
+class LoadSessionRequest(WireModel):
     """
     Request parameters for loading an existing session.
 
@@ -7709,6 +7679,7 @@ class LoadSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
@@ -7720,7 +7691,9 @@ class LoadSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7758,7 +7731,7 @@ class LoadSessionRequest(BaseModel):
     """
 
 
-class ForkSessionRequest(BaseModel):
+class ForkSessionRequest(WireModel):
     """
     **UNSTABLE**
 
@@ -7776,6 +7749,7 @@ class ForkSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7787,7 +7761,9 @@ class ForkSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7797,7 +7773,7 @@ class ForkSessionRequest(BaseModel):
     session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7826,7 +7802,7 @@ class ForkSessionRequest(BaseModel):
     """
 
 
-class ResumeSessionRequest(BaseModel):
+class ResumeSessionRequest(WireModel):
     """
     Request parameters for resuming an existing session.
 
@@ -7840,6 +7816,7 @@ class ResumeSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7851,7 +7828,9 @@ class ResumeSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots to activate for this session. Each path must be absolute.
@@ -7862,7 +7841,7 @@ class ResumeSessionRequest(BaseModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([])
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7891,7 +7870,7 @@ class ResumeSessionRequest(BaseModel):
     """
 
 
-class PromptRequest(BaseModel):
+class PromptRequest(WireModel):
     """
     Request parameters for sending a user prompt to the agent.
 
@@ -7904,6 +7883,7 @@ class PromptRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -7936,7 +7916,7 @@ class PromptRequest(BaseModel):
     """
 
 
-class RequestPermissionResponse(BaseModel):
+class RequestPermissionResponse(WireModel):
     """
     Response to a permission request.
     """
@@ -7945,6 +7925,7 @@ class RequestPermissionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
@@ -7961,7 +7942,56 @@ class RequestPermissionResponse(BaseModel):
     """
 
 
-class ResultClientResponse(BaseModel):
+CreateElicitationResponse = TypeAliasType(
+    "CreateElicitationResponse",
+    Annotated[
+        Annotated[
+            Annotated[AcceptCreateElicitationResponse, Tag("accept")]
+            | Annotated[DeclineCreateElicitationResponse, Tag("decline")]
+            | Annotated[CancelCreateElicitationResponse, Tag("cancel")]
+            | Annotated[OtherCreateElicitationResponse, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "action",
+                    "action",
+                    ("accept", "cancel", "decline"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+Response from the client to an elicitation request.
+"""
+
+
+class ErrorAgentResponse(WireModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class ResultClientResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -7970,6 +8000,7 @@ class ResultClientResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -7977,21 +8008,137 @@ class ResultClientResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            WriteTextFileResponse
+            | ReadTextFileResponse
+            | RequestPermissionResponse
+            | CreateTerminalResponse
+            | TerminalOutputResponse
+            | ReleaseTerminalResponse
+            | WaitForTerminalExitResponse
+            | KillTerminalResponse
+            | CreateElicitationResponse
+            | MessageMcpResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
+    """
+
+
+class ErrorClientResponse(WireModel):
+    """
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
+    """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """
+    URL-based elicitation where the client directs the user to a URL.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    message: Annotated[str, Field(alias="message")]
+    """
+    A human-readable message describing what input is needed.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["url"], Field(alias="mode")]
+
+
+UrlCreateElicitationRequest = TypeAliasType(
+    "UrlCreateElicitationRequest",
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
+)
+"""
+URL-based elicitation where the client directs the user to a URL.
+"""
+
+
+class ErrorIdleStateUpdate(ErrorStopReason):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The work ended because something failed.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    """
+    **UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
+
+
+class ErrorProxyResponse(WireModel):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    A failed JSON-RPC response.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    id_: Annotated[RequestId, Field(alias="id")]
+    """
+    The id of the request this response answers.
+    """
+    error: Annotated[Error, Field(alias="error")]
+    """
+    Method-specific error data.
     """
 
 
@@ -8004,6 +8151,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[SessionConfigId, Field(alias="id")]
@@ -8046,6 +8194,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
@@ -8060,6 +8209,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
@@ -8074,6 +8224,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
@@ -8092,6 +8243,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
@@ -8106,6 +8258,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
@@ -8123,6 +8276,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
@@ -8140,28 +8294,10 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
-
-
-class SubagentUpdateSessionUpdate(SubagentUpdate):
-    """
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Announces a child session created and owned by this session, or updates
-    that ownership association's metadata.
-    """
-
-    model_config = ConfigDict(
-        strict=True,
-        validate_by_alias=True,
-        validate_by_name=True,
-        defer_build=True,
-    )
-    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
 
 class SessionMessageSessionUpdate(SessionMessage):
@@ -8178,6 +8314,7 @@ class SessionMessageSessionUpdate(SessionMessage):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
@@ -8196,9 +8333,57 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
+
+
+class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
+    """
+    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+    The child is ready to process another prompt.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    state: Annotated[Literal["idle"], Field(alias="state")]
+
+
+StateUpdateIdle = TypeAliasType(
+    "StateUpdateIdle",
+    Annotated[
+        Annotated[EndTurnStateUpdateIdle, Tag("end_turn")]
+        | Annotated[MaxTokensStateUpdateIdle, Tag("max_tokens")]
+        | Annotated[MaxTurnRequestsStateUpdateIdle, Tag("max_turn_requests")]
+        | Annotated[RefusalStateUpdateIdle, Tag("refusal")]
+        | Annotated[CancelledStateUpdateIdle, Tag("cancelled")]
+        | Annotated[ErrorStateUpdateIdle, Tag("error")]
+        | Annotated[OtherStateUpdateIdle, Tag("<other>")]
+        | Annotated[NoneStateUpdateIdle, Tag("<default>")],
+        Discriminator(
+            TagRouter(
+                "stopReason",
+                "stop_reason",
+                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
+                default="<default>",
+                other="<other>",
+                malformed="<default>",
+            )
+        ),
+    ],
+)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+The child is ready to process another prompt.
+"""
 
 
 class ContentToolCallContent(Content):
@@ -8210,6 +8395,7 @@ class ContentToolCallContent(Content):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["content"], Field(alias="type")]
@@ -8218,8 +8404,11 @@ class ContentToolCallContent(Content):
 ToolCallContent = TypeAliasType(
     "ToolCallContent",
     Annotated[
-        ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
-        Field(discriminator="type_"),
+        Annotated[
+            ContentToolCallContent | DiffToolCallContent | TerminalToolCallContent,
+            Field(discriminator="type_"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -8232,7 +8421,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/t
 """
 
 
-class ElicitationSchema(BaseModel):
+class ElicitationSchema(WireModel):
     """
     Type-safe elicitation schema for requesting structured user input.
 
@@ -8244,6 +8433,7 @@ class ElicitationSchema(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[
@@ -8290,7 +8480,7 @@ class ElicitationSchema(BaseModel):
     """
 
 
-class SessionCapabilities(BaseModel):
+class SessionCapabilities(WireModel):
     """
     Session capabilities supported by the agent.
 
@@ -8307,6 +8497,7 @@ class SessionCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     list_: Annotated[
@@ -8444,14 +8635,19 @@ class SessionCapabilities(BaseModel):
 
 SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
-    Annotated[SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")],
+    Annotated[
+        Annotated[
+            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+        ],
+        StrictJson(),
+    ],
 )
 """
 A session configuration option selector and its current state.
 """
 
 
-class LoadSessionResponse(BaseModel):
+class LoadSessionResponse(WireModel):
     """
     Response from loading an existing session.
     """
@@ -8460,6 +8656,7 @@ class LoadSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -8473,7 +8670,7 @@ class LoadSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -8488,7 +8685,7 @@ class LoadSessionResponse(BaseModel):
     """
 
 
-class ForkSessionResponse(BaseModel):
+class ForkSessionResponse(WireModel):
     """
     **UNSTABLE**
 
@@ -8501,6 +8698,7 @@ class ForkSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -8518,7 +8716,7 @@ class ForkSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -8533,7 +8731,7 @@ class ForkSessionResponse(BaseModel):
     """
 
 
-class ResumeSessionResponse(BaseModel):
+class ResumeSessionResponse(WireModel):
     """
     Response from resuming an existing session.
     """
@@ -8542,6 +8740,7 @@ class ResumeSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
@@ -8555,7 +8754,7 @@ class ResumeSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -8570,7 +8769,7 @@ class ResumeSessionResponse(BaseModel):
     """
 
 
-class SetSessionConfigOptionResponse(BaseModel):
+class SetSessionConfigOptionResponse(WireModel):
     """
     Response to `session/set_config_option` method.
     """
@@ -8579,6 +8778,7 @@ class SetSessionConfigOptionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -8599,7 +8799,7 @@ class SetSessionConfigOptionResponse(BaseModel):
     """
 
 
-class ToolCall(BaseModel):
+class ToolCall(WireModel):
     """
     Represents a tool call that the language model has requested.
 
@@ -8613,6 +8813,7 @@ class ToolCall(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -8630,29 +8831,38 @@ class ToolCall(BaseModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    kind: Annotated[
+        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
+    ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
+    status: Annotated[
+        Annotated[ToolCallStatus | None, Field(alias="status")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
+    ] = None
     """
     Current execution status of the tool call.
     """
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     Content produced by the tool call.
     """
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
+        OmitNone,
     ] = None
     """
     File locations affected by this tool call.
@@ -8676,7 +8886,7 @@ class ToolCall(BaseModel):
     """
 
 
-class ConfigOptionUpdate(BaseModel):
+class ConfigOptionUpdate(WireModel):
     """
     Session configuration options have been updated.
     """
@@ -8685,6 +8895,7 @@ class ConfigOptionUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     config_options: Annotated[
@@ -8705,7 +8916,192 @@ class ConfigOptionUpdate(BaseModel):
     """
 
 
-class ClientCapabilities(BaseModel):
+StateUpdate = TypeAliasType(
+    "StateUpdate",
+    Annotated[
+        Annotated[
+            Annotated[StateUpdateRunning, Tag("running")]
+            | Annotated[StateUpdateIdle, Tag("idle")]
+            | Annotated[StateUpdateRequiresAction, Tag("requires_action")]
+            | Annotated[StateUpdateUnknown, Tag("unknown")]
+            | Annotated[OtherStateUpdate, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "state",
+                    "state",
+                    ("idle", "requires_action", "running", "unknown"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Current foreground-work state of a reusable child session.
+
+Each update is a whole-object snapshot. Idle does not terminate the child.
+The parent can message it again, transitioning it back to running.
+Background activity may still emit other session updates while idle.
+"""
+
+
+IdleStateUpdate = TypeAliasType(
+    "IdleStateUpdate",
+    Annotated[
+        Annotated[
+            Annotated[EndTurnIdleStateUpdate, Tag("end_turn")]
+            | Annotated[MaxTokensIdleStateUpdate, Tag("max_tokens")]
+            | Annotated[MaxTurnRequestsIdleStateUpdate, Tag("max_turn_requests")]
+            | Annotated[RefusalIdleStateUpdate, Tag("refusal")]
+            | Annotated[CancelledIdleStateUpdate, Tag("cancelled")]
+            | Annotated[ErrorIdleStateUpdate, Tag("error")]
+            | Annotated[OtherIdleStateUpdate, Tag("<other>")]
+            | Annotated[NoneIdleStateUpdate, Tag("<default>")],
+            Discriminator(
+                TagRouter(
+                    "stopReason",
+                    "stop_reason",
+                    (
+                        "cancelled",
+                        "end_turn",
+                        "error",
+                        "max_tokens",
+                        "max_turn_requests",
+                        "refusal",
+                    ),
+                    default="<default>",
+                    other="<other>",
+                    malformed="<default>",
+                )
+            ),
+        ],
+        StrictJson(),
+    ],
+)
+"""
+**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+
+The child is ready to process another prompt.
+
+An omitted, `null`, or malformed `stopReason` means not reported.
+"""
+
+
+class SubagentUpdate(WireModel):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification that the enclosing parent session created and owns a child session.
+
+    Later updates modify the existing association's metadata, not its ownership.
+
+    Sent on the immediate parent session. The first update for an unknown
+    `sessionId` announces the child and MUST be sent
+    before any live child traffic or live message naming the child as sender
+    or recipient. Parents may message and reuse an announced child across
+    multiple operations.
+    Child events are delivered automatically on the same connection. No child
+    load, resume, or subscription is needed.
+
+    Only the subagent session ID is required. Omitted patch fields keep their
+    previous values. `null` clears them. Clearing capabilities disables child
+    mutations. Clearing state leaves current activity unset/unconfirmed: it does
+    not imply idle, stop work, or create an `unknown` state snapshot. A concrete
+    state replaces the entire previous state object, not the session.
+    The title and description provide the parent's display metadata for the
+    child. They do not replace the content of individual messages or operations.
+    `cwd` and `additionalDirectories` report where the Agent placed the child.
+    While unset, each inherits the immediate parent's effective value.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_id: Annotated[SessionId, Field(alias="sessionId")]
+    """
+    The opaque session ID identifying the child in all ACP messages.
+    """
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    """
+    The parent's human-readable display title for this child. It need not be unique.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation.
+    """
+    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
+        None
+    )
+    """
+    The parent's human-readable description of the child's role or purpose.
+
+    Omitted means unchanged. `null` clears it. If unset, the Client chooses
+    a fallback presentation. This is current display metadata, not the
+    history of instructions sent to the child.
+    """
+    capabilities: Annotated[
+        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
+    ] = None
+    """
+    Client-initiated session mutations permitted for this subagent session.
+
+    Omitted means unchanged. `null` clears the capability set and disables
+    child mutations. If never supplied, no session mutations are permitted.
+    Read-only operations retain their normal protocol semantics and capability
+    requirements. A concrete object replaces the whole capability set.
+    """
+    state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
+    """
+    Current state snapshot for the child session.
+
+    Omitted means unchanged. `null` clears the current activity without
+    asserting idle or sending an `unknown` snapshot. A concrete state
+    replaces the previous state object wholesale. If never supplied, the
+    current activity is unset/unconfirmed.
+    """
+    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    """
+    The child's working directory. Must be an absolute path.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective working directory. Clients use this value for the child's
+    root set and as the default terminal working directory.
+    """
+    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
+    """
+    Additional workspace roots for the child. Each path must be absolute.
+
+    Optional and nullable. Omitted means unchanged. `null` clears the
+    reported value. While unset, the child inherits its immediate parent's
+    effective additional directories, independently of `cwd`. A concrete
+    array replaces the whole list. `[]` reports no additional directories.
+    Clients use these values for the child's root set.
+    """
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    """
+    The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Omitted means unchanged. `null` removes the metadata.
+    """
+
+
+class ClientCapabilities(WireModel):
     """
     Capabilities supported by the client.
 
@@ -8719,6 +9115,7 @@ class ClientCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[
@@ -8803,7 +9200,7 @@ class ClientCapabilities(BaseModel):
     """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Request parameters for creating a new session.
 
@@ -8814,6 +9211,7 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
@@ -8821,7 +9219,9 @@ class NewSessionRequest(BaseModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Additional workspace roots for this session. Each path must be absolute.
@@ -8856,7 +9256,9 @@ class NewSessionRequest(BaseModel):
     """
 
 
-ClientResponse = TypeAliasType("ClientResponse", ResultClientResponse | ErrorClientResponse)
+ClientResponse = TypeAliasType(
+    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
@@ -8871,6 +9273,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -8889,6 +9292,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
@@ -8906,6 +9310,7 @@ class ToolCallSessionUpdate(ToolCall):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
@@ -8920,12 +9325,33 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
 
 
-class ToolCallUpdate(BaseModel):
+class SubagentUpdateSessionUpdate(SubagentUpdate):
+    """
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Announces a child session created and owned by this session, or updates
+    that ownership association's metadata.
+    """
+
+    model_config = ConfigDict(
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
+
+
+class ToolCallUpdate(WireModel):
     """
     An update to an existing tool call.
 
@@ -8939,6 +9365,7 @@ class ToolCallUpdate(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
@@ -8969,7 +9396,7 @@ class ToolCallUpdate(BaseModel):
     content: Annotated[
         Annotated[list[ToolCallContent] | None, Field(alias="content")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the content collection.
@@ -8977,7 +9404,7 @@ class ToolCallUpdate(BaseModel):
     locations: Annotated[
         Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Replace the locations collection.
@@ -9001,14 +9428,15 @@ class ToolCallUpdate(BaseModel):
 
 
 ElicitationFormMode = TypeAliasType(
-    "ElicitationFormMode", SessionElicitationFormMode | RequestElicitationFormMode
+    "ElicitationFormMode",
+    Annotated[SessionElicitationFormMode | RequestElicitationFormMode, StrictJson()],
 )
 """
 Form-based elicitation mode where the client renders a form from the provided schema.
 """
 
 
-class AgentCapabilities(BaseModel):
+class AgentCapabilities(WireModel):
     """
     Capabilities supported by the agent.
 
@@ -9022,6 +9450,7 @@ class AgentCapabilities(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
@@ -9089,7 +9518,7 @@ class AgentCapabilities(BaseModel):
     """
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     """
     Response from creating a new session.
 
@@ -9100,6 +9529,7 @@ class NewSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9119,7 +9549,7 @@ class NewSessionResponse(BaseModel):
     config_options: Annotated[
         Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
         SkipInvalidItems(),
-        DefaultOnError([]),
+        DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
@@ -9134,7 +9564,7 @@ class NewSessionResponse(BaseModel):
     """
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(WireModel):
     """
     Request parameters for the initialize method.
 
@@ -9147,6 +9577,7 @@ class InitializeRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -9215,6 +9646,7 @@ class InitializeProxyRequest(InitializeRequest):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
@@ -9228,13 +9660,14 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9256,13 +9689,14 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    message: str
+    message: Annotated[str, Field(alias="message")]
     """
     A human-readable message describing what input is needed.
     """
-    field_meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
+    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9293,12 +9727,13 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
-class RequestPermissionRequest(BaseModel):
+class RequestPermissionRequest(WireModel):
     """
     Request for user permission to execute a tool call.
 
@@ -9311,6 +9746,7 @@ class RequestPermissionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9338,10 +9774,22 @@ class RequestPermissionRequest(BaseModel):
 CreateElicitationRequest = TypeAliasType(
     "CreateElicitationRequest",
     Annotated[
-        Annotated[FormCreateElicitationRequest, Tag("form")]
-        | Annotated[UrlCreateElicitationRequest, Tag("url")]
-        | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
-        Discriminator(TagRouter("mode", "mode", ("form", "url"), default=None, other="<other>")),
+        Annotated[
+            Annotated[FormCreateElicitationRequest, Tag("form")]
+            | Annotated[UrlCreateElicitationRequest, Tag("url")]
+            | Annotated[OtherCreateElicitationRequest, Tag("<other>")],
+            Discriminator(
+                TagRouter(
+                    "mode",
+                    "mode",
+                    ("form", "url"),
+                    default=None,
+                    other="<other>",
+                    malformed="<other>",
+                )
+            ),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -9353,7 +9801,7 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-class InitializeResponse(BaseModel):
+class InitializeResponse(WireModel):
     """
     Response to the `initialize` method.
 
@@ -9366,6 +9814,7 @@ class InitializeResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
@@ -9429,26 +9878,29 @@ class InitializeResponse(BaseModel):
 SessionUpdate = TypeAliasType(
     "SessionUpdate",
     Annotated[
-        UserMessageChunkSessionUpdate
-        | AgentMessageChunkSessionUpdate
-        | AgentThoughtChunkSessionUpdate
-        | ToolCallSessionUpdate
-        | ToolCallUpdateSessionUpdate
-        | PlanSessionUpdate
-        | PlanUpdateSessionUpdate
-        | PlanRemovedSessionUpdate
-        | AvailableCommandsUpdateSessionUpdate
-        | CurrentModeUpdateSessionUpdate
-        | ConfigOptionUpdateSessionUpdate
-        | SessionInfoUpdateSessionUpdate
-        | UsageUpdateSessionUpdate
-        | NoticeSessionUpdate
-        | CompactionUpdateSessionUpdate
-        | CompactionSummaryChunkSessionUpdate
-        | SubagentUpdateSessionUpdate
-        | SessionMessageSessionUpdate
-        | SessionMessageChunkSessionUpdate,
-        Field(discriminator="session_update"),
+        Annotated[
+            UserMessageChunkSessionUpdate
+            | AgentMessageChunkSessionUpdate
+            | AgentThoughtChunkSessionUpdate
+            | ToolCallSessionUpdate
+            | ToolCallUpdateSessionUpdate
+            | PlanSessionUpdate
+            | PlanUpdateSessionUpdate
+            | PlanRemovedSessionUpdate
+            | AvailableCommandsUpdateSessionUpdate
+            | CurrentModeUpdateSessionUpdate
+            | ConfigOptionUpdateSessionUpdate
+            | SessionInfoUpdateSessionUpdate
+            | UsageUpdateSessionUpdate
+            | NoticeSessionUpdate
+            | CompactionUpdateSessionUpdate
+            | CompactionSummaryChunkSessionUpdate
+            | SubagentUpdateSessionUpdate
+            | SessionMessageSessionUpdate
+            | SessionMessageChunkSessionUpdate,
+            Field(discriminator="session_update"),
+        ],
+        StrictJson(),
     ],
 )
 """
@@ -9460,7 +9912,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class ClientRequest(BaseModel):
+class ClientRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -9469,6 +9921,7 @@ class ClientRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9480,37 +9933,40 @@ class ClientRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeRequest
-        | AuthenticateRequest
-        | ListProvidersRequest
-        | SetProviderRequest
-        | DisableProviderRequest
-        | LogoutRequest
-        | AuthStatusRequest
-        | NewSessionRequest
-        | LoadSessionRequest
-        | ListSessionsRequest
-        | DeleteSessionRequest
-        | ForkSessionRequest
-        | ArchiveSessionRequest
-        | UnarchiveSessionRequest
-        | SessionStatusRequest
-        | SetSessionTitleRequest
-        | ResumeSessionRequest
-        | CloseSessionRequest
-        | SetSessionModeRequest
-        | SetSessionConfigOptionRequest
-        | PromptRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            InitializeRequest
+            | AuthenticateRequest
+            | ListProvidersRequest
+            | SetProviderRequest
+            | DisableProviderRequest
+            | LogoutRequest
+            | AuthStatusRequest
+            | NewSessionRequest
+            | LoadSessionRequest
+            | ListSessionsRequest
+            | DeleteSessionRequest
+            | ForkSessionRequest
+            | ArchiveSessionRequest
+            | UnarchiveSessionRequest
+            | SessionStatusRequest
+            | SetSessionTitleRequest
+            | ResumeSessionRequest
+            | CloseSessionRequest
+            | SetSessionModeRequest
+            | SetSessionConfigOptionRequest
+            | PromptRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-class ProxyRequest(BaseModel):
+class ProxyRequest(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -9521,6 +9977,7 @@ class ProxyRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9556,11 +10013,12 @@ class InitializeProxyResponse(InitializeResponse):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class ResultAgentResponse(BaseModel):
+class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
@@ -9569,6 +10027,7 @@ class ResultAgentResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9576,36 +10035,39 @@ class ResultAgentResponse(BaseModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeResponse
-        | AuthenticateResponse
-        | ListProvidersResponse
-        | SetProviderResponse
-        | DisableProviderResponse
-        | LogoutResponse
-        | AuthStatusResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ForkSessionResponse
-        | ArchiveSessionResponse
-        | UnarchiveSessionResponse
-        | SessionStatusResponse
-        | SetSessionTitleResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse,
-        Field(alias="result"),
+        Annotated[
+            InitializeResponse
+            | AuthenticateResponse
+            | ListProvidersResponse
+            | SetProviderResponse
+            | DisableProviderResponse
+            | LogoutResponse
+            | AuthStatusResponse
+            | NewSessionResponse
+            | LoadSessionResponse
+            | ListSessionsResponse
+            | DeleteSessionResponse
+            | ForkSessionResponse
+            | ArchiveSessionResponse
+            | UnarchiveSessionResponse
+            | SessionStatusResponse
+            | SetSessionTitleResponse
+            | ResumeSessionResponse
+            | CloseSessionResponse
+            | SetSessionModeResponse
+            | SetSessionConfigOptionResponse
+            | PromptResponse
+            | ExtResponse,
+            Field(alias="result"),
+        ],
+        KeepUnrecognised(),
     ]
     """
     Method-specific response data.
     """
 
 
-class ResultProxyResponse(BaseModel):
+class ResultProxyResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -9616,19 +10078,23 @@ class ResultProxyResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
     """
-    result: Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")]
+    result: Annotated[
+        Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")],
+        KeepUnrecognised(),
+    ]
     """
     Method-specific response data.
     """
 
 
-class AgentRequest(BaseModel):
+class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
     """
@@ -9637,6 +10103,7 @@ class AgentRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     id_: Annotated[RequestId, Field(alias="id")]
@@ -9648,32 +10115,37 @@ class AgentRequest(BaseModel):
     The method name to invoke.
     """
     params: Annotated[
-        WriteTextFileRequest
-        | ReadTextFileRequest
-        | RequestPermissionRequest
-        | CreateTerminalRequest
-        | TerminalOutputRequest
-        | ReleaseTerminalRequest
-        | WaitForTerminalExitRequest
-        | KillTerminalRequest
-        | CreateElicitationRequest
-        | MessageMcpRequest
-        | ExtRequest
-        | None,
-        Field(alias="params"),
+        Annotated[
+            WriteTextFileRequest
+            | ReadTextFileRequest
+            | RequestPermissionRequest
+            | CreateTerminalRequest
+            | TerminalOutputRequest
+            | ReleaseTerminalRequest
+            | WaitForTerminalExitRequest
+            | KillTerminalRequest
+            | CreateElicitationRequest
+            | MessageMcpRequest
+            | ExtRequest
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
     """
 
 
-AgentResponse = TypeAliasType("AgentResponse", ResultAgentResponse | ErrorAgentResponse)
+AgentResponse = TypeAliasType(
+    "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
+)
 """
 A JSON-RPC response object.
 """
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     """
     Notification containing a session update from the agent.
 
@@ -9686,6 +10158,7 @@ class SessionNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
@@ -9706,7 +10179,9 @@ class SessionNotification(BaseModel):
     """
 
 
-ProxyResponse = TypeAliasType("ProxyResponse", ResultProxyResponse | ErrorProxyResponse)
+ProxyResponse = TypeAliasType(
+    "ProxyResponse", Annotated[ResultProxyResponse | ErrorProxyResponse, StrictJson()]
+)
 """
 **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -9714,7 +10189,7 @@ A JSON-RPC response object.
 """
 
 
-class AgentNotification(BaseModel):
+class AgentNotification(WireModel):
     """
     A JSON-RPC notification object.
     """
@@ -9723,6 +10198,7 @@ class AgentNotification(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     method: Annotated[str, Field(alias="method")]
@@ -9730,12 +10206,15 @@ class AgentNotification(BaseModel):
     The notification method name.
     """
     params: Annotated[
-        SessionNotification
-        | CompleteElicitationNotification
-        | AuthStatusUpdateNotification
-        | ExtNotification
-        | None,
-        Field(alias="params"),
+        Annotated[
+            SessionNotification
+            | CompleteElicitationNotification
+            | AuthStatusUpdateNotification
+            | ExtNotification
+            | None,
+            Field(alias="params"),
+        ],
+        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
@@ -9846,7 +10325,6 @@ __all__ = [
     "ElicitationAcceptAction",
     "ElicitationCapabilities",
     "ElicitationContentValue",
-    "ElicitationContentValue1",
     "ElicitationFormCapabilities",
     "ElicitationFormMode",
     "ElicitationId",
@@ -9867,15 +10345,6 @@ __all__ = [
     "ErrorAgentResponse",
     "ErrorClientResponse",
     "ErrorCode",
-    "ErrorCode1",
-    "ErrorCode2",
-    "ErrorCode3",
-    "ErrorCode4",
-    "ErrorCode5",
-    "ErrorCode6",
-    "ErrorCode7",
-    "ErrorCode8",
-    "ErrorCode9",
     "ErrorIdleStateUpdate",
     "ErrorMessageMcpResponse",
     "ErrorProxyResponse",
@@ -9899,6 +10368,7 @@ __all__ = [
     "InitializeProxyResponse",
     "InitializeRequest",
     "InitializeResponse",
+    "IntegerElicitationContentValue",
     "IntegerElicitationPropertySchema",
     "IntegerPropertySchema",
     "ItemsPlanUpdateContent",
@@ -9945,9 +10415,11 @@ __all__ = [
     "NoticeSeverity",
     "NumberElicitationPropertySchema",
     "NumberPropertySchema",
+    "NumberRequestId",
     "OtherCreateElicitationRequest",
     "OtherCreateElicitationResponse",
     "OtherElicitationPropertySchema",
+    "OtherErrorCode",
     "OtherIdleStateUpdate",
     "OtherMultiSelectItems",
     "OtherStateUpdate",
@@ -9994,7 +10466,6 @@ __all__ = [
     "RequestElicitationUrlMode",
     "RequestFormCreateElicitationRequest",
     "RequestId",
-    "RequestId1",
     "RequestOtherCreateElicitationRequest",
     "RequestPermissionOutcome",
     "RequestPermissionRequest",

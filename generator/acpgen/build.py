@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
@@ -59,7 +60,8 @@ def _build(
     defs: Mapping[str, Node] = doc["$defs"]
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(naming.type_class_name(name) for name in defs)
-    types = tuple(_type(name, defs[name], present, taken) for name in sorted(defs))
+    scope = _Scope(present, taken, frozenset(name for name in defs if is_unconstrained(defs[name])))
+    types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
     methods = _methods(defs, present)
@@ -70,7 +72,37 @@ def _build(
         methods=methods,
         types=types,
         unstable_items=present,
+        error_codes=_error_codes(defs, present),
     )
+
+
+ERROR_CODE_TYPE = "ErrorCode"
+"""The definition that lists the protocol's JSON-RPC error codes."""
+_BOLD_LEAD = re.compile(r"^\*\*([^*]+)\*\*")
+
+
+def _error_codes(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.ErrorCode, ...]:
+    """The constants of ``ErrorCode``, each named from its title (older revisions: the bold lead of
+    its description, ``**Parse error**: ...``)."""
+    found = union_branches(defs.get(ERROR_CODE_TYPE) or {})
+    codes = []
+    for branch in found[1] if found else []:
+        value = const_of(branch)
+        if not isinstance(value, int):
+            continue
+        text = description(branch)
+        lead = _BOLD_LEAD.match(text)
+        title = str(branch.get("title") or (lead.group(1) if lead else ""))
+        codes.append(
+            ir.ErrorCode(
+                value=value,
+                title=title,
+                constant=naming.code_constant(title) if title else "",
+                stable=f"value:{ERROR_CODE_TYPE}={value}" not in unstable,
+                description=text,
+            )
+        )
+    return tuple(codes)
 
 
 def _keys_in(defs: Mapping[str, Node]) -> list[str]:
@@ -164,31 +196,95 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
     return tuple(result)
 
 
-def _type(name: str, node: Node, unstable: frozenset[str], taken: frozenset[str]) -> ir.TypeDef:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Scope:
+    """What building a type needs to know of the others."""
+
+    unstable: frozenset[str]
+    """The item keys present in this build that are not stable."""
+    taken: frozenset[str]
+    """The class names of every definition."""
+    open_defs: frozenset[str]
+    """The definitions that admit any JSON value (``ExtRequest``)."""
+
+
+def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
     cls = naming.type_class_name(name)
     common: dict[str, Any] = {
         "wire": name,
         "class_name": cls,
-        "stable": f"type:{name}" not in unstable,
+        "stable": f"type:{name}" not in scope.unstable,
         "description": description(node),
     }
     values = enum_values(node)
     found = union_branches(node)
+    scalars = _scalar_variants(name, cls, found[1], scope) if found is not None else ()
+    common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
         return ir.TypeDef(
             kind="enum",
             enum_values=tuple(str(v) for v, _ in values),
             open=any(_is_open_scalar(b) for b in found[1]),
+            variants=scalars,
             **common,
         )
     if isinstance(node.get("enum"), list):
         return ir.TypeDef(kind="enum", enum_values=tuple(str(v) for v in node["enum"]), **common)
-    fields = _fields(name, node, unstable)
+    fields = _fields(name, node, scope)
     if found is not None and any(_is_object_branch(b) for b in found[1]):
-        return _union(name, cls, node, found[1], fields, unstable, taken, common)
+        return _union(name, cls, node, found[1], fields, scope, common)
     if isinstance(node.get("properties"), Mapping) or node.get("type") == "object":
         return ir.TypeDef(kind="object", fields=fields, **common)
-    return ir.TypeDef(kind="alias", **common)
+    return ir.TypeDef(kind="alias", variants=scalars, **common)
+
+
+def _is_integer(branch: Node) -> bool:
+    return "integer" in _types_of(branch)
+
+
+def _scalar_key(branch: Node, branches: list[Node]) -> str:
+    """The key of an untitled branch of a union of scalars: ``other`` for the one branch of an open
+    enum that is not a constant (its catch-all, as in unions), else its JSON type when no sibling
+    has that type (``integer`` in ``null | integer | string``), else none."""
+    if any(const_of(b) is not None for b in branches) and _is_open_scalar(branch):
+        return "other"
+    types = _types_of(branch)
+    if len(types) == 1 and all(not (_types_of(b) & types) for b in branches if b is not branch):
+        return next(iter(types))
+    return ""
+
+
+def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -> tuple[ir.UnionVariant, ...]:
+    """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
+    constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
+    constants and plain types are written inline."""
+    if any(_is_object_branch(b) for b in branches):
+        return ()
+    variants = []
+    for branch, found_key in zip(branches, variant_keys(branches), strict=True):
+        key = found_key or _scalar_key(branch, branches)
+        hoisted = _is_integer(branch) and const_of(branch) is None and ref_name(branch) is None
+        if hoisted and not key:
+            raise AcpgenError(
+                Problem(
+                    f"union {name} has an integer branch with no title, so it cannot be named",
+                    pointer("$defs", name),
+                    "Give the branch a `title` in the schema; names are never taken from positions.",
+                )
+            )
+        variants.append(
+            ir.UnionVariant(
+                key=key,
+                class_name=naming.variant_class_name(key, cls, scope.taken) if hoisted else "",
+                tag=None,
+                ref=ref_name(branch),
+                catch_all=False,
+                hoisted=hoisted,
+                stable=f"variant:{name}[{key}]" not in scope.unstable,
+                description=description(branch),
+            )
+        )
+    return tuple(variants)
 
 
 def _is_open_scalar(branch: Node) -> bool:
@@ -206,8 +302,7 @@ def _union(
     node: Node,
     branches: list[Node],
     shared: tuple[ir.Field, ...],
-    unstable: frozenset[str],
-    taken: frozenset[str],
+    scope: _Scope,
     common: dict[str, Any],
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
@@ -224,7 +319,6 @@ def _union(
                 )
             )
         tag = tag_of(branch)
-        ref_name(branch) if "properties" not in branch or tag is not None else None
         catch_all = is_catch_all(branch)
         unconstrained = is_unconstrained(branch)
         adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
@@ -233,7 +327,7 @@ def _union(
         elif adds_nothing:
             class_name = naming.type_class_name(ref_name(branch) or "")
         else:
-            class_name = naming.variant_class_name(key, cls, taken)
+            class_name = naming.variant_class_name(key, cls, scope.taken)
         variants.append(
             ir.UnionVariant(
                 key=key,
@@ -242,8 +336,9 @@ def _union(
                 ref=ref_name(branch),
                 catch_all=catch_all,
                 hoisted=not (adds_nothing or unconstrained),
-                stable=f"variant:{name}[{key}]" not in unstable,
+                stable=f"variant:{name}[{key}]" not in scope.unstable,
                 description=description(branch),
+                fields=_fields(f"{name}[{key}]", branch, scope),
             )
         )
     return ir.TypeDef(
@@ -260,7 +355,7 @@ def _union_keyword(node: Node) -> str:
     return "oneOf" if "oneOf" in node else "anyOf"
 
 
-def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field, ...]:
+def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
     props = node.get("properties")
     if not isinstance(props, Mapping):
         return ()
@@ -287,17 +382,32 @@ def _fields(owner: str, node: Node, unstable: frozenset[str]) -> tuple[ir.Field,
                 nullable=_nullable(prop),
                 default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
                 is_array=_is_array(prop),
+                is_map=_is_map(prop),
+                integer=_is_integer(prop),
                 ref=ref_name(prop),
                 lenience=ir.Lenience(
                     default_on_error=prop.get(DEFAULT_ON_ERROR) is True,
                     skip_invalid_items=prop.get(SKIP_INVALID_ITEMS) is True,
                     default_on_null=prop.get(DEFAULT_ON_NULL) is True,
                 ),
-                stable=f"field:{owner}.{wire}" not in unstable,
+                stable=f"field:{owner}.{wire}" not in scope.unstable,
                 description=description(prop),
+                extensible=_extensible(prop, scope.open_defs),
             )
         )
     return tuple(fields)
+
+
+def _extensible(prop: Node, open_defs: frozenset[str]) -> bool:
+    """A union of object types with a member that admits any value (an envelope's ``params``)."""
+    members: list[Node] = []
+    pending = [prop]
+    while pending:
+        node = pending.pop()
+        for branch in node.get("anyOf") or node.get("oneOf") or []:
+            if isinstance(branch, Mapping):
+                (pending if "anyOf" in branch or "oneOf" in branch else members).append(branch)
+    return any(ref_name(m) in open_defs for m in members) and any(_is_object_branch(m) for m in members)
 
 
 def _types_of(prop: Node) -> set[str]:
@@ -318,6 +428,11 @@ def _nullable(prop: Node) -> bool:
 
 def _is_array(prop: Node) -> bool:
     return "array" in _types_of(prop)
+
+
+def _is_map(prop: Node) -> bool:
+    extra = prop.get("additionalProperties")
+    return "object" in _types_of(prop) and not prop.get("properties") and extra not in (None, False)
 
 
 def _spread_nested_unions(

@@ -12,9 +12,10 @@ _COMMON = ("--isolated", "--line-length", "100", "--target-version", "py311")
 
 
 def format_python(text: str, name: str) -> str:
-    """Sort imports, then format; ``name`` is used in messages only."""
+    """Sort imports and drop unused ones (a template lays out what a generator imported), then format;
+    ``name`` is used in messages only."""
     ruff = find_ruff_bin()
-    sorted_text = _run([ruff, "check", *_COMMON, "--select", "I", "--fix", "--exit-zero", "--quiet"], text, name)
+    sorted_text = _run([ruff, "check", *_COMMON, "--select", "I,F401", "--fix", "--exit-zero", "--quiet"], text, name)
     return _run([ruff, "format", *_COMMON, "--quiet"], sorted_text, name)
 
 

@@ -87,8 +87,9 @@ def tag_of(branch: Node) -> tuple[str, str] | None:
 
 
 def is_unconstrained(branch: Node) -> bool:
-    """A branch that admits any value (only annotations such as a description): keyed ``any``."""
-    return not (set(branch) - {"description", "title", "$comment", "examples"})
+    """A branch that admits any value (only annotations such as a description, or extension
+    keywords such as ``x-deserialize-default-on-error``, which constrain nothing): keyed ``any``."""
+    return not {k for k in branch if not k.startswith("x-")} - {"description", "title", "$comment", "examples"}
 
 
 def is_catch_all(branch: Node) -> bool:

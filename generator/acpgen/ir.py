@@ -51,11 +51,18 @@ class Field:
     default_json: str | None
     """The schema's ``default`` as canonical JSON text, or None when the schema gives none."""
     is_array: bool
+    is_map: bool
+    """An object with no properties of its own, only ``additionalProperties`` (``env``: name -> value)."""
+    integer: bool
+    """The property's own type admits integers (``"type": "integer"``, possibly with null)."""
     ref: str | None
     """The ``$defs`` type the property refers to, if it is a plain reference."""
     lenience: Lenience
     stable: bool
     description: str
+    extensible: bool = False
+    """A union of object types one of which admits any value (an envelope's ``params``: ``ExtRequest``):
+    a value that no typed member recognises a member of is that one's, read whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,8 @@ class UnionVariant:
     catch_all: bool
     """The ``not`` branch of an extensible union: any other tag, payload kept."""
     hoisted: bool
-    """True when the branch adds to its reference (a tag, shared fields) and so gets a class of its own."""
+    """True when the branch gets a class (or, in a union of scalars, a type alias) of its own: it adds to its
+    reference (a tag, shared fields), or it is a bounded integer (``RequestId``'s ``Number``)."""
     stable: bool
     description: str
     spread: tuple[tuple[str, str, str], ...] = ()
@@ -79,6 +87,9 @@ class UnionVariant:
     that extends the sub-branch and adds this branch's tag; the branch is then their union."""
     spread_from: str | None = None
     """The referenced union type the branch was spread over (its routing is reused), if any."""
+    fields: tuple[Field, ...] = ()
+    """The properties the branch declares itself, inline (its tag, mostly; ``MessageMcpResponse``'s
+    branches are whole objects), beside the union's shared fields."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +107,8 @@ class TypeDef:
     enum_values: tuple[str, ...] = ()
     open: bool = False
     """An open enum or extensible union: unknown values are accepted."""
+    integer: bool = False
+    """An alias, enum or union of scalars that admits integers (``ProtocolVersion``, ``ErrorCode``, ``RequestId``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +131,19 @@ class Method:
     """The module constant holding the wire name (:func:`acpgen.naming.constant_name`)."""
     gate: str | None = None
     """The capability that gates the method (filled in from the capability rule table), if any."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorCode:
+    """A code of the schema's ``ErrorCode`` (one constant of that open enum)."""
+
+    value: int
+    title: str
+    """The branch's title (``Method not found``), else the bold lead of its description, else empty."""
+    constant: str
+    """The Python constant that names it (``METHOD_NOT_FOUND``), from the title; empty without one."""
+    stable: bool
+    description: str
 
 
 Presence = Literal["true", "present"]
@@ -174,6 +200,8 @@ class Protocol:
     types: tuple[TypeDef, ...]
     unstable_items: frozenset[str]
     """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+    error_codes: tuple[ErrorCode, ...] = ()
+    """The codes of the schema's ``ErrorCode``, in schema order (none when the schema has no such type)."""
     capabilities: tuple[Capability, ...] = ()
     rules: tuple[GatingRule, ...] = ()
     informational: tuple[tuple[str, str], ...] = ()

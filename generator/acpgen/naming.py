@@ -94,3 +94,8 @@ def method_name(wire: str, params_type: str) -> str:
 def constant_name(wire: str) -> str:
     """UPPER_SNAKE constant for a wire method name: ``session/new`` -> ``SESSION_NEW``."""
     return "_".join(w for s in wire.split("/") for w in words(s)).upper() or "METHOD"
+
+
+def code_constant(title: str) -> str:
+    """UPPER_SNAKE constant for an error code's title: ``Method not found`` -> ``METHOD_NOT_FOUND``."""
+    return "_".join(words(title)).upper()

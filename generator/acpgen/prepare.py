@@ -4,14 +4,19 @@ datamodel-code-generator renders the models; we never edit what it writes. Inste
 module hands it a schema in the shape that yields faithful models, plus per-class template
 data that our model templates (``templates/models/``) lay out:
 
-- union branches that add something to the type they refer to (a tag, shared fields) become
-  named definitions, named by :mod:`acpgen.naming` from their tag or title, never their position;
+- union branches that add something to the type they refer to (a tag, shared fields), and the
+  bounded integer branches of unions of scalars (``RequestId``), become named definitions, named
+  by :mod:`acpgen.naming` from their tag or title, never their position;
 - closed tagged unions get a ``discriminator`` with an explicit mapping;
 - extensible unions and unions with an untagged default branch get a routing annotation
   (``acp_annotation``) that sends unknown tags to the catch-all and a missing tag to the default;
-- integer ``format`` values get their bounds; unstable items get a visible marker;
-- fields get reading rules (``acp_field_meta``): the ``x-deserialize-*`` keywords, and
-  "null is not allowed" for optional fields that are not nullable.
+- integer ``format`` values get their bounds; unstable items get a visible marker; nullable maps
+  get typed values; an object type with no properties keeps its members;
+- fields get reading rules (``acp_field_meta``): the ``x-deserialize-*`` keywords, "null is not
+  allowed" for optional fields that are not nullable (whose None is then never written),
+  integers from integral floats; type aliases get theirs (``acp_alias_rules``): JSON types read
+  strictly on their own;
+- every model that extends no other extends ``WireModel`` (``acp_root_base``): dumps are the wire.
 """
 
 from __future__ import annotations
@@ -32,13 +37,16 @@ UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or
 ROOT_NAME = "AcpMessage"
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
-# and constructors take the Python attribute names as well as the wire names.
+# constructors take the Python attribute names as well as the wire names, dumps write the wire names.
 MODEL_CONFIG: tuple[tuple[str, str], ...] = (
     ("strict", "True"),
     ("validate_by_alias", "True"),
     ("validate_by_name", "True"),
+    ("serialize_by_alias", "True"),
     ("defer_build", "True"),
 )
+ROOT_BASE = "WireModel"
+"""The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -58,9 +66,9 @@ class ModelInput:
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     """The input of datamodel-code-generator for one protocol variant."""
     defs: dict[str, Any] = copy.deepcopy(dict(doc["$defs"]))
-    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG)}}
+    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
     aliases: dict[str, str] = {}
-    support: set[str] = set()
+    support: set[str] = {ROOT_BASE}
     pydantic: set[str] = {"ConfigDict"}  # every class sets model_config (MODEL_CONFIG)
     unstable = protocol.variant == "unstable"
     for t in protocol.types:
@@ -69,34 +77,24 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             _mark(node)
         if t.kind == "union":
             _hoist_union(t, node, defs, template_data, support, pydantic, unstable, protocol)
-        for f in t.fields:
-            holders = [t.class_name] if t.kind == "object" else [v.class_name for v in t.variants if v.hoisted]
-            for holder in holders:
-                aliases[f"{holder}.{f.wire}"] = f.attr
-                if rules := field_rules(f):
-                    template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
-                    support.update(rule.split("(", 1)[0] for rule in rules)
-                if (default := _model_default(f, protocol)) is not None:
-                    template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
-            if unstable and not f.stable and t.stable:
-                props = node.get("properties")
-                if isinstance(props, dict) and isinstance(props.get(f.wire), dict):
-                    _mark(props[f.wire])
-        if t.kind == "enum" and unstable:
-            values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
-            if values and t.stable:
-                node["description"] = _joined(
-                    node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + "."
-                )
-    for t in protocol.types:
-        for v in t.variants:
-            if v.hoisted:
-                for wire, attr in _variant_fields(v, t, doc):
-                    aliases.setdefault(f"{v.class_name}.{wire}", attr)
-                for _, spread_class, _ in v.spread:
-                    for wire, attr in _variant_fields(v, t, doc):
-                        aliases.setdefault(f"{spread_class}.{wire}", attr)
+        elif any(v.hoisted for v in t.variants):
+            _hoist_scalars(t, node, defs, template_data, unstable)
+        if t.kind == "object" and not t.fields and node.get("additionalProperties") is None:
+            node["additionalProperties"] = True  # no properties: every member is the object's own
+        if t.kind != "object":
+            template_data.setdefault(t.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(t.integer))
+            support.update(("StrictJson", *(("Integral",) if t.integer else ())))
+        for holder, f in held_fields(t):
+            aliases.setdefault(f"{holder}.{f.wire}", f.attr)
+            if rules := field_rules(f):
+                template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
+                support.update(rule.split("(", 1)[0] for rule in rules)
+            if (default := _model_default(f, protocol)) is not None:
+                template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
+        if unstable:
+            _mark_unstable_members(t, node, protocol)
     _bound_integers(defs)
+    _type_nullable_maps(defs)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_root(doc, defs))
     return ModelInput(
@@ -108,23 +106,64 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     )
 
 
+def held_fields(t: ir.TypeDef) -> list[tuple[str, ir.Field]]:
+    """Every (model class, field) a type gives: an object's fields; for a union, the shared fields and
+    the branch's own on the class of each hoisted branch (on each class a branch is spread into)."""
+    if t.kind == "object":
+        return [(t.class_name, f) for f in t.fields]
+    held = []
+    for v in t.variants:
+        if v.hoisted and t.kind == "union":
+            classes = [name for _, name, _ in v.spread] or [v.class_name]
+            held += [(name, f) for name in classes for f in (*v.fields, *t.fields)]
+    return held
+
+
+def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Protocol) -> None:
+    """The unstable marker on the unstable fields and enum values of a stable type."""
+    if not t.stable:
+        return
+    props = node.get("properties")
+    for f in t.fields:
+        if not f.stable and isinstance(props, dict) and isinstance(props.get(f.wire), dict):
+            _mark(props[f.wire])
+    values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
+    if t.kind == "enum" and values:
+        node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
+
+
 def field_rules(f: ir.Field) -> tuple[str, ...]:
     """The reading rules of a field, as the metadata expressions its annotation carries.
 
     Order matters: the last one is the outermost, so ``DefaultOnError`` sees what
-    ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first.
+    ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first. ``NotNull``
+    (an optional property that is not nullable, whose Python type admits None for "absent") is
+    innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
     """
     rules = []
     default = _default_literal(f)
+    if not f.required and not f.nullable and f.default_json is None and not f.lenience.default_on_null:
+        rules.append("NotNull()")  # innermost: it must see the field's `T | None` itself
+    if f.integer:
+        rules.append("Integral()")
     if f.lenience.skip_invalid_items:
         rules.append("SkipInvalidItems()")
     if f.lenience.default_on_error and (default is not None or not f.required):
         rules.append(f"DefaultOnError({default})" if default is not None else "DefaultOnError()")
     if f.lenience.default_on_null and not f.nullable:
         rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
-    if not rules and not f.required and not f.nullable and f.default_json is None:
-        rules.append("NotNull()")
+    if f.extensible:
+        rules.append("KeepUnrecognised()")
+    if not f.required and not f.nullable and f.default_json is None:
+        rules.append("OmitNone")  # its None means absent: never written as null
     return tuple(rules)
+
+
+def alias_rules(integer: bool) -> tuple[str, ...]:
+    """The reading rules of a type alias (``RequestId``, ``ErrorCode``, a union): a TypeAdapter of an
+    alias has no model config, so the alias itself reads JSON types strictly; integers also read
+    from integral floats."""
+    return ("Integral()", "StrictJson()") if integer else ("StrictJson()",)
 
 
 def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
@@ -139,11 +178,14 @@ def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
 
 
 def _default_literal(f: ir.Field) -> str | None:
-    """The Python literal of what a lenient field reads as: the schema's default, else ``[]`` for arrays."""
+    """The Python literal of what a lenient field reads as: the schema's default, else the empty value of
+    an array (``[]``) or a map (``{}``) that is not nullable, else none (``None``: absent, or null)."""
     if f.default_json is not None:
         return repr(json.loads(f.default_json))
-    if f.is_array:
+    if f.is_array and not f.nullable:
         return "[]"
+    if f.is_map and not f.nullable:
+        return "{}"
     return None
 
 
@@ -202,6 +244,34 @@ def _hoist_union(
     node.update(replacement)
 
 
+def _hoist_scalars(
+    t: ir.TypeDef,
+    node: dict[str, Any],
+    defs: dict[str, Any],
+    template_data: dict[str, dict[str, Any]],
+    unstable: bool,
+) -> None:
+    """Give the bounded integer branches of a union of scalars a named definition (``RequestId``'s
+    ``Number`` -> ``NumberRequestId``), which datamodel-code-generator would otherwise number."""
+    found = union_branches(node)
+    assert found is not None
+    keyword, branches = found
+    variants = {id(branch): variant for branch, variant in zip(branches, t.variants, strict=True)}
+    replaced = []
+    for branch in node[keyword]:
+        variant = variants.get(id(branch))
+        if variant is None or not variant.hoisted:
+            replaced.append(branch)
+            continue
+        named = {k: copy.deepcopy(v) for k, v in branch.items() if k != "title"}
+        if unstable and not variant.stable:
+            _mark(named)
+        defs[variant.class_name] = named
+        template_data.setdefault(variant.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(True))
+        replaced.append({"$ref": f"#/$defs/{variant.class_name}"})
+    node[keyword] = replaced
+
+
 def _spread(
     variant: ir.UnionVariant,
     inner: ir.TypeDef | None,
@@ -249,19 +319,17 @@ def _routed_annotation(t: ir.TypeDef) -> str:
         members.append(f"Annotated[{v.class_name}, Tag({tag!r})]")
     assert t.discriminator is not None
     attribute = naming.snake(t.discriminator)
+    malformed = default if _lenient_tag(t) else other if other is not None else default
     router = (
-        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, default={default!r}, other={other!r})"
+        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, "
+        f"default={default!r}, other={other!r}, malformed={malformed!r})"
     )
     return f"Annotated[{' | '.join(members)}, Discriminator({router})]"
 
 
-def _variant_fields(v: ir.UnionVariant, t: ir.TypeDef, doc: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(wire, attribute) of the properties a hoisted branch declares itself (its tag, mostly)."""
-    found = union_branches(doc["$defs"][t.wire])
-    assert found is not None
-    branch = found[1][t.variants.index(v)]
-    props = branch.get("properties") or {}
-    return [(wire, naming.snake(wire)) for wire in sorted(props)]
+def _lenient_tag(t: ir.TypeDef) -> bool:
+    """The union's tag is a shared property read leniently: a malformed tag means no tag."""
+    return any(f.wire == t.discriminator and f.lenience.default_on_error for f in t.fields)
 
 
 def _mark(node: dict[str, Any]) -> None:
@@ -279,7 +347,7 @@ def _bound_integers(node: Any) -> None:
     """Add ``minimum``/``maximum`` from integer ``format`` values wherever the schema omits them."""
     if isinstance(node, dict):
         fmt = node.get("format")
-        bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) else None
+        bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) and "const" not in node else None
         types = node.get("type")
         if bounds is not None and (types == "integer" or (isinstance(types, list) and "integer" in types)):
             node.setdefault("minimum", bounds[0])
@@ -289,6 +357,23 @@ def _bound_integers(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _bound_integers(value)
+
+
+def _type_nullable_maps(node: Any) -> None:
+    """``"type": ["object", "null"]`` with typed ``additionalProperties`` as ``anyOf: [map, null]``, whose
+    values datamodel-code-generator then types (it reads the first spelling as ``dict[str, Any]``)."""
+    if isinstance(node, dict):
+        types = node.get("type")
+        extra = node.get("additionalProperties")
+        typed_map = isinstance(extra, dict) and not node.get("properties")
+        if typed_map and isinstance(types, list) and set(types) == {"object", "null"}:
+            del node["type"], node["additionalProperties"]
+            node["anyOf"] = [{"type": "object", "additionalProperties": extra}, {"type": "null"}]
+        for value in node.values():
+            _type_nullable_maps(value)
+    elif isinstance(node, list):
+        for value in node:
+            _type_nullable_maps(value)
 
 
 def _root(doc: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:

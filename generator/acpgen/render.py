@@ -7,6 +7,7 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.builders import builder_module
+from acpgen.error_codes import error_code_views
 from acpgen.formatting import format_python
 from acpgen.header import REGENERATE, generator_version, header
 from acpgen.models import render_models
@@ -70,6 +71,7 @@ def render(
         "rules": rule_views(protocol),
         "builders": builders.builders,
         "builder_imports": builders.imports,
+        "error_codes": error_code_views(protocol),
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)

@@ -3,36 +3,39 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import NotNull
+from ._support import Integral, NotNull, OmitNone, StrictJson, WireModel
 
 
-class AcpMessage(BaseModel):
+class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class SessionResumeCapabilities(BaseModel):
+class SessionResumeCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
-class SessionCapabilities(BaseModel):
+class SessionCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     resume: Annotated[SessionResumeCapabilities | None, Field(alias="resume")] = None
@@ -41,21 +44,23 @@ class SessionCapabilities(BaseModel):
     ] = None
 
 
-class PromptCapabilities(BaseModel):
+class PromptCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     image: Annotated[bool, Field(alias="image")] = False
 
 
-class AgentCapabilities(BaseModel):
+class AgentCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     load_session: Annotated[bool, Field(alias="loadSession")] = False
@@ -67,21 +72,23 @@ class AgentCapabilities(BaseModel):
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
 
 
-class FileSystemCapabilities(BaseModel):
+class FileSystemCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     read_text_file: Annotated[bool, Field(alias="readTextFile")] = False
 
 
-class ClientCapabilities(BaseModel):
+class ClientCapabilities(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)] = Field(
@@ -93,14 +100,17 @@ class ClientCapabilities(BaseModel):
     """
 
 
-class InitializeRequest(BaseModel):
+class InitializeRequest(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
+    protocol_version: Annotated[
+        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+    ]
     client_capabilities: Annotated[
         ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
     ] = Field(
@@ -108,82 +118,94 @@ class InitializeRequest(BaseModel):
     )
 
 
-class InitializeResponse(BaseModel):
+class InitializeResponse(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)]
+    protocol_version: Annotated[
+        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+    ]
     agent_capabilities: Annotated[
         AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
 
 
-class LoadSessionRequest(BaseModel):
+class LoadSessionRequest(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
-class LoadSessionResponse(BaseModel):
+class LoadSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class TextContent(BaseModel):
+class TextContent(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
-class ImageContent(BaseModel):
+class ImageContent(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     data: Annotated[str, Field(alias="data")]
 
 
-class PromptResponse(BaseModel):
+class PromptResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class ReadTextFileRequest(BaseModel):
+class ReadTextFileRequest(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     path: Annotated[str, Field(alias="path")]
 
 
-class ReadTextFileResponse(BaseModel):
+class ReadTextFileResponse(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     content: Annotated[str, Field(alias="content")]
@@ -194,6 +216,7 @@ class TextContentBlock(TextContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["text"], Field(alias="type")]
@@ -204,27 +227,32 @@ class ImageContentBlock(ImageContent):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
 ContentBlock = TypeAliasType(
-    "ContentBlock", Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")]
+    "ContentBlock",
+    Annotated[
+        Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")], StrictJson()
+    ],
 )
 
 
-class PromptRequest(BaseModel):
+class PromptRequest(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], NotNull()
+        Annotated[list[str] | None, Field(alias="additionalDirectories")], NotNull(), OmitNone
     ] = None
 
 

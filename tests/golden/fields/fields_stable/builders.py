@@ -20,8 +20,6 @@ import enum
 from collections.abc import Sequence
 from typing import Any, Final
 
-from . import models
-
 __all__ = ["UNSET", "Unset"]
 
 

@@ -16,8 +16,6 @@ from typing import Any, Final, Literal, get_args
 
 from pydantic import BaseModel
 
-from . import models
-
 __all__ = [
     "CAPABILITIES",
     "RULES",

@@ -10,10 +10,4 @@ others default to answering "method not found" (requests) or to ignoring the mes
 
 from __future__ import annotations
 
-import abc
-from typing import Any
-
-from . import models
-from .errors import RequestError
-
 __all__ = []

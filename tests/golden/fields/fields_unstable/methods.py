@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from . import models
 from ._rpc import MethodSpec, Side
 
 __all__ = ["METHODS", "MethodSpec", "handled_by"]

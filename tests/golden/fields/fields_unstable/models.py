@@ -3,41 +3,52 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ._support import DefaultOnError, DefaultOnNull, NotNull, SkipInvalidItems
+from ._support import (
+    DefaultOnError,
+    DefaultOnNull,
+    Integral,
+    NotNull,
+    OmitNone,
+    SkipInvalidItems,
+    WireModel,
+)
 
 
-class AcpMessage(BaseModel):
+class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-class Caps(BaseModel):
+class Caps(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     fs: Annotated[bool, Field(alias="fs")] = False
 
 
-class Item(BaseModel):
+class Item(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     name: Annotated[str, Field(alias="name")]
 
 
-class Record(BaseModel):
+class Record(WireModel):
     """
     Required, optional and nullable kept apart; defaults; bounds; lenient reading.
     """
@@ -46,13 +57,16 @@ class Record(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     required_nullable: Annotated[str | None, Field(alias="requiredNullable")]
     """
     Must be present; may be null.
     """
-    optional_plain: Annotated[Annotated[str | None, Field(alias="optionalPlain")], NotNull()] = None
+    optional_plain: Annotated[
+        Annotated[str | None, Field(alias="optionalPlain")], NotNull(), OmitNone
+    ] = None
     """
     May be absent; never null.
     """
@@ -64,15 +78,22 @@ class Record(BaseModel):
     caps: Annotated[Caps, Field(alias="caps", validate_default=True)] = Field(
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
-    small: Annotated[Annotated[int | None, Field(alias="small", ge=0, le=65535)], NotNull()] = None
+    small: Annotated[
+        Annotated[int | None, Field(alias="small", ge=0, le=65535)], NotNull(), Integral(), OmitNone
+    ] = None
     count: Annotated[
-        Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)], NotNull()
+        Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)],
+        NotNull(),
+        Integral(),
+        OmitNone,
     ] = None
     offset: Annotated[
         Annotated[
             int | None, Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807)
         ],
         NotNull(),
+        Integral(),
+        OmitNone,
     ] = None
     lenient_meta: Annotated[
         Annotated[dict[str, Any] | None, Field(alias="lenientMeta")], DefaultOnError()
@@ -82,7 +103,7 @@ class Record(BaseModel):
     ]
     servers: Annotated[Annotated[list[str], Field(alias="servers")], DefaultOnNull([])]
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    class_: Annotated[Annotated[str | None, Field(alias="class")], NotNull()] = None
+    class_: Annotated[Annotated[str | None, Field(alias="class")], NotNull(), OmitNone] = None
     """
     A Python keyword as a wire name.
     """

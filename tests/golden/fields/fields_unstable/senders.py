@@ -13,11 +13,6 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
-
-from . import capabilities, models
-from ._sender import Sender, Transport
-from .initialization import require_version
-from .methods import METHODS, MethodSpec
+from ._sender import Transport
 
 __all__ = ["Transport"]

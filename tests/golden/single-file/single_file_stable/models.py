@@ -3,28 +3,29 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import NotNull
+from ._support import NotNull, OmitNone, StrictJson, WireModel
 
 
-class AcpMessage(BaseModel):
+class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Literal["ask", "code", "plan"])
+SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code", "plan"], StrictJson()])
 """
 How the session runs.
 """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Create a session.
     """
@@ -33,27 +34,30 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull()] = None
+    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone] = None
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
-class Text(BaseModel):
+class Text(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
@@ -64,19 +68,23 @@ class MessageUpdate(Text):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     kind: Annotated[Literal["message"], Field(alias="kind")]
 
 
-Update = TypeAliasType("Update", Annotated[MessageUpdate, Field(discriminator="kind")])
+Update = TypeAliasType(
+    "Update", Annotated[Annotated[MessageUpdate, Field(discriminator="kind")], StrictJson()]
+)
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]

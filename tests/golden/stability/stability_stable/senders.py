@@ -17,7 +17,6 @@ from typing import Any, ClassVar, cast
 
 from . import capabilities, models
 from ._sender import Sender, Transport
-from .initialization import require_version
 from .methods import METHODS, MethodSpec
 
 __all__ = ["AgentSender", "ClientSender", "Transport"]

@@ -24,7 +24,7 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any
 
-from . import methods, models
+from . import methods
 from ._process import spawn, stop
 from .connection import Connection, Limits, Trace, stdio_streams, traced
 from .dispatch import Dispatcher

@@ -3,22 +3,23 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnNull, NotNull
+from ._support import DefaultOnNull, NotNull, OmitNone, StrictJson, WireModel
 
 
-class AcpMessage(BaseModel):
+class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Literal["ask", "code", "plan"])
+SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code", "plan"], StrictJson()])
 """
 How the session runs.
 
@@ -26,7 +27,7 @@ How the session runs.
 """
 
 
-class NewSessionRequest(BaseModel):
+class NewSessionRequest(WireModel):
     """
     Create a session.
     """
@@ -35,12 +36,15 @@ class NewSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull()] = None
+    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone] = None
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], DefaultOnNull([])
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -49,27 +53,29 @@ class NewSessionRequest(BaseModel):
     """
 
 
-class NewSessionResponse(BaseModel):
+class NewSessionResponse(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
-class Text(BaseModel):
+class Text(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     text: Annotated[str, Field(alias="text")]
 
 
-class Plan(BaseModel):
+class Plan(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
@@ -78,12 +84,13 @@ class Plan(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     steps: Annotated[list[str], Field(alias="steps")]
 
 
-class ForkSessionRequest(BaseModel):
+class ForkSessionRequest(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -94,12 +101,13 @@ class ForkSessionRequest(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
-class ForkSessionResponse(BaseModel):
+class ForkSessionResponse(WireModel):
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
@@ -108,6 +116,7 @@ class ForkSessionResponse(BaseModel):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
@@ -118,6 +127,7 @@ class MessageUpdate(Text):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     kind: Annotated[Literal["message"], Field(alias="kind")]
@@ -132,19 +142,24 @@ class PlanUpdate(Plan):
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     kind: Annotated[Literal["plan"], Field(alias="kind")]
 
 
-Update = TypeAliasType("Update", Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")])
+Update = TypeAliasType(
+    "Update",
+    Annotated[Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")], StrictJson()],
+)
 
 
-class SessionNotification(BaseModel):
+class SessionNotification(WireModel):
     model_config = ConfigDict(
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
+        serialize_by_alias=True,
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
