@@ -117,6 +117,19 @@ def test_bad_vendoring_input_is_a_clear_error(
     assert not any(tmp_path.iterdir())  # nothing written
 
 
+def test_the_copy_passes_a_consumers_linter_with_default_settings(project: Path) -> None:
+    from ruff.__main__ import find_ruff_bin
+
+    done = subprocess.run(
+        [find_ruff_bin(), "check", "--isolated", "--no-cache", "src/myapp/_acp"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_the_copy_passes_a_consumers_type_checkers_with_default_settings(project: Path, tmp_path: Path) -> None:
     mypy = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy"), "-p", "myapp"],

@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "stable"
 SCHEMA_PACKAGE: Final = "@agentclientprotocol/sdk"
 SCHEMA_VERSION: Final = "2.4.0"
 SCHEMA_FILE: Final = "v1/schema.json"
-SCHEMA_SHA256: Final = "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a"
+SCHEMA_SHA256: Final = (
+    "0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a"
+)
 GENERATOR_VERSION: Final = "0.1.0"

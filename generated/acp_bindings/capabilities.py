@@ -107,7 +107,10 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "agentCapabilities.loadSession", "agent", "true", ("load_session",)
     ),
     "agentCapabilities.promptCapabilities": Capability(
-        "agentCapabilities.promptCapabilities", "agent", "present", ("prompt_capabilities",)
+        "agentCapabilities.promptCapabilities",
+        "agent",
+        "present",
+        ("prompt_capabilities",),
     ),
     "agentCapabilities.promptCapabilities.image": Capability(
         "agentCapabilities.promptCapabilities.image",
@@ -131,13 +134,22 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "agentCapabilities.mcpCapabilities", "agent", "present", ("mcp_capabilities",)
     ),
     "agentCapabilities.mcpCapabilities.http": Capability(
-        "agentCapabilities.mcpCapabilities.http", "agent", "true", ("mcp_capabilities", "http")
+        "agentCapabilities.mcpCapabilities.http",
+        "agent",
+        "true",
+        ("mcp_capabilities", "http"),
     ),
     "agentCapabilities.mcpCapabilities.sse": Capability(
-        "agentCapabilities.mcpCapabilities.sse", "agent", "true", ("mcp_capabilities", "sse")
+        "agentCapabilities.mcpCapabilities.sse",
+        "agent",
+        "true",
+        ("mcp_capabilities", "sse"),
     ),
     "agentCapabilities.sessionCapabilities": Capability(
-        "agentCapabilities.sessionCapabilities", "agent", "present", ("session_capabilities",)
+        "agentCapabilities.sessionCapabilities",
+        "agent",
+        "present",
+        ("session_capabilities",),
     ),
     "agentCapabilities.sessionCapabilities.list": Capability(
         "agentCapabilities.sessionCapabilities.list",
@@ -169,16 +181,23 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "present",
         ("session_capabilities", "close"),
     ),
-    "agentCapabilities.auth": Capability("agentCapabilities.auth", "agent", "present", ("auth",)),
+    "agentCapabilities.auth": Capability(
+        "agentCapabilities.auth", "agent", "present", ("auth",)
+    ),
     "agentCapabilities.auth.logout": Capability(
         "agentCapabilities.auth.logout", "agent", "present", ("auth", "logout")
     ),
-    "clientCapabilities.fs": Capability("clientCapabilities.fs", "client", "present", ("fs",)),
+    "clientCapabilities.fs": Capability(
+        "clientCapabilities.fs", "client", "present", ("fs",)
+    ),
     "clientCapabilities.fs.readTextFile": Capability(
         "clientCapabilities.fs.readTextFile", "client", "true", ("fs", "read_text_file")
     ),
     "clientCapabilities.fs.writeTextFile": Capability(
-        "clientCapabilities.fs.writeTextFile", "client", "true", ("fs", "write_text_file")
+        "clientCapabilities.fs.writeTextFile",
+        "client",
+        "true",
+        ("fs", "write_text_file"),
     ),
     "clientCapabilities.terminal": Capability(
         "clientCapabilities.terminal", "client", "true", ("terminal",)
@@ -187,7 +206,10 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "clientCapabilities.session", "client", "present", ("session",)
     ),
     "clientCapabilities.session.compaction": Capability(
-        "clientCapabilities.session.compaction", "client", "present", ("session", "compaction")
+        "clientCapabilities.session.compaction",
+        "client",
+        "present",
+        ("session", "compaction"),
     ),
     "clientCapabilities.session.configOptions": Capability(
         "clientCapabilities.session.configOptions",
@@ -202,7 +224,10 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         ("session", "config_options", "boolean"),
     ),
     "clientCapabilities.session.notices": Capability(
-        "clientCapabilities.session.notices", "client", "present", ("session", "notices")
+        "clientCapabilities.session.notices",
+        "client",
+        "present",
+        ("session", "notices"),
     ),
     "clientCapabilities.auth": Capability(
         "clientCapabilities.auth", "client", "present", ("auth",)
@@ -214,10 +239,16 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "clientCapabilities.elicitation", "client", "present", ("elicitation",)
     ),
     "clientCapabilities.elicitation.form": Capability(
-        "clientCapabilities.elicitation.form", "client", "present", ("elicitation", "form")
+        "clientCapabilities.elicitation.form",
+        "client",
+        "present",
+        ("elicitation", "form"),
     ),
     "clientCapabilities.elicitation.url": Capability(
-        "clientCapabilities.elicitation.url", "client", "present", ("elicitation", "url")
+        "clientCapabilities.elicitation.url",
+        "client",
+        "present",
+        ("elicitation", "url"),
     ),
 }
 
@@ -548,7 +579,9 @@ def supports_agent_prompt_audio(advertised: models.AgentCapabilities | None) -> 
     return supports(advertised, "agentCapabilities.promptCapabilities.audio")
 
 
-def supports_agent_prompt_embedded_context(advertised: models.AgentCapabilities | None) -> bool:
+def supports_agent_prompt_embedded_context(
+    advertised: models.AgentCapabilities | None,
+) -> bool:
     """
     Whether the agent advertised `agentCapabilities.promptCapabilities.embeddedContext` (it is true).
 
@@ -636,7 +669,9 @@ def supports_agent_session_additional_directories(
     `SessionInfo.additionalDirectories` to report the complete ordered
     additional-root list associated with a listed session.
     """
-    return supports(advertised, "agentCapabilities.sessionCapabilities.additionalDirectories")
+    return supports(
+        advertised, "agentCapabilities.sessionCapabilities.additionalDirectories"
+    )
 
 
 def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -> bool:
@@ -694,7 +729,9 @@ def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
     return supports(advertised, "clientCapabilities.fs")
 
 
-def supports_client_fs_read_text_file(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_fs_read_text_file(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
 
@@ -703,7 +740,9 @@ def supports_client_fs_read_text_file(advertised: models.ClientCapabilities | No
     return supports(advertised, "clientCapabilities.fs.readTextFile")
 
 
-def supports_client_fs_write_text_file(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_fs_write_text_file(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.fs.writeTextFile` (it is true).
 
@@ -733,7 +772,9 @@ def supports_client_session(advertised: models.ClientCapabilities | None) -> boo
     return supports(advertised, "clientCapabilities.session")
 
 
-def supports_client_session_compaction(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_session_compaction(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.session.compaction` (it is present and not null).
 
@@ -743,7 +784,9 @@ def supports_client_session_compaction(advertised: models.ClientCapabilities | N
     return supports(advertised, "clientCapabilities.session.compaction")
 
 
-def supports_client_session_config_options(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_session_config_options(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.session.configOptions` (it is present and not null).
 
@@ -771,7 +814,9 @@ def supports_client_session_config_options_boolean(
     return supports(advertised, "clientCapabilities.session.configOptions.boolean")
 
 
-def supports_client_session_notices(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_session_notices(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.session.notices` (it is present and not null).
 
@@ -820,7 +865,9 @@ def supports_client_elicitation(advertised: models.ClientCapabilities | None) ->
     return supports(advertised, "clientCapabilities.elicitation")
 
 
-def supports_client_elicitation_form(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_elicitation_form(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
 
@@ -832,7 +879,9 @@ def supports_client_elicitation_form(advertised: models.ClientCapabilities | Non
     return supports(advertised, "clientCapabilities.elicitation.form")
 
 
-def supports_client_elicitation_url(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_elicitation_url(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
 
@@ -845,7 +894,10 @@ def supports_client_elicitation_url(advertised: models.ClientCapabilities | None
 
 
 _BY_METHOD: dict[tuple[Side, str], tuple[Rule, ...]] = {}
-_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {"agent": {}, "client": {}}
+_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {
+    "agent": {},
+    "client": {},
+}
 for _rule in RULES:
     if _rule.kind == "method":
         _key = (_rule.capability.side, _rule.subject)
@@ -878,7 +930,9 @@ def violations(
     return [Violation(rule, rule.message) for rule in unique]
 
 
-def require(peer: Side, advertised: BaseModel | None, method: str, payload: Any) -> None:
+def require(
+    peer: Side, advertised: BaseModel | None, method: str, payload: Any
+) -> None:
     """Raise :class:`CapabilityError` listing every violation, if there is one."""
     found = violations(peer, advertised, method, payload)
     if found:

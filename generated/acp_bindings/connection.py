@@ -3,36 +3,39 @@
 # Do not edit: regenerate with `make generate`.
 """A JSON-RPC 2.0 connection over asyncio streams, one JSON message per line.
 
-Support code: it knows no method of the protocol. What it guarantees, whatever the peer writes:
+Support code: it knows no method of the protocol. What it guarantees, whatever the peer
+writes:
 
-- **Conformance.** Ids are strings, integers (64-bit) or null. A line that is not JSON gets
-  -32700; a message that is not a JSON-RPC object (not an object, a batch, a wrong
-  ``jsonrpc``, a method that is not a string, an id of another type) gets -32600, with id null
-  when the id cannot be read; a request reusing the id of one still running gets -32600 and
-  the first is unaffected. A message longer than ``Limits.max_message_bytes`` or nested deeper
-  than ``Limits.max_depth`` gets -32600 (with its id when it can be read) and is never parsed.
-  Handler failures become -32603 without details; a result that cannot be written as JSON
-  (NaN and infinities included) becomes -32603. Responses to unknown ids, and
-  ``$/cancel_request`` for unknown or malformed ids, are dropped with a debug log.
-  Notifications are never answered.
-- **Order.** Notifications from the peer are handled one at a time, in arrival order: a handler
-  that awaits delays the next notification, never reorders it. Requests from the peer run
-  concurrently. The answer to one of our requests is delivered only after every notification
-  that arrived before it has been handled (so a ``session/prompt`` call returns after the
-  turn's ``session/update`` notifications were applied), except to a notification handler
-  waiting for it, which gets it at once (otherwise it would wait for itself).
+- **Conformance.** Ids are strings, integers (64-bit) or null. A line that is not JSON
+  gets -32700; a message that is not a JSON-RPC object (not an object, a batch, a wrong
+  ``jsonrpc``, a method that is not a string, an id of another type) gets -32600, with
+  id null when the id cannot be read; a request reusing the id of one still running gets
+  -32600 and the first is unaffected. A message longer than ``Limits.max_message_bytes``
+  or nested deeper than ``Limits.max_depth`` gets -32600 (with its id when it can be
+  read) and is never parsed. Handler failures become -32603 without details; a result
+  that cannot be written as JSON (NaN and infinities included) becomes -32603. Responses
+  to unknown ids, and ``$/cancel_request`` for unknown or malformed ids, are dropped
+  with a debug log. Notifications are never answered.
+- **Order.** Notifications from the peer are handled one at a time, in arrival order: a
+  handler that awaits delays the next notification, never reorders it. Requests from the
+  peer run concurrently. The answer to one of our requests is delivered only after every
+  notification that arrived before it has been handled (so a ``session/prompt`` call
+  returns after the turn's ``session/update`` notifications were applied), except to a
+  notification handler waiting for it, which gets it at once (otherwise it would wait
+  for itself).
 - **Bounds.** Writing waits while the peer does not read (at most one message beyond the
-  transport's buffer limit is held). At most ``Limits.max_running_requests`` peer requests
-  run at once and at most ``Limits.max_queued_notifications`` notifications (and
-  ``Limits.max_queued_bytes``) wait; beyond that, reading pauses, so the peer's writes wait
-  in turn. Reading never pauses while a handler waits for the peer's answer (the answer may
-  be behind): a request arriving then over the limit is answered -32603 at once, and a
-  notification handler that waits while twice the limit of notifications piles up has its
-  requests failed rather than wait forever.
-- **Lifecycle.** At the end of input, the notifications already received are still handled,
-  pending requests fail with :class:`ConnectionError`, running handlers are cancelled and
-  :meth:`Connection.run` returns. :meth:`Connection.close` is idempotent; ``async with``
-  starts the connection and closes it. No handler failure ends the connection.
+  transport's buffer limit is held). At most ``Limits.max_running_requests`` peer
+  requests run at once and at most ``Limits.max_queued_notifications`` notifications
+  (and ``Limits.max_queued_bytes``) wait; beyond that, reading pauses, so the peer's
+  writes wait in turn. Reading never pauses while a handler waits for the peer's answer
+  (the answer may be behind): a request arriving then over the limit is answered -32603
+  at once, and a notification handler that waits while twice the limit of notifications
+  piles up has its requests failed rather than wait forever.
+- **Lifecycle.** At the end of input, the notifications already received are still
+  handled, pending requests fail with :class:`ConnectionError`, running handlers are
+  cancelled and :meth:`Connection.run` returns. :meth:`Connection.close` is idempotent;
+  ``async with`` starts the connection and closes it. No handler failure ends the
+  connection.
 """
 
 from __future__ import annotations
@@ -55,7 +58,14 @@ from typing import Any, Self, TextIO
 
 from pydantic_core import from_json
 
-from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Encoded, RequestError, read_id
+from ._rpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Encoded,
+    RequestError,
+    read_id,
+)
 
 __all__ = [
     "CANCEL_REQUEST",
@@ -73,17 +83,20 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
-"""Answers a request with a response message, or handles a notification and returns None."""
+"""Answers a request with a response message, or handles a notification and returns
+None."""
 
 CANCEL_REQUEST = "$/cancel_request"
 TRACE_VARIABLE = "ACP_TRACE"
-"""The environment variable naming a file to trace the wire to (see :func:`trace_file`)."""
+"""The environment variable naming a file to trace the wire to (see :func:`trace_file`).
+"""
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 _CHUNK = 64 * 1024
 _ID_WINDOW = 64 * 1024
 """How much of an oversized or over-deep message is searched for its id."""
 _FAST_DEPTH = 200
-"""The nesting pydantic-core's JSON reader refuses beyond (without recursing into it)."""
+"""The nesting pydantic-core's JSON reader refuses beyond (without recursing into it).
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +121,12 @@ class Limits:
 
 
 async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Streams over this process's stdin and stdout, for an agent spawned by its client."""
+    """Streams over this process's stdin and stdout, for an agent its client spawned."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+    )
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, sys.stdout
     )
@@ -123,12 +138,14 @@ Trace = str | os.PathLike[str] | TextIO | None
 
 
 def traced(trace: Trace) -> Trace:
-    """``trace``, or else the file named by the ``ACP_TRACE`` environment variable, if set."""
+    """``trace``, or else the file named by the ``ACP_TRACE`` environment variable, if
+    set."""
     return trace if trace is not None else os.environ.get(TRACE_VARIABLE) or None
 
 
 class _Work:
-    """A peer request or notification while its handler runs, and how many answers it awaits."""
+    """A peer request or notification while its handler runs, and how many answers it
+    awaits."""
 
     __slots__ = ("awaiting", "connection", "notification", "running")
 
@@ -154,7 +171,8 @@ class _Outgoing:
         self.future = future
         self.origin = origin
         self.answered = False
-        """Its answer arrived (perhaps still queued behind notifications) or it was failed."""
+        """Its answer arrived (perhaps still queued behind notifications) or it was
+        failed."""
 
 
 class _Incoming:
@@ -187,14 +205,15 @@ class _Oversized:
 
 
 class Connection:
-    """Both ends of a JSON-RPC conversation: sends requests to the peer and answers the peer's.
+    """Both ends of a JSON-RPC conversation: sends requests to the peer and answers the
+    peer's.
 
     ``handler`` is usually ``Dispatcher(my_handler, methods).dispatch``. Serve with
-    ``await connection.run()`` (until the peer closes its end), or ``async with connection:``
-    (reading in the background until the block ends). Given ``trace`` (a text file, or a path
-    to append to), every message in and out is written to it as one JSON line:
-    ``{"at": <UTC time>, "direction": "in"|"out", "message": ...}`` (``"raw"``, the text, for
-    a line that is not JSON).
+    ``await connection.run()`` (until the peer closes its end), or ``async with
+    connection:`` (reading in the background until the block ends). Given ``trace`` (a
+    text file, or a path to append to), every message in and out is written to it as one
+    JSON line: ``{"at": <UTC time>, "direction": "in"|"out", "message": ...}``
+    (``"raw"``, the text, for a line that is not JSON).
     """
 
     def __init__(
@@ -231,19 +250,26 @@ class Connection:
         self._input_ended = False
         self._closed = False
 
-    # -- public API ---------------------------------------------------------------------------
+    # -- public API
+    # ---------------------------------------------------------------------------
 
     async def request(self, method: str, params: Any = None) -> Any:
-        """Send a request and wait for its result; an error answer raises :class:`RequestError`.
+        """Send a request and wait for its result; an error answer raises
+        :class:`RequestError`.
 
-        Raises :class:`ConnectionError` when the connection is closed or the peer's input ends
-        before the answer; ``ValueError``/``TypeError`` when ``params`` is not JSON (NaN too).
+        Raises :class:`ConnectionError` when the connection is closed or the peer's
+        input ends before the answer; ``ValueError``/``TypeError`` when ``params`` is
+        not JSON (NaN too).
         """
         if self._closed or self._input_ended:
             raise ConnectionError("the connection is closed")
         request_id = next(self._ids)
         work = _CURRENT.get()
-        origin = work if work is not None and work.connection is self and work.running else None
+        origin = (
+            work
+            if work is not None and work.connection is self and work.running
+            else None
+        )
         outgoing = _Outgoing(asyncio.get_running_loop().create_future(), origin)
         self._pending[request_id] = outgoing
         self._await_peer(origin, 1)
@@ -255,7 +281,9 @@ class Connection:
             return await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not self._closed:
-                self._in_background(self._send_quietly(CANCEL_REQUEST, {"requestId": request_id}))
+                self._in_background(
+                    self._send_quietly(CANCEL_REQUEST, {"requestId": request_id})
+                )
             raise
         finally:
             del self._pending[request_id]
@@ -269,7 +297,8 @@ class Connection:
         await self._send(message)
 
     def start(self) -> None:
-        """Start reading and handling the peer's messages in the background (idempotent)."""
+        """Start reading and handling the peer's messages in the background
+        (idempotent)."""
         if self._task is None and not self._closed:
             self._task = asyncio.get_running_loop().create_task(self._serve())
 
@@ -280,7 +309,8 @@ class Connection:
             await asyncio.wait({self._task})
 
     async def close(self) -> None:
-        """Stop reading and writing, fail pending requests, cancel running handlers (idempotent)."""
+        """Stop reading and writing, fail pending requests, cancel running handlers
+        (idempotent)."""
         if self._closed:
             return
         self._closed = True
@@ -307,7 +337,8 @@ class Connection:
         if self._task is not None and self._task is not asyncio.current_task():
             await asyncio.wait({self._task})
 
-    # -- the reading side ---------------------------------------------------------------------
+    # -- the reading side
+    # ---------------------------------------------------------------------
 
     async def _serve(self) -> None:
         worker = asyncio.get_running_loop().create_task(self._handle_notifications())
@@ -319,8 +350,14 @@ class Connection:
             _log.debug("reading stopped: %s", error)
         finally:
             self._input_ended = True
-            self._fail_pending(ConnectionError("the peer closed the connection before answering"))
-            tasks = [worker, *(i.task for i in self._running.values()), *self._background]
+            self._fail_pending(
+                ConnectionError("the peer closed the connection before answering")
+            )
+            tasks = [
+                worker,
+                *(i.task for i in self._running.values()),
+                *self._background,
+            ]
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)
@@ -335,7 +372,9 @@ class Connection:
                 await self._changed.wait()
             try:
                 if self._trace is not None:
-                    self._record("in", line.head if isinstance(line, _Oversized) else line)
+                    self._record(
+                        "in", line.head if isinstance(line, _Oversized) else line
+                    )
                 if isinstance(line, _Oversized):
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
@@ -347,11 +386,12 @@ class Connection:
                 _log.exception("a message from the peer could not be handled")
 
     async def _lines(self) -> AsyncIterator[bytes | _Oversized]:
-        """Lines of input in linear time, each byte copied once; an over-long line is skipped.
+        """Lines of input in linear time, each byte copied once; an over-long line is
+        skipped.
 
         The pieces of an unfinished line are kept as they came and joined once, when its
-        newline arrives; a line that outgrows the limit is dropped up to its newline, its head
-        kept so that the refusal can name its id.
+        newline arrives; a line that outgrows the limit is dropped up to its newline,
+        its head kept so that the refusal can name its id.
         """
         limit = self.limits.max_message_bytes
         pieces: list[bytes] = []
@@ -364,7 +404,9 @@ class Connection:
                 if head is None and size + len(piece) <= limit:
                     yield b"".join((*pieces, piece)) if pieces else piece
                 else:
-                    yield _Oversized(head if head is not None else _head((*pieces, piece)))
+                    yield _Oversized(
+                        head if head is not None else _head((*pieces, piece))
+                    )
                 pieces, size, head, start = [], 0, None, end + 1
             if head is None and start < len(chunk):
                 pieces.append(chunk[start:] if start else chunk)
@@ -392,7 +434,9 @@ class Connection:
             await self._send_error(message.request_id, message.error)
             return
         if type(message) is not dict:
-            await self._refuse(None, "Invalid request", {"reason": "a message is a JSON object"})
+            await self._refuse(
+                None, "Invalid request", {"reason": "a message is a JSON object"}
+            )
         elif "method" in message:
             await self._on_call(message, len(line))
         elif "id" in message:
@@ -416,19 +460,29 @@ class Connection:
             else:
                 self._queue_notification(message, size)
         elif request_id in self._running:
-            await self._refuse(request_id, "Invalid request", {"reason": "the id is in use"})
+            await self._refuse(
+                request_id, "Invalid request", {"reason": "the id is in use"}
+            )
         elif len(self._running) >= self.limits.max_running_requests:
             limit = {"limit": self.limits.max_running_requests}
-            await self._send_error(request_id, RequestError(INTERNAL_ERROR, "Too busy", limit))
+            await self._send_error(
+                request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
+            )
         else:
-            message["id"] = request_id  # as read: the answer carries it in the same form
-            task = asyncio.get_running_loop().create_task(self._answer(request_id, message))
+            message["id"] = (
+                request_id  # as read: the answer carries it in the same form
+            )
+            task = asyncio.get_running_loop().create_task(
+                self._answer(request_id, message)
+            )
             self._running[request_id] = _Incoming(task)
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
         current, limits = self._current, self.limits
         piled_up = self._queued >= 2 * limits.max_queued_notifications
-        if current is not None and (piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes):
+        if current is not None and (
+            piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes
+        ):
             self._give_up_waiting(current)
         self._inbox.append(_Notification(message, size))
         self._queued += 1
@@ -436,7 +490,8 @@ class Connection:
         self._changed.set()
 
     def _give_up_waiting(self, work: _Work) -> None:
-        """Fail the requests of a notification handler while the peer's notifications pile up."""
+        """Fail the requests of a notification handler while the peer's notifications
+        pile up."""
         error = RequestError(
             INTERNAL_ERROR,
             "No answer while the peer's notifications piled up",
@@ -450,12 +505,18 @@ class Connection:
 
     def _on_answer(self, message: dict[str, Any]) -> None:
         valid, response_id = read_id(message["id"])
-        outgoing = self._pending.get(response_id) if valid and type(response_id) is int else None
+        outgoing = (
+            self._pending.get(response_id)
+            if valid and type(response_id) is int
+            else None
+        )
         if outgoing is None or outgoing.answered:
             if response_id is None and "error" in message:
                 _log.warning("the peer reported an error: %.1000r", message["error"])
             else:
-                _log.debug("dropped an answer to no pending request: id %.100r", response_id)
+                _log.debug(
+                    "dropped an answer to no pending request: id %.100r", response_id
+                )
             return
         outgoing.answered = True
         origin = outgoing.origin
@@ -467,7 +528,9 @@ class Connection:
             self._changed.set()
 
     def _cancel(self, params: Any) -> None:
-        valid, request_id = read_id(params.get("requestId", ...) if type(params) is dict else ...)
+        valid, request_id = read_id(
+            params.get("requestId", ...) if type(params) is dict else ...
+        )
         incoming = self._running.get(request_id) if valid else None
         if incoming is None:
             _log.debug("cancel of no running request: %.100r", params)
@@ -477,16 +540,21 @@ class Connection:
     def _end_of_input(self) -> None:
         self._input_ended = True
         for outgoing in self._pending.values():
-            if not outgoing.answered:  # answers already received are still delivered in order
+            if (
+                not outgoing.answered
+            ):  # answers already received are still delivered in order
                 outgoing.answered = True
                 if not outgoing.future.done():
-                    error = ConnectionError("the peer closed the connection before answering")
+                    error = ConnectionError(
+                        "the peer closed the connection before answering"
+                    )
                     outgoing.future.set_exception(error)
         for incoming in self._running.values():
             incoming.task.cancel()
         self._changed.set()
 
-    # -- handling -----------------------------------------------------------------------------
+    # -- handling
+    # -----------------------------------------------------------------------------
 
     async def _handle_notifications(self) -> None:
         """Deliver notifications and queued answers one at a time, in arrival order."""
@@ -507,14 +575,18 @@ class Connection:
             try:
                 await self._handler(item.message)
             except Exception:  # noqa: BLE001 - a failing handler never ends the connection
-                _log.exception("handler of notification %.100r failed", item.message.get("method"))
+                _log.exception(
+                    "handler of notification %.100r failed", item.message.get("method")
+                )
             finally:
                 _CURRENT.reset(token)
                 work.running = False
                 self._current = None
                 self._changed.set()
 
-    async def _answer(self, request_id: str | int | None, message: dict[str, Any]) -> None:
+    async def _answer(
+        self, request_id: str | int | None, message: dict[str, Any]
+    ) -> None:
         work = _Work(self, notification=False)
         _CURRENT.set(work)  # this task's own context
         try:
@@ -528,7 +600,10 @@ class Connection:
                 _log.exception("handler of %.100r failed", message.get("method"))
                 response = _error_message(request_id, RequestError.internal_error())
             if response is None:
-                _log.error("the handler of request %.100r gave no answer", message.get("method"))
+                _log.error(
+                    "the handler of request %.100r gave no answer",
+                    message.get("method"),
+                )
                 response = _error_message(request_id, RequestError.internal_error())
             self._running[request_id].answering = True
             await self._send_answer(request_id, response)
@@ -556,12 +631,14 @@ class Connection:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    # -- the writing side ---------------------------------------------------------------------
+    # -- the writing side
+    # ---------------------------------------------------------------------
 
     async def _send(self, message: dict[str, Any]) -> None:
         """Write one message, once the peer has read what was written before.
 
-        The message is encoded only when its turn comes, so waiting senders hold no bytes.
+        The message is encoded only when its turn comes, so waiting senders hold no
+        bytes.
         """
         async with self._write_lock:
             if self._closed:
@@ -572,17 +649,29 @@ class Connection:
         if self._trace is not None:
             self._record("out", data)
 
-    async def _send_answer(self, request_id: str | int | None, response: dict[str, Any]) -> None:
+    async def _send_answer(
+        self, request_id: str | int | None, response: dict[str, Any]
+    ) -> None:
         try:
             await self._send(response)
-        except (TypeError, ValueError, RecursionError) as error:  # not JSON: NaN, objects, cycles
-            _log.error("the answer to request %.100r is not JSON: %s", request_id, error)
+        except (
+            TypeError,
+            ValueError,
+            RecursionError,
+        ) as error:  # not JSON: NaN, objects, cycles
+            _log.error(
+                "the answer to request %.100r is not JSON: %s", request_id, error
+            )
             await self._send(_error_message(request_id, RequestError.internal_error()))
 
-    async def _send_error(self, request_id: str | int | None, error: RequestError) -> None:
+    async def _send_error(
+        self, request_id: str | int | None, error: RequestError
+    ) -> None:
         await self._send(_error_message(request_id, error))
 
-    async def _refuse(self, request_id: Any, message: str, data: dict[str, Any]) -> None:
+    async def _refuse(
+        self, request_id: Any, message: str, data: dict[str, Any]
+    ) -> None:
         """Answer -32600 (with the id when it is a valid one)."""
         answer_id = read_id(request_id)[1]
         await self._send_error(answer_id, RequestError(INVALID_REQUEST, message, data))
@@ -635,7 +724,9 @@ def _settle(outgoing: _Outgoing, message: dict[str, Any]) -> None:
     has_result, has_error = "result" in message, "error" in message
     if message.get("jsonrpc") != "2.0" or has_result == has_error:
         reason = 'a response has "jsonrpc": "2.0" and either "result" or "error"'
-        future.set_exception(RequestError(INTERNAL_ERROR, "Malformed response", {"reason": reason}))
+        future.set_exception(
+            RequestError(INTERNAL_ERROR, "Malformed response", {"reason": reason})
+        )
     elif has_error:
         future.set_exception(RequestError.from_wire(message["error"]))
     else:
@@ -644,18 +735,21 @@ def _settle(outgoing: _Outgoing, message: dict[str, Any]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Unreadable:
-    """A line that is not read: the error it is answered with, and the id when it is known."""
+    """A line that is not read: the error it is answered with, and the id when it is
+    known."""
 
     request_id: Any
     error: RequestError
 
 
 def decode(line: bytes, max_depth: int = 512) -> Any:
-    """The JSON value a line holds, or :class:`Unreadable` (-32700, or -32600 when too deep).
+    """The JSON value a line holds, or :class:`Unreadable` (-32700, or -32600 when too
+    deep).
 
-    pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond ``_FAST_DEPTH``
-    without recursing into it); what it refuses is read again by the standard library's, which
-    also reads lone surrogates, after an exact depth check that never recurses either.
+    pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
+    ``_FAST_DEPTH`` without recursing into it); what it refuses is read again by the
+    standard library's, which also reads lone surrogates, after an exact depth check
+    that never recurses either.
     """
     if max_depth >= _FAST_DEPTH or not too_deep(line, max_depth):
         try:
@@ -664,7 +758,9 @@ def decode(line: bytes, max_depth: int = 512) -> Any:
             pass
     if too_deep(line, max_depth):
         head = line[:_ID_WINDOW]
-        refusal = RequestError(INVALID_REQUEST, "Nesting too deep", {"limit": max_depth})
+        refusal = RequestError(
+            INVALID_REQUEST, "Nesting too deep", {"limit": max_depth}
+        )
         return Unreadable(read_id(find_id(head))[1], refusal)
     try:
         return json.loads(line, parse_constant=_refuse_constant)
@@ -676,21 +772,29 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+_JSON = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":")
+).encode
 _ASCII_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One line of JSON; raises on what JSON cannot hold (NaN, infinities, other objects).
+    """One line of JSON; raises on what JSON cannot hold (NaN, infinities, other
+    objects).
 
     Members that are already JSON (:class:`Encoded`: params and results serialised by
     pydantic-core) are spliced in as they are.
     """
-    return b"{" + b",".join([_member(key, value) for key, value in message.items()]) + b"}\n"
+    return (
+        b"{"
+        + b",".join([_member(key, value) for key, value in message.items()])
+        + b"}\n"
+    )
 
 
 def _member(key: str, value: Any) -> bytes:
-    """``"key":value`` of an envelope, its common parts written without the JSON encoder."""
+    """``"key":value`` of an envelope, its common parts written without the JSON
+    encoder."""
     head = _MEMBERS.get(key) or _dumps(key) + b":"
     if type(value) is Encoded:
         return head + value
@@ -706,14 +810,17 @@ def _member(key: str, value: Any) -> bytes:
 
 _string = json.encoder.encode_basestring
 _MEMBERS = {
-    key: f'"{key}":'.encode() for key in ("jsonrpc", "id", "method", "params", "result", "error")
+    key: f'"{key}":'.encode()
+    for key in ("jsonrpc", "id", "method", "params", "result", "error")
 }
 
 
 def _dumps(value: Any) -> bytes:
     try:
         return _JSON(value).encode()
-    except UnicodeEncodeError:  # a lone surrogate: written escaped, as it may have come in
+    except (
+        UnicodeEncodeError
+    ):  # a lone surrogate: written escaped, as it may have come in
         return _ASCII_JSON(value).encode()
 
 
@@ -724,7 +831,8 @@ _OPENING = frozenset(b"[{")
 
 
 def too_deep(line: bytes, limit: int) -> bool:
-    """Whether arrays and objects nest deeper than ``limit`` (in linear time, without parsing)."""
+    """Whether arrays and objects nest deeper than ``limit`` (in linear time, without
+    parsing)."""
     if line.count(b"[") + line.count(b"{") <= limit:
         return False
     depth = 0
@@ -739,10 +847,11 @@ def too_deep(line: bytes, limit: int) -> bool:
 
 
 def find_id(data: bytes) -> Any:
-    """The top-level ``"id"`` of a JSON object, read from its text (which may be cut short).
+    """The top-level ``"id"`` of a JSON object, read from its text (which may be cut
+    short).
 
-    Used for messages that are not parsed (too long, too deep) so that the refusal can name
-    the request; ``None`` when no valid id can be read.
+    Used for messages that are not parsed (too long, too deep) so that the refusal can
+    name the request; ``None`` when no valid id can be read.
     """
     depth, key_next = 0, False
     for match in _TOKEN.finditer(data):

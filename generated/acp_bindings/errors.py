@@ -64,14 +64,14 @@ ERROR_CODES: Final[dict[int, str]] = {
 """Every code the schema names, by value: its title."""
 
 __all__ = [
+    "AUTHENTICATION_REQUIRED",
     "ERROR_CODES",
-    "PARSE_ERROR",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
-    "INVALID_PARAMS",
-    "INTERNAL_ERROR",
+    "PARSE_ERROR",
     "REQUEST_CANCELLED",
-    "AUTHENTICATION_REQUIRED",
     "RESOURCE_NOT_FOUND",
     "RequestError",
 ]

@@ -34,7 +34,9 @@ class Agent(abc.ABC):
         self.client = client
 
     @abc.abstractmethod
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+    async def authenticate(
+        self, params: models.AuthenticateRequest
+    ) -> models.AuthenticateResponse:
         """
         Request parameters for the authenticate method.
 
@@ -42,7 +44,9 @@ class Agent(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+    async def initialize(
+        self, params: models.InitializeRequest
+    ) -> models.InitializeResponse:
         """
         Request parameters for the initialize method.
 
@@ -101,7 +105,9 @@ class Agent(abc.ABC):
         """
         raise RequestError.method_not_found("session/list")
 
-    async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
+    async def load_session(
+        self, params: models.LoadSessionRequest
+    ) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
 
@@ -112,7 +118,9 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/load")
 
     @abc.abstractmethod
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Request parameters for creating a new session.
 
@@ -176,7 +184,9 @@ class Client(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``agent``."""
         self.agent = agent
 
-    async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
+    async def complete_elicitation(
+        self, params: models.CompleteElicitationNotification
+    ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """

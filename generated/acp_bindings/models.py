@@ -52,9 +52,9 @@ class ReadTextFileRequest(WireModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
-        None
-    )
+    line: Annotated[
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Line number to start reading from (1-based).
     """
@@ -64,7 +64,9 @@ class ReadTextFileRequest(WireModel):
     """
     Maximum number of lines to read.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -139,7 +141,9 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -151,7 +155,9 @@ class TextResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -177,7 +183,9 @@ class BlobResourceContents(WireModel):
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -185,7 +193,9 @@ class BlobResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -215,7 +225,9 @@ class Diff(WireModel):
     """
     The absolute file path being modified.
     """
-    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
+    old_text: Annotated[
+        Annotated[str | None, Field(alias="oldText")], DefaultOnError()
+    ] = None
     """
     The original content (omitted or `null` for new files).
     """
@@ -223,7 +235,9 @@ class Diff(WireModel):
     """
     The new content after modification.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -259,7 +273,9 @@ class Terminal(WireModel):
     """
     Identifier of the terminal instance to embed in the content stream.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -298,7 +314,9 @@ class ToolCallLocation(WireModel):
     """
     Optional 1-based line number within the file.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -316,7 +334,10 @@ Unique identifier for a permission option.
 
 PermissionOptionKind = TypeAliasType(
     "PermissionOptionKind",
-    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
+    Annotated[
+        Literal["allow_once", "allow_always", "reject_once", "reject_always"],
+        StrictJson(),
+    ],
 )
 """
 The type of permission option being presented to the user.
@@ -345,7 +366,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -375,7 +398,9 @@ class TerminalOutputRequest(WireModel):
     """
     The ID of the terminal to get output from.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -405,7 +430,9 @@ class ReleaseTerminalRequest(WireModel):
     """
     The ID of the terminal to release.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -435,7 +462,9 @@ class WaitForTerminalExitRequest(WireModel):
     """
     The ID of the terminal to wait for.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -465,7 +494,9 @@ class KillTerminalRequest(WireModel):
     """
     The ID of the terminal to kill.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -515,7 +546,8 @@ Type discriminator for elicitation schemas.
 
 
 StringFormat = TypeAliasType(
-    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+    "StringFormat",
+    Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()],
 )
 """
 String format types for string properties in elicitation schemas.
@@ -542,15 +574,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -577,15 +611,17 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -619,7 +655,9 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[str | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
@@ -637,7 +675,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -661,15 +701,17 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -687,13 +729,17 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[float | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -717,15 +763,17 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -733,7 +781,8 @@ class IntegerPropertySchema(WireModel):
     """
     minimum: Annotated[
         Annotated[
-            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
     ] = None
@@ -744,7 +793,8 @@ class IntegerPropertySchema(WireModel):
     """
     maximum: Annotated[
         Annotated[
-            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
     ] = None
@@ -755,7 +805,8 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         Annotated[
-            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
         DefaultOnError(),
@@ -765,7 +816,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -789,27 +842,33 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[bool | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -837,7 +896,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -865,7 +926,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -894,7 +957,8 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 
 
 ProtocolVersion = TypeAliasType(
-    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+    "ProtocolVersion",
+    Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()],
 )
 """
 Protocol version identifier.
@@ -927,11 +991,15 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
+    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = (
+        False
+    )
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
+    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = (
+        False
+    )
     """
     Agent supports `audio` content blocks.
     """
@@ -944,7 +1012,9 @@ class PromptCapabilities(WireModel):
     When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -974,7 +1044,9 @@ class McpCapabilities(WireModel):
     """
     Agent supports `sse` MCP servers.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -998,7 +1070,9 @@ class SessionListCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1022,7 +1096,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1049,7 +1125,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1073,7 +1151,9 @@ class SessionResumeCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1097,7 +1177,9 @@ class SessionCloseCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1121,7 +1203,9 @@ class LogoutCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1163,9 +1247,9 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable description of this authentication method.
     """
@@ -1176,13 +1260,17 @@ class AuthMethodTerminal(WireModel):
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+        Annotated[dict[str, str] | None, Field(alias="env")],
+        DefaultOnNull({}),
+        OmitNone,
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1214,13 +1302,15 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable description of this authentication method.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1249,7 +1339,9 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -1261,7 +1353,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1283,7 +1377,9 @@ class AuthenticateResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1305,7 +1401,9 @@ class LogoutResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1343,13 +1441,15 @@ class SessionMode(WireModel):
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable details shown with this protocol object.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1368,12 +1468,7 @@ Unique identifier for a session configuration option.
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
     Annotated[
-        Literal["mode"]
-        | Literal["model"]
-        | Literal["model_config"]
-        | Literal["thought_level"]
-        | str,
-        StrictJson(),
+        Literal["mode", "model", "model_config", "thought_level"] | str, StrictJson()
     ],
 )
 """
@@ -1389,7 +1484,9 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
+SessionConfigValueId = TypeAliasType(
+    "SessionConfigValueId", Annotated[str, StrictJson()]
+)
 """
 Unique identifier for a session configuration option value.
 """
@@ -1415,13 +1512,15 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for this option value.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1431,7 +1530,9 @@ class SessionConfigSelectOption(WireModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
+SessionConfigGroupId = TypeAliasType(
+    "SessionConfigGroupId", Annotated[str, StrictJson()]
+)
 """
 Unique identifier for a session configuration option value group.
 """
@@ -1489,15 +1590,21 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable title for the session
     """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    updated_at: Annotated[
+        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
+    ] = None
     """
     ISO 8601 timestamp of last activity
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1519,7 +1626,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1541,7 +1650,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1563,7 +1674,9 @@ class SetSessionModeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1576,7 +1689,8 @@ class SetSessionModeResponse(WireModel):
 StopReason = TypeAliasType(
     "StopReason",
     Annotated[
-        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"],
+        StrictJson(),
     ],
 )
 """
@@ -1615,7 +1729,8 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 
 
 PlanEntryStatus = TypeAliasType(
-    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+    "PlanEntryStatus",
+    Annotated[Literal["pending", "in_progress", "completed"], StrictJson()],
 )
 """
 Status of a plan entry in the execution flow.
@@ -1641,7 +1756,9 @@ class UnstructuredCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1669,7 +1786,9 @@ class CurrentModeUpdate(WireModel):
     """
     The ID of the current mode
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1694,15 +1813,21 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable title for the session. Set to null to clear.
     """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    updated_at: Annotated[
+        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
+    ] = None
     """
     ISO 8601 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1733,7 +1858,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1755,19 +1882,27 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
+    used: Annotated[
+        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Tokens currently in context.
     """
-    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
+    size: Annotated[
+        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
+    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
+        None
+    )
     """
     Cumulative session cost (optional).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1778,8 +1913,7 @@ class UsageUpdate(WireModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity",
-    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
+    "NoticeSeverity", Annotated[Literal["info", "warning", "error"] | str, StrictJson()]
 )
 """
 Severity hint for a session notice.
@@ -1814,15 +1948,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata scoped to this notice.
 
@@ -1839,12 +1975,7 @@ Unique identifier for a context compaction within a session.
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
     Annotated[
-        Literal["in_progress"]
-        | Literal["completed"]
-        | Literal["failed"]
-        | Literal["cancelled"]
-        | str,
-        StrictJson(),
+        Literal["in_progress", "completed", "failed", "cancelled"] | str, StrictJson()
     ],
 )
 """
@@ -1868,7 +1999,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1916,7 +2049,9 @@ class FileSystemCapabilities(WireModel):
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1955,7 +2090,9 @@ class BooleanConfigOptionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1996,7 +2133,9 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    terminal: Annotated[
+        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
+    ] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -2004,7 +2143,9 @@ class AuthCapabilities(WireModel):
     configured agent invocation in an interactive terminal. When `true`, the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2028,7 +2169,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2054,7 +2197,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2085,7 +2230,9 @@ class AuthenticateRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2109,7 +2256,9 @@ class LogoutRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2139,7 +2288,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2169,11 +2320,15 @@ class McpServerHttp(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    headers: Annotated[
+        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
+    ]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2203,11 +2358,15 @@ class McpServerSse(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    headers: Annotated[
+        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
+    ]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2245,7 +2404,9 @@ class McpServerStdio(WireModel):
     """
     Environment variables to set when launching the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2277,7 +2438,9 @@ class ListSessionsRequest(WireModel):
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2305,7 +2468,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2337,7 +2502,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2367,7 +2534,9 @@ class SetSessionModeRequest(WireModel):
     """
     The ID of the mode to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2389,7 +2558,9 @@ class WriteTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2415,7 +2586,9 @@ class ReadTextFileResponse(WireModel):
     """
     Content payload returned by this response.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2441,7 +2614,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2467,7 +2642,9 @@ class CreateTerminalResponse(WireModel):
     """
     The unique identifier for the created terminal.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2497,11 +2674,15 @@ class TerminalExitStatus(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    signal: Annotated[
+        Annotated[str | None, Field(alias="signal")], DefaultOnError()
+    ] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2523,7 +2704,9 @@ class ReleaseTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2553,11 +2736,15 @@ class WaitForTerminalExitResponse(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    signal: Annotated[
+        Annotated[str | None, Field(alias="signal")], DefaultOnError()
+    ] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2579,7 +2766,9 @@ class KillTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2607,7 +2796,9 @@ class CancelNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2658,7 +2849,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2690,7 +2883,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2715,7 +2910,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2749,7 +2946,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2897,7 +3096,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 OtherErrorCode = TypeAliasType(
     "OtherErrorCode",
-    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+    Annotated[
+        Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
+    ],
 )
 """
 Other undefined error code.
@@ -3045,19 +3246,22 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
+        DefaultOnError(),
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3082,7 +3286,9 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["current_mode_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
@@ -3097,7 +3303,9 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["session_info_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class UsageUpdateSessionUpdate(UsageUpdate):
@@ -3153,7 +3361,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3192,7 +3402,9 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3282,7 +3494,9 @@ class WriteTextFileRequest(WireModel):
     """
     The text content to write to the file.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3305,7 +3519,9 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")], SkipInvalidItems(), DefaultOnError()
+        Annotated[list[Role] | None, Field(alias="audience")],
+        SkipInvalidItems(),
+        DefaultOnError(),
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -3316,11 +3532,15 @@ class Annotations(WireModel):
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
+    priority: Annotated[
+        Annotated[float | None, Field(alias="priority")], DefaultOnError()
+    ] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3352,7 +3572,9 @@ class TextContent(WireModel):
     """
     Text payload carried by this content block.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3392,7 +3614,9 @@ class ImageContent(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3428,7 +3652,9 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3456,13 +3682,15 @@ class ResourceLink(WireModel):
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable details shown with this protocol object.
     """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -3471,14 +3699,19 @@ class ResourceLink(WireModel):
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
-        Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Annotated[
+            int | None,
+            Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
+        ],
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional display title for end-user UI.
     """
@@ -3486,7 +3719,9 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3497,7 +3732,8 @@ class ResourceLink(WireModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
+    "EmbeddedResourceResource",
+    Annotated[TextResourceContents | BlobResourceContents, StrictJson()],
 )
 """
 Resource content that can be embedded in a message.
@@ -3526,7 +3762,9 @@ class EmbeddedResource(WireModel):
     """
     Embedded resource payload, either text or binary data.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3560,7 +3798,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3597,7 +3837,9 @@ class CreateTerminalRequest(WireModel):
     Array of command arguments.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+        Annotated[list[EnvVariable] | None, Field(alias="env")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Environment variables for the command.
@@ -3607,7 +3849,9 @@ class CreateTerminalRequest(WireModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Annotated[
+            int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        ],
         Integral(),
     ] = None
     """
@@ -3620,7 +3864,9 @@ class CreateTerminalRequest(WireModel):
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3687,22 +3933,25 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Minimum number of items to select.
@@ -3710,7 +3959,8 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of items to select.
@@ -3722,14 +3972,18 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError()
+        Annotated[list[str] | None, Field(alias="default")],
+        SkipInvalidItems(),
+        DefaultOnError(),
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3771,7 +4025,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
+        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -3781,7 +4036,8 @@ class SessionCapabilities(WireModel):
     """
     additional_directories: Annotated[
         Annotated[
-            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
+            SessionAdditionalDirectoriesCapabilities | None,
+            Field(alias="additionalDirectories"),
         ],
         DefaultOnError(),
     ] = None
@@ -3797,7 +4053,8 @@ class SessionCapabilities(WireModel):
     additional-root list associated with a listed session.
     """
     resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
+        Annotated[SessionResumeCapabilities | None, Field(alias="resume")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/resume`.
@@ -3806,7 +4063,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
     close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
+        Annotated[SessionCloseCapabilities | None, Field(alias="close")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/close`.
@@ -3814,7 +4072,9 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3845,7 +4105,9 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the logout method.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3907,7 +4169,9 @@ class SessionModeState(WireModel):
     """
     The set of modes that the Agent can operate in
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3945,7 +4209,9 @@ class SessionConfigSelectGroup(WireModel):
     """
     The set of option values in this group.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3975,14 +4241,16 @@ class ListSessionsResponse(WireModel):
     """
     Array of session information objects
     """
-    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
-        None
-    )
+    next_cursor: Annotated[
+        Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()
+    ] = None
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4010,7 +4278,9 @@ class PromptResponse(WireModel):
     """
     Indicates why the agent stopped processing the turn.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4023,14 +4293,7 @@ class PromptResponse(WireModel):
 ErrorCode = TypeAliasType(
     "ErrorCode",
     Annotated[
-        Literal[-32700]
-        | Literal[-32600]
-        | Literal[-32601]
-        | Literal[-32602]
-        | Literal[-32603]
-        | Literal[-32800]
-        | Literal[-32000]
-        | Literal[-32002]
+        Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002]
         | OtherErrorCode,
         Integral(),
         StrictJson(),
@@ -4074,7 +4337,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4103,7 +4368,9 @@ class Plan(WireModel):
         defer_build=True,
     )
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[PlanEntry], Field(alias="entries")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
     ]
     """
     The list of tasks to be accomplished.
@@ -4111,7 +4378,9 @@ class Plan(WireModel):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4142,7 +4411,8 @@ class SessionConfigOptionsCapabilities(WireModel):
         defer_build=True,
     )
     boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
+        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports boolean session configuration options.
@@ -4152,7 +4422,9 @@ class SessionConfigOptionsCapabilities(WireModel):
     `configOptions`, and the client may send `session/set_config_option`
     requests with `type: "boolean"` and a boolean `value`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4175,7 +4447,8 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
+        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -4184,7 +4457,8 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
+        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -4192,7 +4466,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4251,7 +4527,9 @@ class LoadSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    mcp_servers: Annotated[
+        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+    ]
     """
     List of MCP servers to connect to for this session.
     """
@@ -4276,7 +4554,9 @@ class LoadSessionRequest(WireModel):
     """
     The ID of the session to load.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4325,12 +4605,16 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     List of MCP servers to connect to for this session.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4401,12 +4685,15 @@ class TerminalOutputResponse(WireModel):
     Whether the output was truncated due to byte limits.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
+        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
+        DefaultOnError(),
     ] = None
     """
     Exit status if the command has completed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4419,7 +4706,9 @@ class TerminalOutputResponse(WireModel):
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
     Annotated[
-        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
+        str | IntegerElicitationContentValue | float | bool | list[str],
+        Integral(),
+        StrictJson(),
     ],
 )
 """
@@ -4439,7 +4728,9 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
+    content: Annotated[
+        dict[str, ElicitationContentValue] | None, Field(alias="content")
+    ] = None
     """
     The user-provided content, if any, as an object matching the requested schema.
     """
@@ -4488,7 +4779,9 @@ class CancelRequestNotification(WireModel):
     """
     The ID of the request to cancel.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4602,7 +4895,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4640,7 +4935,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4689,7 +4986,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4801,7 +5100,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4870,14 +5171,16 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
-        False
-    )
+    load_session: Annotated[
+        Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)
+    ] = False
     """
     Whether the agent supports `session/load`.
     """
     prompt_capabilities: Annotated[
-        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
+        Annotated[
+            PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
+        ],
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
     ] = Field(
         default_factory=lambda: PromptCapabilities.model_validate(
@@ -4888,14 +5191,23 @@ class AgentCapabilities(WireModel):
     Prompt capabilities supported by the agent.
     """
     mcp_capabilities: Annotated[
-        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
+        Annotated[
+            McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)
+        ],
         DefaultOnError({"http": False, "sse": False}),
-    ] = Field(default_factory=lambda: McpCapabilities.model_validate({"http": False, "sse": False}))
+    ] = Field(
+        default_factory=lambda: McpCapabilities.model_validate(
+            {"http": False, "sse": False}
+        )
+    )
     """
     MCP capabilities supported by the agent.
     """
     session_capabilities: Annotated[
-        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
+        Annotated[
+            SessionCapabilities,
+            Field(alias="sessionCapabilities", validate_default=True),
+        ],
         DefaultOnError({}),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
@@ -4908,7 +5220,9 @@ class AgentCapabilities(WireModel):
     """
     Authentication-related capabilities supported by the agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4920,7 +5234,9 @@ class AgentCapabilities(WireModel):
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
-    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
+    Annotated[
+        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()
+    ],
 )
 """
 Possible values for a session configuration option.
@@ -5008,7 +5324,9 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5044,7 +5362,9 @@ class AvailableCommand(WireModel):
     """
     Input for the command if required
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5074,7 +5394,9 @@ class AvailableCommandsUpdate(WireModel):
     """
     Commands the agent can execute
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5119,11 +5441,15 @@ class CompactionUpdate(WireModel):
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
+    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Extensible metadata patch for this compaction.
     """
@@ -5152,7 +5478,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata scoped to this chunk. Omission and `null` both mean absent.
     """
@@ -5171,14 +5499,17 @@ class ClientSessionCapabilities(WireModel):
         defer_build=True,
     )
     compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
+        Annotated[CompactionCapabilities | None, Field(alias="compaction")],
+        DefaultOnError(),
     ] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
     """
     config_options: Annotated[
-        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
+        Annotated[
+            SessionConfigOptionsCapabilities | None, Field(alias="configOptions")
+        ],
         DefaultOnError(),
     ] = None
     """
@@ -5196,7 +5527,9 @@ class ClientSessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client can present notices to the user.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5236,11 +5569,15 @@ class NewSessionRequest(WireModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    mcp_servers: Annotated[
+        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+    ]
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5286,7 +5623,9 @@ class PromptRequest(WireModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5312,7 +5651,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5446,7 +5787,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5488,19 +5831,22 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
+        DefaultOnError(),
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5523,7 +5869,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["user_message_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
@@ -5538,7 +5886,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_message_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
@@ -5553,7 +5903,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
@@ -5568,7 +5920,9 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["available_commands_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class CompactionUpdateSessionUpdate(CompactionUpdate):
@@ -5586,7 +5940,9 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
@@ -5604,7 +5960,9 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class ContentToolCallContent(Content):
@@ -5663,15 +6021,18 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
-    ] = {}
+        dict[str, ElicitationPropertySchema],
+        Field(alias="properties", validate_default=True),
+    ] = Field(default_factory=dict)
     """
     Property definitions (must be primitive types).
     """
@@ -5681,15 +6042,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5725,13 +6088,19 @@ class InitializeResponse(WireModel):
     The client should disconnect, if it doesn't support this version.
     """
     agent_capabilities: Annotated[
-        Annotated[AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)],
+        Annotated[
+            AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
+        ],
         DefaultOnError(
             {
                 "auth": {},
                 "loadSession": False,
                 "mcpCapabilities": {"http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "promptCapabilities": {
+                    "audio": False,
+                    "embeddedContext": False,
+                    "image": False,
+                },
                 "sessionCapabilities": {},
             }
         ),
@@ -5741,7 +6110,11 @@ class InitializeResponse(WireModel):
                 "auth": {},
                 "loadSession": False,
                 "mcpCapabilities": {"http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "promptCapabilities": {
+                    "audio": False,
+                    "embeddedContext": False,
+                    "image": False,
+                },
                 "sessionCapabilities": {},
             }
         )
@@ -5753,7 +6126,7 @@ class InitializeResponse(WireModel):
         Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
         SkipInvalidItems(),
         DefaultOnError([]),
-    ] = []
+    ] = Field(default_factory=list)
     """
     Authentication methods supported by the agent.
     """
@@ -5765,7 +6138,9 @@ class InitializeResponse(WireModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5779,7 +6154,8 @@ SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
     Annotated[
         Annotated[
-            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+            SelectSessionConfigOption | BooleanSessionConfigOption,
+            Field(discriminator="type_"),
         ],
         StrictJson(),
     ],
@@ -5801,9 +6177,9 @@ class LoadSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -5817,7 +6193,9 @@ class LoadSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5839,9 +6217,9 @@ class ResumeSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -5855,7 +6233,9 @@ class ResumeSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5885,7 +6265,9 @@ class SetSessionConfigOptionResponse(WireModel):
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5928,7 +6310,10 @@ class ToolCall(WireModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
+        Annotated[ToolKind | None, Field(alias="kind")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
     ] = None
     """
     The category of tool being invoked.
@@ -5964,15 +6349,21 @@ class ToolCall(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
+    ] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
+    ] = None
     """
     Raw output returned by the tool.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6002,7 +6393,9 @@ class ConfigOptionUpdate(WireModel):
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6041,12 +6434,15 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    terminal: Annotated[
+        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
+    ] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
     session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
+        Annotated[ClientSessionCapabilities | None, Field(alias="session")],
+        DefaultOnError(),
     ] = None
     """
     Session-related capabilities supported by the client.
@@ -6057,14 +6453,17 @@ class ClientCapabilities(WireModel):
     auth: Annotated[
         Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({"terminal": False}),
-    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
+    ] = Field(
+        default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
+    )
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
+        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
+        DefaultOnError(),
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -6073,7 +6472,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6084,7 +6485,8 @@ class ClientCapabilities(WireModel):
 
 
 ClientResponse = TypeAliasType(
-    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+    "ClientResponse",
+    Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()],
 )
 """
 A JSON-RPC response object.
@@ -6155,7 +6557,9 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["config_option_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class ToolCallUpdate(WireModel):
@@ -6179,17 +6583,21 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    kind: Annotated[
+        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
+    ] = None
     """
     Update the tool kind.
     """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
+    status: Annotated[
+        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+    ] = None
     """
     Update the execution status.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Update the human-readable title.
     """
@@ -6216,15 +6624,21 @@ class ToolCallUpdate(WireModel):
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
+    ] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
+    ] = None
     """
     Update the raw output.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6263,9 +6677,9 @@ class NewSessionResponse(WireModel):
 
     Used in all subsequent requests for this conversation.
     """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -6279,7 +6693,9 @@ class NewSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6310,7 +6726,9 @@ class InitializeRequest(WireModel):
     The latest protocol version supported by the client.
     """
     client_capabilities: Annotated[
-        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
+        Annotated[
+            ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
+        ],
         DefaultOnError(
             {
                 "auth": {"terminal": False},
@@ -6338,7 +6756,9 @@ class InitializeRequest(WireModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6404,7 +6824,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6433,7 +6855,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6498,7 +6922,9 @@ class RequestPermissionRequest(WireModel):
     """
     Available permission options for the user to choose from.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6689,7 +7115,9 @@ class SessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6717,7 +7145,10 @@ class AgentNotification(WireModel):
     """
     params: Annotated[
         Annotated[
-            SessionNotification | CompleteElicitationNotification | ExtNotification | None,
+            SessionNotification
+            | CompleteElicitationNotification
+            | ExtNotification
+            | None,
             Field(alias="params"),
         ],
         KeepUnrecognised(),

@@ -34,15 +34,21 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+    async def authenticate(
+        self, params: models.AuthenticateRequest
+    ) -> models.AuthenticateResponse:
         """
         Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
         """
-        return cast("models.AuthenticateResponse", await self._request("authenticate", params))
+        return cast(
+            "models.AuthenticateResponse", await self._request("authenticate", params)
+        )
 
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+    async def initialize(
+        self, params: models.InitializeRequest
+    ) -> models.InitializeResponse:
         """
         Request parameters for the initialize method.
 
@@ -50,10 +56,14 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
         """
-        result = cast("models.InitializeResponse", await self._request("initialize", params))
+        result = cast(
+            "models.InitializeResponse", await self._request("initialize", params)
+        )
         require_version(result.protocol_version)
         advertised = result.agent_capabilities
-        self.advertised(advertised if advertised is not None else models.AgentCapabilities())
+        self.advertised(
+            advertised if advertised is not None else models.AgentCapabilities()
+        )
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
@@ -84,7 +94,9 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return cast("models.CloseSessionResponse", await self._request("session/close", params))
+        return cast(
+            "models.CloseSessionResponse", await self._request("session/close", params)
+        )
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -94,7 +106,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return cast("models.DeleteSessionResponse", await self._request("session/delete", params))
+        return cast(
+            "models.DeleteSessionResponse",
+            await self._request("session/delete", params),
+        )
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -104,9 +119,13 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return cast("models.ListSessionsResponse", await self._request("session/list", params))
+        return cast(
+            "models.ListSessionsResponse", await self._request("session/list", params)
+        )
 
-    async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
+    async def load_session(
+        self, params: models.LoadSessionRequest
+    ) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
 
@@ -114,15 +133,21 @@ class AgentSender(Sender):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
-        return cast("models.LoadSessionResponse", await self._request("session/load", params))
+        return cast(
+            "models.LoadSessionResponse", await self._request("session/load", params)
+        )
 
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
-        return cast("models.NewSessionResponse", await self._request("session/new", params))
+        return cast(
+            "models.NewSessionResponse", await self._request("session/new", params)
+        )
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -132,7 +157,9 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
         """
-        return cast("models.PromptResponse", await self._request("session/prompt", params))
+        return cast(
+            "models.PromptResponse", await self._request("session/prompt", params)
+        )
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -145,7 +172,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return cast("models.ResumeSessionResponse", await self._request("session/resume", params))
+        return cast(
+            "models.ResumeSessionResponse",
+            await self._request("session/resume", params),
+        )
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -165,7 +195,8 @@ class AgentSender(Sender):
         Request parameters for setting a session mode.
         """
         return cast(
-            "models.SetSessionModeResponse", await self._request("session/set_mode", params)
+            "models.SetSessionModeResponse",
+            await self._request("session/set_mode", params),
         )
 
 
@@ -180,7 +211,9 @@ class ClientSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("client", self.peer_capabilities, wire, params)
 
-    async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
+    async def complete_elicitation(
+        self, params: models.CompleteElicitationNotification
+    ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
@@ -197,7 +230,8 @@ class ClientSender(Sender):
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
         return cast(
-            "models.CreateElicitationResponse", await self._request("elicitation/create", params)
+            "models.CreateElicitationResponse",
+            await self._request("elicitation/create", params),
         )
 
     async def read_text_file(
@@ -208,7 +242,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return cast("models.ReadTextFileResponse", await self._request("fs/read_text_file", params))
+        return cast(
+            "models.ReadTextFileResponse",
+            await self._request("fs/read_text_file", params),
+        )
 
     async def write_text_file(
         self, params: models.WriteTextFileRequest
@@ -219,7 +256,8 @@ class ClientSender(Sender):
         Only available if the client supports the `fs.writeTextFile` capability.
         """
         return cast(
-            "models.WriteTextFileResponse", await self._request("fs/write_text_file", params)
+            "models.WriteTextFileResponse",
+            await self._request("fs/write_text_file", params),
         )
 
     async def request_permission(
@@ -253,7 +291,10 @@ class ClientSender(Sender):
         """
         Request to create a new terminal and execute a command.
         """
-        return cast("models.CreateTerminalResponse", await self._request("terminal/create", params))
+        return cast(
+            "models.CreateTerminalResponse",
+            await self._request("terminal/create", params),
+        )
 
     async def kill_terminal(
         self, params: models.KillTerminalRequest
@@ -261,7 +302,9 @@ class ClientSender(Sender):
         """
         Request to kill a terminal without releasing it.
         """
-        return cast("models.KillTerminalResponse", await self._request("terminal/kill", params))
+        return cast(
+            "models.KillTerminalResponse", await self._request("terminal/kill", params)
+        )
 
     async def terminal_output(
         self, params: models.TerminalOutputRequest
@@ -269,7 +312,10 @@ class ClientSender(Sender):
         """
         Request to get the current output and status of a terminal.
         """
-        return cast("models.TerminalOutputResponse", await self._request("terminal/output", params))
+        return cast(
+            "models.TerminalOutputResponse",
+            await self._request("terminal/output", params),
+        )
 
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
@@ -278,7 +324,8 @@ class ClientSender(Sender):
         Request to release a terminal and free its resources.
         """
         return cast(
-            "models.ReleaseTerminalResponse", await self._request("terminal/release", params)
+            "models.ReleaseTerminalResponse",
+            await self._request("terminal/release", params),
         )
 
     async def wait_for_terminal_exit(

@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 SCHEMA_PACKAGE: Final = "@agentclientprotocol/sdk"
 SCHEMA_VERSION: Final = "2.4.0"
 SCHEMA_FILE: Final = "v1/schema.unstable.json"
-SCHEMA_SHA256: Final = "ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189"
+SCHEMA_SHA256: Final = (
+    "ce7881d10c854bcac4f0e7d3a9ce4fb0f612ec0a09e64b572940beec4668c189"
+)
 GENERATOR_VERSION: Final = "0.1.0"

@@ -33,7 +33,9 @@ class Agent(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
         self.client = client
 
-    async def auth_status(self, params: models.AuthStatusRequest) -> models.AuthStatusResponse:
+    async def auth_status(
+        self, params: models.AuthStatusRequest
+    ) -> models.AuthStatusResponse:
         """
         **UNSTABLE**
 
@@ -49,7 +51,9 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("auth/status")
 
     @abc.abstractmethod
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+    async def authenticate(
+        self, params: models.AuthenticateRequest
+    ) -> models.AuthenticateResponse:
         """
         Request parameters for the authenticate method.
 
@@ -57,7 +61,9 @@ class Agent(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+    async def initialize(
+        self, params: models.InitializeRequest
+    ) -> models.InitializeResponse:
         """
         Request parameters for the initialize method.
 
@@ -110,7 +116,9 @@ class Agent(abc.ABC):
         """
         raise RequestError.method_not_found("providers/list")
 
-    async def set_provider(self, params: models.SetProviderRequest) -> models.SetProviderResponse:
+    async def set_provider(
+        self, params: models.SetProviderRequest
+    ) -> models.SetProviderResponse:
         """
         **UNSTABLE**
 
@@ -173,7 +181,9 @@ class Agent(abc.ABC):
         """
         raise RequestError.method_not_found("session/delete")
 
-    async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
+    async def fork_session(
+        self, params: models.ForkSessionRequest
+    ) -> models.ForkSessionResponse:
         """
         **UNSTABLE**
 
@@ -198,7 +208,9 @@ class Agent(abc.ABC):
         """
         raise RequestError.method_not_found("session/list")
 
-    async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
+    async def load_session(
+        self, params: models.LoadSessionRequest
+    ) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
 
@@ -209,7 +221,9 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/load")
 
     @abc.abstractmethod
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Request parameters for creating a new session.
 
@@ -331,7 +345,9 @@ class Client(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``agent``."""
         self.agent = agent
 
-    async def auth_status_update(self, params: models.AuthStatusUpdateNotification) -> None:
+    async def auth_status_update(
+        self, params: models.AuthStatusUpdateNotification
+    ) -> None:
         """
         **UNSTABLE**
 
@@ -344,7 +360,9 @@ class Client(abc.ABC):
         send it when the reported status differs from the last one sent on the connection.
         """
 
-    async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
+    async def complete_elicitation(
+        self, params: models.CompleteElicitationNotification
+    ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
@@ -381,7 +399,9 @@ class Client(abc.ABC):
         """
         raise RequestError.method_not_found("fs/write_text_file")
 
-    async def message_mcp(self, params: models.MessageMcpRequest) -> models.MessageMcpResponse:
+    async def message_mcp(
+        self, params: models.MessageMcpRequest
+    ) -> models.MessageMcpResponse:
         """
         **UNSTABLE**
 
@@ -486,7 +506,9 @@ class Proxy(abc.ABC):
         """
         raise RequestError.method_not_found("proxy/initialize")
 
-    async def proxy_successor_notification(self, params: models.ProxySuccessorNotification) -> None:
+    async def proxy_successor_notification(
+        self, params: models.ProxySuccessorNotification
+    ) -> None:
         """
         **UNSTABLE**
 

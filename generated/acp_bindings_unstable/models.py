@@ -52,9 +52,9 @@ class ReadTextFileRequest(WireModel):
     """
     Absolute path to the file to read.
     """
-    line: Annotated[Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()] = (
-        None
-    )
+    line: Annotated[
+        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()
+    ] = None
     """
     Line number to start reading from (1-based).
     """
@@ -64,7 +64,9 @@ class ReadTextFileRequest(WireModel):
     """
     Maximum number of lines to read.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -139,7 +141,9 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -151,7 +155,9 @@ class TextResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -177,7 +183,9 @@ class BlobResourceContents(WireModel):
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -185,7 +193,9 @@ class BlobResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -215,7 +225,9 @@ class Diff(WireModel):
     """
     The absolute file path being modified.
     """
-    old_text: Annotated[Annotated[str | None, Field(alias="oldText")], DefaultOnError()] = None
+    old_text: Annotated[
+        Annotated[str | None, Field(alias="oldText")], DefaultOnError()
+    ] = None
     """
     The original content (omitted or `null` for new files).
     """
@@ -223,7 +235,9 @@ class Diff(WireModel):
     """
     The new content after modification.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -259,7 +273,9 @@ class Terminal(WireModel):
     """
     Identifier of the terminal instance to embed in the content stream.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -298,7 +314,9 @@ class ToolCallLocation(WireModel):
     """
     Optional 1-based line number within the file.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -316,7 +334,10 @@ Unique identifier for a permission option.
 
 PermissionOptionKind = TypeAliasType(
     "PermissionOptionKind",
-    Annotated[Literal["allow_once", "allow_always", "reject_once", "reject_always"], StrictJson()],
+    Annotated[
+        Literal["allow_once", "allow_always", "reject_once", "reject_always"],
+        StrictJson(),
+    ],
 )
 """
 The type of permission option being presented to the user.
@@ -345,7 +366,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -375,7 +398,9 @@ class TerminalOutputRequest(WireModel):
     """
     The ID of the terminal to get output from.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -405,7 +430,9 @@ class ReleaseTerminalRequest(WireModel):
     """
     The ID of the terminal to release.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -435,7 +462,9 @@ class WaitForTerminalExitRequest(WireModel):
     """
     The ID of the terminal to wait for.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -465,7 +494,9 @@ class KillTerminalRequest(WireModel):
     """
     The ID of the terminal to kill.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -515,7 +546,8 @@ Type discriminator for elicitation schemas.
 
 
 StringFormat = TypeAliasType(
-    "StringFormat", Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()]
+    "StringFormat",
+    Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()],
 )
 """
 String format types for string properties in elicitation schemas.
@@ -542,15 +574,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -577,15 +611,17 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -619,7 +655,9 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[Annotated[str | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[str | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
@@ -637,7 +675,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -661,15 +701,17 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -687,13 +729,17 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[Annotated[float | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[float | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -717,15 +763,17 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
@@ -733,7 +781,8 @@ class IntegerPropertySchema(WireModel):
     """
     minimum: Annotated[
         Annotated[
-            int | None, Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
     ] = None
@@ -744,7 +793,8 @@ class IntegerPropertySchema(WireModel):
     """
     maximum: Annotated[
         Annotated[
-            int | None, Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
     ] = None
@@ -755,7 +805,8 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         Annotated[
-            int | None, Field(alias="default", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         ],
         Integral(),
         DefaultOnError(),
@@ -765,7 +816,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -789,27 +842,33 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[Annotated[bool | None, Field(alias="default")], DefaultOnError()] = None
+    default: Annotated[
+        Annotated[bool | None, Field(alias="default")], DefaultOnError()
+    ] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -837,7 +896,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -865,7 +926,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -920,7 +983,8 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 
 
 ProtocolVersion = TypeAliasType(
-    "ProtocolVersion", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+    "ProtocolVersion",
+    Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()],
 )
 """
 Protocol version identifier.
@@ -953,11 +1017,15 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = False
+    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = (
+        False
+    )
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = False
+    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = (
+        False
+    )
     """
     Agent supports `audio` content blocks.
     """
@@ -970,7 +1038,9 @@ class PromptCapabilities(WireModel):
     When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1008,7 +1078,9 @@ class McpCapabilities(WireModel):
 
     Agent supports `acp` MCP servers.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1032,7 +1104,9 @@ class SessionListCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1056,7 +1130,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1083,7 +1159,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1112,7 +1190,9 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1140,7 +1220,9 @@ class SessionForkCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1169,7 +1251,9 @@ class SessionArchiveCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1197,7 +1281,9 @@ class SessionStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1226,7 +1312,9 @@ class SessionTitleCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1250,7 +1338,9 @@ class SessionResumeCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1274,7 +1364,9 @@ class SessionCloseCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1302,7 +1394,9 @@ class AuthStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1326,7 +1420,9 @@ class LogoutCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1354,7 +1450,9 @@ class ProvidersCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1396,9 +1494,9 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable description of this authentication method.
     """
@@ -1409,13 +1507,17 @@ class AuthMethodTerminal(WireModel):
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="env")], DefaultOnNull({}), OmitNone
+        Annotated[dict[str, str] | None, Field(alias="env")],
+        DefaultOnNull({}),
+        OmitNone,
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1447,13 +1549,15 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable description of this authentication method.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1482,7 +1586,9 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -1494,7 +1600,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1516,7 +1624,9 @@ class AuthenticateResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1539,13 +1649,7 @@ Unique identifier for a configurable LLM provider.
 LlmProtocol = TypeAliasType(
     "LlmProtocol",
     Annotated[
-        Literal["anthropic"]
-        | Literal["openai"]
-        | Literal["azure"]
-        | Literal["vertex"]
-        | Literal["bedrock"]
-        | str,
-        StrictJson(),
+        Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str, StrictJson()
     ],
 )
 """
@@ -1586,7 +1690,9 @@ class ProviderCurrentConfig(WireModel):
     """
     Base URL currently used by this provider.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1612,7 +1718,9 @@ class SetProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1638,7 +1746,9 @@ class DisableProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1660,7 +1770,9 @@ class LogoutResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1673,11 +1785,7 @@ class LogoutResponse(WireModel):
 AuthState = TypeAliasType(
     "AuthState",
     Annotated[
-        Literal["authenticated"]
-        | Literal["unauthenticated"]
-        | Literal["not_required"]
-        | Literal["unknown"]
-        | str,
+        Literal["authenticated", "unauthenticated", "not_required", "unknown"] | str,
         StrictJson(),
     ],
 )
@@ -1716,7 +1824,9 @@ class AuthAccount(WireModel):
     Human-readable name for the account, suitable for display on its own,
     for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
     """
-    active: Annotated[Annotated[bool | None, Field(alias="active")], DefaultOnError()] = None
+    active: Annotated[
+        Annotated[bool | None, Field(alias="active")], DefaultOnError()
+    ] = None
     """
     Whether the agent currently uses this account by default.
 
@@ -1730,7 +1840,9 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no name is reported.
     """
-    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = None
+    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = (
+        None
+    )
     """
     Email address of the user.
 
@@ -1744,7 +1856,9 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no organization is reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1782,13 +1896,15 @@ class SessionMode(WireModel):
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable details shown with this protocol object.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1807,12 +1923,7 @@ Unique identifier for a session configuration option.
 SessionConfigOptionCategory = TypeAliasType(
     "SessionConfigOptionCategory",
     Annotated[
-        Literal["mode"]
-        | Literal["model"]
-        | Literal["model_config"]
-        | Literal["thought_level"]
-        | str,
-        StrictJson(),
+        Literal["mode", "model", "model_config", "thought_level"] | str, StrictJson()
     ],
 )
 """
@@ -1828,7 +1939,9 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 """
 
 
-SessionConfigValueId = TypeAliasType("SessionConfigValueId", Annotated[str, StrictJson()])
+SessionConfigValueId = TypeAliasType(
+    "SessionConfigValueId", Annotated[str, StrictJson()]
+)
 """
 Unique identifier for a session configuration option value.
 """
@@ -1854,13 +1967,15 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for this option value.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1870,7 +1985,9 @@ class SessionConfigSelectOption(WireModel):
     """
 
 
-SessionConfigGroupId = TypeAliasType("SessionConfigGroupId", Annotated[str, StrictJson()])
+SessionConfigGroupId = TypeAliasType(
+    "SessionConfigGroupId", Annotated[str, StrictJson()]
+)
 """
 Unique identifier for a session configuration option value group.
 """
@@ -1928,15 +2045,21 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable title for the session
     """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    updated_at: Annotated[
+        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
+    ] = None
     """
     ISO 8601 timestamp of last activity
     """
-    archived: Annotated[Annotated[bool | None, Field(alias="archived")], DefaultOnError()] = None
+    archived: Annotated[
+        Annotated[bool | None, Field(alias="archived")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE**
 
@@ -1947,7 +2070,9 @@ class SessionInfo(WireModel):
     Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
     Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1969,7 +2094,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1995,7 +2122,9 @@ class ArchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2021,7 +2150,9 @@ class UnarchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2032,7 +2163,7 @@ class UnarchiveSessionResponse(WireModel):
 
 
 SessionStatus = TypeAliasType(
-    "SessionStatus", Annotated[Literal["open"] | Literal["saved"] | str, StrictJson()]
+    "SessionStatus", Annotated[Literal["open", "saved"] | str, StrictJson()]
 )
 """
 **UNSTABLE**
@@ -2066,7 +2197,9 @@ class SetSessionTitleResponse(WireModel):
     This differs from the requested title if the Agent normalized it. Clients SHOULD
     display this value rather than the one they sent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2088,7 +2221,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2110,7 +2245,9 @@ class SetSessionModeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2123,7 +2260,8 @@ class SetSessionModeResponse(WireModel):
 StopReason = TypeAliasType(
     "StopReason",
     Annotated[
-        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"], StrictJson()
+        Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"],
+        StrictJson(),
     ],
 )
 """
@@ -2150,25 +2288,30 @@ class Usage(WireModel):
         defer_build=True,
     )
     total_tokens: Annotated[
-        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)],
+        Integral(),
     ]
     """
     Sum of all token types across session.
     """
     input_tokens: Annotated[
-        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)],
+        Integral(),
     ]
     """
     Total input tokens across all turns.
     """
     output_tokens: Annotated[
-        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)],
+        Integral(),
     ]
     """
     Total output tokens across all turns.
     """
     thought_tokens: Annotated[
-        Annotated[int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)],
+        Annotated[
+            int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)
+        ],
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2176,7 +2319,9 @@ class Usage(WireModel):
     Total thought/reasoning tokens
     """
     cached_read_tokens: Annotated[
-        Annotated[int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)],
+        Annotated[
+            int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)
+        ],
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2184,14 +2329,18 @@ class Usage(WireModel):
     Total cache read tokens.
     """
     cached_write_tokens: Annotated[
-        Annotated[int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)],
+        Annotated[
+            int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)
+        ],
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Total cache write tokens.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2230,7 +2379,8 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 
 
 PlanEntryStatus = TypeAliasType(
-    "PlanEntryStatus", Annotated[Literal["pending", "in_progress", "completed"], StrictJson()]
+    "PlanEntryStatus",
+    Annotated[Literal["pending", "in_progress", "completed"], StrictJson()],
 )
 """
 Status of a plan entry in the execution flow.
@@ -2274,7 +2424,9 @@ class PlanFile(WireModel):
     """
     The URI of the file containing the plan.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2308,7 +2460,9 @@ class PlanMarkdown(WireModel):
     """
     Markdown content for the plan.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2338,7 +2492,9 @@ class PlanRemoved(WireModel):
     """
     The plan ID to remove.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2364,7 +2520,9 @@ class UnstructuredCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2392,7 +2550,9 @@ class CurrentModeUpdate(WireModel):
     """
     The ID of the current mode
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2417,15 +2577,21 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable title for the session. Set to null to clear.
     """
-    updated_at: Annotated[Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()] = None
+    updated_at: Annotated[
+        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
+    ] = None
     """
     ISO 8601 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2456,7 +2622,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2478,19 +2646,27 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()]
+    used: Annotated[
+        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Tokens currently in context.
     """
-    size: Annotated[Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()]
+    size: Annotated[
+        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
+    ]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = None
+    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
+        None
+    )
     """
     Cumulative session cost (optional).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2501,8 +2677,7 @@ class UsageUpdate(WireModel):
 
 
 NoticeSeverity = TypeAliasType(
-    "NoticeSeverity",
-    Annotated[Literal["info"] | Literal["warning"] | Literal["error"] | str, StrictJson()],
+    "NoticeSeverity", Annotated[Literal["info", "warning", "error"] | str, StrictJson()]
 )
 """
 Severity hint for a session notice.
@@ -2537,15 +2712,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata scoped to this notice.
 
@@ -2562,12 +2739,7 @@ Unique identifier for a context compaction within a session.
 CompactionStatus = TypeAliasType(
     "CompactionStatus",
     Annotated[
-        Literal["in_progress"]
-        | Literal["completed"]
-        | Literal["failed"]
-        | Literal["cancelled"]
-        | str,
-        StrictJson(),
+        Literal["in_progress", "completed", "failed", "cancelled"] | str, StrictJson()
     ],
 )
 """
@@ -2593,7 +2765,9 @@ class SessionCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2617,7 +2791,9 @@ class RunningStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -2639,7 +2815,9 @@ class RequiresActionStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -2671,7 +2849,9 @@ class UnknownStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -2695,7 +2875,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2748,7 +2930,9 @@ class AuthStatusUpdateNotification(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2794,7 +2978,9 @@ class FileSystemCapabilities(WireModel):
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2833,7 +3019,9 @@ class BooleanConfigOptionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2879,7 +3067,9 @@ class SubagentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2903,7 +3093,9 @@ class PlanCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2929,7 +3121,9 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    terminal: Annotated[
+        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
+    ] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -2937,7 +3131,9 @@ class AuthCapabilities(WireModel):
     configured agent invocation in an interactive terminal. When `true`, the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2961,7 +3157,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2987,7 +3185,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3018,7 +3218,9 @@ class AuthenticateRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3044,7 +3246,9 @@ class ListProvidersRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3091,7 +3295,9 @@ class SetProviderRequest(WireModel):
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3121,7 +3327,9 @@ class DisableProviderRequest(WireModel):
     """
     Provider ID to disable.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3145,7 +3353,9 @@ class LogoutRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3176,7 +3386,9 @@ class AuthStatusRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3206,7 +3418,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3236,11 +3450,15 @@ class McpServerHttp(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    headers: Annotated[
+        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
+    ]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3270,11 +3488,15 @@ class McpServerSse(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])]
+    headers: Annotated[
+        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
+    ]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3314,7 +3536,9 @@ class McpServerAcp(WireModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3352,7 +3576,9 @@ class McpServerStdio(WireModel):
     """
     Environment variables to set when launching the MCP server.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3363,7 +3589,7 @@ class McpServerStdio(WireModel):
 
 
 SystemPromptMode = TypeAliasType(
-    "SystemPromptMode", Annotated[Literal["append"] | Literal["override"] | str, StrictJson()]
+    "SystemPromptMode", Annotated[Literal["append", "override"] | str, StrictJson()]
 )
 """
 **UNSTABLE**
@@ -3380,7 +3606,7 @@ support rather than treating it as `append` or `override`.
 
 SessionArchiveFilter = TypeAliasType(
     "SessionArchiveFilter",
-    Annotated[Literal["exclude"] | Literal["include"] | Literal["only"] | str, StrictJson()],
+    Annotated[Literal["exclude", "include", "only"] | str, StrictJson()],
 )
 """
 **UNSTABLE**
@@ -3412,7 +3638,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3449,7 +3677,9 @@ class ArchiveSessionRequest(WireModel):
     """
     The ID of the session to archive.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3487,7 +3717,9 @@ class UnarchiveSessionRequest(WireModel):
     """
     The ID of the session to unarchive.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3523,7 +3755,9 @@ class SessionStatusRequest(WireModel):
     """
     The ID of the session to check.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3570,7 +3804,9 @@ class SetSessionTitleRequest(WireModel):
     truncating it. The Agent rejects a title that fails its validation, including one
     that is empty after normalization, with `-32602`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3602,7 +3838,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3632,7 +3870,9 @@ class SetSessionModeRequest(WireModel):
     """
     The ID of the mode to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3654,7 +3894,9 @@ class WriteTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3680,7 +3922,9 @@ class ReadTextFileResponse(WireModel):
     """
     Content payload returned by this response.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3706,7 +3950,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3732,7 +3978,9 @@ class CreateTerminalResponse(WireModel):
     """
     The unique identifier for the created terminal.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3762,11 +4010,15 @@ class TerminalExitStatus(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    signal: Annotated[
+        Annotated[str | None, Field(alias="signal")], DefaultOnError()
+    ] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3788,7 +4040,9 @@ class ReleaseTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3818,11 +4072,15 @@ class WaitForTerminalExitResponse(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[Annotated[str | None, Field(alias="signal")], DefaultOnError()] = None
+    signal: Annotated[
+        Annotated[str | None, Field(alias="signal")], DefaultOnError()
+    ] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3844,7 +4102,9 @@ class KillTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3872,7 +4132,9 @@ class McpError(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()]
+    code: Annotated[
+        Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()
+    ]
     """
     Inner MCP error code. Never an ACP error code.
     """
@@ -3904,7 +4166,9 @@ class CancelNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3951,7 +4215,9 @@ class MessageMcpNotification(WireModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4002,7 +4268,9 @@ class ProxySuccessorRequest(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped request's own `_meta` stays inside these params.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4016,7 +4284,9 @@ class ProxySuccessorRequest(WireModel):
     """
 
 
-ProxySuccessorResponse = TypeAliasType("ProxySuccessorResponse", Annotated[Any, StrictJson()])
+ProxySuccessorResponse = TypeAliasType(
+    "ProxySuccessorResponse", Annotated[Any, StrictJson()]
+)
 """
 **UNSTABLE**
 
@@ -4060,7 +4330,9 @@ class ProxySuccessorNotification(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped notification's own `_meta` stays inside these params.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4115,7 +4387,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4147,7 +4421,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4172,7 +4448,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4206,7 +4484,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4354,7 +4634,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 OtherErrorCode = TypeAliasType(
     "OtherErrorCode",
-    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+    Annotated[
+        Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
+    ],
 )
 """
 Other undefined error code.
@@ -4375,13 +4657,17 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -4406,13 +4692,17 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -4438,20 +4728,25 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")], DefaultOnError()
+        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")],
+        DefaultOnError(),
     ]
 
 
@@ -4469,13 +4764,17 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -4500,13 +4799,17 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -4535,13 +4838,17 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -4567,19 +4874,25 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
-    stop_reason: Annotated[Annotated[None, Field(alias="stopReason")], DefaultOnError()] = None
+    stop_reason: Annotated[
+        Annotated[None, Field(alias="stopReason")], DefaultOnError()
+    ] = None
 
 
 class HttpMcpServer(McpServerHttp):
@@ -4656,7 +4969,9 @@ class ResultMessageMcpResponse(WireModel):
     """
     Required, even if JSON null.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Optional ACP carrier metadata.
     """
@@ -4680,7 +4995,9 @@ class ErrorMessageMcpResponse(WireModel):
     """
     Required, non-null MCP error object.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Optional ACP carrier metadata.
     """
@@ -4827,19 +5144,22 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
+        DefaultOnError(),
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4883,7 +5203,9 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["current_mode_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["current_mode_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
@@ -4898,7 +5220,9 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["session_info_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["session_info_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class UsageUpdateSessionUpdate(UsageUpdate):
@@ -4954,7 +5278,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4993,7 +5319,9 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5279,7 +5607,9 @@ class WriteTextFileRequest(WireModel):
     """
     The text content to write to the file.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5302,7 +5632,9 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")], SkipInvalidItems(), DefaultOnError()
+        Annotated[list[Role] | None, Field(alias="audience")],
+        SkipInvalidItems(),
+        DefaultOnError(),
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -5313,11 +5645,15 @@ class Annotations(WireModel):
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[Annotated[float | None, Field(alias="priority")], DefaultOnError()] = None
+    priority: Annotated[
+        Annotated[float | None, Field(alias="priority")], DefaultOnError()
+    ] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5349,7 +5685,9 @@ class TextContent(WireModel):
     """
     Text payload carried by this content block.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5389,7 +5727,9 @@ class ImageContent(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5425,7 +5765,9 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5453,13 +5795,15 @@ class ResourceLink(WireModel):
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional human-readable details shown with this protocol object.
     """
-    mime_type: Annotated[Annotated[str | None, Field(alias="mimeType")], DefaultOnError()] = None
+    mime_type: Annotated[
+        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
+    ] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -5468,14 +5812,19 @@ class ResourceLink(WireModel):
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
-        Annotated[int | None, Field(alias="size", ge=-9223372036854775808, le=9223372036854775807)],
+        Annotated[
+            int | None,
+            Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
+        ],
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional display title for end-user UI.
     """
@@ -5483,7 +5832,9 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5494,7 +5845,8 @@ class ResourceLink(WireModel):
 
 
 EmbeddedResourceResource = TypeAliasType(
-    "EmbeddedResourceResource", Annotated[TextResourceContents | BlobResourceContents, StrictJson()]
+    "EmbeddedResourceResource",
+    Annotated[TextResourceContents | BlobResourceContents, StrictJson()],
 )
 """
 Resource content that can be embedded in a message.
@@ -5523,7 +5875,9 @@ class EmbeddedResource(WireModel):
     """
     Embedded resource payload, either text or binary data.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5557,7 +5911,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5594,7 +5950,9 @@ class CreateTerminalRequest(WireModel):
     Array of command arguments.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")], DefaultOnNull([]), OmitNone
+        Annotated[list[EnvVariable] | None, Field(alias="env")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     Environment variables for the command.
@@ -5604,7 +5962,9 @@ class CreateTerminalRequest(WireModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        Annotated[int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)],
+        Annotated[
+            int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
+        ],
         Integral(),
     ] = None
     """
@@ -5617,7 +5977,9 @@ class CreateTerminalRequest(WireModel):
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5684,22 +6046,25 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Minimum number of items to select.
@@ -5707,7 +6072,8 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)], Integral()
+        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
+        Integral(),
     ] = None
     """
     Maximum number of items to select.
@@ -5719,14 +6085,18 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")], SkipInvalidItems(), DefaultOnError()
+        Annotated[list[str] | None, Field(alias="default")],
+        SkipInvalidItems(),
+        DefaultOnError(),
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5772,7 +6142,9 @@ class MessageMcpRequest(WireModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5802,7 +6174,9 @@ class SessionSystemPromptModeCapabilities(WireModel):
         defer_build=True,
     )
     override: Annotated[
-        Annotated[SessionSystemPromptOverrideCapabilities | None, Field(alias="override")],
+        Annotated[
+            SessionSystemPromptOverrideCapabilities | None, Field(alias="override")
+        ],
         DefaultOnError(),
     ] = None
     """
@@ -5812,7 +6186,9 @@ class SessionSystemPromptModeCapabilities(WireModel):
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5835,7 +6211,8 @@ class AgentAuthCapabilities(WireModel):
         defer_build=True,
     )
     status: Annotated[
-        Annotated[AuthStatusCapabilities | None, Field(alias="status")], DefaultOnError()
+        Annotated[AuthStatusCapabilities | None, Field(alias="status")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -5856,7 +6233,9 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the logout method.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5932,7 +6311,9 @@ class ProviderInfo(WireModel):
     Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5979,7 +6360,9 @@ class AuthStatusResponse(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6013,7 +6396,9 @@ class SessionModeState(WireModel):
     """
     The set of modes that the Agent can operate in
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6051,7 +6436,9 @@ class SessionConfigSelectGroup(WireModel):
     """
     The set of option values in this group.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6081,14 +6468,16 @@ class ListSessionsResponse(WireModel):
     """
     Array of session information objects
     """
-    next_cursor: Annotated[Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()] = (
-        None
-    )
+    next_cursor: Annotated[
+        Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()
+    ] = None
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6123,7 +6512,9 @@ class SessionStatusResponse(WireModel):
 
     Required. Clients MUST treat a value they do not recognize as `saved`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6151,7 +6542,9 @@ class PromptResponse(WireModel):
     """
     Indicates why the agent stopped processing the turn.
     """
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE**
 
@@ -6159,7 +6552,9 @@ class PromptResponse(WireModel):
 
     Token usage for this turn (optional).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6172,14 +6567,7 @@ class PromptResponse(WireModel):
 ErrorCode = TypeAliasType(
     "ErrorCode",
     Annotated[
-        Literal[-32700]
-        | Literal[-32600]
-        | Literal[-32601]
-        | Literal[-32602]
-        | Literal[-32603]
-        | Literal[-32800]
-        | Literal[-32000]
-        | Literal[-32002]
+        Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002]
         | OtherErrorCode,
         Integral(),
         StrictJson(),
@@ -6223,7 +6611,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6252,7 +6642,9 @@ class Plan(WireModel):
         defer_build=True,
     )
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[PlanEntry], Field(alias="entries")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
     ]
     """
     The list of tasks to be accomplished.
@@ -6260,7 +6652,9 @@ class Plan(WireModel):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6291,7 +6685,9 @@ class PlanItems(WireModel):
     The plan ID to update.
     """
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[PlanEntry], Field(alias="entries")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
     ]
     """
     The list of tasks to be accomplished.
@@ -6299,7 +6695,9 @@ class PlanItems(WireModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6337,14 +6735,17 @@ class SubagentSessionCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")], DefaultOnError()
+        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")],
+        DefaultOnError(),
     ] = None
     """
     Permits the client to cancel this child's current work without ending
     the session. Omitted or `null` means unsupported. An object (including
     `{}`) means supported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6365,7 +6766,8 @@ class SessionConfigOptionsCapabilities(WireModel):
         defer_build=True,
     )
     boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")], DefaultOnError()
+        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports boolean session configuration options.
@@ -6375,7 +6777,9 @@ class SessionConfigOptionsCapabilities(WireModel):
     `configOptions`, and the client may send `session/set_config_option`
     requests with `type: "boolean"` and a boolean `value`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6398,7 +6802,8 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")], DefaultOnError()
+        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -6407,7 +6812,8 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")], DefaultOnError()
+        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
+        DefaultOnError(),
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -6415,7 +6821,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6493,7 +6901,9 @@ class ListSessionsRequest(WireModel):
     the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
     applies before pagination. Clients keep the same value when following `nextCursor`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6564,12 +6974,15 @@ class TerminalOutputResponse(WireModel):
     Whether the output was truncated due to byte limits.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")], DefaultOnError()
+        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
+        DefaultOnError(),
     ] = None
     """
     Exit status if the command has completed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6582,7 +6995,9 @@ class TerminalOutputResponse(WireModel):
 ElicitationContentValue = TypeAliasType(
     "ElicitationContentValue",
     Annotated[
-        str | IntegerElicitationContentValue | float | bool | list[str], Integral(), StrictJson()
+        str | IntegerElicitationContentValue | float | bool | list[str],
+        Integral(),
+        StrictJson(),
     ],
 )
 """
@@ -6602,7 +7017,9 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[dict[str, ElicitationContentValue] | None, Field(alias="content")] = None
+    content: Annotated[
+        dict[str, ElicitationContentValue] | None, Field(alias="content")
+    ] = None
     """
     The user-provided content, if any, as an object matching the requested schema.
     """
@@ -6672,7 +7089,9 @@ class CancelRequestNotification(WireModel):
     """
     The ID of the request to cancel.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6810,7 +7229,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6848,7 +7269,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6897,7 +7320,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7026,7 +7451,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7098,14 +7525,17 @@ class SessionSystemPromptCapabilities(WireModel):
         defer_build=True,
     )
     mode: Annotated[
-        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")], DefaultOnError()
+        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")],
+        DefaultOnError(),
     ] = None
     """
     Delivery modes the agent supports in addition to `append`.
 
     Optional. Omitted or `null` both mean the agent supports only `append`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7135,7 +7565,9 @@ class ListProvidersResponse(WireModel):
     """
     Configurable providers with current routing info suitable for UI display.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7147,7 +7579,9 @@ class ListProvidersResponse(WireModel):
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
-    Annotated[list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()],
+    Annotated[
+        list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()
+    ],
 )
 """
 Possible values for a session configuration option.
@@ -7235,7 +7669,9 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7284,7 +7720,9 @@ class PlanUpdate(WireModel):
     """
     The updated plan content.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7320,7 +7758,9 @@ class AvailableCommand(WireModel):
     """
     Input for the command if required
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7350,7 +7790,9 @@ class AvailableCommandsUpdate(WireModel):
     """
     Commands the agent can execute
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7395,11 +7837,15 @@ class CompactionUpdate(WireModel):
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = None
+    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
+        None
+    )
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Extensible metadata patch for this compaction.
     """
@@ -7428,7 +7874,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Metadata scoped to this chunk. Omission and `null` both mean absent.
     """
@@ -7450,7 +7898,9 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[Annotated[Error | None, Field(alias="error")], DefaultOnError()] = None
+    error: Annotated[
+        Annotated[Error | None, Field(alias="error")], DefaultOnError()
+    ] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -7524,7 +7974,9 @@ class SessionMessage(WireModel):
     Omitted leaves content unchanged. `null` or `[]` clears it.
     A non-empty array replaces all content.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Omitted leaves metadata unchanged. `null` removes it.
 
@@ -7559,7 +8011,9 @@ class SessionMessageChunk(WireModel):
     """
     A single content block appended to the message.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
 
@@ -7580,14 +8034,17 @@ class ClientSessionCapabilities(WireModel):
         defer_build=True,
     )
     compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")], DefaultOnError()
+        Annotated[CompactionCapabilities | None, Field(alias="compaction")],
+        DefaultOnError(),
     ] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
     """
     config_options: Annotated[
-        Annotated[SessionConfigOptionsCapabilities | None, Field(alias="configOptions")],
+        Annotated[
+            SessionConfigOptionsCapabilities | None, Field(alias="configOptions")
+        ],
         DefaultOnError(),
     ] = None
     """
@@ -7605,7 +8062,9 @@ class ClientSessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client can present notices to the user.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7656,7 +8115,9 @@ class SystemPrompt(WireModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with
     `-32602` without creating, loading, resuming, or forking the session.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7682,7 +8143,9 @@ class LoadSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    mcp_servers: Annotated[
+        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+    ]
     """
     List of MCP servers to connect to for this session.
     """
@@ -7721,7 +8184,9 @@ class LoadSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7773,7 +8238,9 @@ class ForkSessionRequest(WireModel):
     session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7792,7 +8259,9 @@ class ForkSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     for the source session.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7841,7 +8310,9 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")], DefaultOnNull([]), OmitNone
+        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
+        DefaultOnNull([]),
+        OmitNone,
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -7860,7 +8331,9 @@ class ResumeSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7906,7 +8379,9 @@ class PromptRequest(WireModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7932,7 +8407,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8067,7 +8544,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8103,19 +8582,25 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Annotated[Usage | None, Field(alias="usage")], DefaultOnError()] = None
+    usage: Annotated[
+        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
-    stop_reason: Annotated[Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()]
+    stop_reason: Annotated[
+        Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()
+    ]
 
 
 class ErrorProxyResponse(WireModel):
@@ -8162,19 +8647,22 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")], DefaultOnError()
+        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
+        DefaultOnError(),
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8197,7 +8685,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["user_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["user_message_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
@@ -8212,7 +8702,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["agent_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_message_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
@@ -8227,7 +8719,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["agent_thought_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class PlanUpdateSessionUpdate(PlanUpdate):
@@ -8261,7 +8755,9 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["available_commands_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["available_commands_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class CompactionUpdateSessionUpdate(CompactionUpdate):
@@ -8279,7 +8775,9 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["compaction_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
@@ -8297,7 +8795,9 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class SessionMessageSessionUpdate(SessionMessage):
@@ -8336,7 +8836,9 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["session_message_chunk"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["session_message_chunk"], Field(alias="sessionUpdate")
+    ]
 
 
 class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
@@ -8371,7 +8873,14 @@ StateUpdateIdle = TypeAliasType(
             TagRouter(
                 "stopReason",
                 "stop_reason",
-                ("cancelled", "end_turn", "error", "max_tokens", "max_turn_requests", "refusal"),
+                (
+                    "cancelled",
+                    "end_turn",
+                    "error",
+                    "max_tokens",
+                    "max_turn_requests",
+                    "refusal",
+                ),
                 default="<default>",
                 other="<other>",
                 malformed="<default>",
@@ -8442,15 +8951,18 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties", validate_default=True)
-    ] = {}
+        dict[str, ElicitationPropertySchema],
+        Field(alias="properties", validate_default=True),
+    ] = Field(default_factory=dict)
     """
     Property definitions (must be primitive types).
     """
@@ -8460,15 +8972,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8510,7 +9024,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")], DefaultOnError()
+        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -8520,7 +9035,8 @@ class SessionCapabilities(WireModel):
     """
     additional_directories: Annotated[
         Annotated[
-            SessionAdditionalDirectoriesCapabilities | None, Field(alias="additionalDirectories")
+            SessionAdditionalDirectoriesCapabilities | None,
+            Field(alias="additionalDirectories"),
         ],
         DefaultOnError(),
     ] = None
@@ -8563,7 +9079,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports forking sessions.
     """
     archive: Annotated[
-        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")], DefaultOnError()
+        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -8577,7 +9094,8 @@ class SessionCapabilities(WireModel):
     `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
     """
     status: Annotated[
-        Annotated[SessionStatusCapabilities | None, Field(alias="status")], DefaultOnError()
+        Annotated[SessionStatusCapabilities | None, Field(alias="status")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -8590,7 +9108,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports checking session status.
     """
     title: Annotated[
-        Annotated[SessionTitleCapabilities | None, Field(alias="title")], DefaultOnError()
+        Annotated[SessionTitleCapabilities | None, Field(alias="title")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -8606,7 +9125,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports setting session titles.
     """
     resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")], DefaultOnError()
+        Annotated[SessionResumeCapabilities | None, Field(alias="resume")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/resume`.
@@ -8615,7 +9135,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
     close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")], DefaultOnError()
+        Annotated[SessionCloseCapabilities | None, Field(alias="close")],
+        DefaultOnError(),
     ] = None
     """
     Whether the agent supports `session/close`.
@@ -8623,7 +9144,9 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8637,7 +9160,8 @@ SessionConfigOption = TypeAliasType(
     "SessionConfigOption",
     Annotated[
         Annotated[
-            SelectSessionConfigOption | BooleanSessionConfigOption, Field(discriminator="type_")
+            SelectSessionConfigOption | BooleanSessionConfigOption,
+            Field(discriminator="type_"),
         ],
         StrictJson(),
     ],
@@ -8659,9 +9183,9 @@ class LoadSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -8675,7 +9199,9 @@ class LoadSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8705,9 +9231,9 @@ class ForkSessionResponse(WireModel):
     """
     Unique identifier for the newly created forked session.
     """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -8721,7 +9247,9 @@ class ForkSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8743,9 +9271,9 @@ class ResumeSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -8759,7 +9287,9 @@ class ResumeSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8789,7 +9319,9 @@ class SetSessionConfigOptionResponse(WireModel):
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8832,7 +9364,10 @@ class ToolCall(WireModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], NotNull(), DefaultOnError(), OmitNone
+        Annotated[ToolKind | None, Field(alias="kind")],
+        NotNull(),
+        DefaultOnError(),
+        OmitNone,
     ] = None
     """
     The category of tool being invoked.
@@ -8868,15 +9403,21 @@ class ToolCall(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
+    ] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
+    ] = None
     """
     Raw output returned by the tool.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8906,7 +9447,9 @@ class ConfigOptionUpdate(WireModel):
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9034,16 +9577,18 @@ class SubagentUpdate(WireModel):
     """
     The opaque session ID identifying the child in all ACP messages.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     The parent's human-readable display title for this child. It need not be unique.
 
     Omitted means unchanged. `null` clears it. If unset, the Client chooses
     a fallback presentation.
     """
-    description: Annotated[Annotated[str | None, Field(alias="description")], DefaultOnError()] = (
-        None
-    )
+    description: Annotated[
+        Annotated[str | None, Field(alias="description")], DefaultOnError()
+    ] = None
     """
     The parent's human-readable description of the child's role or purpose.
 
@@ -9052,7 +9597,8 @@ class SubagentUpdate(WireModel):
     history of instructions sent to the child.
     """
     capabilities: Annotated[
-        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")], DefaultOnError()
+        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")],
+        DefaultOnError(),
     ] = None
     """
     Client-initiated session mutations permitted for this subagent session.
@@ -9062,7 +9608,9 @@ class SubagentUpdate(WireModel):
     Read-only operations retain their normal protocol semantics and capability
     requirements. A concrete object replaces the whole capability set.
     """
-    state: Annotated[Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()] = None
+    state: Annotated[
+        Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()
+    ] = None
     """
     Current state snapshot for the child session.
 
@@ -9080,7 +9628,9 @@ class SubagentUpdate(WireModel):
     effective working directory. Clients use this value for the child's
     root set and as the default terminal working directory.
     """
-    additional_directories: Annotated[list[str] | None, Field(alias="additionalDirectories")] = None
+    additional_directories: Annotated[
+        list[str] | None, Field(alias="additionalDirectories")
+    ] = None
     """
     Additional workspace roots for the child. Each path must be absolute.
 
@@ -9090,7 +9640,9 @@ class SubagentUpdate(WireModel):
     array replaces the whole list. `[]` reports no additional directories.
     Clients use these values for the child's root set.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9130,12 +9682,15 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[Annotated[bool, Field(alias="terminal")], DefaultOnError(False)] = False
+    terminal: Annotated[
+        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
+    ] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
     session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")], DefaultOnError()
+        Annotated[ClientSessionCapabilities | None, Field(alias="session")],
+        DefaultOnError(),
     ] = None
     """
     Session-related capabilities supported by the client.
@@ -9144,7 +9699,8 @@ class ClientCapabilities(WireModel):
     session-related extensions.
     """
     subagents: Annotated[
-        Annotated[SubagentCapabilities | None, Field(alias="subagents")], DefaultOnError()
+        Annotated[SubagentCapabilities | None, Field(alias="subagents")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -9158,9 +9714,9 @@ class ClientCapabilities(WireModel):
     Supplying `{}` means the client understands child associations, work-state
     snapshots, session-directed messages, and restricted-session semantics.
     """
-    plan: Annotated[Annotated[PlanCapabilities | None, Field(alias="plan")], DefaultOnError()] = (
-        None
-    )
+    plan: Annotated[
+        Annotated[PlanCapabilities | None, Field(alias="plan")], DefaultOnError()
+    ] = None
     """
     **UNSTABLE**
 
@@ -9174,14 +9730,17 @@ class ClientCapabilities(WireModel):
     auth: Annotated[
         Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
         DefaultOnError({"terminal": False}),
-    ] = Field(default_factory=lambda: AuthCapabilities.model_validate({"terminal": False}))
+    ] = Field(
+        default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
+    )
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")], DefaultOnError()
+        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
+        DefaultOnError(),
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -9190,7 +9749,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9230,7 +9791,9 @@ class NewSessionRequest(WireModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])]
+    mcp_servers: Annotated[
+        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+    ]
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
     """
@@ -9246,7 +9809,9 @@ class NewSessionRequest(WireModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `sessionCapabilities.systemPrompt`.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9257,7 +9822,8 @@ class NewSessionRequest(WireModel):
 
 
 ClientResponse = TypeAliasType(
-    "ClientResponse", Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()]
+    "ClientResponse",
+    Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()],
 )
 """
 A JSON-RPC response object.
@@ -9328,7 +9894,9 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session_update: Annotated[Literal["config_option_update"], Field(alias="sessionUpdate")]
+    session_update: Annotated[
+        Literal["config_option_update"], Field(alias="sessionUpdate")
+    ]
 
 
 class SubagentUpdateSessionUpdate(SubagentUpdate):
@@ -9372,17 +9940,21 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()] = None
+    kind: Annotated[
+        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
+    ] = None
     """
     Update the tool kind.
     """
-    status: Annotated[Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()] = (
-        None
-    )
+    status: Annotated[
+        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+    ] = None
     """
     Update the execution status.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = None
+    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
+        None
+    )
     """
     Update the human-readable title.
     """
@@ -9409,15 +9981,21 @@ class ToolCallUpdate(WireModel):
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()] = None
+    raw_input: Annotated[
+        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
+    ] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()] = None
+    raw_output: Annotated[
+        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
+    ] = None
     """
     Update the raw output.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9453,14 +10031,16 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    load_session: Annotated[Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)] = (
-        False
-    )
+    load_session: Annotated[
+        Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)
+    ] = False
     """
     Whether the agent supports `session/load`.
     """
     prompt_capabilities: Annotated[
-        Annotated[PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)],
+        Annotated[
+            PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
+        ],
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
     ] = Field(
         default_factory=lambda: PromptCapabilities.model_validate(
@@ -9471,7 +10051,9 @@ class AgentCapabilities(WireModel):
     Prompt capabilities supported by the agent.
     """
     mcp_capabilities: Annotated[
-        Annotated[McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)],
+        Annotated[
+            McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)
+        ],
         DefaultOnError({"acp": False, "http": False, "sse": False}),
     ] = Field(
         default_factory=lambda: McpCapabilities.model_validate(
@@ -9482,7 +10064,10 @@ class AgentCapabilities(WireModel):
     MCP capabilities supported by the agent.
     """
     session_capabilities: Annotated[
-        Annotated[SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)],
+        Annotated[
+            SessionCapabilities,
+            Field(alias="sessionCapabilities", validate_default=True),
+        ],
         DefaultOnError({}),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
@@ -9496,7 +10081,8 @@ class AgentCapabilities(WireModel):
     Authentication-related capabilities supported by the agent.
     """
     providers: Annotated[
-        Annotated[ProvidersCapabilities | None, Field(alias="providers")], DefaultOnError()
+        Annotated[ProvidersCapabilities | None, Field(alias="providers")],
+        DefaultOnError(),
     ] = None
     """
     **UNSTABLE**
@@ -9508,7 +10094,9 @@ class AgentCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9538,9 +10126,9 @@ class NewSessionResponse(WireModel):
 
     Used in all subsequent requests for this conversation.
     """
-    modes: Annotated[Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()] = (
-        None
-    )
+    modes: Annotated[
+        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+    ] = None
     """
     Initial mode state if supported by the Agent
 
@@ -9554,7 +10142,9 @@ class NewSessionResponse(WireModel):
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9585,7 +10175,9 @@ class InitializeRequest(WireModel):
     The latest protocol version supported by the client.
     """
     client_capabilities: Annotated[
-        Annotated[ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)],
+        Annotated[
+            ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
+        ],
         DefaultOnError(
             {
                 "auth": {"terminal": False},
@@ -9613,7 +10205,9 @@ class InitializeRequest(WireModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9667,7 +10261,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9696,7 +10292,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9761,7 +10359,9 @@ class RequestPermissionRequest(WireModel):
     """
     Available permission options for the user to choose from.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9825,13 +10425,19 @@ class InitializeResponse(WireModel):
     The client should disconnect, if it doesn't support this version.
     """
     agent_capabilities: Annotated[
-        Annotated[AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)],
+        Annotated[
+            AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
+        ],
         DefaultOnError(
             {
                 "auth": {},
                 "loadSession": False,
                 "mcpCapabilities": {"acp": False, "http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "promptCapabilities": {
+                    "audio": False,
+                    "embeddedContext": False,
+                    "image": False,
+                },
                 "sessionCapabilities": {},
             }
         ),
@@ -9841,7 +10447,11 @@ class InitializeResponse(WireModel):
                 "auth": {},
                 "loadSession": False,
                 "mcpCapabilities": {"acp": False, "http": False, "sse": False},
-                "promptCapabilities": {"audio": False, "embeddedContext": False, "image": False},
+                "promptCapabilities": {
+                    "audio": False,
+                    "embeddedContext": False,
+                    "image": False,
+                },
                 "sessionCapabilities": {},
             }
         )
@@ -9853,7 +10463,7 @@ class InitializeResponse(WireModel):
         Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
         SkipInvalidItems(),
         DefaultOnError([]),
-    ] = []
+    ] = Field(default_factory=list)
     """
     Authentication methods supported by the agent.
     """
@@ -9865,7 +10475,9 @@ class InitializeResponse(WireModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10086,7 +10698,9 @@ class ResultProxyResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")],
+        Annotated[
+            InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")
+        ],
         KeepUnrecognised(),
     ]
     """
@@ -10169,7 +10783,9 @@ class SessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()] = None
+    meta: Annotated[
+        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
+    ] = None
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at

@@ -34,7 +34,9 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def auth_status(self, params: models.AuthStatusRequest) -> models.AuthStatusResponse:
+    async def auth_status(
+        self, params: models.AuthStatusRequest
+    ) -> models.AuthStatusResponse:
         """
         **UNSTABLE**
 
@@ -47,17 +49,25 @@ class AgentSender(Sender):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        return cast("models.AuthStatusResponse", await self._request("auth/status", params))
+        return cast(
+            "models.AuthStatusResponse", await self._request("auth/status", params)
+        )
 
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
+    async def authenticate(
+        self, params: models.AuthenticateRequest
+    ) -> models.AuthenticateResponse:
         """
         Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
         """
-        return cast("models.AuthenticateResponse", await self._request("authenticate", params))
+        return cast(
+            "models.AuthenticateResponse", await self._request("authenticate", params)
+        )
 
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+    async def initialize(
+        self, params: models.InitializeRequest
+    ) -> models.InitializeResponse:
         """
         Request parameters for the initialize method.
 
@@ -65,10 +75,14 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
-        result = cast("models.InitializeResponse", await self._request("initialize", params))
+        result = cast(
+            "models.InitializeResponse", await self._request("initialize", params)
+        )
         require_version(result.protocol_version)
         advertised = result.agent_capabilities
-        self.advertised(advertised if advertised is not None else models.AgentCapabilities())
+        self.advertised(
+            advertised if advertised is not None else models.AgentCapabilities()
+        )
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
@@ -103,7 +117,8 @@ class AgentSender(Sender):
         Request parameters for `providers/disable`.
         """
         return cast(
-            "models.DisableProviderResponse", await self._request("providers/disable", params)
+            "models.DisableProviderResponse",
+            await self._request("providers/disable", params),
         )
 
     async def list_providers(
@@ -116,9 +131,14 @@ class AgentSender(Sender):
 
         Request parameters for `providers/list`.
         """
-        return cast("models.ListProvidersResponse", await self._request("providers/list", params))
+        return cast(
+            "models.ListProvidersResponse",
+            await self._request("providers/list", params),
+        )
 
-    async def set_provider(self, params: models.SetProviderRequest) -> models.SetProviderResponse:
+    async def set_provider(
+        self, params: models.SetProviderRequest
+    ) -> models.SetProviderResponse:
         """
         **UNSTABLE**
 
@@ -128,7 +148,9 @@ class AgentSender(Sender):
 
         Replaces the full configuration for one provider ID.
         """
-        return cast("models.SetProviderResponse", await self._request("providers/set", params))
+        return cast(
+            "models.SetProviderResponse", await self._request("providers/set", params)
+        )
 
     async def archive_session(
         self, params: models.ArchiveSessionRequest
@@ -147,7 +169,10 @@ class AgentSender(Sender):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        return cast("models.ArchiveSessionResponse", await self._request("session/archive", params))
+        return cast(
+            "models.ArchiveSessionResponse",
+            await self._request("session/archive", params),
+        )
 
     async def cancel(self, params: models.CancelNotification) -> None:
         """
@@ -169,7 +194,9 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return cast("models.CloseSessionResponse", await self._request("session/close", params))
+        return cast(
+            "models.CloseSessionResponse", await self._request("session/close", params)
+        )
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -179,9 +206,14 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return cast("models.DeleteSessionResponse", await self._request("session/delete", params))
+        return cast(
+            "models.DeleteSessionResponse",
+            await self._request("session/delete", params),
+        )
 
-    async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
+    async def fork_session(
+        self, params: models.ForkSessionRequest
+    ) -> models.ForkSessionResponse:
         """
         **UNSTABLE**
 
@@ -194,7 +226,9 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        return cast("models.ForkSessionResponse", await self._request("session/fork", params))
+        return cast(
+            "models.ForkSessionResponse", await self._request("session/fork", params)
+        )
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -204,9 +238,13 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return cast("models.ListSessionsResponse", await self._request("session/list", params))
+        return cast(
+            "models.ListSessionsResponse", await self._request("session/list", params)
+        )
 
-    async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
+    async def load_session(
+        self, params: models.LoadSessionRequest
+    ) -> models.LoadSessionResponse:
         """
         Request parameters for loading an existing session.
 
@@ -214,15 +252,21 @@ class AgentSender(Sender):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
-        return cast("models.LoadSessionResponse", await self._request("session/load", params))
+        return cast(
+            "models.LoadSessionResponse", await self._request("session/load", params)
+        )
 
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
-        return cast("models.NewSessionResponse", await self._request("session/new", params))
+        return cast(
+            "models.NewSessionResponse", await self._request("session/new", params)
+        )
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -232,7 +276,9 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
-        return cast("models.PromptResponse", await self._request("session/prompt", params))
+        return cast(
+            "models.PromptResponse", await self._request("session/prompt", params)
+        )
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -245,7 +291,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return cast("models.ResumeSessionResponse", await self._request("session/resume", params))
+        return cast(
+            "models.ResumeSessionResponse",
+            await self._request("session/resume", params),
+        )
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -265,7 +314,8 @@ class AgentSender(Sender):
         Request parameters for setting a session mode.
         """
         return cast(
-            "models.SetSessionModeResponse", await self._request("session/set_mode", params)
+            "models.SetSessionModeResponse",
+            await self._request("session/set_mode", params),
         )
 
     async def set_session_title(
@@ -287,7 +337,8 @@ class AgentSender(Sender):
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
         return cast(
-            "models.SetSessionTitleResponse", await self._request("session/set_title", params)
+            "models.SetSessionTitleResponse",
+            await self._request("session/set_title", params),
         )
 
     async def session_status(
@@ -306,7 +357,10 @@ class AgentSender(Sender):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        return cast("models.SessionStatusResponse", await self._request("session/status", params))
+        return cast(
+            "models.SessionStatusResponse",
+            await self._request("session/status", params),
+        )
 
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
@@ -327,7 +381,8 @@ class AgentSender(Sender):
         gets `-32002`.
         """
         return cast(
-            "models.UnarchiveSessionResponse", await self._request("session/unarchive", params)
+            "models.UnarchiveSessionResponse",
+            await self._request("session/unarchive", params),
         )
 
 
@@ -342,7 +397,9 @@ class ClientSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("client", self.peer_capabilities, wire, params)
 
-    async def auth_status_update(self, params: models.AuthStatusUpdateNotification) -> None:
+    async def auth_status_update(
+        self, params: models.AuthStatusUpdateNotification
+    ) -> None:
         """
         **UNSTABLE**
 
@@ -356,7 +413,9 @@ class ClientSender(Sender):
         """
         await self._notify("auth/status_update", params)
 
-    async def complete_elicitation(self, params: models.CompleteElicitationNotification) -> None:
+    async def complete_elicitation(
+        self, params: models.CompleteElicitationNotification
+    ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
@@ -373,7 +432,8 @@ class ClientSender(Sender):
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
         return cast(
-            "models.CreateElicitationResponse", await self._request("elicitation/create", params)
+            "models.CreateElicitationResponse",
+            await self._request("elicitation/create", params),
         )
 
     async def read_text_file(
@@ -384,7 +444,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return cast("models.ReadTextFileResponse", await self._request("fs/read_text_file", params))
+        return cast(
+            "models.ReadTextFileResponse",
+            await self._request("fs/read_text_file", params),
+        )
 
     async def write_text_file(
         self, params: models.WriteTextFileRequest
@@ -395,10 +458,13 @@ class ClientSender(Sender):
         Only available if the client supports the `fs.writeTextFile` capability.
         """
         return cast(
-            "models.WriteTextFileResponse", await self._request("fs/write_text_file", params)
+            "models.WriteTextFileResponse",
+            await self._request("fs/write_text_file", params),
         )
 
-    async def message_mcp(self, params: models.MessageMcpRequest) -> models.MessageMcpResponse:
+    async def message_mcp(
+        self, params: models.MessageMcpRequest
+    ) -> models.MessageMcpResponse:
         """
         **UNSTABLE**
 
@@ -406,7 +472,9 @@ class ClientSender(Sender):
 
         Request parameters for `mcp/message`.
         """
-        return cast("models.MessageMcpResponse", await self._request("mcp/message", params))
+        return cast(
+            "models.MessageMcpResponse", await self._request("mcp/message", params)
+        )
 
     async def request_permission(
         self, params: models.RequestPermissionRequest
@@ -439,7 +507,10 @@ class ClientSender(Sender):
         """
         Request to create a new terminal and execute a command.
         """
-        return cast("models.CreateTerminalResponse", await self._request("terminal/create", params))
+        return cast(
+            "models.CreateTerminalResponse",
+            await self._request("terminal/create", params),
+        )
 
     async def kill_terminal(
         self, params: models.KillTerminalRequest
@@ -447,7 +518,9 @@ class ClientSender(Sender):
         """
         Request to kill a terminal without releasing it.
         """
-        return cast("models.KillTerminalResponse", await self._request("terminal/kill", params))
+        return cast(
+            "models.KillTerminalResponse", await self._request("terminal/kill", params)
+        )
 
     async def terminal_output(
         self, params: models.TerminalOutputRequest
@@ -455,7 +528,10 @@ class ClientSender(Sender):
         """
         Request to get the current output and status of a terminal.
         """
-        return cast("models.TerminalOutputResponse", await self._request("terminal/output", params))
+        return cast(
+            "models.TerminalOutputResponse",
+            await self._request("terminal/output", params),
+        )
 
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
@@ -464,7 +540,8 @@ class ClientSender(Sender):
         Request to release a terminal and free its resources.
         """
         return cast(
-            "models.ReleaseTerminalResponse", await self._request("terminal/release", params)
+            "models.ReleaseTerminalResponse",
+            await self._request("terminal/release", params),
         )
 
     async def wait_for_terminal_exit(
@@ -507,10 +584,13 @@ class ProxySender(Sender):
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
         return cast(
-            "models.InitializeProxyResponse", await self._request("proxy/initialize", params)
+            "models.InitializeProxyResponse",
+            await self._request("proxy/initialize", params),
         )
 
-    async def proxy_successor_notification(self, params: models.ProxySuccessorNotification) -> None:
+    async def proxy_successor_notification(
+        self, params: models.ProxySuccessorNotification
+    ) -> None:
         """
         **UNSTABLE**
 
@@ -549,4 +629,7 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return cast("models.ProxySuccessorResponse", await self._request("proxy/successor", params))
+        return cast(
+            "models.ProxySuccessorResponse",
+            await self._request("proxy/successor", params),
+        )

@@ -8,7 +8,7 @@ from ruff.__main__ import find_ruff_bin
 
 from acpgen.errors import AcpgenError, Problem
 
-_COMMON = ("--isolated", "--line-length", "100", "--target-version", "py311")
+_COMMON = ("--isolated", "--line-length", "88", "--target-version", "py311")
 
 
 def format_python(text: str, name: str) -> str:

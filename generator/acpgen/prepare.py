@@ -93,6 +93,8 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
                 template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
         if unstable:
             _mark_unstable_members(t, node, protocol)
+        if t.kind == "enum":
+            _merge_constants(node)
     _bound_integers(defs)
     _type_nullable_maps(defs)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
@@ -167,14 +169,18 @@ def alias_rules(integer: bool) -> tuple[str, ...]:
 
 
 def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
-    """An object default of a model-typed field, built as a model instance by a default factory."""
-    if f.default_json is None or f.ref is None or not f.default_json.startswith("{"):
+    """A default that must be made anew for each instance: an object default of a model-typed
+    field, built as a model instance; an empty list or map (never one shared, mutable object)."""
+    if f.default_json is None:
         return None
-    target = protocol.type(f.ref)
-    if target.kind != "object":
-        return None
-    value = json.loads(f.default_json)
-    return f"Field(default_factory=lambda: {target.class_name}.model_validate({value!r}))"
+    target = protocol.type(f.ref) if f.ref is not None else None
+    if target is not None and target.kind == "object" and f.default_json.startswith("{"):
+        value = json.loads(f.default_json)
+        return f"Field(default_factory=lambda: {target.class_name}.model_validate({value!r}))"
+    return _EMPTY_FACTORIES.get(f.default_json)
+
+
+_EMPTY_FACTORIES = {"[]": "Field(default_factory=list)", "{}": "Field(default_factory=dict)"}
 
 
 def _default_literal(f: ir.Field) -> str | None:
@@ -242,6 +248,29 @@ def _hoist_union(
         pydantic.update(("Discriminator", "Tag"))
     node.clear()
     node.update(replacement)
+
+
+def _merge_constants(node: dict[str, Any]) -> None:
+    """The constant branches of an enum spelled as a union become one ``enum`` branch, so that
+    the model reads ``Literal["a", "b"] | str`` rather than ``Literal["a"] | Literal["b"] | str``
+    (the same values; linters in a consumer's project flag the second spelling)."""
+    found = union_branches(node)
+    if found is None:
+        return
+    keyword, _ = found
+    branches = node[keyword]
+    constants = [b for b in branches if isinstance(b, dict) and "const" in b and set(b) <= _CONSTANT_KEYS]
+    types = {json.dumps(b.get("type")) for b in constants}
+    if len(constants) < 2 or len(types) != 1:
+        return
+    merged = {"type": constants[0].get("type"), "enum": [b["const"] for b in constants]}
+    merged = {key: value for key, value in merged.items() if value is not None}
+    first = branches.index(constants[0])
+    rest = [b for b in branches if not any(b is c for c in constants)]
+    node[keyword] = [*rest[:first], merged, *rest[first:]]
+
+
+_CONSTANT_KEYS = frozenset({"const", "type", "format", "title", "description"})
 
 
 def _hoist_scalars(

@@ -1,11 +1,12 @@
 """The runtime: protocol-independent support code that every generated package carries.
 
-Each module here is ordinary Python, linted, type-checked and unit-tested in this repository,
-and copied verbatim (behind the generated-file header) into each generated package under the
-same name, where its relative imports resolve to the package's own modules. It imports only the
-standard library, pydantic and its sibling modules here, never :mod:`acpgen`, so that a
-generated package stays self-contained. What comes from the schema (the method table,
-interfaces, typed senders, capability rules, error codes) is rendered from templates instead.
+Each module here is ordinary Python, linted, type-checked and unit-tested in this
+repository, and copied verbatim (behind the generated-file header) into each generated
+package under the same name, where its relative imports resolve to the package's own
+modules. It imports only the standard library, pydantic and its sibling modules here,
+never :mod:`acpgen`, so that a generated package stays self-contained. What comes from
+the schema (the method table, interfaces, typed senders, capability rules, error codes)
+is rendered from templates instead.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from pathlib import Path
 
 RUNTIME = Path(__file__).resolve().parent
 
-MODULES = ("_process.py", "_rpc.py", "_sender.py", "_support.py", "connection.py", "dispatch.py")
+MODULES = (
+    "_process.py",
+    "_rpc.py",
+    "_sender.py",
+    "_support.py",
+    "connection.py",
+    "dispatch.py",
+)
 """The files copied into every generated package."""
 
 

@@ -1,4 +1,5 @@
-"""Start a peer process with its stdin and stdout as the connection, and stop it cleanly.
+"""Start a peer process with its stdin and stdout as the connection, and stop it
+cleanly.
 
 Support code: it knows no method of the protocol.
 """
@@ -21,12 +22,15 @@ async def spawn(
     env: Mapping[str, str] | None = None,
     stderr: int | IO[Any] | None = None,
 ) -> tuple[asyncio.subprocess.Process, asyncio.StreamReader, asyncio.StreamWriter]:
-    """Start ``command`` (an argument list); its stdout to read from, its stdin to write to.
+    """Start ``command`` (an argument list); its stdout to read from, its stdin to write
+    to.
 
     ``stderr`` is inherited unless given (``asyncio.subprocess.DEVNULL`` to silence it).
     """
     if isinstance(command, str | bytes) or not command:
-        raise ValueError("command is a non-empty list of arguments, e.g. ['my-agent', '--stdio']")
+        raise ValueError(
+            "command is a non-empty list of arguments, e.g. ['my-agent', '--stdio']"
+        )
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
@@ -40,7 +44,8 @@ async def spawn(
 
 
 async def stop(process: asyncio.subprocess.Process, grace: float = 5.0) -> int:
-    """Wait for a process whose stdin was closed to exit; terminate it, then kill it, if it lingers.
+    """Wait for a process whose stdin was closed to exit; terminate it, then kill it, if
+    it lingers.
 
     Returns its exit code.
     """

@@ -1,7 +1,9 @@
-"""JSON-RPC 2.0 basics shared by the runtime: error codes, the error exception, ids, method specs.
+"""JSON-RPC 2.0 basics shared by the runtime: error codes, the error exception, ids,
+method specs.
 
-Support code: it knows no method of the protocol. The method table (``methods``) and the error
-codes of the protocol (``errors``) are generated from the schema and build on what is here.
+Support code: it knows no method of the protocol. The method table (``methods``) and the
+error codes of the protocol (``errors``) are generated from the schema and build on what
+is here.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ Side = Literal["agent", "client", "both", "proxy", "protocol"]
 class Encoded(bytes):
     """A value already written as JSON text (UTF-8): a message carries it as it is.
 
-    Models are serialised straight to JSON by pydantic-core (one pass, no intermediate dict);
-    the connection splices the bytes into the envelope it writes.
+    Models are serialised straight to JSON by pydantic-core (one pass, no intermediate
+    dict); the connection splices the bytes into the envelope it writes.
     """
 
     __slots__ = ()
@@ -48,11 +50,14 @@ class Encoded(bytes):
 def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
     """``value`` serialised by alias, without what was not set, straight to JSON bytes.
 
-    Falls back to JSON-compatible Python values where pydantic-core cannot write the text
-    itself (a lone surrogate in a string): the connection escapes those when it writes.
+    Falls back to JSON-compatible Python values where pydantic-core cannot write the
+    text itself (a lone surrogate in a string): the connection escapes those when it
+    writes.
     """
     try:
-        return Encoded(serializer.to_json(value, by_alias=True, exclude_unset=True, **options))
+        return Encoded(
+            serializer.to_json(value, by_alias=True, exclude_unset=True, **options)
+        )
     except ValueError as error:  # PydanticSerializationError
         if "surrogates not allowed" not in str(error):
             raise
@@ -66,10 +71,11 @@ _INT64 = 2**63
 
 
 def read_id(value: object) -> tuple[bool, RequestId]:
-    """``(True, id)`` when ``value`` is a request id as ACP reads it, else ``(False, None)``.
+    """``(True, id)`` when ``value`` is a request id as ACP reads it, else ``(False,
+    None)``.
 
-    An id is a string, a 64-bit integer (an integral number such as ``1.0`` reads as ``1``, as
-    JSON readers read it) or null; a boolean is not an id.
+    An id is a string, a 64-bit integer (an integral number such as ``1.0`` reads as
+    ``1``, as JSON readers read it) or null; a boolean is not an id.
     """
     if value is None or type(value) is str:
         return True, value
@@ -87,7 +93,8 @@ def valid_id(value: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class MethodSpec:
-    """One method: who handles it, what it takes and returns, its stability and its gate."""
+    """One method: who handles it, what it takes and returns, its stability and its
+    gate."""
 
     wire: str
     python_name: str
@@ -100,11 +107,13 @@ class MethodSpec:
     """The result model of a request; None for a notification."""
     stable: bool
     capability: str | None
-    """The capability the receiving side must have advertised for the method to be used, if any."""
+    """The capability the receiving side must have advertised for the method to be used,
+    if any."""
 
 
 class RequestError(Exception):
-    """A JSON-RPC error: a handler raises one to answer with it; a sender raises the peer's."""
+    """A JSON-RPC error: a handler raises one to answer with it; a sender raises the
+    peer's."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(f"{message} ({code})")

@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "stable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "capabilities/schema.json"
-SCHEMA_SHA256: Final = "8a20fd000110eed5965ea2b8fa4b7a030de262e26dd4b9b1d56ae570095a86ed"
+SCHEMA_SHA256: Final = (
+    "8a20fd000110eed5965ea2b8fa4b7a030de262e26dd4b9b1d56ae570095a86ed"
+)
 GENERATOR_VERSION: Final = "0.1.0"

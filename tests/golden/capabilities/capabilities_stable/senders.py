@@ -34,27 +34,39 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+    async def initialize(
+        self, params: models.InitializeRequest
+    ) -> models.InitializeResponse:
         """
         The `initialize` request.
         """
-        result = cast("models.InitializeResponse", await self._request("initialize", params))
+        result = cast(
+            "models.InitializeResponse", await self._request("initialize", params)
+        )
         require_version(result.protocol_version)
         advertised = result.agent_capabilities
-        self.advertised(advertised if advertised is not None else models.AgentCapabilities())
+        self.advertised(
+            advertised if advertised is not None else models.AgentCapabilities()
+        )
         return result
 
-    async def load_session(self, params: models.LoadSessionRequest) -> models.LoadSessionResponse:
+    async def load_session(
+        self, params: models.LoadSessionRequest
+    ) -> models.LoadSessionResponse:
         """
         The `session/load` request.
         """
-        return cast("models.LoadSessionResponse", await self._request("session/load", params))
+        return cast(
+            "models.LoadSessionResponse", await self._request("session/load", params)
+        )
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
         The `session/prompt` request.
         """
-        return cast("models.PromptResponse", await self._request("session/prompt", params))
+        return cast(
+            "models.PromptResponse", await self._request("session/prompt", params)
+        )
 
 
 class ClientSender(Sender):
@@ -74,4 +86,7 @@ class ClientSender(Sender):
         """
         The `fs/read_text_file` request.
         """
-        return cast("models.ReadTextFileResponse", await self._request("fs/read_text_file", params))
+        return cast(
+            "models.ReadTextFileResponse",
+            await self._request("fs/read_text_file", params),
+        )

@@ -86,7 +86,10 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "agentCapabilities.loadSession", "agent", "true", ("load_session",)
     ),
     "agentCapabilities.promptCapabilities": Capability(
-        "agentCapabilities.promptCapabilities", "agent", "present", ("prompt_capabilities",)
+        "agentCapabilities.promptCapabilities",
+        "agent",
+        "present",
+        ("prompt_capabilities",),
     ),
     "agentCapabilities.promptCapabilities.image": Capability(
         "agentCapabilities.promptCapabilities.image",
@@ -95,7 +98,10 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         ("prompt_capabilities", "image"),
     ),
     "agentCapabilities.sessionCapabilities": Capability(
-        "agentCapabilities.sessionCapabilities", "agent", "present", ("session_capabilities",)
+        "agentCapabilities.sessionCapabilities",
+        "agent",
+        "present",
+        ("session_capabilities",),
     ),
     "agentCapabilities.sessionCapabilities.resume": Capability(
         "agentCapabilities.sessionCapabilities.resume",
@@ -109,7 +115,9 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
         "present",
         ("session_capabilities", "additional_directories"),
     ),
-    "clientCapabilities.fs": Capability("clientCapabilities.fs", "client", "present", ("fs",)),
+    "clientCapabilities.fs": Capability(
+        "clientCapabilities.fs", "client", "present", ("fs",)
+    ),
     "clientCapabilities.fs.readTextFile": Capability(
         "clientCapabilities.fs.readTextFile", "client", "true", ("fs", "read_text_file")
     ),
@@ -222,7 +230,9 @@ def supports_agent_session_additional_directories(
 
     (no description in the schema)
     """
-    return supports(advertised, "agentCapabilities.sessionCapabilities.additionalDirectories")
+    return supports(
+        advertised, "agentCapabilities.sessionCapabilities.additionalDirectories"
+    )
 
 
 def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
@@ -234,7 +244,9 @@ def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
     return supports(advertised, "clientCapabilities.fs")
 
 
-def supports_client_fs_read_text_file(advertised: models.ClientCapabilities | None) -> bool:
+def supports_client_fs_read_text_file(
+    advertised: models.ClientCapabilities | None,
+) -> bool:
     """
     Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
 
@@ -253,7 +265,10 @@ def supports_client_telemetry(advertised: models.ClientCapabilities | None) -> b
 
 
 _BY_METHOD: dict[tuple[Side, str], tuple[Rule, ...]] = {}
-_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {"agent": {}, "client": {}}
+_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {
+    "agent": {},
+    "client": {},
+}
 for _rule in RULES:
     if _rule.kind == "method":
         _key = (_rule.capability.side, _rule.subject)
@@ -286,7 +301,9 @@ def violations(
     return [Violation(rule, rule.message) for rule in unique]
 
 
-def require(peer: Side, advertised: BaseModel | None, method: str, payload: Any) -> None:
+def require(
+    peer: Side, advertised: BaseModel | None, method: str, payload: Any
+) -> None:
     """Raise :class:`CapabilityError` listing every violation, if there is one."""
     found = violations(peer, advertised, method, payload)
     if found:

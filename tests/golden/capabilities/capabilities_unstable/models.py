@@ -66,7 +66,9 @@ class AgentCapabilities(WireModel):
     load_session: Annotated[bool, Field(alias="loadSession")] = False
     prompt_capabilities: Annotated[
         PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
-    ] = Field(default_factory=lambda: PromptCapabilities.model_validate({"image": False}))
+    ] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate({"image": False})
+    )
     session_capabilities: Annotated[
         SessionCapabilities, Field(alias="sessionCapabilities", validate_default=True)
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
@@ -91,8 +93,12 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    fs: Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)] = Field(
-        default_factory=lambda: FileSystemCapabilities.model_validate({"readTextFile": False})
+    fs: Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)] = (
+        Field(
+            default_factory=lambda: FileSystemCapabilities.model_validate(
+                {"readTextFile": False}
+            )
+        )
     )
     telemetry: Annotated[bool, Field(alias="telemetry")] = False
     """
@@ -114,7 +120,9 @@ class InitializeRequest(WireModel):
     client_capabilities: Annotated[
         ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
     ] = Field(
-        default_factory=lambda: ClientCapabilities.model_validate({"fs": {"readTextFile": False}})
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {"fs": {"readTextFile": False}}
+        )
     )
 
 
@@ -236,7 +244,8 @@ class ImageContentBlock(ImageContent):
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
-        Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")], StrictJson()
+        Annotated[TextContentBlock | ImageContentBlock, Field(discriminator="type_")],
+        StrictJson(),
     ],
 )
 
@@ -252,7 +261,9 @@ class PromptRequest(WireModel):
     session_id: Annotated[str, Field(alias="sessionId")]
     prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")], NotNull(), OmitNone
+        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        NotNull(),
+        OmitNone,
     ] = None
 
 

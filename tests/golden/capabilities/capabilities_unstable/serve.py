@@ -54,8 +54,12 @@ def serve_agent(
             _or_default(params.client_capabilities, models.ClientCapabilities)
         ),
     }
-    dispatcher = Dispatcher(agent, methods.handled_by("agent", "both"), observers=observers)
-    connection = Connection(reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace))
+    dispatcher = Dispatcher(
+        agent, methods.handled_by("agent", "both"), observers=observers
+    )
+    connection = Connection(
+        reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace)
+    )
     peer = ClientSender(connection, check_capabilities=check_capabilities)
     agent.on_connect(peer)
     return connection, peer
@@ -77,8 +81,12 @@ def serve_client(
     """
     peer: AgentSender  # bound below; the observers run only once messages flow
     observers: dict[str, Any] = {}
-    dispatcher = Dispatcher(client, methods.handled_by("client", "both"), observers=observers)
-    connection = Connection(reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace))
+    dispatcher = Dispatcher(
+        client, methods.handled_by("client", "both"), observers=observers
+    )
+    connection = Connection(
+        reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace)
+    )
     peer = AgentSender(connection, check_capabilities=check_capabilities)
     client.on_connect(peer)
     return connection, peer
@@ -101,7 +109,12 @@ async def run_agent(
     """
     reader, writer = await stdio_streams()
     connection, _ = serve_agent(
-        agent, reader, writer, check_capabilities=check_capabilities, limits=limits, trace=trace
+        agent,
+        reader,
+        writer,
+        check_capabilities=check_capabilities,
+        limits=limits,
+        trace=trace,
     )
     await connection.run()
 

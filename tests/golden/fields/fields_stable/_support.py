@@ -13,7 +13,13 @@ from collections.abc import Callable
 from copy import deepcopy
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    GetCoreSchemaHandler,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -32,13 +38,15 @@ __all__ = [
 
 _ABSENT = object()
 
-# Each rule below is metadata in a field's ``Annotated`` type. It builds the field's schema as a
-# union that tries the field's own schema first and falls back to Python only when that fails,
-# so valid input is read entirely by pydantic-core: leniency costs nothing until it is needed.
+# Each rule below is metadata in a field's ``Annotated`` type. It builds the field's
+# schema as a union that tries the field's own schema first and falls back to Python
+# only when that fails, so valid input is read entirely by pydantic-core: leniency costs
+# nothing until it is needed.
 
 
 def _strip_null(schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
-    """The schema without its ``null`` branch (an optional field's ``T | None`` read as ``T``)."""
+    """The schema without its ``null`` branch (an optional field's ``T | None`` read as
+    ``T``)."""
     return schema["schema"] if schema["type"] == "nullable" else schema
 
 
@@ -49,7 +57,8 @@ def _first_then(
 
 
 class _Default:
-    """What a lenient field reads as: None, or its default validated (a model for an object)."""
+    """What a lenient field reads as: None, or its default validated (a model for an
+    object)."""
 
     __slots__ = ("_adapter", "_raw", "_source")
 
@@ -66,7 +75,8 @@ class _Default:
 
 
 class DefaultOnError:
-    """``x-deserialize-default-on-error``: a value that fails validation reads as the default."""
+    """``x-deserialize-default-on-error``: a value that fails validation reads as the
+    default."""
 
     __slots__ = ("_default",)
 
@@ -76,12 +86,15 @@ class DefaultOnError:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        fallback = core_schema.no_info_plain_validator_function(_Default(self._default, source))
+        fallback = core_schema.no_info_plain_validator_function(
+            _Default(self._default, source)
+        )
         return _first_then(handler(source), fallback)
 
 
 class DefaultOnNull:
-    """``x-deserialize-default-on-null``: ``null`` reads as the default (``[]`` for a list)."""
+    """``x-deserialize-default-on-null``: ``null`` reads as the default (``[]`` for a
+    list)."""
 
     __slots__ = ("_default",)
 
@@ -91,16 +104,19 @@ class DefaultOnNull:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        read_default = core_schema.no_info_plain_validator_function(_Default(self._default, source))
+        read_default = core_schema.no_info_plain_validator_function(
+            _Default(self._default, source)
+        )
         on_null = core_schema.chain_schema([core_schema.none_schema(), read_default])
         return _first_then(_strip_null(handler(source)), on_null)
 
 
 class SkipInvalidItems:
-    """``x-deserialize-skip-invalid-items``: list items that fail validation are dropped.
+    """``x-deserialize-skip-invalid-items``: list items that fail validation are
+    dropped.
 
-    Only item errors are mended; a value that is not a list at all still fails (and reads as
-    the default where the field is also default-on-error).
+    Only item errors are mended; a value that is not a list at all still fails (and
+    reads as the default where the field is also default-on-error).
     """
 
     __slots__ = ()
@@ -109,7 +125,9 @@ class SkipInvalidItems:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         item_types = [
-            arg for arg in (source, *get_args(source)) if getattr(arg, "__origin__", None) is list
+            arg
+            for arg in (source, *get_args(source))
+            if getattr(arg, "__origin__", None) is list
         ]
         if not item_types:
             return handler(source)
@@ -131,20 +149,23 @@ class SkipInvalidItems:
                     continue
             return kept
 
-        return _first_then(handler(source), core_schema.no_info_plain_validator_function(mend))
+        return _first_then(
+            handler(source), core_schema.no_info_plain_validator_function(mend)
+        )
 
 
 def _whole(value: Any) -> Any:
-    """An integral float as the integer it is; anything else unchanged, for the schema to judge."""
+    """An integral float as the integer it is; anything else unchanged, for the schema
+    to judge."""
     if type(value) is float and value.is_integer():
         return int(value)
     return value
 
 
 class Integral:
-    """An integer may be written as a float with no fraction (``3.0``): JSON has one number type,
-    and every JSON reader takes ``3.0`` for the integer 3. Bounds and constants still apply, and
-    a fraction is still refused."""
+    """An integer may be written as a float with no fraction (``3.0``): JSON has one
+    number type, and every JSON reader takes ``3.0`` for the integer 3. Bounds and
+    constants still apply, and a fraction is still refused."""
 
     __slots__ = ()
 
@@ -163,33 +184,48 @@ def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler)
         and not read.model_fields_set
         and not read.__pydantic_extra__
     ):
-        return value  # no typed member knows any of its members: the member of any value, whole
+        # no typed member knows any of its members: the member of any value, whole
+        return value
     return read
 
 
 class KeepUnrecognised:
-    """A union of object types with a member of any value (an envelope's ``params``, where
-    ``ExtRequest`` takes any JSON): an object of which the typed member read no member at all
-    (``{"x": 1}`` read as an empty ``LogoutRequest``, whose properties are all optional) is the
-    extension's, kept whole."""
+    """A union of object types with a member of any value (an envelope's ``params``,
+    where ``ExtRequest`` takes any JSON): an object of which the typed member read no
+    member at all (``{"x": 1}`` read as an empty ``LogoutRequest``, whose properties are
+    all optional) is the extension's, kept whole."""
 
     __slots__ = ()
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        return core_schema.no_info_wrap_validator_function(_unrecognised, handler(source))
+        return core_schema.no_info_wrap_validator_function(
+            _unrecognised, handler(source)
+        )
 
 
 # The core schemas that take a ``strict`` setting, and where their inner schemas are.
 _STRICT_TYPES = frozenset(
-    {"bool", "dict", "float", "int", "list", "nullable", "str", "tagged-union", "union", "default"}
+    {
+        "bool",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "nullable",
+        "str",
+        "tagged-union",
+        "union",
+        "default",
+    }
 )
 _INNER = ("schema", "items_schema", "keys_schema", "values_schema")
 
 
 def _strict(schema: Any) -> Any:
-    """``schema`` with every scalar and container inside it strict; models keep their own config."""
+    """``schema`` with every scalar and container inside it strict; models keep their
+    own config."""
     kind = schema.get("type")
     if kind in ("model", "definition-ref", "definitions"):
         return schema
@@ -201,18 +237,22 @@ def _strict(schema: Any) -> Any:
             out[key] = _strict(out[key])
     if kind == "union":
         out["choices"] = [
-            (_strict(c[0]), c[1]) if isinstance(c, tuple) else _strict(c) for c in out["choices"]
+            (_strict(c[0]), c[1]) if isinstance(c, tuple) else _strict(c)
+            for c in out["choices"]
         ]
     elif kind == "tagged-union":
-        out["choices"] = {tag: _strict(choice) for tag, choice in out["choices"].items()}
+        out["choices"] = {
+            tag: _strict(choice) for tag, choice in out["choices"].items()
+        }
     elif kind == "chain":
         out["steps"] = [_strict(step) for step in out["steps"]]
     return out
 
 
 class StrictJson:
-    """JSON types are read as they are (no ``"1"`` -> 1, no ``true`` -> 1), as in the models, whose
-    config is strict: a type alias read on its own (``TypeAdapter(RequestId)``) has no config."""
+    """JSON types are read as they are (no ``"1"`` -> 1, no ``true`` -> 1), as in the
+    models, whose config is strict: a type alias read on its own
+    (``TypeAdapter(RequestId)``) has no config."""
 
     __slots__ = ()
 
@@ -224,7 +264,8 @@ class StrictJson:
 
 
 class NotNull:
-    """An optional property that is not nullable: it may be absent, but ``null`` is refused."""
+    """An optional property that is not nullable: it may be absent, but ``null`` is
+    refused."""
 
     __slots__ = ()
 
@@ -243,15 +284,17 @@ def TagRouter(
     other: str | None,
     malformed: str | None,
 ) -> Callable[[Any], str | None]:
-    """Chooses the branch of a tagged union that is open or has an untagged default branch.
+    """Chooses the branch of a tagged union that is open or has an untagged default
+    branch.
 
-    A known tag selects its branch, a missing (or null) tag the default branch, any other string
-    the catch-all branch (which keeps the whole payload) or, without one, the default branch
-    (which admits any tag, as the schema's untagged branch does). A tag that is not a string at
-    all goes to ``malformed``: the default branch where the tag itself reads leniently, else where
-    an unknown tag goes. A malformed known branch is still an error: it is validated as that
-    branch, never passed to another. With no branch to go to, the tag is returned as it is (a
-    string) or None, and pydantic reports it with the tags it expects.
+    A known tag selects its branch, a missing (or null) tag the default branch, any
+    other string the catch-all branch (which keeps the whole payload) or, without one,
+    the default branch (which admits any tag, as the schema's untagged branch does). A
+    tag that is not a string at all goes to ``malformed``: the default branch where the
+    tag itself reads leniently, else where an unknown tag goes. A malformed known branch
+    is still an error: it is validated as that branch, never passed to another. With no
+    branch to go to, the tag is returned as it is (a string) or None, and pydantic
+    reports it with the tags it expects.
     """
     tags = frozenset(known)
     fallback = other if other is not None else default
@@ -278,21 +321,23 @@ def _is_none(value: Any) -> bool:
 
 
 OmitNone: Any = Field(exclude_if=_is_none)
-"""An optional property that is not nullable holds None when it is absent: None is not written."""
+"""An optional property that is not nullable holds None when it is absent: None is not
+written."""
 
 
 class WireModel(BaseModel):
     """The base of every model: a dump is the wire JSON, with no argument needed.
 
-    Names are the wire's (``serialize_by_alias`` in each model's config), and only what was set
-    is written (``exclude_unset`` defaults to True here): what was read dumps as it was read,
-    and defaults the peer did not send stay off the wire. Arguments still override both.
+    Names are the wire's (``serialize_by_alias`` in each model's config), and only what
+    was set is written (``exclude_unset`` defaults to True here): what was read dumps as
+    it was read, and defaults the peer did not send stay off the wire. Arguments still
+    override both.
     """
 
     def model_dump(  # the signature of pydantic's, but for the default of exclude_unset
         self,
         *,
-        mode: Literal["json", "python"] | str = "python",  # noqa: PYI051 - pydantic's own signature
+        mode: Literal["json", "python"] | str = "python",
         include: IncEx | None = None,
         exclude: IncEx | None = None,
         context: Any | None = None,
@@ -324,7 +369,8 @@ class WireModel(BaseModel):
             polymorphic_serialization=polymorphic_serialization,
         )
 
-    def model_dump_json(  # the signature of pydantic's, but for the default of exclude_unset
+    # the signature of pydantic's, but for the default of exclude_unset
+    def model_dump_json(
         self,
         *,
         indent: int | None = None,

@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "stable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "fields/schema.json"
-SCHEMA_SHA256: Final = "1200b4c78429a3854a95545a957223d3b3384b1d3cc4ca0fe5376cc51d7c1a4d"
+SCHEMA_SHA256: Final = (
+    "1200b4c78429a3854a95545a957223d3b3384b1d3cc4ca0fe5376cc51d7c1a4d"
+)
 GENERATOR_VERSION: Final = "0.1.0"

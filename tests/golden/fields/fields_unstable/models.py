@@ -79,7 +79,10 @@ class Record(WireModel):
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
     small: Annotated[
-        Annotated[int | None, Field(alias="small", ge=0, le=65535)], NotNull(), Integral(), OmitNone
+        Annotated[int | None, Field(alias="small", ge=0, le=65535)],
+        NotNull(),
+        Integral(),
+        OmitNone,
     ] = None
     count: Annotated[
         Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)],
@@ -89,7 +92,8 @@ class Record(WireModel):
     ] = None
     offset: Annotated[
         Annotated[
-            int | None, Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807)
+            int | None,
+            Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807),
         ],
         NotNull(),
         Integral(),
@@ -99,11 +103,15 @@ class Record(WireModel):
         Annotated[dict[str, Any] | None, Field(alias="lenientMeta")], DefaultOnError()
     ] = None
     items: Annotated[
-        Annotated[list[Item], Field(alias="items")], SkipInvalidItems(), DefaultOnError([])
+        Annotated[list[Item], Field(alias="items")],
+        SkipInvalidItems(),
+        DefaultOnError([]),
     ]
     servers: Annotated[Annotated[list[str], Field(alias="servers")], DefaultOnNull([])]
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    class_: Annotated[Annotated[str | None, Field(alias="class")], NotNull(), OmitNone] = None
+    class_: Annotated[
+        Annotated[str | None, Field(alias="class")], NotNull(), OmitNone
+    ] = None
     """
     A Python keyword as a wire name.
     """

@@ -34,7 +34,9 @@ class Agent(abc.ABC):
         self.client = client
 
     @abc.abstractmethod
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Create a session.
         """

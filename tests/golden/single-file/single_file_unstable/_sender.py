@@ -3,8 +3,9 @@
 # Do not edit: regenerate with `make generate`.
 """The base of the typed senders: serialise params, send them, parse the answer.
 
-Support code: it knows no method of the protocol; the generated ``senders`` module subclasses
-:class:`Sender` once per role, with the methods of that role and its capability check.
+Support code: it knows no method of the protocol; the generated ``senders`` module
+subclasses :class:`Sender` once per role, with the methods of that role and its
+capability check.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ __all__ = ["Sender", "Transport"]
 
 
 class Transport(Protocol):
-    """Sends JSON-compatible params, returns the raw ``result`` (``Connection`` is one)."""
+    """Sends JSON params, returns the raw ``result`` (``Connection`` is one)."""
 
     async def request(self, method: str, params: Any) -> Any: ...
 
@@ -40,28 +41,33 @@ class Sender:
     ) -> None:
         self._transport = transport
         self.peer_capabilities = peer_capabilities
-        """What the peer advertised at ``initialize``; when set, messages are checked against it."""
+        """What the peer advertised at ``initialize``; when set, messages are checked
+        against it."""
         self.check_capabilities = check_capabilities
-        """Record what the peer advertises at ``initialize`` (and so check what is sent to it)."""
+        """Record what the peer advertises at ``initialize`` (and so check what is sent
+        to it)."""
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
 
     def advertised(self, capabilities: BaseModel | None) -> None:
-        """The peer advertised ``capabilities`` at ``initialize``: check against them from now on.
+        """The peer advertised ``capabilities`` at ``initialize``: check against them
+        from now on.
 
-        Called by the runtime with what the ``initialize`` exchange carried (the capability
-        model's defaults when the peer sent none); ignored when ``check_capabilities`` is off.
+        Called by the runtime with what the ``initialize`` exchange carried (the
+        capability model's defaults when the peer sent none); ignored when
+        ``check_capabilities`` is off.
         """
         if self.check_capabilities:
             self.peer_capabilities = capabilities
 
     def _check(self, wire: str, params: Any) -> None:
-        """Refuse what the peer did not advertise (no check here: subclasses know the rules)."""
+        """Refuse what the peer did not advertise (no check here: subclasses know the
+        rules)."""
 
     def _adapter(self, model: Any) -> TypeAdapter[Any]:
         adapter = self._adapters.get(model)
         if adapter is None:
             adapter = self._adapters[model] = TypeAdapter(model)
-            adapter.rebuild()  # build the deferred schema now: its serializer is used directly
+            adapter.rebuild()  # build the deferred schema now: its serializer is used
         return adapter
 
     def _dump(self, spec: MethodSpec, params: Any) -> Any:

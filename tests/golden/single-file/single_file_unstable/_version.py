@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "single-file/schema.json"
-SCHEMA_SHA256: Final = "b50e712a8c57468909e8e5dfc3ecb860d3604c8668b1c005b31426669d131cf6"
+SCHEMA_SHA256: Final = (
+    "b50e712a8c57468909e8e5dfc3ecb860d3604c8668b1c005b31426669d131cf6"
+)
 GENERATOR_VERSION: Final = "0.1.0"

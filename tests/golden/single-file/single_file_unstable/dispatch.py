@@ -4,13 +4,13 @@
 """Route incoming JSON-RPC requests and notifications to a handler object.
 
 Support code: it knows no method of the protocol, only the method table it is given. The
-dispatcher validates params with the method's model, calls the handler's method of the same
-Python name, and serialises the result by alias. Failures become JSON-RPC errors: unknown
-method -32601, invalid params -32602 (the validation errors, without the input, in ``data``),
-a :class:`RequestError` raised by the handler its own code, anything else (including a result
-that does not fit the result model) -32603, logged here and never detailed to the peer. Names
-starting with ``_`` go to the handler's extension hooks. A notification never produces a
-response; its failures are logged.
+dispatcher validates params with the method's model, calls the handler's method of the
+same Python name, and serialises the result by alias. Failures become JSON-RPC errors:
+unknown method -32601, invalid params -32602 (the validation errors, without the input,
+in ``data``), a :class:`RequestError` raised by the handler its own code, anything else
+(including a result that does not fit the result model) -32603, logged here and never
+detailed to the peer. Names starting with ``_`` go to the handler's extension hooks. A
+notification never produces a response; its failures are logged.
 """
 
 from __future__ import annotations
@@ -34,11 +34,18 @@ class _Route:
     """How one method is read and answered.
 
     Built on the method's first message (the models defer their build), it holds the
-    pydantic-core validator of the params and the serializer of the result, so that a message
-    costs little more than validating its params.
+    pydantic-core validator of the params and the serializer of the result, so that a
+    message costs little more than validating its params.
     """
 
-    __slots__ = ("_read_result", "_serialize", "_spec", "_validate", "python_name", "wire")
+    __slots__ = (
+        "_read_result",
+        "_serialize",
+        "_spec",
+        "_validate",
+        "python_name",
+        "wire",
+    )
 
     def __init__(self, spec: MethodSpec) -> None:
         self._spec = spec
@@ -57,7 +64,7 @@ class _Route:
         return self._validate
 
     def read(self, params: Any) -> Any:
-        """The params as the method's model (absent params read as ``{}``); else -32602."""
+        """The params as the method's model (absent: ``{}``); else the -32602 error."""
         validate = self._validate or self._build()
         try:
             return validate({} if params is _ABSENT else params)
@@ -66,28 +73,32 @@ class _Route:
             raise RequestError.invalid_params(json.loads(details)) from None
 
     def answer(self, result: Any) -> Any:
-        """The handler's result as wire JSON bytes (None reads as the result model's defaults).
+        """The handler's result as wire JSON bytes (None reads as the result model's
+        defaults).
 
-        A result that is not the result model is validated as one (so a dict of wire names
-        works); one that does not fit raises (and so answers -32603).
+        A result that is not the result model is validated as one (so a dict of wire
+        names works); one that does not fit raises (and so answers -32603).
         """
         if self._serialize is None:
             self._build()
-        assert self._read_result is not None and self._serialize is not None  # a request's route
+        assert (
+            self._read_result is not None and self._serialize is not None
+        )  # a request's route
         expected = self._spec.result
         if result is None:
             result = self._read_result({})
         elif isinstance(expected, type) and not isinstance(result, expected):
             result = self._read_result(result)
-        # a union result cannot be checked above: the serializer refuses what fits no branch
-        # (checking costs about 1.5 us, so it is spared where isinstance has already decided)
+        # a union result cannot be checked above: the serializer refuses what fits no
+        # branch (checking costs about 1.5 us, so it is spared where isinstance has
+        # already decided)
         strict = "error" if not isinstance(expected, type) else True
         return to_json(self._serialize, result, warnings=strict)
 
 
 def _built(model: Any) -> TypeAdapter[Any]:
     adapter: TypeAdapter[Any] = TypeAdapter(model)
-    adapter.rebuild()  # build the deferred schema now: its validator and serializer are used
+    adapter.rebuild()  # build the deferred schema now: its validator and serializer
     return adapter
 
 
@@ -95,7 +106,8 @@ class Dispatcher:
     """Dispatches messages for the methods ``methods`` to ``handler``.
 
     ``observers`` maps a wire method name to a function called with its validated params
-    before the handler (the runtime records what the peer advertises at ``initialize`` so).
+    before the handler (the runtime records what the peer advertises at ``initialize``
+    so).
     """
 
     def __init__(
@@ -114,7 +126,8 @@ class Dispatcher:
             routes[spec.wire] = _Route(spec)
 
     async def dispatch(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The response to a request, or None for a notification (a message without an id)."""
+        """The response to a request, or None for a notification (a message without an
+        id)."""
         method = message.get("method")
         params = message.get("params", _ABSENT)
         if "id" not in message:
@@ -134,7 +147,9 @@ class Dispatcher:
     async def _request(self, method: Any, params: Any) -> Any:
         if type(method) is not str:
             raise RequestError(
-                INVALID_REQUEST, "Invalid request", {"reason": "method must be a string"}
+                INVALID_REQUEST,
+                "Invalid request",
+                {"reason": "method must be a string"},
             )
         if method.startswith("_"):
             hook = getattr(self._handler, "ext_method", None)
@@ -143,7 +158,11 @@ class Dispatcher:
             return await hook(method, None if params is _ABSENT else params)
         route = self._requests.get(method)
         # a handler that does not subclass the interface may lack the method
-        call = getattr(self._handler, route.python_name, None) if route is not None else None
+        call = (
+            getattr(self._handler, route.python_name, None)
+            if route is not None
+            else None
+        )
         if route is None or call is None:
             raise RequestError.method_not_found(method)
         return route.answer(await call(self._observed(method, route.read(params))))
@@ -165,7 +184,11 @@ class Dispatcher:
                     await hook(method, None if params is _ABSENT else params)
                 return
             route = self._notifications.get(method)
-            call = getattr(self._handler, route.python_name, None) if route is not None else None
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
             if route is None or call is None:
                 _log.debug("no handler for notification %.100r", method)
                 return

@@ -27,14 +27,18 @@ SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (PROTOCOL_VERSION,)
 """The protocol versions these bindings speak."""
 
 
-def negotiate_version(requested: int, supported: Sequence[int] = SUPPORTED_VERSIONS) -> int:
+def negotiate_version(
+    requested: int, supported: Sequence[int] = SUPPORTED_VERSIONS
+) -> int:
     """Agent side: the version to answer a client that requested ``requested``."""
     if not supported:
         raise ValueError("no supported protocol version")
     return requested if requested in supported else max(supported)
 
 
-def accepts_version(answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS) -> bool:
+def accepts_version(
+    answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
+) -> bool:
     """Client side: whether the version the agent answered is one the client supports."""
     return answered in supported
 
@@ -51,7 +55,9 @@ class UnsupportedVersionError(Exception):
         self.supported = tuple(supported)
 
 
-def require_version(answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS) -> None:
+def require_version(
+    answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
+) -> None:
     """Client side: raise :class:`UnsupportedVersionError` unless the client speaks ``answered``."""
     if not accepts_version(answered, supported):
         raise UnsupportedVersionError(answered, supported)

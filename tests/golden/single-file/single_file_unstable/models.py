@@ -19,7 +19,9 @@ class AcpMessage(WireModel):
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code", "plan"], StrictJson()])
+SessionMode = TypeAliasType(
+    "SessionMode", Annotated[Literal["ask", "code", "plan"], StrictJson()]
+)
 """
 How the session runs.
 """
@@ -38,7 +40,9 @@ class NewSessionRequest(WireModel):
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone] = None
+    mode: Annotated[
+        Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone
+    ] = None
     additional_directories: Annotated[
         Annotated[list[str] | None, Field(alias="additionalDirectories")],
         DefaultOnNull([]),
@@ -158,7 +162,9 @@ class PlanUpdate(Plan):
 
 Update = TypeAliasType(
     "Update",
-    Annotated[Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")], StrictJson()],
+    Annotated[
+        Annotated[MessageUpdate | PlanUpdate, Field(discriminator="kind")], StrictJson()
+    ],
 )
 
 

@@ -33,7 +33,9 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
+    async def fork_session(
+        self, params: models.ForkSessionRequest
+    ) -> models.ForkSessionResponse:
         """
         **UNSTABLE**
 
@@ -41,13 +43,19 @@ class AgentSender(Sender):
 
         Fork a session.
         """
-        return cast("models.ForkSessionResponse", await self._request("session/fork", params))
+        return cast(
+            "models.ForkSessionResponse", await self._request("session/fork", params)
+        )
 
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Create a session.
         """
-        return cast("models.NewSessionResponse", await self._request("session/new", params))
+        return cast(
+            "models.NewSessionResponse", await self._request("session/new", params)
+        )
 
 
 class ClientSender(Sender):

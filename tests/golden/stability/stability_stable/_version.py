@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "stable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "stability/schema.json"
-SCHEMA_SHA256: Final = "a79bae8d19e7557f455e7185e1a6276b4d3f0742ea71275fd116c6f710392dab"
+SCHEMA_SHA256: Final = (
+    "a79bae8d19e7557f455e7185e1a6276b4d3f0742ea71275fd116c6f710392dab"
+)
 GENERATOR_VERSION: Final = "0.1.0"

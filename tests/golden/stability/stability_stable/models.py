@@ -19,7 +19,9 @@ class AcpMessage(WireModel):
     )
 
 
-SessionMode = TypeAliasType("SessionMode", Annotated[Literal["ask", "code"], StrictJson()])
+SessionMode = TypeAliasType(
+    "SessionMode", Annotated[Literal["ask", "code"], StrictJson()]
+)
 """
 How the session runs.
 """
@@ -38,7 +40,9 @@ class NewSessionRequest(WireModel):
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone] = None
+    mode: Annotated[
+        Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone
+    ] = None
 
 
 class NewSessionResponse(WireModel):
@@ -75,7 +79,8 @@ class MessageUpdate(Text):
 
 
 Update = TypeAliasType(
-    "Update", Annotated[Annotated[MessageUpdate, Field(discriminator="kind")], StrictJson()]
+    "Update",
+    Annotated[Annotated[MessageUpdate, Field(discriminator="kind")], StrictJson()],
 )
 
 

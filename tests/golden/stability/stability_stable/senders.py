@@ -33,11 +33,15 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Create a session.
         """
-        return cast("models.NewSessionResponse", await self._request("session/new", params))
+        return cast(
+            "models.NewSessionResponse", await self._request("session/new", params)
+        )
 
 
 class ClientSender(Sender):

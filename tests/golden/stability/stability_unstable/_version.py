@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "stability/schema.unstable.json"
-SCHEMA_SHA256: Final = "dec649578d4a200c9c3a334733dfec4cb5412a9601cd8476407e3282b075cc8b"
+SCHEMA_SHA256: Final = (
+    "dec649578d4a200c9c3a334733dfec4cb5412a9601cd8476407e3282b075cc8b"
+)
 GENERATOR_VERSION: Final = "0.1.0"

@@ -87,7 +87,10 @@ def supports(advertised: BaseModel | None, path: str) -> bool:
 
 
 _BY_METHOD: dict[tuple[Side, str], tuple[Rule, ...]] = {}
-_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {"agent": {}, "client": {}}
+_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {
+    "agent": {},
+    "client": {},
+}
 for _rule in RULES:
     if _rule.kind == "method":
         _key = (_rule.capability.side, _rule.subject)
@@ -120,7 +123,9 @@ def violations(
     return [Violation(rule, rule.message) for rule in unique]
 
 
-def require(peer: Side, advertised: BaseModel | None, method: str, payload: Any) -> None:
+def require(
+    peer: Side, advertised: BaseModel | None, method: str, payload: Any
+) -> None:
     """Raise :class:`CapabilityError` listing every violation, if there is one."""
     found = violations(peer, advertised, method, payload)
     if found:

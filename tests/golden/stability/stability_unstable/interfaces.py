@@ -33,7 +33,9 @@ class Agent(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
         self.client = client
 
-    async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
+    async def fork_session(
+        self, params: models.ForkSessionRequest
+    ) -> models.ForkSessionResponse:
         """
         **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
@@ -42,7 +44,9 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/fork")
 
     @abc.abstractmethod
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Create a session.
         """

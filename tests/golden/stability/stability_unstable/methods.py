@@ -10,7 +10,14 @@ from typing import Final
 from . import models
 from ._rpc import MethodSpec, Side
 
-__all__ = ["METHODS", "SESSION_FORK", "SESSION_NEW", "SESSION_UPDATE", "MethodSpec", "handled_by"]
+__all__ = [
+    "METHODS",
+    "SESSION_FORK",
+    "SESSION_NEW",
+    "SESSION_UPDATE",
+    "MethodSpec",
+    "handled_by",
+]
 
 SESSION_FORK: Final = "session/fork"
 SESSION_NEW: Final = "session/new"

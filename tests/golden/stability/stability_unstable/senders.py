@@ -33,19 +33,27 @@ class AgentSender(Sender):
         if self.peer_capabilities is not None:
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
-    async def fork_session(self, params: models.ForkSessionRequest) -> models.ForkSessionResponse:
+    async def fork_session(
+        self, params: models.ForkSessionRequest
+    ) -> models.ForkSessionResponse:
         """
         **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
         Fork a session.
         """
-        return cast("models.ForkSessionResponse", await self._request("session/fork", params))
+        return cast(
+            "models.ForkSessionResponse", await self._request("session/fork", params)
+        )
 
-    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+    async def new_session(
+        self, params: models.NewSessionRequest
+    ) -> models.NewSessionResponse:
         """
         Create a session.
         """
-        return cast("models.NewSessionResponse", await self._request("session/new", params))
+        return cast(
+            "models.NewSessionResponse", await self._request("session/new", params)
+        )
 
 
 class ClientSender(Sender):

@@ -11,5 +11,7 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "unions/schema.json"
-SCHEMA_SHA256: Final = "908d332ed3df5995054dfb021db4db13fde0f86546723e85593b003fd35822bf"
+SCHEMA_SHA256: Final = (
+    "908d332ed3df5995054dfb021db4db13fde0f86546723e85593b003fd35822bf"
+)
 GENERATOR_VERSION: Final = "0.1.0"

@@ -46,7 +46,9 @@ class Square(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    side: Annotated[Annotated[int, Field(alias="side", ge=0, le=4294967295)], Integral()]
+    side: Annotated[
+        Annotated[int, Field(alias="side", ge=0, le=4294967295)], Integral()
+    ]
 
 
 class Stdio(WireModel):
@@ -82,7 +84,7 @@ class Started(WireModel):
     at: Annotated[str, Field(alias="at")]
 
 
-Color = TypeAliasType("Color", Annotated[Literal["red"] | Literal["green"] | str, StrictJson()])
+Color = TypeAliasType("Color", Annotated[Literal["red", "green"] | str, StrictJson()])
 """
 An open string enum.
 """
@@ -134,7 +136,8 @@ class DrawResponse(WireModel):
 
 
 CountAmount = TypeAliasType(
-    "CountAmount", Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()]
+    "CountAmount",
+    Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()],
 )
 """
 How many.
@@ -143,7 +146,9 @@ How many.
 
 OtherCode = TypeAliasType(
     "OtherCode",
-    Annotated[Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()],
+    Annotated[
+        Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
+    ],
 )
 """
 Any other code.
@@ -230,7 +235,9 @@ class HttpTransport(Http):
 
 Shape = TypeAliasType(
     "Shape",
-    Annotated[Annotated[CircleShape | SquareShape, Field(discriminator="kind")], StrictJson()],
+    Annotated[
+        Annotated[CircleShape | SquareShape, Field(discriminator="kind")], StrictJson()
+    ],
 )
 """
 A closed tagged union.
@@ -265,7 +272,8 @@ Event = TypeAliasType(
     "Event",
     Annotated[
         Annotated[
-            Annotated[StartedEvent, Tag("started")] | Annotated[OtherEvent, Tag("<other>")],
+            Annotated[StartedEvent, Tag("started")]
+            | Annotated[OtherEvent, Tag("<other>")],
             Discriminator(
                 TagRouter(
                     "event",
@@ -301,12 +309,18 @@ class DrawRequest(WireModel):
     transport: Annotated[
         Annotated[Transport | None, Field(alias="transport")], NotNull(), OmitNone
     ] = None
-    color: Annotated[Annotated[Color | None, Field(alias="color")], NotNull(), OmitNone] = None
-    level: Annotated[Annotated[Level | None, Field(alias="level")], NotNull(), OmitNone] = None
-    body: Annotated[Annotated[Body | None, Field(alias="body")], NotNull(), OmitNone] = None
-    events: Annotated[Annotated[list[Event] | None, Field(alias="events")], NotNull(), OmitNone] = (
-        None
-    )
+    color: Annotated[
+        Annotated[Color | None, Field(alias="color")], NotNull(), OmitNone
+    ] = None
+    level: Annotated[
+        Annotated[Level | None, Field(alias="level")], NotNull(), OmitNone
+    ] = None
+    body: Annotated[
+        Annotated[Body | None, Field(alias="body")], NotNull(), OmitNone
+    ] = None
+    events: Annotated[
+        Annotated[list[Event] | None, Field(alias="events")], NotNull(), OmitNone
+    ] = None
 
 
 Id = TypeAliasType("Id", Annotated[IntegerId | str | None, Integral(), StrictJson()])
@@ -316,7 +330,7 @@ An identifier: a number, a string or null (untitled branches).
 
 
 Code = TypeAliasType(
-    "Code", Annotated[Literal[-1] | Literal[-2] | OtherCode, Integral(), StrictJson()]
+    "Code", Annotated[Literal[-1, -2] | OtherCode, Integral(), StrictJson()]
 )
 """
 An open enum of integer codes.
