@@ -8,7 +8,7 @@ from typing import Any
 from acpgen import ir
 from acpgen.builders import builder_module
 from acpgen.error_codes import error_code_views
-from acpgen.formatting import format_python
+from acpgen.formatting import format_files
 from acpgen.header import REGENERATE, generator_version, header
 from acpgen.models import render_models
 from acpgen.prepare import prepare
@@ -78,6 +78,6 @@ def render(
     for name in RUNTIME_MODULES:
         files[name] = top + runtime_source(name)
     folder = folder or package
-    result = {f"{folder}/{name}": format_python(text, name) for name, text in sorted(files.items())}
+    result = {f"{folder}/{name}": text for name, text in sorted(format_files(files).items())}
     result[f"{folder}/py.typed"] = ""
     return result
