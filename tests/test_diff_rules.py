@@ -153,8 +153,10 @@ def _change_payload(d: Defs) -> None:
     d["SessionUpdate"]["oneOf"][0]["allOf"] = [{"$ref": "#/$defs/Steps"}]
 
 
-def _retitle_variant(d: Defs, title: str) -> None:
-    d["Content"] = {"anyOf": [{"title": title, "type": "string"}, {"title": "Number", "type": "integer"}]}
+def _retitle_variant(d: Defs, title: str, number: str = "Number") -> None:
+    d["Content"] = {
+        "anyOf": [{"title": title, "type": "string"}, {"title": number, "type": "integer", "format": "uint16"}]
+    }
     _props(d)["content"] = {"$ref": "#/$defs/Content"}
 
 
@@ -175,6 +177,18 @@ def _set(d: Defs, path: tuple[str, ...], value: Any) -> None:
     for part in path[:-1]:
         node = node[part]
     node[path[-1]] = value
+
+
+def _plain_union(d: Defs) -> None:
+    """A union of two object types that adds nothing to them: no class of its own per variant."""
+    d["Other"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    d["Content"] = {"anyOf": [{"$ref": "#/$defs/Plan"}, {"$ref": "#/$defs/Other"}]}
+
+
+def _shared_field_union(d: Defs) -> None:
+    """The same union with a field shared by its variants: each variant gets a class of its own."""
+    _plain_union(d)
+    d["Content"]["properties"] = {"note": {"type": "string"}}
 
 
 # (case id, old defs, new defs, expected rule ids); the reverse direction of each pair is
@@ -199,7 +213,7 @@ CASES: list[tuple[str, Defs, Defs, set[str]]] = [
                 d["NewSessionRequest"].pop("x-side"),
             )
         ),
-        {"method-params-changed", "type-added"},
+        {"method-params-changed", "python-method-renamed", "type-added"},
     ),
     (
         "method-result-changed",
@@ -262,8 +276,15 @@ CASES: list[tuple[str, Defs, Defs, set[str]]] = [
         "variant-renamed",
         _changed(lambda d: _retitle_variant(d, "Text")),
         _changed(lambda d: _retitle_variant(d, "String")),
-        {"variant-renamed"},
+        {"variant-renamed"},  # a string branch has no class of its own: nothing to rename
     ),
+    (
+        "class-renamed",
+        _changed(lambda d: _retitle_variant(d, "Text")),
+        _changed(lambda d: _retitle_variant(d, "Text", number="Count")),
+        {"variant-renamed", "class-renamed"},  # a bounded integer branch has one (NumberContent)
+    ),
+    ("class-removed", _changed(_shared_field_union), _changed(_plain_union), {"class-removed", "type-kind-changed"}),
     ("union-opened", _base(), _changed(_open_union), {"union-opened", "variant-added"}),
     ("enum-value-added", _base(), _changed(_add_enum_value), {"enum-value-added"}),
     ("enum-opened", _base(), _changed(_open_enum), {"enum-opened"}),
@@ -276,7 +297,7 @@ REVERSED: dict[str, set[str]] = {
     "method-renamed": {"method-renamed"},
     "method-side-changed": {"method-side-changed"},
     "method-kind-changed": {"method-kind-changed", "type-added"},
-    "method-params-changed": {"method-params-changed", "type-removed"},
+    "method-params-changed": {"method-params-changed", "python-method-renamed", "type-removed"},
     "method-result-changed": {"method-result-changed", "type-added", "type-removed"},
     "type-added": {"type-removed"},
     "type-renamed": {"type-renamed"},
@@ -295,6 +316,8 @@ REVERSED: dict[str, set[str]] = {
     "variant-added": {"variant-removed"},
     "variant-payload-changed": {"variant-payload-changed", "type-removed"},
     "variant-renamed": {"variant-renamed"},
+    "class-renamed": {"variant-renamed", "class-renamed"},
+    "class-removed": {"class-added", "type-kind-changed"},
     "union-opened": {"union-closed", "variant-removed"},
     "enum-value-added": {"enum-value-removed"},
     "enum-opened": {"enum-closed"},
@@ -458,6 +481,79 @@ def test_capability_rule_table_changes() -> None:
     ],
 )
 def test_shapes_read_plainly(node: dict[str, Any], text: str) -> None:
-    from acpgen.diff.shapes import canonical, describe
+    from acpgen.shapes import canonical, describe
 
     assert describe(canonical(node)) == text
+
+
+# -- what issue 13 found the old diff model getting wrong ---------------------------------------
+
+
+def _ids(findings: list[Finding]) -> set[tuple[str, str]]:
+    return {(f.rule, f.item) for f in findings}
+
+
+def _alpha_union(inline: bool) -> Callable[[Defs], None]:
+    alpha = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+
+    def edit(d: Defs) -> None:
+        d["Alpha"] = alpha
+        d["Beta"] = {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}
+        first = {"title": "alpha", **alpha} if inline else {"$ref": "#/$defs/Alpha"}
+        d["Choice"] = {"anyOf": [first, {"$ref": "#/$defs/Beta"}]}
+        _props(d)["choice"] = {"$ref": "#/$defs/Choice"}
+
+    return edit
+
+
+def test_a_variant_inlined_with_a_title_is_the_same_variant() -> None:
+    """Variant identity is the wire shape: ``$ref`` to Alpha and the same shape inline (titled
+    "alpha") read the same JSON, so no variant is removed or added and nothing breaks the wire."""
+    findings = _diff(_changed(_alpha_union(inline=False)), _changed(_alpha_union(inline=True)))
+    assert not [f for f in findings if f.category == "wire"], findings
+    assert not {f.rule for f in findings} & {"variant-removed", "variant-added", "variant-renamed"}
+    assert {f.rule for f in findings} <= {"class-added"}  # the inline variant gets a class of its own
+
+
+def test_an_open_code_set_gains_a_value_without_a_warning() -> None:
+    """A set of integer codes with a catch-all integer branch is open (as the IR and the models
+    read it): old readers accept a new code, so adding one is information, not a warning."""
+
+    def codes(*values: int) -> Callable[[Defs], None]:
+        def edit(d: Defs) -> None:
+            branches: list[dict[str, Any]] = [{"const": v, "type": "integer", "title": f"c{v}"} for v in values]
+            d["Code"] = {"anyOf": [*branches, {"title": "Other", "type": "integer", "format": "int32"}]}
+            _props(d)["code"] = {"$ref": "#/$defs/Code"}
+
+        return edit
+
+    findings = _diff(_changed(codes(1, 2)), _changed(codes(1, 2, 3)))
+    assert [(f.rule, f.level) for f in findings] == [("enum-value-added", "info")]
+
+
+def test_a_request_and_a_notification_of_one_name_are_both_compared() -> None:
+    """One side may handle a request and a notification of the same wire name: both count."""
+
+    def twins(d: Defs) -> None:
+        d["NudgeRequest"] = {"type": "object", "x-method": "nudge", "x-side": "agent", "properties": {}}
+        d["NudgeResponse"] = {"type": "object", "x-method": "nudge", "x-side": "agent", "properties": {}}
+        d["NudgeNotification"] = {"type": "object", "x-method": "nudge", "x-side": "agent", "properties": {}}
+
+    def without_notification(d: Defs) -> None:
+        twins(d)
+        d.pop("NudgeNotification")
+
+    findings = _diff(_changed(twins), _changed(without_notification))
+    assert ("method-removed", "method:agent:nudge") in _ids(findings)
+    removed = [f for f in findings if f.rule == "method-removed"]
+    assert len(removed) == 1 and "notification" in removed[0].message
+
+
+def test_a_renamed_generated_class_is_a_source_break() -> None:
+    findings = _diff(
+        _changed(lambda d: _retitle_variant(d, "Text")), _changed(lambda d: _retitle_variant(d, "Text", number="Count"))
+    )
+    renamed = [f for f in findings if f.rule == "class-renamed"]
+    assert [(f.category, f.level, f.old, f.new) for f in renamed] == [
+        ("source", "breaking", "NumberContent", "CountContent")
+    ]

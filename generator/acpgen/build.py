@@ -21,11 +21,15 @@ from acpgen.inventory import (
     is_catch_all,
     is_unconstrained,
     ref_name,
+    references,
     tag_of,
     union_branches,
     variant_key,
     variant_keys,
+    variant_payload,
 )
+from acpgen.shapes import canonical
+from acpgen.writers import writers
 
 _SIDES = frozenset(ir.SIDES)
 
@@ -73,6 +77,7 @@ def _build(
         types=types,
         unstable_items=present,
         error_codes=_error_codes(defs, present),
+        writers=writers(methods, types),
     )
 
 
@@ -215,6 +220,9 @@ def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
         "class_name": cls,
         "stable": f"type:{name}" not in scope.unstable,
         "description": description(node),
+        "shape": canonical(node),
+        "declares_properties": isinstance(node.get("properties"), Mapping),
+        "references": references(node),
     }
     values = enum_values(node)
     found = union_branches(node)
@@ -282,6 +290,8 @@ def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -
                 hoisted=hoisted,
                 stable=f"variant:{name}[{key}]" not in scope.unstable,
                 description=description(branch),
+                shape=canonical(branch),
+                payload=variant_payload(branch),
             )
         )
     return tuple(variants)
@@ -339,6 +349,8 @@ def _union(
                 stable=f"variant:{name}[{key}]" not in scope.unstable,
                 description=description(branch),
                 fields=_fields(f"{name}[{key}]", branch, scope),
+                shape=canonical(branch),
+                payload=variant_payload(branch),
             )
         )
     return ir.TypeDef(
@@ -393,6 +405,7 @@ def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
                 stable=f"field:{owner}.{wire}" not in scope.unstable,
                 description=description(prop),
                 extensible=_extensible(prop, scope.open_defs),
+                shape=canonical(prop),
             )
         )
     return tuple(fields)

@@ -51,6 +51,35 @@ def ref_name(node: Node) -> str | None:
     return None
 
 
+def references(node: Any) -> frozenset[str]:
+    """Every ``$defs`` name a node refers to, anywhere inside it (the one reference walker)."""
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, Mapping):
+            ref = current.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                found.add(ref.removeprefix("#/$defs/"))
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
+    return frozenset(found)
+
+
+def variant_payload(branch: Node) -> str | None:
+    """The type a union branch carries: its ``$ref``, or the one type its ``allOf`` refers to."""
+    direct = ref_name(branch)
+    if direct is not None:
+        return direct
+    all_of = branch.get("allOf")
+    if isinstance(all_of, list):
+        refs = [r for member in all_of if isinstance(member, Mapping) and (r := ref_name(member)) is not None]
+        if len(refs) == 1:
+            return refs[0]
+    return None
+
+
 def union_branches(node: Node) -> tuple[str, list[Node]] | None:
     """The keyword (``oneOf``/``anyOf``) and branches of a union node, ignoring a lone ``null`` branch."""
     for keyword in ("oneOf", "anyOf"):

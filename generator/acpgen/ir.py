@@ -7,8 +7,9 @@ never depends on dictionary order or hash seeds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
 MethodKind = Literal["request", "notification"]
@@ -16,6 +17,10 @@ Variant = Literal["stable", "unstable"]
 TypeKind = Literal["object", "union", "enum", "alias"]
 
 SIDES: tuple[Side, ...] = ("agent", "client", "both", "proxy", "protocol")
+
+Shape = Mapping[str, Any]
+"""A wire shape (:func:`acpgen.shapes.canonical`): the JSON a schema node admits, with its
+spelling normalised away; read-only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,8 @@ class Field:
     extensible: bool = False
     """A union of object types one of which admits any value (an envelope's ``params``: ``ExtRequest``):
     a value that no typed member recognises a member of is that one's, read whole."""
+    shape: Shape = field(default_factory=dict)
+    """The wire shape of the property."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +97,10 @@ class UnionVariant:
     fields: tuple[Field, ...] = ()
     """The properties the branch declares itself, inline (its tag, mostly; ``MessageMcpResponse``'s
     branches are whole objects), beside the union's shared fields."""
+    shape: Shape = field(default_factory=dict)
+    """The wire shape of the branch."""
+    payload: str | None = None
+    """The type the branch carries: its reference, or the one type its ``allOf`` refers to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +120,12 @@ class TypeDef:
     """An open enum or extensible union: unknown values are accepted."""
     integer: bool = False
     """An alias, enum or union of scalars that admits integers (``ProtocolVersion``, ``ErrorCode``, ``RequestId``)."""
+    shape: Shape = field(default_factory=dict)
+    """The wire shape of the definition."""
+    declares_properties: bool = False
+    """The definition lists properties of its own (an object type, or a union with shared fields)."""
+    references: frozenset[str] = frozenset()
+    """Every definition it refers to, anywhere inside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +225,10 @@ class Protocol:
     """Capabilities that gate nothing, with the reason, from the rule table."""
     ungated: tuple[str, ...] = ()
     """Leaf capabilities that neither a rule nor the informational list mentions."""
+    writers: Mapping[str, frozenset[Owner]] = field(default_factory=dict)
+    """Type name -> the sides that write it: the caller writes a request's params, the handler
+    its result, the sender a notification, and whoever writes a type writes what it refers to
+    (a type no method reaches is absent: either side may write it)."""
 
     def methods_of(self, side: Side) -> tuple[Method, ...]:
         """The methods a side handles, in wire-name order."""

@@ -12,7 +12,6 @@ from acpgen import ir
 from acpgen.build import build_protocol
 from acpgen.capabilities import RULES_FILE, attach_rules, capability_tree
 from acpgen.load import check_schema, load_schema
-from acpgen.render import render
 from acpgen.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 
 VARIANTS: tuple[ir.Variant, ...] = ("stable", "unstable")
@@ -75,5 +74,7 @@ def read_schema_file(path: Path, *, package: str, version: str, name: str | None
 
 def render_variant(revision: Revision, variant: ir.Variant, package: str) -> dict[str, str]:
     """Every file of the generated package of one variant."""
+    from acpgen.render import render  # datamodel-code-generator: imported only to render
+
     protocol, doc = revision.protocol(variant)
     return render(protocol, doc, package)

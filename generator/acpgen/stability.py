@@ -13,7 +13,15 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from acpgen.inventory import Node, is_marked_unstable, item_map, item_owner, union_branches, variant_keys
+from acpgen.inventory import (
+    Node,
+    is_marked_unstable,
+    item_map,
+    item_owner,
+    references,
+    union_branches,
+    variant_keys,
+)
 
 
 def unstable_by_comparison(stable_defs: Mapping[str, Node], unstable_defs: Mapping[str, Node]) -> frozenset[str]:
@@ -66,11 +74,4 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
 
 def _refers_to(node: Any, names: set[str]) -> bool:
     """Whether a node refers, anywhere inside it, to one of ``names``."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.removeprefix("#/$defs/") in names:
-            return True
-        return any(_refers_to(v, names) for v in node.values())
-    if isinstance(node, list):
-        return any(_refers_to(v, names) for v in node)
-    return False
+    return not references(node).isdisjoint(names)

@@ -4,98 +4,104 @@ A type may stand for another (an alias, a union of one variant) on one side and 
 same fields itself on the other; a union variant may be inline on one side and a reference on
 the other; a field may leave a type's own properties for every variant of its new union. These
 helpers spell such items out, or say when an addition or removal is only a change of spelling.
+Everything is read from the IR of each side (:class:`~acpgen.diff.snapshot.Snapshot`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from acpgen import ir
 from acpgen.diff.findings import Recorder
-from acpgen.diff.shapes import ANY, canonical
-from acpgen.diff.snapshot import Item, variant_payload
-from acpgen.inventory import Node, is_catch_all, item_owner, union_branches
+from acpgen.diff.snapshot import Item, Snapshot
+from acpgen.inventory import item_owner
+from acpgen.shapes import ANY
+
+_ALIAS_DEPTH = 4
 
 
-def effective_items(diff: Recorder) -> tuple[dict[str, Item], dict[str, Item]]:
-    """Both sides' items, normalised so that representation changes compare as equal:
+def effective_items(
+    diff: Recorder, old: Mapping[str, Item], new: Mapping[str, Item]
+) -> tuple[dict[str, Item], dict[str, Item]]:
+    """Both sides' items (variants already keyed alike), normalised so that representation
+    changes compare as equal:
 
     - the fields of a type that stands for another object type on one side (an alias, a union
       of one variant) and declares them itself on the other are spelled out on the alias side;
     - the fields of a union variant that is inline on one side and a reference on the other
       are spelled out on the reference side.
     """
-    old_items, new_items = dict(diff.old.items), dict(diff.new.items)
+    old_items, new_items = dict(old), dict(new)
     for key in sorted(old_items.keys() & new_items.keys()):
         before, after = old_items[key], new_items[key]
         if key.startswith("type:"):
-            old_alias, new_alias = _alias_target(before.node, diff.old.defs), _alias_target(after.node, diff.new.defs)
-            if old_alias is not None and new_alias is None and "properties" in after.node:
-                old_items.update(_spelled_out(key, old_alias, before, diff.old.defs))
-            if new_alias is not None and old_alias is None and "properties" in before.node:
-                new_items.update(_spelled_out(key, new_alias, after, diff.new.defs))
+            old_type, new_type = _definition(before), _definition(after)
+            old_alias, new_alias = alias_target(diff.old, old_type), alias_target(diff.new, new_type)
+            if old_alias is not None and new_alias is None and new_type.declares_properties:
+                old_items.update(_spelled_out(key, diff.old.types[old_alias], before))
+            if new_alias is not None and old_alias is None and old_type.declares_properties:
+                new_items.update(_spelled_out(key, diff.new.types[new_alias], after))
         elif key.startswith("variant:"):
-            old_ref, new_ref = variant_payload(before.node), variant_payload(after.node)
+            old_ref, new_ref = before.payload, after.payload
             if (old_ref is None) == (new_ref is None):
                 continue
-            if old_ref is not None:
-                old_items.update(_spelled_out(key, old_ref, before, diff.old.defs))
-            if new_ref is not None:
-                new_items.update(_spelled_out(key, new_ref, after, diff.new.defs))
+            if old_ref is not None and old_ref in diff.old.types:
+                old_items.update(_spelled_out(key, diff.old.types[old_ref], before))
+            if new_ref is not None and new_ref in diff.new.types:
+                new_items.update(_spelled_out(key, diff.new.types[new_ref], after))
     return old_items, new_items
 
 
-def _alias_target(node: Node, defs: Mapping[str, Node], depth: int = 0) -> str | None:
+def alias_target(side: Snapshot, t: ir.TypeDef, depth: int = 0) -> str | None:
     """The object type a type stands for when it declares no properties itself: a reference, or
     a union of one variant that carries a type."""
-    if "properties" in node or depth > _ALIAS_DEPTH:
+    if t.declares_properties or depth > _ALIAS_DEPTH:
         return None
-    found = union_branches(node)
-    if found is not None:
-        target = variant_payload(found[1][0]) if len(found[1]) == 1 else None
+    if t.variants:
+        target = t.variants[0].payload if len(t.variants) == 1 else None
     else:
-        ref = canonical(node).get("ref")
-        target = ref if set(canonical(node)) == {"ref"} else None
-    if target is None or target not in defs:
+        ref = t.shape.get("ref")
+        target = ref if set(t.shape) == {"ref"} else None
+    if target is None or target not in side.types:
         return None
-    return _alias_target(defs[target], defs, depth + 1) or (target if "properties" in defs[target] else None)
+    inner = side.types[target]
+    return alias_target(side, inner, depth + 1) or (target if inner.declares_properties else None)
 
 
-_ALIAS_DEPTH = 4
-
-
-def _spelled_out(owner: str, payload: str, item: Item, defs: Mapping[str, Node]) -> dict[str, Item]:
-    target = defs.get(payload, {})
-    props = target.get("properties") or {}
-    required = set(target.get("required") or [])
+def _spelled_out(owner: str, target: ir.TypeDef, item: Item) -> dict[str, Item]:
     prefix = "field:" + owner.split(":", 1)[1]
     return {
-        f"{prefix}.{name}": Item(f"{prefix}.{name}", item.stability, props[name], name in required)
-        for name in sorted(props)
+        f"{prefix}.{f.wire}": Item(f"{prefix}.{f.wire}", item.stability, f.shape, required=f.required)
+        for f in sorted(target.fields, key=lambda f: f.wire)
     }
 
 
-def _resolved_kind(node: Node, defs: Mapping[str, Node]) -> str:
+def _resolved_kind(side: Snapshot, t: ir.TypeDef) -> str:
     """object, union, enum or scalar, seeing through aliases and unions of one variant."""
-    if "properties" in node:
+    if t.declares_properties or alias_target(side, t) is not None:
         return "object"
-    alias = _alias_target(node, defs)
-    if alias is not None:
-        return "object"
-    return _type_kind(canonical(node))
+    return _type_kind(t.shape)
 
 
-def kinds(diff: Recorder, name: str, before: Item, after: Item) -> tuple[str, str]:
-    if is_union(before.node) and is_union(after.node):
+def _definition(item: Item) -> ir.TypeDef:
+    assert item.definition is not None, item.key  # a type item
+    return item.definition
+
+
+def kinds(diff: Recorder, before: Item, after: Item) -> tuple[str, str]:
+    """The kinds of a type on both sides (of the definitions its items were taken from)."""
+    old_type, new_type = _definition(before), _definition(after)
+    if is_union(old_type) and is_union(new_type):
         return "union", "union"
-    return _resolved_kind(before.node, diff.old.defs), _resolved_kind(after.node, diff.new.defs)
+    return _resolved_kind(diff.old, old_type), _resolved_kind(diff.new, new_type)
 
 
-def is_union(node: Node) -> bool:
-    return "properties" not in node and union_branches(node) is not None and "enum" not in canonical(node)
+def is_union(t: ir.TypeDef) -> bool:
+    """A definition spelled as a union (of objects or of scalars), not an enum of constants."""
+    return not t.declares_properties and bool(t.variants) and "enum" not in t.shape
 
 
-def _type_kind(shape: Mapping[str, Any]) -> str:
+def _type_kind(shape: Mapping[str, object]) -> str:
     if shape == ANY:
         return "any"
     if "enum" in shape:
@@ -112,10 +118,9 @@ def reshaped_types(diff: Recorder, old_items: Mapping[str, Item], new_items: Map
     names = set()
     for key in old_items.keys() & new_items.keys():
         if key.startswith("type:"):
-            name = item_owner(key)
-            old_kind, new_kind = kinds(diff, name, old_items[key], new_items[key])
+            old_kind, new_kind = kinds(diff, old_items[key], new_items[key])
             if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum", "any"}:
-                names.add(name)
+                names.add(item_owner(key))
     return names
 
 
@@ -125,7 +130,7 @@ def promoted_union(diff: Recorder, key: str, other_items: Mapping[str, Item]) ->
     if not key.startswith("variant:"):
         return False
     other = other_items.get(f"type:{item_owner(key)}")
-    return other is not None and not is_union(other.node)
+    return other is not None and not is_union(_definition(other))
 
 
 def moved_into_variants(diff: Recorder, key: str) -> bool:
@@ -134,10 +139,10 @@ def moved_into_variants(diff: Recorder, key: str) -> bool:
     if not key.startswith("field:") or "[" in key:
         return False
     owner, name = item_owner(key), key.rsplit(".", 1)[1]
-    found = union_branches(diff.new.defs.get(owner, {}))
-    if found is None:
+    t = diff.new.types.get(owner)
+    if t is None or t.kind != "union" or not t.variants:
         return False
-    return all(name in (b.get("properties") or {}) and name in (b.get("required") or []) for b in found[1])
+    return all(any(f.wire == name and f.required for f in v.fields) for v in t.variants)
 
 
 def owner_variant(key: str) -> str:
@@ -148,10 +153,11 @@ def owner_variant(key: str) -> str:
     return "variant:" + body[: body.index("]") + 1]
 
 
-def is_extensible(node: Node) -> bool:
-    found = union_branches(node)
-    return found is not None and any(is_catch_all(b) for b in found[1])
+def is_extensible(t: ir.TypeDef | None) -> bool:
+    """A union with a catch-all branch: readers take an unknown variant as that."""
+    return t is not None and any(v.catch_all for v in t.variants)
 
 
-def is_open_enum(node: Node) -> bool:
-    return bool(canonical(node).get("open"))
+def is_open_enum(t: ir.TypeDef | None) -> bool:
+    """An enum that admits values it does not list (as the IR, and so the models, read it)."""
+    return t is not None and t.kind == "enum" and t.open

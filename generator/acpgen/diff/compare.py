@@ -13,8 +13,8 @@ from acpgen.diff.items import compare_items
 from acpgen.diff.methods import compare_methods
 from acpgen.diff.renames import find_renames
 from acpgen.diff.rule_tables import compare_rule_tables
-from acpgen.diff.shapes import Context
 from acpgen.diff.snapshot import Snapshot
+from acpgen.shapes import Context
 
 __all__ = ["Finding", "compare"]
 
@@ -22,7 +22,7 @@ __all__ = ["Finding", "compare"]
 def compare(old: Snapshot, new: Snapshot) -> list[Finding]:
     """Every finding between ``old`` and ``new``, most severe first, then by rule and item."""
     renames = find_renames(old, new)
-    diff = Recorder(old, new, Context(old.defs, new.defs, renames))
+    diff = Recorder(old, new, Context(old.shapes, new.shapes, renames))
     for old_name, new_name in sorted(renames.items()):
         diff.add(
             "type-renamed",

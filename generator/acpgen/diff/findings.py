@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acpgen.diff.rules import LEVELS, Level, rule
-from acpgen.diff.shapes import Context
 from acpgen.diff.snapshot import BOTH, Snapshot, Writer
 from acpgen.inventory import item_owner
+from acpgen.shapes import Context
 
 PEER: dict[Writer, Writer] = {"agent": "client", "client": "agent"}
 _UNSTABLE_NOTE = "unstable item: no compatibility promise"

@@ -7,6 +7,7 @@ together with its type.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from acpgen.diff.alignment import (
@@ -20,17 +21,20 @@ from acpgen.diff.alignment import (
     reshaped_types,
 )
 from acpgen.diff.findings import Recorder, item_label
+from acpgen.diff.names import compare_names
 from acpgen.diff.renames import find_field_renames, find_variant_renames, rekey
 from acpgen.diff.rules import Level
-from acpgen.diff.shapes import Relation, canonical, describe, relate
-from acpgen.diff.snapshot import Item, variant_payload
-from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, Node, item_owner
+from acpgen.diff.snapshot import Item
+from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, item_owner
+from acpgen.shapes import Relation, describe, relate
 
 
 def compare_items(diff: Recorder) -> None:
-    old_items, new_items = effective_items(diff)
+    old_items, new_items = dict(diff.old.items), dict(diff.new.items)
     variant_renames = find_variant_renames(diff, old_items, new_items)
     for old_key, new_key in sorted(variant_renames.items()):
+        if _keyed_by_reference(old_key, old_items[old_key]) or _keyed_by_reference(new_key, new_items[new_key]):
+            continue  # a reference on one side, the same shape inline and titled on the other: spelling
         diff.add(
             "variant-renamed",
             new_key,
@@ -40,6 +44,8 @@ def compare_items(diff: Recorder) -> None:
             new=new_key,
         )
     old_items = rekey(old_items, variant_renames)
+    old_items, new_items = effective_items(diff, old_items, new_items)
+    compare_names(diff, old_items, new_items)
     renames = diff.ctx.renames
     renamed_new = set(renames.values())
     removed_keys = old_items.keys() - new_items.keys()
@@ -103,6 +109,11 @@ def compare_items(diff: Recorder) -> None:
         )
 
 
+def _keyed_by_reference(key: str, item: Item) -> bool:
+    """A variant keyed by the type it refers to (it has no tag or title of its own)."""
+    return item.payload is not None and key.endswith(f"[{item.payload}]")
+
+
 def _presence(diff: Recorder, key: str, item: Item, *, added: bool) -> None:
     """A field, variant or enum value that one side has and the other lacks.
 
@@ -124,15 +135,15 @@ def _presence(diff: Recorder, key: str, item: Item, *, added: bool) -> None:
             f"{adjective} field {text} was {verb}",
             stability=item.stability,
             writers=writers if item.required or not added else (),
-            new=describe(canonical(item.node)) if added else None,
+            new=describe(item.shape) if added else None,
         )
         return
     if kind == "variant":
-        tolerant = is_extensible(lacking.defs.get(owner, {}))
+        tolerant = is_extensible(lacking.types.get(owner))
         note = "readers without it take it as an unknown variant of an extensible union"
         rule_id, what = f"variant-{verb}", "variant"
     elif kind == "value":
-        tolerant = is_open_enum(lacking.defs.get(owner, {}))
+        tolerant = is_open_enum(lacking.types.get(owner))
         note = "readers without it accept it as an unknown value of an open enum"
         rule_id, what = f"enum-value-{verb}", "enum value"
     else:
@@ -184,8 +195,8 @@ def _changed(diff: Recorder, key: str, before: Item, after: Item) -> None:
 
 def _changed_type(diff: Recorder, key: str, before: Item, after: Item) -> None:
     name = item_owner(key)
-    old_shape, new_shape = canonical(before.node), canonical(after.node)
-    old_kind, new_kind = kinds(diff, name, before, after)
+    old_shape, new_shape = before.shape, after.shape
+    old_kind, new_kind = kinds(diff, before, after)
     writers = diff.new.writers_of(name)
     stability = after.stability
     if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum", "any"}:
@@ -201,8 +212,8 @@ def _changed_type(diff: Recorder, key: str, before: Item, after: Item) -> None:
         )
         return
     if old_kind == "enum" and new_kind == "enum":
-        if bool(old_shape.get("open")) != bool(new_shape.get("open")):
-            opened = bool(new_shape.get("open"))
+        was_open, opened = is_open_enum(before.definition), is_open_enum(after.definition)
+        if was_open != opened:
             diff.add(
                 "enum-opened" if opened else "enum-closed",
                 key,
@@ -212,7 +223,7 @@ def _changed_type(diff: Recorder, key: str, before: Item, after: Item) -> None:
             )
         return
     if old_kind == "union":
-        was, now = is_extensible(before.node), is_extensible(after.node)
+        was, now = is_extensible(before.definition), is_extensible(after.definition)
         if was != now:
             diff.add(
                 "union-opened" if now else "union-closed",
@@ -247,7 +258,7 @@ def _changed_field(diff: Recorder, key: str, before: Item, after: Item) -> None:
     writers = diff.new.writers_of(owner)
     label = item_label(key)
     stability = after.stability if before.stability == after.stability else "unstable"
-    old_lenient, new_lenient = _leniency(before.node), _leniency(after.node)
+    old_lenient, new_lenient = before.lenience, after.lenience
     if before.required != after.required:
         diff.add(
             "field-made-required" if after.required else "field-made-optional",
@@ -256,7 +267,7 @@ def _changed_field(diff: Recorder, key: str, before: Item, after: Item) -> None:
             stability=stability,
             writers=writers,
         )
-    old_shape, new_shape = canonical(before.node), canonical(after.node)
+    old_shape, new_shape = before.shape, after.shape
     relation = relate(old_shape, new_shape, diff.ctx)
     if relation is not Relation.SAME:
         rule_id = {
@@ -289,7 +300,7 @@ def _changed_field(diff: Recorder, key: str, before: Item, after: Item) -> None:
             old=describe(old_shape),
             new=describe(new_shape),
         )
-    old_default, new_default = before.node.get("default", _MISSING), after.node.get("default", _MISSING)
+    old_default, new_default = _default(before), _default(after)
     if old_default != new_default:
         diff.add(
             "field-default-changed",
@@ -322,12 +333,12 @@ def _show(value: Any) -> str:
     return "none" if value is _MISSING else repr(value)
 
 
-def _leniency(node: Node) -> frozenset[str]:
-    return frozenset(k for k in LENIENCY_KEYWORDS if node.get(k))
+def _default(item: Item) -> Any:
+    return _MISSING if item.default_json is None else json.loads(item.default_json)
 
 
 def _changed_variant(diff: Recorder, key: str, before: Item, after: Item) -> None:
-    old_ref, new_ref = variant_payload(before.node), variant_payload(after.node)
+    old_ref, new_ref = before.payload, after.payload
     if old_ref is None or new_ref is None or diff.ctx.renames.get(old_ref, old_ref) == new_ref:
         return
     relation = relate({"ref": old_ref}, {"ref": new_ref}, diff.ctx)

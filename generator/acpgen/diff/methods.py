@@ -1,11 +1,14 @@
-"""Methods compared by side and wire name: added, removed, renamed, moved to another side,
-changed kind, or given params or results of another shape."""
+"""Methods compared by side, wire name and kind: added, removed, renamed, moved to another
+side, changed kind, or given params or results of another shape. One side may handle a request
+and a notification of the same name (``proxy/successor``): both are compared."""
 
 from __future__ import annotations
 
 from acpgen.diff.findings import Recorder
-from acpgen.diff.shapes import Relation, relate
 from acpgen.diff.snapshot import BOTH, CALLERS, Method, Snapshot, Writer
+from acpgen.shapes import Relation, relate
+
+MethodKey = tuple[str, str, str]
 
 
 def _method_stability(snapshot: Snapshot, method: Method) -> str:
@@ -17,8 +20,26 @@ def _callers(method: Method) -> frozenset[Writer]:
     return CALLERS.get(method.side, BOTH)
 
 
+def _key(method: Method) -> MethodKey:
+    return method.side, method.wire, method.kind
+
+
+def _kind_changes(old: dict[MethodKey, Method], new: dict[MethodKey, Method]) -> list[tuple[Method, Method]]:
+    """Methods of one side and name that changed kind (a request became a notification)."""
+    pairs = []
+    for key in sorted(old.keys() - new.keys()):
+        side, wire, _ = key
+        others = [k for k in sorted(new.keys() - old.keys()) if k[:2] == (side, wire)]
+        if others and not any(k[:2] == (side, wire) for k in old.keys() & new.keys()):
+            pairs.append((old[key], new[others[0]]))
+    return pairs
+
+
 def compare_methods(diff: Recorder) -> None:
-    old, new, renames = diff.old.methods, diff.new.methods, diff.ctx.renames
+    old, new, renames = dict(diff.old.methods), dict(diff.new.methods), diff.ctx.renames
+    for before, after in _kind_changes(old, new):
+        _compare_method_pair(diff, before, after)
+        del old[_key(before)], new[_key(after)]
     removed = [old[k] for k in sorted(old.keys() - new.keys())]
     added = {k: new[k] for k in sorted(new.keys() - old.keys())}
     for method in removed:
@@ -34,7 +55,7 @@ def compare_methods(diff: Recorder) -> None:
         stability = _method_stability(diff.old, method)
         if moved:
             target = moved[0]
-            added.pop((target.side, target.wire))
+            added.pop(_key(target))
             diff.add(
                 "method-side-changed",
                 f"method:{target.side}:{target.wire}",
@@ -46,7 +67,7 @@ def compare_methods(diff: Recorder) -> None:
             _compare_method_pair(diff, method, target)
         elif len(same_types) == 1:
             target = same_types[0]
-            added.pop((target.side, target.wire))
+            added.pop(_key(target))
             diff.add(
                 "method-renamed",
                 f"method:{target.side}:{target.wire}",
@@ -78,6 +99,15 @@ def compare_methods(diff: Recorder) -> None:
 def _compare_method_pair(diff: Recorder, before: Method, after: Method) -> None:
     item = f"method:{after.side}:{after.wire}"
     stability = _method_stability(diff.new, after)
+    if before.python_name != after.python_name:
+        diff.add(
+            "python-method-renamed",
+            item,
+            f"the sender and interface method of {after.wire} is now {after.python_name} (was {before.python_name})",
+            stability=stability,
+            old=before.python_name,
+            new=after.python_name,
+        )
     if before.kind != after.kind:
         diff.add(
             "method-kind-changed",

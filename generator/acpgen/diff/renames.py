@@ -6,15 +6,16 @@ differently (another title) keeps the wire but renames its generated class.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
 from acpgen.diff.findings import Recorder
-from acpgen.diff.shapes import ANY, Relation, canonical, relate, shape_key
 from acpgen.diff.snapshot import Item, Snapshot
 from acpgen.inventory import item_owner
+from acpgen.shapes import ANY, Relation, relate, shape_key
 
 
 def find_renames(old: Snapshot, new: Snapshot) -> dict[str, str]:
@@ -23,14 +24,14 @@ def find_renames(old: Snapshot, new: Snapshot) -> dict[str, str]:
     Shapes are compared with annotations dropped; among several candidates of one shape the
     most similar names pair first; a trivial shape (a bare string alias) pairs only with a similar name.
     """
-    removed = sorted(set(old.defs) - set(new.defs))
-    added = sorted(set(new.defs) - set(old.defs))
+    removed = sorted(set(old.types) - set(new.types))
+    added = sorted(set(new.types) - set(old.types))
     by_shape: dict[str, list[str]] = defaultdict(list)
     for name in added:
-        by_shape[shape_key(canonical(new.defs[name]))].append(name)
+        by_shape[shape_key(new.types[name].shape)].append(name)
     candidates = []
     for name in removed:
-        shape = canonical(old.defs[name])
+        shape = old.types[name].shape
         for other in by_shape.get(shape_key(shape), []):
             similarity = difflib.SequenceMatcher(None, name, other).ratio()
             if _trivial(shape) and similarity < 0.6:
@@ -50,18 +51,21 @@ def _trivial(shape: Mapping[str, Any]) -> bool:
 
 
 def find_variant_renames(diff: Recorder, old_items: dict[str, Item], new_items: dict[str, Item]) -> dict[str, str]:
-    """Removed variant -> added variant of the same union and the same shape (its key changed:
-    another title, or keyed by required properties now that it has a title)."""
+    """Removed variant -> added variant of the same union that reads the same JSON (its key
+    changed: another title, keyed by its title now rather than by the type it refers to, or by
+    required properties now that it has a title). Identity is the wire shape, however spelled:
+    a referenced type and the same shape written inline are one variant."""
     removed = sorted(k for k in old_items.keys() - new_items.keys() if k.startswith("variant:"))
     added = sorted(k for k in new_items.keys() - old_items.keys() if k.startswith("variant:"))
     found: dict[str, str] = {}
     for key in removed:
-        union = item_owner(key)
-        shape = shape_key(canonical(old_items[key].node))
+        union, shape = item_owner(key), old_items[key].shape
         matches = [
             k
             for k in added
-            if item_owner(k) == union and k not in found.values() and shape_key(canonical(new_items[k].node)) == shape
+            if item_owner(k) == union
+            and k not in found.values()
+            and relate(shape, new_items[k].shape, diff.ctx) in (Relation.SAME, Relation.SWAPPED)
         ]
         if len(matches) == 1:
             found[key] = matches[0]
@@ -79,7 +83,7 @@ def rekey(items: dict[str, Item], renames: Mapping[str, str]) -> dict[str, Item]
             key = renames[key]
         elif key.startswith("field:") and "[" in key and (prefix := key.rsplit(".", 1)[0]) in prefixes:
             key = prefixes[prefix] + key[len(prefix) :]
-        result[key] = Item(key, item.stability, item.node, item.required)
+        result[key] = dataclasses.replace(item, key=key)
     return result
 
 
@@ -91,14 +95,14 @@ def find_field_renames(
     for key in sorted(k for k in removed if k.startswith("field:")):
         owner = key.rsplit(".", 1)[0]
         before = old_items[key]
-        shape = canonical(before.node)
+        shape = before.shape
         matches = [
             k
             for k in sorted(added)
             if k.startswith("field:")
             and k.rsplit(".", 1)[0] == owner
             and new_items[k].required == before.required
-            and relate(shape, canonical(new_items[k].node), diff.ctx) is Relation.SAME
+            and relate(shape, new_items[k].shape, diff.ctx) is Relation.SAME
             and shape != ANY
         ]
         if len(matches) == 1 and matches[0] not in found.values():

@@ -211,10 +211,10 @@ RULES: dict[str, Rule] = _rules(
     ),
     Rule(
         "variant-renamed",
-        "breaking",
+        "info",
         "source",
         "none",
-        "a union variant of the same shape is keyed (titled) differently, so its generated class is renamed",
+        "a union variant of the same wire shape is keyed (titled, or referenced) differently",
         no_mirror="a rename is its own inverse",
     ),
     Rule("union-opened", "info", "wire", "none", "a union accepts unknown variants", mirror="union-closed"),
@@ -226,6 +226,39 @@ RULES: dict[str, Rule] = _rules(
     ),
     Rule("enum-opened", "info", "wire", "none", "an enum accepts unknown values", mirror="enum-closed"),
     Rule("enum-closed", "warning", "wire", "old-writer", "an enum rejects unknown values", mirror="enum-opened"),
+    # generated names: what code using the bindings imports and calls
+    Rule(
+        "class-renamed",
+        "breaking",
+        "source",
+        "none",
+        "the generated class of a type or union variant is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
+    Rule(
+        "class-removed",
+        "breaking",
+        "source",
+        "none",
+        "a union variant no longer gets a generated class of its own",
+        mirror="class-added",
+    ),
+    Rule(
+        "class-added",
+        "info",
+        "source",
+        "none",
+        "a union variant now gets a generated class of its own",
+        mirror="class-removed",
+    ),
+    Rule(
+        "python-method-renamed",
+        "breaking",
+        "source",
+        "none",
+        "the sender and interface method of a wire method is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
     # stability
     Rule(
         "stabilised",

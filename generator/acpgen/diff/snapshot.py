@@ -1,35 +1,29 @@
-"""One side of a diff: every item of a revision, with its stability, node and writers.
+"""One side of a diff: every item of a revision, read from the IR of its two builds.
 
-A revision has a stable and an unstable schema (older revisions one file, whose unstable
-items are marked in descriptions; their stable part is that file without them). An item is
-*stable* when the stable schema has it, else *unstable*; its node is taken from the schema
-that defines it as such. Items are keyed as in :mod:`acpgen.inventory`, plus the fields of
-inline union variants (``field:SessionUpdate[plan].entries``).
-
-Which side *writes* a type decides whom a change breaks: the caller writes a request's params
-(the client for an agent-side method), the handler writes its result, the sender writes a
-notification; a type written by one side is written by it wherever it is referenced from.
+A revision is loaded and built exactly as ``acpgen generate`` builds it (:class:`acpgen.pipeline.
+Revision`): its stable build and its unstable build, two IRs. An item is *stable* when the stable
+build has it, else *unstable*; its facts (wire shape, required, default, lenient-reading keywords,
+generated names) are taken from the build that defines it as such. Items are keyed as in
+:mod:`acpgen.inventory`, plus the fields of inline union variants
+(``field:SessionUpdate[plan].entries``). Which side writes each type is the IR's too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from acpgen.build import method_definitions
-from acpgen.inventory import Node, item_map, ref_name, tag_of, union_branches, variant_keys
-from acpgen.stability import strip_unstable, unstable_by_marker
+from acpgen import ir
+from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
+from acpgen.pipeline import Revision, SchemaFile
+from acpgen.writers import BOTH, CALLERS
 
 Stability = Literal["stable", "unstable"]
-Writer = Literal["agent", "client"]
+Writer = ir.Owner
 
-BOTH: frozenset[Writer] = frozenset({"agent", "client"})
-# The side that calls a method handled by an agent or a client (other sides: both may call).
-CALLERS: dict[str, frozenset[Writer]] = {
-    "agent": frozenset({"client"}),
-    "client": frozenset({"agent"}),
-}
+__all__ = ["BOTH", "CALLERS", "Item", "Method", "Snapshot", "Writer", "from_revision", "snapshot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,17 +35,28 @@ class Method:
     kind: Literal["request", "notification"]
     params: str
     result: str | None
+    python_name: str
 
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One item of a revision."""
+    """One item of a revision, with the facts the comparison reads."""
 
     key: str
     stability: Stability
-    node: Node
+    shape: ir.Shape
     required: bool = False
     """For a field: whether its owner requires it."""
+    default_json: str | None = None
+    """For a field: the schema's default, as JSON text."""
+    lenience: frozenset[str] = frozenset()
+    """For a field: the lenient-reading keywords it carries."""
+    payload: str | None = None
+    """For a union variant: the type it carries."""
+    name: str | None = None
+    """The generated name users import: a type's or variant's class, a field's attribute."""
+    definition: ir.TypeDef | None = None
+    """For a type: its definition, in the build the item is taken from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +65,10 @@ class Snapshot:
 
     label: str
     items: Mapping[str, Item]
-    defs: Mapping[str, Node]
-    """The widest set of definitions (the unstable schema's)."""
-    methods: Mapping[tuple[str, str], Method]
-    """By (side, wire name)."""
+    types: Mapping[str, ir.TypeDef]
+    """The widest set of definitions (the unstable build's), by wire name."""
+    methods: Mapping[tuple[str, str, str], Method]
+    """By (side, wire name, kind): one side may handle a request and a notification of one name."""
     writers: Mapping[str, frozenset[Writer]]
     """Type name -> the sides that write it (both when no method reaches it)."""
     rules: Mapping[str, Mapping[str, Any]] | None
@@ -72,6 +77,11 @@ class Snapshot:
     def writers_of(self, type_name: str) -> frozenset[Writer]:
         return self.writers.get(type_name, BOTH)
 
+    @property
+    def shapes(self) -> dict[str, ir.Shape]:
+        """Every definition's wire shape, by name (what references expand to)."""
+        return {name: t.shape for name, t in self.types.items()}
+
 
 def snapshot(
     label: str,
@@ -79,122 +89,84 @@ def snapshot(
     unstable_doc: Mapping[str, Any] | None,
     rules: Mapping[str, Any] | None = None,
 ) -> Snapshot:
-    """The snapshot of a revision; without an unstable document, unstable items are the marked ones."""
-    if unstable_doc is None:
-        unstable_doc = stable_doc
-        stable_doc = strip_unstable(stable_doc, unstable_by_marker(stable_doc["$defs"]))
-    stable_defs: Mapping[str, Node] = stable_doc["$defs"]
-    unstable_defs: Mapping[str, Node] = unstable_doc["$defs"]
-    required = required_fields(stable_defs) | required_fields(unstable_defs)
-    items = {key: Item(key, "stable", node, key in required) for key, node in _items(stable_defs).items()}
-    for key, node in _items(unstable_defs).items():
-        items.setdefault(key, Item(key, "unstable", node, key in required))
-    methods = _methods(unstable_defs)
+    """The snapshot of two loaded schema documents (without an unstable one, its unstable items
+    are the marked ones), built as ``generate`` builds them."""
+    source = ir.Source(package="local", version=label, file="schema.json", sha256="")
+    stable = SchemaFile(doc=dict(stable_doc), source=source)
+    unstable = SchemaFile(doc=dict(unstable_doc), source=source) if unstable_doc is not None else None
+    return from_revision(label, Revision(stable=stable, unstable=unstable, protocol_version=1), rules)
+
+
+def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | None = None) -> Snapshot:
+    """The snapshot of a revision: the items of its two builds, the widest build's types."""
+    stable_build, _ = dataclasses.replace(revision, rules=None).protocol("stable")
+    widest, _ = dataclasses.replace(revision, rules=None).protocol("unstable")
+    items = {item.key: item for item in _items(stable_build, "stable")}
+    for item in _items(widest, "unstable"):
+        items.setdefault(item.key, item)
     return Snapshot(
         label=label,
         items=dict(sorted(items.items())),
-        defs=unstable_defs,
-        methods=methods,
-        writers=_writers(unstable_defs, methods),
+        types={t.wire: t for t in widest.types},
+        methods=_methods(widest),
+        writers=widest.writers,
         rules=_rules_by_subject(rules),
     )
 
 
-def _items(defs: Mapping[str, Node]) -> dict[str, Node]:
-    items = item_map(defs)
-    items.update(variant_fields(defs))
-    return items
-
-
-def required_fields(defs: Mapping[str, Node]) -> set[str]:
-    """Keys of the fields (of types and of inline union variants) that their owner requires."""
-    keys = set()
-    for name, node in defs.items():
-        keys |= {f"field:{name}.{prop}" for prop in node.get("required") or []}
-        found = union_branches(node)
-        if found is None:
-            continue
-        for branch, key in zip(found[1], variant_keys(found[1]), strict=True):
-            keys |= {f"field:{name}[{key}].{prop}" for prop in branch.get("required") or []}
-    return keys
-
-
-def variant_fields(defs: Mapping[str, Node]) -> Iterator[tuple[str, Node]]:
-    """``field:Union[key].prop`` for the properties an inline union variant declares itself (not its tag)."""
-    for name in sorted(defs):
-        found = union_branches(defs[name])
-        if found is None:
-            continue
-        for branch, key in zip(found[1], variant_keys(found[1]), strict=True):
-            props = branch.get("properties")
-            if key is None or not isinstance(props, Mapping):
+def _items(protocol: ir.Protocol, stability: Stability) -> Iterator[Item]:
+    for t in protocol.types:
+        yield Item(f"type:{t.wire}", stability, t.shape, name=t.class_name, definition=t)
+        for f in t.fields:
+            yield _field(f"field:{t.wire}.{f.wire}", f, stability)
+        for value in t.enum_values if t.kind == "enum" else ():
+            yield Item(f"value:{t.wire}={value}", stability, {})
+        for v in t.variants:
+            if not v.key or _is_constant(v.shape):
                 continue
-            tag = tag_of(branch)
-            for prop in sorted(props):
-                if tag is None or prop != tag[0]:
-                    yield f"field:{name}[{key}].{prop}", props[prop] if isinstance(props[prop], Mapping) else {}
+            name = v.class_name if v.hoisted else None
+            yield Item(f"variant:{t.wire}[{v.key}]", stability, v.shape, payload=v.payload, name=name)
+            for f in v.fields:
+                if not _is_tag(f):
+                    yield _field(f"field:{t.wire}[{v.key}].{f.wire}", f, stability)
+    for m in protocol.methods:
+        yield Item(f"method:{m.side}:{m.wire}", stability, {}, name=m.python_name)
 
 
-def variant_payload(branch: Node) -> str | None:
-    """The type a union variant carries: its ``$ref``, or the one type its ``allOf`` refers to."""
-    direct = ref_name(branch)
-    if direct is not None:
-        return direct
-    all_of = branch.get("allOf")
-    if isinstance(all_of, list):
-        refs = [r for member in all_of if isinstance(member, Mapping) and (r := ref_name(member)) is not None]
-        if len(refs) == 1:
-            return refs[0]
-    return None
+def _field(key: str, f: ir.Field, stability: Stability) -> Item:
+    lenience = {
+        DEFAULT_ON_ERROR: f.lenience.default_on_error,
+        SKIP_INVALID_ITEMS: f.lenience.skip_invalid_items,
+        DEFAULT_ON_NULL: f.lenience.default_on_null,
+    }
+    return Item(
+        key,
+        stability,
+        f.shape,
+        required=f.required,
+        default_json=f.default_json,
+        lenience=frozenset(k for k, on in lenience.items() if on),
+        name=f.attr,
+    )
 
 
-def _methods(defs: Mapping[str, Node]) -> dict[tuple[str, str], Method]:
-    found = method_definitions(defs)
-    methods: dict[tuple[str, str], Method] = {}
-    for (side, wire, role), name in sorted(found.items()):
-        if role == "result":
-            continue
-        result = found.get((side, wire, "result")) if role == "params" else None
-        kind: Literal["request", "notification"] = "request" if result is not None else "notification"
-        methods.setdefault((side, wire), Method(wire, side, kind, name, result))
-    return methods
+def _is_constant(shape: ir.Shape) -> bool:
+    """A branch that admits one value (an enum's constant, not a variant)."""
+    structured = {"union", "ref", "properties", "extends", "items"} & set(shape)
+    return len(shape.get("enum", ())) == 1 and not structured
 
 
-def _writers(defs: Mapping[str, Node], methods: Mapping[tuple[str, str], Method]) -> dict[str, frozenset[Writer]]:
-    writers: dict[str, set[Writer]] = {}
-    for method in methods.values():
-        caller = CALLERS.get(method.side, BOTH)
-        handler: frozenset[Writer] = BOTH - caller if caller != BOTH else BOTH
-        _spread(defs, method.params, caller, writers)
-        if method.result is not None:
-            _spread(defs, method.result, handler, writers)
-    return {name: frozenset(sides) for name, sides in sorted(writers.items())}
+def _is_tag(f: ir.Field) -> bool:
+    """A branch's tag: a required property of one constant string."""
+    values = f.shape.get("enum", ())
+    return f.required and set(f.shape) == {"enum"} and len(values) == 1 and isinstance(values[0], str)
 
 
-def _spread(defs: Mapping[str, Node], root: str, sides: frozenset[Writer], writers: dict[str, set[Writer]]) -> None:
-    """Mark ``root`` and every type it references as written by ``sides``."""
-    stack = [root]
-    while stack:
-        name = stack.pop()
-        known = writers.setdefault(name, set())
-        if sides <= known:
-            continue
-        known |= sides
-        stack.extend(sorted(_references(defs.get(name, {}))))
-
-
-def _references(node: Any) -> set[str]:
-    found: set[str] = set()
-    if isinstance(node, Mapping):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            found.add(ref.removeprefix("#/$defs/"))
-        for value in node.values():
-            found |= _references(value)
-    elif isinstance(node, list):
-        for value in node:
-            found |= _references(value)
-    return found
+def _methods(protocol: ir.Protocol) -> dict[tuple[str, str, str], Method]:
+    return {
+        (m.side, m.wire, m.kind): Method(m.wire, m.side, m.kind, m.params, m.result, m.python_name)
+        for m in sorted(protocol.methods, key=lambda m: (m.side, m.wire, m.kind))
+    }
 
 
 def _rules_by_subject(table: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]] | None:

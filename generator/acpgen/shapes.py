@@ -1,5 +1,8 @@
 """Wire shapes: schema nodes with representation churn normalised away, and how two compare.
 
+The IR builder gives every type, field and union variant its shape (:func:`canonical`); the spec
+diff compares the shapes of two IRs (:func:`relate`), never schema JSON.
+
 :func:`canonical` turns a node into a plain JSON value that is equal for two nodes exactly
 when they admit the same JSON, as far as spelling goes: annotations are dropped, ``allOf``
 with one member and single-branch ``anyOf``/``oneOf`` are unwrapped, nullability is one flag
@@ -20,19 +23,28 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from acpgen.inventory import INTEGER_BOUNDS, Node
+from acpgen.inventory import INTEGER_BOUNDS
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}
 )
 _MAX_DEPTH = 4
+MAX_NESTING = 200
+"""How deep :func:`canonical` follows a node (far beyond any real schema)."""
 
-Shape = dict[str, Any]
-ANY: Shape = {"any": True}
+Shape = Mapping[str, Any]
+"""A wire shape: read-only JSON data (built as a dict, never changed afterwards)."""
+MutableShape = dict[str, Any]
+ANY: MutableShape = {"any": True}
 
 
-def canonical(node: Any) -> Shape:
-    """The canonical wire shape of a schema node (see the module docstring)."""
+def canonical(node: Any, depth: int = 0) -> MutableShape:
+    """The canonical wire shape of a schema node (see the module docstring).
+
+    Nesting beyond ``MAX_NESTING`` reads as any value (the loader refuses such documents; this
+    keeps the recursion bounded whatever it is given)."""
+    if depth > MAX_NESTING:
+        return dict(ANY)
     if node is True or (isinstance(node, Mapping) and not _structural(node)):
         return dict(ANY)
     if not isinstance(node, Mapping):
@@ -40,10 +52,10 @@ def canonical(node: Any) -> Shape:
     body = _structural(node)
     all_of = body.pop("allOf", None)
     if isinstance(all_of, list) and len(all_of) == 1 and not body:
-        return canonical(all_of[0])
-    shape: Shape = {}
+        return canonical(all_of[0], depth + 1)
+    shape: MutableShape = {}
     if isinstance(all_of, list):
-        shape["extends"] = sorted((canonical(m) for m in all_of), key=_key)
+        shape["extends"] = sorted((canonical(m, depth + 1) for m in all_of), key=_key)
     nullable = False
     ref = body.pop("$ref", None)
     if isinstance(ref, str):
@@ -59,7 +71,7 @@ def canonical(node: Any) -> Shape:
         branches = body.pop(keyword, None)
         if not isinstance(branches, list):
             continue
-        real = [canonical(b) for b in branches]
+        real = [canonical(b, depth + 1) for b in branches]
         nullable = nullable or any(b == {"null": True} or b.get("null") for b in real)
         real = [_without_null(b) for b in real if b != {"null": True}]
         if any(b == ANY for b in real):
@@ -71,9 +83,9 @@ def canonical(node: Any) -> Shape:
     if types is not None:
         shape["type"] = types
     _scalars(body, shape)
-    _objects(body, shape)
+    _objects(body, shape, depth)
     if isinstance(body.get("items"), Mapping | bool):
-        shape["items"] = canonical(body.pop("items"))
+        shape["items"] = canonical(body.pop("items"), depth + 1)
     for keyword in sorted(body):
         if keyword in ("properties", "required", "additionalProperties", "items", "enum", "const", "format"):
             continue
@@ -85,7 +97,7 @@ def _structural(node: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in node.items() if k not in _ANNOTATIONS and not k.startswith("x-")}
 
 
-def _union(branches: list[Shape]) -> Shape:
+def _union(branches: list[MutableShape]) -> MutableShape:
     """One shape for several branches: a single branch, an enum of constants, or a union."""
     if len(branches) == 1:
         return branches[0]
@@ -93,7 +105,7 @@ def _union(branches: list[Shape]) -> Shape:
     free_strings = [b for b in branches if b == {"type": "string"}]
     if consts and len(consts) + len(free_strings) == len(branches):
         values = sorted({v for values in consts for v in values}, key=_key)
-        shape: Shape = {"enum": values}
+        shape: MutableShape = {"enum": values}
         if free_strings:
             shape["open"] = True
         return shape
@@ -101,7 +113,7 @@ def _union(branches: list[Shape]) -> Shape:
     return {"union": [unique[k] for k in sorted(unique)]}
 
 
-def _scalars(body: dict[str, Any], shape: Shape) -> None:
+def _scalars(body: dict[str, Any], shape: MutableShape) -> None:
     if "const" in body:
         shape["enum"] = [body["const"]]
     elif isinstance(body.get("enum"), list):
@@ -120,19 +132,19 @@ def _scalars(body: dict[str, Any], shape: Shape) -> None:
         shape["format"] = fmt
 
 
-def _objects(body: dict[str, Any], shape: Shape) -> None:
+def _objects(body: dict[str, Any], shape: MutableShape, depth: int) -> None:
     props = body.get("properties")
     if isinstance(props, Mapping):
-        shape["properties"] = {name: canonical(props[name]) for name in sorted(props)}
+        shape["properties"] = {name: canonical(props[name], depth + 1) for name in sorted(props)}
     required = body.get("required")
     if isinstance(required, list) and required:
         shape["required"] = sorted(str(r) for r in required)
     extra = body.get("additionalProperties")
     if extra is not None and extra is not True:
-        shape["additionalProperties"] = canonical(extra) if isinstance(extra, Mapping) else extra
+        shape["additionalProperties"] = canonical(extra, depth + 1) if isinstance(extra, Mapping) else extra
 
 
-def _with_null(shape: Shape, nullable: bool) -> Shape:
+def _with_null(shape: MutableShape, nullable: bool) -> MutableShape:
     if shape == ANY:
         return shape
     if nullable:
@@ -140,7 +152,7 @@ def _with_null(shape: Shape, nullable: bool) -> Shape:
     return shape
 
 
-def _without_null(shape: Shape) -> Shape:
+def _without_null(shape: Shape) -> MutableShape:
     return {k: v for k, v in shape.items() if k != "null"}
 
 
@@ -176,18 +188,18 @@ def _combine(a: Relation, b: Relation) -> Relation:
 
 @dataclass(frozen=True)
 class Context:
-    """What :func:`relate` needs to expand references: both revisions' types and the renames."""
+    """What :func:`relate` needs to expand references: both revisions' type shapes and the renames."""
 
-    old_defs: Mapping[str, Node]
-    new_defs: Mapping[str, Node]
+    old_types: Mapping[str, Shape]
+    new_types: Mapping[str, Shape]
     renames: Mapping[str, str] = field(default_factory=dict)
     """Old type name -> new type name, for the types found renamed."""
 
     def old_shape(self, name: str) -> Shape:
-        return canonical(self.old_defs.get(name, {}))
+        return self.old_types.get(name, ANY)
 
     def new_shape(self, name: str) -> Shape:
-        return canonical(self.new_defs.get(name, {}))
+        return self.new_types.get(name, ANY)
 
 
 def relate(old: Shape, new: Shape, ctx: Context, depth: int = 0) -> Relation:
