@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, cast
 
 from acpgen import ir, naming
+from acpgen.cycles import check_reference_cycles
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.inventory import (
     DEFAULT_ON_ERROR,
@@ -62,8 +63,9 @@ def _build(
     unstable_items: frozenset[str],
 ) -> ir.Protocol:
     defs: Mapping[str, Node] = doc["$defs"]
+    check_reference_cycles(defs)
     present = unstable_items & frozenset(_keys_in(defs))
-    taken = frozenset(naming.type_class_name(name) for name in defs)
+    taken = frozenset(_class_names(defs).values())
     scope = _Scope(present, taken, frozenset(name for name in defs if is_unconstrained(defs[name])))
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
@@ -132,7 +134,7 @@ def method_definitions(defs: Mapping[str, Node]) -> dict[tuple[str, str, MethodR
         if wire is None and side is None:
             continue
         where = pointer("$defs", name)
-        if not isinstance(wire, str) or not wire or side not in _SIDES:
+        if not isinstance(wire, str) or not wire or not isinstance(side, str) or side not in _SIDES:
             raise AcpgenError(
                 Problem(
                     f"definition {name} has x-method {wire!r} and x-side {side!r}",
@@ -178,7 +180,43 @@ def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Met
                 constant=naming.constant_name(wire),
             )
         )
+    _check_constants(methods)
     return _distinct_names(methods)
+
+
+def _class_names(defs: Mapping[str, Node]) -> dict[str, str]:
+    """The class name of every definition; a name with no letter or digit is refused."""
+    names: dict[str, str] = {}
+    problems = []
+    for name in sorted(defs):
+        try:
+            names[name] = naming.type_class_name(name)
+        except naming.NoName:
+            problems.append(
+                Problem(
+                    f"definition name {name!r} has no letter or digit to make a class name from",
+                    pointer("$defs", name),
+                    "Rename the definition in the schema.",
+                )
+            )
+    if problems:
+        raise AcpgenError(*problems)
+    return names
+
+
+def _check_constants(methods: list[ir.Method]) -> None:
+    """Two wire names must not spell one constant (``a/b`` and ``a_b`` are both ``A_B``)."""
+    wires: dict[str, str] = {}
+    for m in methods:
+        other = wires.setdefault(m.constant, m.wire)
+        if other != m.wire:
+            raise AcpgenError(
+                Problem(
+                    f"methods {other!r} and {m.wire!r} would both be named by the constant {m.constant}",
+                    pointer("$defs", m.params, "x-method"),
+                    "Rename one of the methods in the schema.",
+                )
+            )
 
 
 def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:

@@ -1,14 +1,13 @@
 """Load a schema file and check it before anything is built from it.
 
-Checks, each reported with a JSON pointer and what to do: the file is JSON, it is an object
-with ``$defs``, it is a valid JSON Schema 2020-12 document (meta-validation: fast with
-jsonschema-rs, explained by the jsonschema reference validator when it fails), and every
-``$ref`` points at an existing definition.
+Checks, each reported with a JSON pointer and what to do: the file is JSON, it nests no deeper
+than :data:`acpgen.nesting.MAX_DEPTH`, it is an object with ``$defs``, it is a valid JSON Schema
+2020-12 document (meta-validation: fast with jsonschema-rs, explained by the jsonschema
+reference validator when it fails), and every ``$ref`` points at an existing definition.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.nesting import check_depth, parse_shallow
 
 
 def load_schema(path: Path) -> dict[str, Any]:
@@ -39,22 +39,17 @@ def load_schema(path: Path) -> dict[str, Any]:
                 "Restore the file from the pinned package with `make schema`.",
             )
         ) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AcpgenError(
-            Problem(
-                f"the schema file is not valid JSON ({error.msg}; line {error.lineno}, column {error.colno})",
-                f"{path}#",
-                "Restore the file from the pinned package with `make schema`, or fix the JSON.",
-            )
-        ) from None
+    doc = parse_shallow(text, str(path), what="the schema file", hint=_RESTORE)
     check_schema(doc, str(path))
     return doc  # type: ignore[no-any-return]
 
 
+_RESTORE = "Restore the file from the pinned package with `make schema`, or fix the JSON."
+
+
 def check_schema(doc: Any, origin: str) -> None:
     """Raise :class:`AcpgenError` listing every structural problem of a schema document."""
+    check_depth(doc, origin, what="the schema", hint=_RESTORE)
     if not isinstance(doc, dict):
         raise AcpgenError(
             Problem(
@@ -84,6 +79,17 @@ def check_schema(doc: Any, origin: str) -> None:
                 "Fix the schema at that place (or restore the pinned files with `make schema`).",
             )
         ) from None
+    booleans = [
+        Problem(
+            f"definition {name!r} is the boolean schema {str(node).lower()}, not an object",
+            f"{origin}#{pointer('$defs', name)}",
+            "Write a definition as an object ({} admits any value) or remove it.",
+        )
+        for name, node in defs.items()
+        if isinstance(node, bool)
+    ]
+    if booleans:
+        raise AcpgenError(*booleans)
     dangling = [
         Problem(
             f"`$ref` {ref!r} points at no definition",

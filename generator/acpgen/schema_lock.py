@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from acpgen.atomic_write import write
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.nesting import parse
 
 LOCK_NAME = "schema.lock.json"
 
@@ -126,11 +127,7 @@ def _load_json(path: Path) -> object:
         raise AcpgenError(Problem("schema lock file not found", str(path), _fetch_hint())) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise AcpgenError(Problem(f"cannot read the schema lock file: {exc}", str(path), _fetch_hint())) from exc
-    try:
-        document: object = json.loads(text)
-    except json.JSONDecodeError as exc:
-        what = f"schema lock file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        raise AcpgenError(Problem(what, str(path), _fetch_hint())) from exc
+    document: object = parse(text, str(path), what="the schema lock file", hint=_fetch_hint())
     return document
 
 

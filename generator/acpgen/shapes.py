@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from acpgen.inventory import INTEGER_BOUNDS
+from acpgen.inventory import INTEGER_BOUNDS, def_name
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}
@@ -59,7 +59,7 @@ def canonical(node: Any, depth: int = 0) -> MutableShape:
     nullable = False
     ref = body.pop("$ref", None)
     if isinstance(ref, str):
-        shape["ref"] = ref.removeprefix("#/$defs/")
+        shape["ref"] = def_name(ref) if ref.startswith("#/$defs/") else ref
     types = body.pop("type", None)
     if isinstance(types, list):
         nullable = "null" in types
