@@ -55,7 +55,11 @@ def load_settings(pyproject: Path) -> Settings:
             table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("acpgen", {})
         except tomllib.TOMLDecodeError as error:
             raise AcpgenError(
-                Problem(f"the configuration is not valid TOML: {error}", str(pyproject), "Fix the TOML syntax.")
+                Problem(
+                    what=f"the configuration is not valid TOML: {error}",
+                    where=str(pyproject),
+                    hint="Fix the TOML syntax.",
+                )
             ) from None
     known = {f.name.replace("_", "-"): f for f in fields(Settings)}
     values: dict[str, Any] = {}
@@ -63,18 +67,18 @@ def load_settings(pyproject: Path) -> Settings:
         if key not in known:
             raise AcpgenError(
                 Problem(
-                    f"unknown setting {key!r} in [tool.acpgen]",
-                    f"{pyproject}#/tool/acpgen/{key}",
-                    f"Known settings: {', '.join(sorted(known))}.",
+                    what=f"unknown setting {key!r} in [tool.acpgen]",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint=f"Known settings: {', '.join(sorted(known))}.",
                 )
             )
         expected = _KINDS[known[key].name]
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise AcpgenError(
                 Problem(
-                    f"setting {key!r} in [tool.acpgen] must be a {expected.__name__}, not {value!r}",
-                    f"{pyproject}#/tool/acpgen/{key}",
-                    "Correct the value in pyproject.toml.",
+                    what=f"setting {key!r} in [tool.acpgen] must be a {expected.__name__}, not {value!r}",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint="Correct the value in pyproject.toml.",
                 )
             )
         values[known[key].name] = Path(str(value)) if known[key].name.endswith("_dir") else value

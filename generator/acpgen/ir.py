@@ -1,8 +1,9 @@
 """The intermediate representation: one typed, immutable model of one protocol variant.
 
-Everything downstream of the schema (model preparation, templates, tests) reads these
-objects, never raw JSON. Collections are tuples sorted by a stable key, so iteration order
-never depends on dictionary order or hash seeds.
+Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
+these objects, never raw JSON: :mod:`acpgen.build` is the one place that reads a schema
+document. Collections are tuples sorted by a stable key (mappings are built in sorted order),
+so iteration never depends on dictionary order or hash seeds; wire shapes are read-only JSON.
 """
 
 from __future__ import annotations

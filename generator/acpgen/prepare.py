@@ -195,6 +195,23 @@ def _default_literal(f: ir.Field) -> str | None:
     return None
 
 
+def _hoisted_branch(
+    variant: ir.UnionVariant, branch: Mapping[str, Any], node: Mapping[str, Any], unstable: bool
+) -> dict[str, Any]:
+    """A union branch as a definition of its own: with the union's shared properties, an object."""
+    hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
+    shared_props = node.get("properties") or {}
+    if shared_props:
+        hoisted["properties"] = {**copy.deepcopy(shared_props), **hoisted.get("properties", {})}
+        hoisted["required"] = sorted(set(node.get("required") or []) | set(hoisted.get("required", [])))
+    hoisted.setdefault("type", "object")
+    if unstable and not variant.stable:
+        _mark(hoisted)
+    if variant.catch_all:
+        hoisted["additionalProperties"] = True  # the catch-all keeps the whole payload
+    return hoisted
+
+
 def _hoist_union(
     t: ir.TypeDef,
     node: dict[str, Any],
@@ -208,22 +225,12 @@ def _hoist_union(
     found = union_branches(node)
     assert found is not None
     keyword, branches = found
-    shared_props = node.get("properties") or {}
-    shared_required = list(node.get("required") or [])
     refs = []
     for variant, branch in zip(t.variants, branches, strict=True):
         if not variant.hoisted:
             refs.append({"$ref": f"#/$defs/{variant.ref}"} if variant.ref else {})
             continue
-        hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
-        if shared_props:
-            hoisted["properties"] = {**copy.deepcopy(shared_props), **hoisted.get("properties", {})}
-            hoisted["required"] = sorted(set(shared_required) | set(hoisted.get("required", [])))
-        hoisted.setdefault("type", "object")
-        if unstable and not variant.stable:
-            _mark(hoisted)
-        if variant.catch_all:
-            hoisted["additionalProperties"] = True  # the catch-all keeps the whole payload
+        hoisted = _hoisted_branch(variant, branch, node, unstable)
         if variant.spread:
             inner = protocol.type(variant.spread_from) if variant.spread_from else None
             hoisted = _spread(variant, inner, hoisted, defs, template_data)

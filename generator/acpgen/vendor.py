@@ -117,20 +117,21 @@ def _requested(args: argparse.Namespace) -> VendorSpec:
     if not args.package or not _PACKAGE.fullmatch(args.package):
         raise AcpgenError(
             Problem(
-                f"--package must be a dotted Python import name, not {args.package!r}",
-                "--package",
-                "Give the name your code will import the copy by, e.g. --package myapp._acp.",
+                what=f"--package must be a dotted Python import name, not {args.package!r}",
+                where="--package",
+                hint="Give the name your code will import the copy by, e.g. --package myapp._acp.",
             )
         )
     if args.out.name != args.package.rpartition(".")[2]:
         raise AcpgenError(
             Problem(
-                f"the folder {args.out} cannot be imported as {args.package}",
-                "--out",
-                f"Name the folder after the last part of the package: --out .../{args.package.rpartition('.')[2]}.",
+                what=f"the folder {args.out} cannot be imported as {args.package}",
+                where="--out",
+                hint="Name the folder after the last part of the package: "
+                f"--out .../{args.package.rpartition('.')[2]}.",
             )
         )
-    return VendorSpec(args.package, args.out, "unstable" if args.unstable else "stable")
+    return VendorSpec(package=args.package, out=args.out, variant="unstable" if args.unstable else "stable")
 
 
 def _recorded(out: Path) -> VendorSpec:
@@ -141,11 +142,13 @@ def _recorded(out: Path) -> VendorSpec:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise AcpgenError(
             Problem(
-                f"no readable vendoring manifest: {error}",
-                f"{path}",
-                "Point --out at a folder written by `acpgen vendor` (it holds _vendor.json), or vendor it again.",
+                what=f"no readable vendoring manifest: {error}",
+                where=f"{path}",
+                hint="Point --out at a folder written by `acpgen vendor` (it holds _vendor.json), or vendor it again.",
             )
         ) from None
     if build not in ("stable", "unstable") or not isinstance(package, str):
-        raise AcpgenError(Problem(f"the manifest names an unknown build {build!r}", f"{path}#/build", "Vendor again."))
-    return VendorSpec(package, out, cast("ir.Variant", build))
+        raise AcpgenError(
+            Problem(what=f"the manifest names an unknown build {build!r}", where=f"{path}#/build", hint="Vendor again.")
+        )
+    return VendorSpec(package=package, out=out, variant=cast("ir.Variant", build))
