@@ -83,7 +83,13 @@ def _parser() -> argparse.ArgumentParser:
 def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
     if args.schema is not None:
         return [p for p in (args.schema, args.unstable_schema) if p is not None]
-    names = (settings.stable_schema, settings.unstable_schema, settings.capability_rules, LOCK_NAME)
+    names = (
+        settings.stable_schema,
+        settings.unstable_schema,
+        settings.capability_rules,
+        settings.feature_manifest,
+        LOCK_NAME,
+    )
     return [settings.schema_dir / name for name in names]
 
 
@@ -102,13 +108,16 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
 
 
 def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
-    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table."""
+    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
+    feature manifest."""
     from acpgen.capabilities import load_rules
+    from acpgen.feature_manifest import load_manifest
     from acpgen.pipeline import Revision, read_schema_file
 
     lock = read_lock(settings.schema_dir)
     verify_files(settings.schema_dir, lock)
     rules_path = settings.schema_dir / settings.capability_rules
+    manifest_path = settings.schema_dir / settings.feature_manifest
 
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
@@ -121,6 +130,8 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
         rules=load_rules(rules_path) if rules_path.is_file() else None,
         rules_origin=str(rules_path),
         strict_capabilities=strict,
+        features=load_manifest(manifest_path) if manifest_path.is_file() else None,
+        features_origin=str(manifest_path),
     )
 
 
