@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from acpgen.cli import main
-from acpgen.errors import EXIT_BAD_INPUT, AcpgenError
+from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, AcpgenError
 from acpgen.feature_manifest import load_manifest, parse_manifest
 from acpgen.features import Manifest
 from acpgen.pipeline import Revision, read_schema_file
@@ -427,7 +427,7 @@ def test_pinned_features_follow_the_issue() -> None:
     assert manifest.closure(["subagents"]) == ("end_turn_token_usage", "subagents")  # IdleStateUpdate.usage
 
 
-# --- acpgen generate ---------------------------------------------------------
+# --- acpgen generate and acpgen features ---------------------------------------------------------
 
 
 @pytest.fixture
@@ -457,3 +457,48 @@ def test_generate_fails_on_an_unassigned_unstable_item(project: Path, capsys: py
         "(at v1/schema.unstable.json#/$defs/SetSessionTitleRequest)." in err
     )
     assert f"of the feature that introduced it in {path}" in err
+
+
+def test_features_command_lists_every_feature(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", str(project), "features"]) == EXIT_OK
+    text = capsys.readouterr().out
+    manifest, unstable = pinned_manifest()
+    assert text.startswith(f"{len(manifest.features)} unstable features owning {len(unstable)} unstable items")
+    assert "\nsession_fork (" in text and "  depends on: session_system_prompt\n" in text
+    assert "    type:ForkSessionRequest (+6)\n" in text
+    assert main(["--config", str(project), "features", "--format", "json"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)
+    assert [f["name"] for f in data["features"]] == list(manifest.names())
+    fork = data["features"][manifest.names().index("session_fork")]
+    assert fork["capabilities"] == ["agentCapabilities.sessionCapabilities.fork"]
+    assert fork["dependencies"] == ["session_system_prompt"]
+    assert sorted(k for f in data["features"] for k in f["owns"]) == sorted(unstable)
+
+
+def test_features_command_fails_without_a_valid_manifest(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _edit_manifest(project, lambda f: f["session_fork"].pop("dependencies"))
+    assert main(["--config", str(project), "features"]) == EXIT_BAD_INPUT
+    assert "feature session_fork needs feature session_system_prompt" in capsys.readouterr().err
+    (project.parent / "schema" / "unstable-features.json").unlink()
+    assert main(["--config", str(project), "features"]) == EXIT_BAD_INPUT
+    assert "there is no feature manifest" in capsys.readouterr().err
+
+
+def test_features_command_shows_a_selection(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", str(project), "features", "--select", "subagents"]) == EXIT_OK
+    text = capsys.readouterr().out
+    assert "features (with their dependencies): end_turn_token_usage, subagents\n" in text
+    assert "capabilities: clientCapabilities.subagents\n" in text
+    assert "\n  field:PromptResponse.usage\n" in text and "session/fork" not in text
+    assert main(["--config", str(project), "features", "--select", "session_fork", "--format", "json"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)
+    assert data["requested"] == ["session_fork"]
+    assert data["features"] == ["session_fork", "session_system_prompt"]
+    assert "type:SystemPrompt" in data["items"] and "type:PlanUpdate" not in data["items"]
+
+
+def test_features_command_refuses_an_unknown_feature(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", str(project), "features", "--select", "unstable_session_fork"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "acpgen: error: unknown unstable feature 'unstable_session_fork' (at --select). The features are: " in err
+    assert "session_fork, session_status" in err

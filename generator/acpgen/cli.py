@@ -1,4 +1,5 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``,
+``acpgen features``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from acpgen import atomic_write, freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.features_command import register as register_features
 from acpgen.header import generator_version
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
 from acpgen.vendor import register as register_vendor
@@ -28,7 +30,7 @@ UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each registers its parser on the subparsers
 # object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor]
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor, register_features]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
