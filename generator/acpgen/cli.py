@@ -1,4 +1,5 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``,
+``acpgen features``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from acpgen import atomic_write, freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.features_command import register as register_features
 from acpgen.header import generator_version
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
 from acpgen.vendor import register as register_vendor
@@ -28,7 +30,7 @@ UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each registers its parser on the subparsers
 # object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor]
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor, register_features]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,7 +85,13 @@ def _parser() -> argparse.ArgumentParser:
 def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
     if args.schema is not None:
         return [p for p in (args.schema, args.unstable_schema) if p is not None]
-    names = (settings.stable_schema, settings.unstable_schema, settings.capability_rules, LOCK_NAME)
+    names = (
+        settings.stable_schema,
+        settings.unstable_schema,
+        settings.capability_rules,
+        settings.feature_manifest,
+        LOCK_NAME,
+    )
     return [settings.schema_dir / name for name in names]
 
 
@@ -102,13 +110,16 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
 
 
 def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
-    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table."""
+    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
+    feature manifest."""
     from acpgen.capabilities import load_rules
+    from acpgen.feature_manifest import load_manifest
     from acpgen.pipeline import Revision, read_schema_file
 
     lock = read_lock(settings.schema_dir)
     verify_files(settings.schema_dir, lock)
     rules_path = settings.schema_dir / settings.capability_rules
+    manifest_path = settings.schema_dir / settings.feature_manifest
 
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
@@ -121,6 +132,8 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
         rules=load_rules(rules_path) if rules_path.is_file() else None,
         rules_origin=str(rules_path),
         strict_capabilities=strict,
+        features=load_manifest(manifest_path) if manifest_path.is_file() else None,
+        features_origin=str(manifest_path),
     )
 
 

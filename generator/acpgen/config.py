@@ -25,6 +25,8 @@ class Settings:
     protocol_version: int = 1
     capability_rules: str = "capability-rules.json"
     """The curated gating rule table, relative to the schema folder."""
+    feature_manifest: str = "unstable-features.json"
+    """The curated unstable feature manifest, relative to the schema folder."""
     strict_capabilities: bool = False
     """Fail generation when a capability is neither gated by a rule nor listed as informational."""
     cache_dir: Path = Path(".acpgen-cache")
@@ -41,6 +43,7 @@ _KINDS: dict[str, type] = {
     "unstable": bool,
     "protocol_version": int,
     "capability_rules": str,
+    "feature_manifest": str,
     "strict_capabilities": bool,
     "cache_dir": str,
 }

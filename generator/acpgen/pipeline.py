@@ -11,6 +11,9 @@ from typing import Any
 from acpgen import ir
 from acpgen.build import build_protocol
 from acpgen.capabilities import RULES_FILE, attach_rules, capability_tree
+from acpgen.feature_check import resolve_manifest
+from acpgen.feature_manifest import MANIFEST_FILE
+from acpgen.features import Manifest
 from acpgen.load import check_schema, load_schema
 from acpgen.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 
@@ -37,6 +40,9 @@ class Revision:
     rules_origin: str = RULES_FILE
     strict_capabilities: bool = False
     """Fail when a leaf capability is neither gated by a rule nor listed as informational."""
+    features: Mapping[str, Any] | None = None
+    """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
+    features_origin: str = MANIFEST_FILE
 
     def unstable_items(self) -> frozenset[str]:
         """Keys of the items that are not stable (compared, or from the description marker)."""
@@ -62,7 +68,21 @@ class Revision:
         protocol = attach_rules(
             protocol, doc, self.rules, marks, all_paths, origin=self.rules_origin, strict=self.strict_capabilities
         )
+        self.manifest()  # every generation checks the feature manifest, whichever the build
         return protocol, doc
+
+    def manifest(self) -> Manifest | None:
+        """The feature manifest checked against the widest schema of the revision, if it has one."""
+        if self.features is None:
+            return None
+        widest = self.unstable or self.stable
+        return resolve_manifest(
+            self.features,
+            widest.doc,
+            self.unstable_items(),
+            origin=self.features_origin,
+            schema_file=widest.source.file,
+        )
 
 
 def read_schema_file(path: Path, *, package: str, version: str, name: str | None = None) -> SchemaFile:
