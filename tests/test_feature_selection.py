@@ -7,16 +7,14 @@ build it) must be a valid schema holding exactly the stable items and the select
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.feature_selection import select
+from acpgen.feature_selection import select, selected_schema
 from acpgen.features import Manifest
-from acpgen.inventory import const_of, item_map, ref_name, union_branches, variant_keys
+from acpgen.inventory import item_map
 from acpgen.load import check_schema
 from tests.test_features import fixture_revision, fixture_table, pinned_manifest
 
@@ -62,64 +60,6 @@ def test_unknown_feature_is_an_error_that_lists_the_known_ones(origin: str, wher
 
 
 # --- every selection of the pinned manifest is a schema of its own -------------------------------
-
-
-def selected_schema(doc: Mapping[str, Any], dropped: frozenset[str]) -> tuple[dict[str, Any], list[str]]:
-    """The schema of a selection: ``doc`` without the ``dropped`` items, and without the union branches
-    (at any depth: envelopes' ``params``, the root's message groups) that refer to a dropped type;
-    with the places of those branches."""
-    result = copy.deepcopy(dict(doc))
-    defs: dict[str, Any] = result["$defs"]
-    gone = {k.removeprefix("type:") for k in dropped if k.startswith("type:")}
-    for name in gone:
-        del defs[name]
-    for name, node in defs.items():
-        _drop_branches(name, node, dropped)
-        for prop in [p for p in node.get("properties", {}) if f"field:{name}.{p}" in dropped]:
-            del node["properties"][prop]
-            if prop in node.get("required", []):
-                node["required"].remove(prop)
-    pruned: list[str] = []
-    _prune(result, gone, "", pruned)
-    return result, pruned
-
-
-def _drop_branches(name: str, node: dict[str, Any], dropped: frozenset[str]) -> None:
-    found = union_branches(node)
-    if found is None:
-        return
-    keys = {id(b): k for b, k in zip(found[1], variant_keys(found[1]), strict=True)}
-    node[found[0]] = [
-        b
-        for b in node[found[0]]
-        if f"variant:{name}[{keys.get(id(b))}]" not in dropped and f"value:{name}={const_of(b)}" not in dropped
-    ]
-
-
-def _prune(node: Any, gone: set[str], where: str, pruned: list[str]) -> bool:
-    """Drop union branches that refer to a gone type, anywhere; True when ``node`` then admits nothing."""
-    if isinstance(node, list):
-        for index, value in enumerate(node):
-            _prune(value, gone, f"{where}/{index}", pruned)
-        return False
-    if not isinstance(node, dict):
-        return False
-    empty = False
-    for keyword in ("oneOf", "anyOf"):
-        if isinstance(node.get(keyword), list):
-            kept = []
-            for index, branch in enumerate(node[keyword]):
-                place = f"{where}/{keyword}/{index}"
-                if isinstance(branch, dict) and (ref_name(branch) in gone or _prune(branch, gone, place, pruned)):
-                    pruned.append(f"{place} -> {ref_name(branch)}")
-                else:
-                    kept.append(branch)
-            node[keyword] = kept
-            empty = empty or not kept
-    for key, value in node.items():
-        if key not in ("oneOf", "anyOf"):
-            _prune(value, gone, f"{where}/{key}", pruned)
-    return empty
 
 
 def _selections() -> list[tuple[str, ...]]:

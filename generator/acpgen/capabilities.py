@@ -173,10 +173,10 @@ class _Scope:
     def exists(self, path: str) -> bool:
         return path in self.by_path or path in self.all_paths
 
-    def absent_here(self, path_or_key: str) -> bool:
-        """An unstable capability or subject, left out of the stable build: its rule is skipped."""
-        unstable = path_or_key in self.all_paths or path_or_key in self.all_unstable
-        return unstable and self.protocol.variant == "stable"
+    def absent_here(self, key: str) -> bool:
+        """An unstable subject that this build leaves out (the stable build, a selection of
+        features): its rule is skipped."""
+        return key in self.all_unstable
 
 
 def _rules(table: Mapping[str, Any], scope: _Scope) -> tuple[list[ir.GatingRule], list[Problem]]:
@@ -247,8 +247,8 @@ def _capability(raw: Mapping[str, Any], subject: str, scope: _Scope, where: str)
     path = raw.get("needs")
     capability = scope.by_path.get(path) if isinstance(path, str) else None
     if capability is None:
-        if isinstance(path, str) and path in scope.all_paths and scope.protocol.variant == "stable":
-            return None
+        if isinstance(path, str) and path in scope.all_paths:
+            return None  # an unstable capability this build leaves out: the rules that need it go too
         raise AcpgenError(
             Problem(
                 what=f"rule for {subject!r} needs capability {path!r}, which the schema does not have",

@@ -7,13 +7,14 @@ import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acpgen import atomic_write, freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
-from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.features_command import register as register_features
 from acpgen.header import generator_version
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
@@ -57,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--stable", dest="variants", action="store_const", const=("stable",), help="stable build")
     which.add_argument(
         "--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds"
+    )
+    gen.add_argument(
+        "--unstable-feature",
+        dest="features",
+        action="append",
+        metavar="NAME",
+        help="build the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
     )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
     gen.add_argument("--force", action="store_true", help="render even when no input changed since the last run")
@@ -137,13 +145,43 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
     )
 
 
-def _generate(args: argparse.Namespace, settings: Settings) -> int:
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """One package to render: its variant, or the features selected, and its name."""
+
+    variant: ir.Variant
+    package: str
+    features: tuple[str, ...] | None = None
+    """The selected unstable features, for a selection build; where they were given."""
+    origin: str = "--unstable-feature"
+
+
+def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_Build]:
+    if args.features and args.variants:
+        raise AcpgenError(
+            Problem(
+                what="--unstable-feature selects what one build holds; it cannot be combined with "
+                "--stable, --unstable or --both",
+                where="--unstable-feature",
+                hint="Drop one of them: the stable build is no feature, the unstable build every feature.",
+            )
+        )
+    if args.features:
+        return [_Build("unstable", settings.package, tuple(args.features))]
+    if not args.variants and settings.unstable_features:
+        origin = f"{config}#/tool/acpgen/unstable-features"
+        return [_Build("unstable", settings.package, settings.unstable_features, origin)]
     variants: tuple[ir.Variant, ...] = args.variants or (("unstable",) if settings.unstable else ("stable",))
+    return [_Build(v, settings.unstable_package if v == "unstable" else settings.package) for v in variants]
+
+
+def _generate(args: argparse.Namespace, settings: Settings) -> int:
+    builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
-    packages = [settings.unstable_package if v == "unstable" else settings.package for v in variants]
+    packages = [b.package for b in builds]
     key = freshness.fingerprint(
         _input_files(args, settings),
-        {"settings": repr(settings), "variants": variants, "strict": args.strict_capabilities},
+        {"settings": repr(settings), "builds": [repr(b) for b in builds], "strict": args.strict_capabilities},
     )
     stamp = freshness.stamp_path(settings.cache_dir, out, packages)
     if not args.check:  # first finish what a killed run left, so that its output is whole
@@ -157,13 +195,15 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
 
     revision = _revision(args, settings)
     files: dict[str, str] = {}
-    for variant, package in zip(variants, packages, strict=True):
+    for build in builds:
         started = time.perf_counter()
-        protocol, doc = revision.protocol(variant)
+        selection = revision.selection(build.features, build.origin) if build.features is not None else None
+        protocol, doc = revision.protocol(build.variant, selection)
         for path in protocol.ungated:
-            print(f"acpgen: warning: capability {path} gates nothing in the rule table ({variant})", file=sys.stderr)
-        files.update(render(protocol, doc, package))
-        print(f"acpgen: rendered {package} ({variant}) in {time.perf_counter() - started:.2f}s", file=sys.stderr)
+            print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
+        files.update(render(protocol, doc, build.package))
+        elapsed = time.perf_counter() - started
+        print(f"acpgen: rendered {build.package} ({protocol.build}) in {elapsed:.2f}s", file=sys.stderr)
     if args.check:
         diffs = stale_files(out, files, tuple(packages))
         if diffs:

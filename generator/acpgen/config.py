@@ -31,6 +31,8 @@ class Settings:
     """Fail generation when a capability is neither gated by a rule nor listed as informational."""
     cache_dir: Path = Path(".acpgen-cache")
     """Where ``acpgen generate`` remembers its last run, to skip a regeneration that changes nothing."""
+    unstable_features: tuple[str, ...] = ()
+    """Unstable features a bare ``acpgen generate`` adds to the stable protocol (in ``package``)."""
 
 
 _KINDS: dict[str, type] = {
@@ -46,7 +48,11 @@ _KINDS: dict[str, type] = {
     "feature_manifest": str,
     "strict_capabilities": bool,
     "cache_dir": str,
+    "unstable_features": list,
 }
+
+
+_KIND_NAMES = {list: "list of strings", str: "string", bool: "boolean", int: "integer"}
 
 
 def load_settings(pyproject: Path) -> Settings:
@@ -76,10 +82,13 @@ def load_settings(pyproject: Path) -> Settings:
                 )
             )
         expected = _KINDS[known[key].name]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        if expected is list and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = tuple(value)
+        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise AcpgenError(
                 Problem(
-                    what=f"setting {key!r} in [tool.acpgen] must be a {expected.__name__}, not {value!r}",
+                    what=f"setting {key!r} in [tool.acpgen] must be a {_KIND_NAMES.get(expected, expected.__name__)}, "
+                    f"not {value!r}",
                     where=f"{pyproject}#/tool/acpgen/{key}",
                     hint="Correct the value in pyproject.toml.",
                 )
