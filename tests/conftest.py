@@ -10,7 +10,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-UPDATE_GOLDENS = "uv run pytest tests/test_snapshots.py --update-goldens"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

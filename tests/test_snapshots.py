@@ -7,9 +7,7 @@ A failure prints the unified diff and the one command that updates every golden 
 
 from __future__ import annotations
 
-import difflib
 import importlib
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,9 @@ from pydantic import TypeAdapter, ValidationError
 from acpgen.capabilities import RULES_FILE, load_rules
 from acpgen.pipeline import VARIANTS, Revision, read_schema_file, render_variant
 from tests.bindings import field_doc
-from tests.conftest import UPDATE_GOLDENS
+from tests.goldens import check_goldens
+
+UPDATE_GOLDENS = "uv run --frozen pytest tests/test_snapshots.py --update-goldens"
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = Path(__file__).parent / "golden"
@@ -60,31 +60,8 @@ def rendered(fixture: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("fixture", NAMES)
 def test_golden(fixture: str, request: pytest.FixtureRequest) -> None:
-    files = rendered(fixture)
-    target = GOLDEN / fixture
-    if request.config.getoption("--update-goldens"):
-        shutil.rmtree(target, ignore_errors=True)
-        for rel, text in files.items():
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            (target / rel).write_text(text, encoding="utf-8")
-        return
-    on_disk = {
-        p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-    }
-    problems = []
-    for rel in sorted(on_disk | files.keys()):
-        current = (target / rel).read_text(encoding="utf-8") if rel in on_disk else ""
-        wanted = files.get(rel, "")
-        if current != wanted or (rel in on_disk) != (rel in files):
-            problems.append(
-                "".join(
-                    difflib.unified_diff(
-                        current.splitlines(True), wanted.splitlines(True), f"golden/{rel}", f"new/{rel}"
-                    )
-                )
-                or f"{rel}: present on one side only\n"
-            )
-    assert not problems, "".join(problems) + f"\ngolden output of {fixture} is stale; update with: {UPDATE_GOLDENS}"
+    update = bool(request.config.getoption("--update-goldens"))
+    check_goldens(rendered(fixture), GOLDEN / fixture, update=update, label=fixture, update_with=UPDATE_GOLDENS)
 
 
 @pytest.fixture(scope="module")

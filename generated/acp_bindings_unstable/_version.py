@@ -8,6 +8,23 @@ from typing import Final, Literal
 PROTOCOL_VERSION: Final = 1
 """The protocol version a peer sends in ``initialize``."""
 VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
+"""``unstable`` when the build holds unstable items (all of them, or the ``FEATURES`` selected)."""
+FEATURES: Final[tuple[str, ...]] = (
+    "auth_status",
+    "end_turn_token_usage",
+    "llm_providers",
+    "mcp_over_acp",
+    "plan_operations",
+    "proxy_chains",
+    "session_archive",
+    "session_fork",
+    "session_status",
+    "session_system_prompt",
+    "session_title",
+    "subagents",
+)
+"""The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
+BUILD: Final = "unstable"
 SCHEMA_PACKAGE: Final = "@agentclientprotocol/sdk"
 SCHEMA_VERSION: Final = "2.4.0"
 SCHEMA_FILE: Final = "v1/schema.unstable.json"

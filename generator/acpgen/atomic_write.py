@@ -216,7 +216,7 @@ def _stage_all(staging: Path, entries: Sequence[tuple[str, Content]]) -> list[_P
     plan = []
     for slot, (name, content) in enumerate(entries):
         ident = None if content is None else _stage(staging / "new" / str(slot), content)
-        plan.append(_Planned(name, slot, ident))
+        plan.append(_Planned(name=name, slot=slot, ident=ident))
     for folder in (staging / "new", staging, staging.parent):
         _fsync_folder(folder)
     return plan
@@ -266,7 +266,9 @@ def _read_journal(staging: Path) -> list[_Planned] | None:
     plan = []
     for record in records:
         ident = record["ident"]
-        plan.append(_Planned(str(record["name"]), int(record["slot"]), (ident[0], ident[1]) if ident else None))
+        plan.append(
+            _Planned(name=str(record["name"]), slot=int(record["slot"]), ident=(ident[0], ident[1]) if ident else None)
+        )
     _checked_names(dict.fromkeys(e.name for e in plan))
     return plan
 
@@ -388,18 +390,20 @@ def _write_error(parent: Path, error: OSError) -> AcpgenError:
         hint = "Free some disk space, then run the command again; nothing was changed."
     else:
         hint = "Fix the cause, then run the command again; nothing was changed."
-    return AcpgenError(Problem(f"cannot write into the folder {parent}: {reason}", str(where), hint))
+    return AcpgenError(Problem(what=f"cannot write into the folder {parent}: {reason}", where=str(where), hint=hint))
 
 
 def _half_done_error(parent: Path, staging: Path, error: OSError) -> AcpgenError:
     what = f"the write into the folder failed half way ({error.strerror or error}) and could not be undone"
     hint = f"Fix the cause and run the command again: it completes the write recorded in {staging.name}."
-    return AcpgenError(Problem(what, str(parent), hint))
+    return AcpgenError(Problem(what=what, where=str(parent), hint=hint))
 
 
 def _leftover_error(staging: Path, error: OSError) -> AcpgenError:
     what = f"the output was written, but its staging folder could not be removed ({error.strerror or error})"
-    return AcpgenError(Problem(what, str(staging), "Remove that folder by hand; the output itself is complete."))
+    return AcpgenError(
+        Problem(what=what, where=str(staging), hint="Remove that folder by hand; the output itself is complete.")
+    )
 
 
 def _recovery_error(staging: Path, error: Exception) -> AcpgenError:
@@ -408,4 +412,4 @@ def _recovery_error(staging: Path, error: Exception) -> AcpgenError:
         "Fix the cause and run the command again; or delete that folder to abandon the interrupted write "
         "(the output may then hold some old and some new entries: regenerate it)."
     )
-    return AcpgenError(Problem(what, str(staging.parent), hint))
+    return AcpgenError(Problem(what=what, where=str(staging.parent), hint=hint))

@@ -66,7 +66,8 @@ def _build(
     check_reference_cycles(defs)
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(_class_names(defs).values())
-    scope = _Scope(present, taken, frozenset(name for name in defs if is_unconstrained(defs[name])))
+    open_defs = frozenset(name for name in defs if is_unconstrained(defs[name]))
+    scope = _Scope(unstable=present, taken=taken, open_defs=open_defs)
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
@@ -137,9 +138,9 @@ def method_definitions(defs: Mapping[str, Node]) -> dict[tuple[str, str, MethodR
         if not isinstance(wire, str) or not wire or not isinstance(side, str) or side not in _SIDES:
             raise AcpgenError(
                 Problem(
-                    f"definition {name} has x-method {wire!r} and x-side {side!r}",
-                    where,
-                    f"x-method must be a method name and x-side one of {', '.join(ir.SIDES)}; fix the schema.",
+                    what=f"definition {name} has x-method {wire!r} and x-side {side!r}",
+                    where=where,
+                    hint=f"x-method must be a method name and x-side one of {', '.join(ir.SIDES)}; fix the schema.",
                 )
             )
         role: MethodRole = (
@@ -149,9 +150,9 @@ def method_definitions(defs: Mapping[str, Node]) -> dict[tuple[str, str, MethodR
         if key in found:
             raise AcpgenError(
                 Problem(
-                    f"duplicate x-method {wire!r} for side {side}: both {found[key]} and {name} are its {role}",
-                    where,
-                    "Each method may have one params and one result definition per side; "
+                    what=f"duplicate x-method {wire!r} for side {side}: both {found[key]} and {name} are its {role}",
+                    where=where,
+                    hint="Each method may have one params and one result definition per side; "
                     "rename or remove one of them in the schema.",
                 )
             )
@@ -194,9 +195,9 @@ def _class_names(defs: Mapping[str, Node]) -> dict[str, str]:
         except naming.NoName:
             problems.append(
                 Problem(
-                    f"definition name {name!r} has no letter or digit to make a class name from",
-                    pointer("$defs", name),
-                    "Rename the definition in the schema.",
+                    what=f"definition name {name!r} has no letter or digit to make a class name from",
+                    where=pointer("$defs", name),
+                    hint="Rename the definition in the schema.",
                 )
             )
     if problems:
@@ -212,9 +213,9 @@ def _check_constants(methods: list[ir.Method]) -> None:
         if other != m.wire:
             raise AcpgenError(
                 Problem(
-                    f"methods {other!r} and {m.wire!r} would both be named by the constant {m.constant}",
-                    pointer("$defs", m.params, "x-method"),
-                    "Rename one of the methods in the schema.",
+                    what=f"methods {other!r} and {m.wire!r} would both be named by the constant {m.constant}",
+                    where=pointer("$defs", m.params, "x-method"),
+                    hint="Rename one of the methods in the schema.",
                 )
             )
 
@@ -230,9 +231,10 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
         elif twins and not (m.kind == "request" and all(o.kind == "notification" for o in twins)):
             raise AcpgenError(
                 Problem(
-                    f"methods {m.wire!r} and {twins[0].wire!r} of side {m.side} would both be named {m.python_name!r}",
-                    pointer("$defs", m.params),
-                    "Rename one of the params definitions in the schema.",
+                    what=f"methods {m.wire!r} and {twins[0].wire!r} of side {m.side} "
+                    f"would both be named {m.python_name!r}",
+                    where=pointer("$defs", m.params),
+                    hint="Rename one of the params definitions in the schema.",
                 )
             )
         result.append(m)
@@ -313,9 +315,9 @@ def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -
         if hoisted and not key:
             raise AcpgenError(
                 Problem(
-                    f"union {name} has an integer branch with no title, so it cannot be named",
-                    pointer("$defs", name),
-                    "Give the branch a `title` in the schema; names are never taken from positions.",
+                    what=f"union {name} has an integer branch with no title, so it cannot be named",
+                    where=pointer("$defs", name),
+                    hint="Give the branch a `title` in the schema; names are never taken from positions.",
                 )
             )
         variants.append(
@@ -360,9 +362,9 @@ def _union(
         if key is None:
             raise AcpgenError(
                 Problem(
-                    f"union {name} has a branch with no tag, title or reference, so it cannot be named",
-                    pointer("$defs", name, _union_keyword(node), index),
-                    "Give the branch a `title` (or a tag constant) in the schema; "
+                    what=f"union {name} has a branch with no tag, title or reference, so it cannot be named",
+                    where=pointer("$defs", name, _union_keyword(node), index),
+                    hint="Give the branch a `title` (or a tag constant) in the schema; "
                     "names are never taken from positions.",
                 )
             )
@@ -418,9 +420,9 @@ def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
         if attr in seen:
             raise AcpgenError(
                 Problem(
-                    f"properties {seen[attr]!r} and {wire!r} of {owner} would both become the attribute {attr!r}",
-                    pointer("$defs", owner, "properties", wire),
-                    "Rename one of the properties in the schema.",
+                    what=f"properties {seen[attr]!r} and {wire!r} of {owner} would both become the attribute {attr!r}",
+                    where=pointer("$defs", owner, "properties", wire),
+                    hint="Rename one of the properties in the schema.",
                 )
             )
         seen[attr] = wire
@@ -533,9 +535,9 @@ def _check_unique_class_names(types: tuple[ir.TypeDef, ...]) -> None:
             if cls in owners and owners[cls][0] != label:
                 raise AcpgenError(
                     Problem(
-                        f"two types would get the same Python name {cls!r}: {owners[cls][0]} and {label}",
-                        where,
-                        "Rename one of the definitions (or give the union branch another title) in the schema.",
+                        what=f"two types would get the same Python name {cls!r}: {owners[cls][0]} and {label}",
+                        where=where,
+                        hint="Rename one of the definitions (or give the union branch another title) in the schema.",
                     )
                 )
             owners[cls] = (label, where)

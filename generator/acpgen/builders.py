@@ -87,7 +87,7 @@ def builder_module(protocol: ir.Protocol, models_text: str) -> BuilderModule:
             params=tuple(p for p in params if p.required) + tuple(p for p in params if not p.required),
             doc=target.doc,
         )
-    return BuilderModule(tuple(sorted(found.values(), key=lambda b: b.function)), _imports(tree, used))
+    return BuilderModule(builders=tuple(sorted(found.values(), key=lambda b: b.function)), imports=_imports(tree, used))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +109,12 @@ def _targets(protocol: ir.Protocol) -> Iterator[_Target]:
                 continue
             tag = (t.discriminator, v.tag) if t.discriminator and v.tag is not None else None
             for class_name in [cls for _, cls, _ in v.spread] or [v.class_name]:
-                yield _Target(class_name, tag, _doc(t, v, class_name))
+                yield _Target(class_name=class_name, tag=tag, doc=_doc(t, v, class_name))
     for m in protocol.methods:
         for name in (m.params, m.result):
             if name is not None:
                 t = protocol.type(name)
-                yield _Target(t.class_name, None, _summary(t.description))
+                yield _Target(class_name=t.class_name, tag=None, doc=_summary(t.description))
 
 
 def _fields(classes: Mapping[str, ast.ClassDef], name: str) -> list[_Field]:
@@ -139,7 +139,7 @@ def _field(stmt: ast.AnnAssign) -> _Field | None:
         inner, *metadata = annotation.slice.elts
         alias = next((a for m in metadata if (a := _alias(m)) is not None), alias)
         annotation = inner
-    return _Field(stmt.target.id, alias, annotation, stmt.value is None)
+    return _Field(attr=stmt.target.id, alias=alias, annotation=annotation, required=stmt.value is None)
 
 
 def _is_annotated(node: ast.expr) -> bool:
@@ -158,7 +158,7 @@ def _param(field: _Field, defined: set[str], used: set[str]) -> Param:
     qualified = _Qualify(defined, used).visit(field.annotation)
     sequence = _Sequences()
     taken = sequence.visit(qualified)
-    return Param(field.attr, ast.unparse(taken), field.required, sequence.found)
+    return Param(name=field.attr, annotation=ast.unparse(taken), required=field.required, sequence=sequence.found)
 
 
 class _Sequences(ast.NodeTransformer):

@@ -33,7 +33,9 @@ def load_rules(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, ValueError) as error:
         raise AcpgenError(
-            Problem(f"cannot read the capability rule table: {error}", str(path), "Fix or restore the file.")
+            Problem(
+                what=f"cannot read the capability rule table: {error}", where=str(path), hint="Fix or restore the file."
+            )
         ) from None
     table = parse(text, str(path), what="the capability rule table", hint="Fix or restore the file.")
     check_rule_table(table, str(path))
@@ -128,40 +130,20 @@ def attach_rules(
     capabilities = capability_tree(doc["$defs"], all_unstable)
     if table is None:
         return dataclasses.replace(protocol, capabilities=capabilities)
-    by_path = {c.path: c for c in capabilities}
-    problems: list[Problem] = []
-    rules: list[ir.GatingRule] = []
-    for index, raw in enumerate(table["rules"]):
-        where = f"{origin}#{pointer('rules', index)}"
-        try:
-            rule = _resolve(raw, protocol, by_path, all_unstable, all_paths, where)
-        except AcpgenError as error:
-            problems.extend(error.problems)
-            continue
-        if rule is not None:
-            rules.append(rule)
+    scope = _Scope(
+        protocol=protocol,
+        by_path={c.path: c for c in capabilities},
+        all_unstable=all_unstable,
+        all_paths=all_paths,
+        origin=origin,
+    )
+    rules, problems = _rules(table, scope)
     informational = tuple(sorted((str(k), str(v)) for k, v in (table.get("informational") or {}).items()))
-    for path, _ in informational:
-        if path not in by_path and path not in all_paths:
-            problems.append(
-                Problem(
-                    f"informational capability {path!r} does not exist in the schema",
-                    f"{origin}#/informational",
-                    "Remove it or correct the path.",
-                )
-            )
+    problems += [_unknown_informational(path, origin) for path, _ in informational if not scope.exists(path)]
     used = {r.capability.path for r in rules} | {p for p, _ in informational}
     ungated = tuple(c.path for c in capabilities if c.leaf and c.path not in used)
-    if strict and ungated:
-        problems.extend(
-            Problem(
-                f"capability {path!r} gates nothing in the rule table",
-                f"{origin}#/rules",
-                "A schema update added or changed it: add the rules it implies, or list it under `informational` "
-                "with the reason it gates nothing.",
-            )
-            for path in ungated
-        )
+    if strict:
+        problems += [_gates_nothing(path, origin) for path in ungated]
     if problems:
         raise AcpgenError(*problems)
     gates: dict[tuple[str, str], str] = {
@@ -178,58 +160,115 @@ def attach_rules(
     )
 
 
-def _resolve(
-    raw: Any,
-    protocol: ir.Protocol,
-    by_path: Mapping[str, ir.Capability],
-    all_unstable: frozenset[str],
-    all_paths: frozenset[str],
-    where: str,
-) -> ir.GatingRule | None:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Scope:
+    """What checking one rule of the table needs to know."""
+
+    protocol: ir.Protocol
+    by_path: Mapping[str, ir.Capability]
+    """The capabilities of this build, by wire path."""
+    all_unstable: frozenset[str]
+    all_paths: frozenset[str]
+    """Every capability path of the widest (unstable) schema."""
+    origin: str
+
+    def exists(self, path: str) -> bool:
+        return path in self.by_path or path in self.all_paths
+
+    def absent_here(self, key: str) -> bool:
+        """An unstable subject that this build leaves out (the stable build, a selection of
+        features): its rule is skipped."""
+        return key in self.all_unstable
+
+
+def _rules(table: Mapping[str, Any], scope: _Scope) -> tuple[list[ir.GatingRule], list[Problem]]:
+    rules: list[ir.GatingRule] = []
+    problems: list[Problem] = []
+    for index, raw in enumerate(table["rules"]):
+        try:
+            rule = _resolve(raw, scope, f"{scope.origin}#{pointer('rules', index)}")
+        except AcpgenError as error:
+            problems.extend(error.problems)
+            continue
+        if rule is not None:
+            rules.append(rule)
+    return rules, problems
+
+
+def _unknown_informational(path: str, origin: str) -> Problem:
+    return Problem(
+        what=f"informational capability {path!r} does not exist in the schema",
+        where=f"{origin}#/informational",
+        hint="Remove it or correct the path.",
+    )
+
+
+def _gates_nothing(path: str, origin: str) -> Problem:
+    return Problem(
+        what=f"capability {path!r} gates nothing in the rule table",
+        where=f"{origin}#/rules",
+        hint="A schema update added or changed it: add the rules it implies, or list it under `informational` "
+        "with the reason it gates nothing.",
+    )
+
+
+def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
     """One rule of the table, or None when its subject or capability is unstable and absent from this build."""
     if not isinstance(raw, Mapping):
-        raise AcpgenError(Problem("a rule must be an object", where, "Fix the rule table."))
+        raise AcpgenError(Problem(what="a rule must be an object", where=where, hint="Fix the rule table."))
     kinds = [k for k in _SUBJECT_KINDS if k in raw]
     if len(kinds) != 1 or not isinstance(raw[kinds[0]], str):
         raise AcpgenError(
-            Problem("a rule must name exactly one subject: method, field, variant or value", where, "Fix the rule.")
+            Problem(
+                what="a rule must name exactly one subject: method, field, variant or value",
+                where=where,
+                hint="Fix the rule.",
+            )
         )
     kind, subject = kinds[0], raw[kinds[0]]
-    path = raw.get("needs")
-    capability = by_path.get(path) if isinstance(path, str) else None
-    subject_key = _subject_key(kind, subject, raw.get("side"))
+    capability = _capability(raw, subject, scope, where)
     if capability is None:
-        if isinstance(path, str) and path in all_paths and protocol.variant == "stable":
+        return None
+    rule = _locate(kind, subject, capability, scope.protocol)
+    if rule is None:
+        if scope.absent_here(_subject_key(kind, subject, raw.get("side"))):
             return None
         raise AcpgenError(
             Problem(
-                f"rule for {subject!r} needs capability {path!r}, which the schema does not have",
-                where,
-                "Correct the capability path (wire names, from agentCapabilities or clientCapabilities).",
+                what=f"rule subject {kind} {subject!r} does not exist in the schema",
+                where=where,
+                hint="Correct the subject (wire method name, Type.wireField, Union[tag], Enum=value) "
+                "or remove the rule.",
+            )
+        )
+    return rule
+
+
+def _capability(raw: Mapping[str, Any], subject: str, scope: _Scope, where: str) -> ir.Capability | None:
+    """The capability a rule needs, checked against the side and presence the rule states."""
+    path = raw.get("needs")
+    capability = scope.by_path.get(path) if isinstance(path, str) else None
+    if capability is None:
+        if isinstance(path, str) and path in scope.all_paths:
+            return None  # an unstable capability this build leaves out: the rules that need it go too
+        raise AcpgenError(
+            Problem(
+                what=f"rule for {subject!r} needs capability {path!r}, which the schema does not have",
+                where=where,
+                hint="Correct the capability path (wire names, from agentCapabilities or clientCapabilities).",
             )
         )
     if raw.get("side") != capability.owner or raw.get("presence") != capability.presence:
         raise AcpgenError(
             Problem(
-                f"rule for {subject!r}: {path} is advertised by the {capability.owner} and judged "
+                what=f"rule for {subject!r}: {path} is advertised by the {capability.owner} and judged "
                 f"{capability.presence!r}, but the rule says side {raw.get('side')!r}, "
                 f"presence {raw.get('presence')!r}",
-                where,
-                f'Set "side": "{capability.owner}", "presence": "{capability.presence}".',
+                where=where,
+                hint=f'Set "side": "{capability.owner}", "presence": "{capability.presence}".',
             )
         )
-    rule = _locate(kind, subject, capability, protocol)
-    if rule is None:
-        if subject_key in all_unstable and protocol.variant == "stable":
-            return None
-        raise AcpgenError(
-            Problem(
-                f"rule subject {kind} {subject!r} does not exist in the schema",
-                where,
-                "Correct the subject (wire method name, Type.wireField, Union[tag], Enum=value) or remove the rule.",
-            )
-        )
-    return rule
+    return capability
 
 
 def _subject_key(kind: str, subject: str, side: Any) -> str:
@@ -245,7 +284,7 @@ def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Pro
     types = {t.wire: t for t in protocol.types}
     if kind == "method":
         if any(m.wire == subject and m.side == capability.owner for m in protocol.methods):
-            return ir.GatingRule("method", subject, capability)
+            return ir.GatingRule(kind="method", subject=subject, capability=capability)
         return None
     if kind == "field":
         owner, _, wire = subject.partition(".")
@@ -253,7 +292,7 @@ def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Pro
         f = next((f for f in t.fields if f.wire == wire), None) if t else None
         if t is None or f is None:
             return None
-        return ir.GatingRule("field", subject, capability, classes=_holders(t), attr=f.attr)
+        return ir.GatingRule(kind="field", subject=subject, capability=capability, classes=_holders(t), attr=f.attr)
     if kind == "variant":
         union, _, key = subject.partition("[")
         t = types.get(union)
@@ -261,7 +300,7 @@ def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Pro
         if v is None:
             return None
         classes = tuple(c for _, c, _ in v.spread) or (v.class_name,)
-        return ir.GatingRule("variant", subject, capability, classes=classes)
+        return ir.GatingRule(kind="variant", subject=subject, capability=capability, classes=classes)
     enum, _, value = subject.partition("=")
     t = types.get(enum)
     if t is None or value not in t.enum_values:
@@ -271,7 +310,12 @@ def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Pro
     if len(attrs) != 1:
         return None
     return ir.GatingRule(
-        "value", subject, capability, classes=tuple(sorted(h for h, _ in holders)), attr=attrs.pop(), value=value
+        kind="value",
+        subject=subject,
+        capability=capability,
+        classes=tuple(sorted(h for h, _ in holders)),
+        attr=attrs.pop(),
+        value=value,
     )
 
 

@@ -1,4 +1,5 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``,
+``acpgen features``."""
 
 from __future__ import annotations
 
@@ -6,13 +7,15 @@ import argparse
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acpgen import atomic_write, freshness
 from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
-from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError
+from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
+from acpgen.features_command import register as register_features
 from acpgen.header import generator_version
 from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
 from acpgen.vendor import register as register_vendor
@@ -28,7 +31,7 @@ UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each registers its parser on the subparsers
 # object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor]
+_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor, register_features]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,6 +58,13 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--stable", dest="variants", action="store_const", const=("stable",), help="stable build")
     which.add_argument(
         "--both", dest="variants", action="store_const", const=("stable", "unstable"), help="both builds"
+    )
+    gen.add_argument(
+        "--unstable-feature",
+        dest="features",
+        action="append",
+        metavar="NAME",
+        help="build the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
     )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
     gen.add_argument("--force", action="store_true", help="render even when no input changed since the last run")
@@ -83,7 +93,13 @@ def _parser() -> argparse.ArgumentParser:
 def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
     if args.schema is not None:
         return [p for p in (args.schema, args.unstable_schema) if p is not None]
-    names = (settings.stable_schema, settings.unstable_schema, settings.capability_rules, LOCK_NAME)
+    names = (
+        settings.stable_schema,
+        settings.unstable_schema,
+        settings.capability_rules,
+        settings.feature_manifest,
+        LOCK_NAME,
+    )
     return [settings.schema_dir / name for name in names]
 
 
@@ -102,13 +118,16 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
 
 
 def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
-    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table."""
+    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
+    feature manifest."""
     from acpgen.capabilities import load_rules
+    from acpgen.feature_manifest import load_manifest
     from acpgen.pipeline import Revision, read_schema_file
 
     lock = read_lock(settings.schema_dir)
     verify_files(settings.schema_dir, lock)
     rules_path = settings.schema_dir / settings.capability_rules
+    manifest_path = settings.schema_dir / settings.feature_manifest
 
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
@@ -121,16 +140,48 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
         rules=load_rules(rules_path) if rules_path.is_file() else None,
         rules_origin=str(rules_path),
         strict_capabilities=strict,
+        features=load_manifest(manifest_path) if manifest_path.is_file() else None,
+        features_origin=str(manifest_path),
     )
 
 
-def _generate(args: argparse.Namespace, settings: Settings) -> int:
+@dataclass(frozen=True, slots=True)
+class _Build:
+    """One package to render: its variant, or the features selected, and its name."""
+
+    variant: ir.Variant
+    package: str
+    features: tuple[str, ...] | None = None
+    """The selected unstable features, for a selection build; where they were given."""
+    origin: str = "--unstable-feature"
+
+
+def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_Build]:
+    if args.features and args.variants:
+        raise AcpgenError(
+            Problem(
+                what="--unstable-feature selects what one build holds; it cannot be combined with "
+                "--stable, --unstable or --both",
+                where="--unstable-feature",
+                hint="Drop one of them: the stable build is no feature, the unstable build every feature.",
+            )
+        )
+    if args.features:
+        return [_Build("unstable", settings.package, tuple(args.features))]
+    if not args.variants and settings.unstable_features:
+        origin = f"{config}#/tool/acpgen/unstable-features"
+        return [_Build("unstable", settings.package, settings.unstable_features, origin)]
     variants: tuple[ir.Variant, ...] = args.variants or (("unstable",) if settings.unstable else ("stable",))
+    return [_Build(v, settings.unstable_package if v == "unstable" else settings.package) for v in variants]
+
+
+def _generate(args: argparse.Namespace, settings: Settings) -> int:
+    builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
-    packages = [settings.unstable_package if v == "unstable" else settings.package for v in variants]
+    packages = [b.package for b in builds]
     key = freshness.fingerprint(
         _input_files(args, settings),
-        {"settings": repr(settings), "variants": variants, "strict": args.strict_capabilities},
+        {"settings": repr(settings), "builds": [repr(b) for b in builds], "strict": args.strict_capabilities},
     )
     stamp = freshness.stamp_path(settings.cache_dir, out, packages)
     if not args.check:  # first finish what a killed run left, so that its output is whole
@@ -144,13 +195,15 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
 
     revision = _revision(args, settings)
     files: dict[str, str] = {}
-    for variant, package in zip(variants, packages, strict=True):
+    for build in builds:
         started = time.perf_counter()
-        protocol, doc = revision.protocol(variant)
+        selection = revision.selection(build.features, build.origin) if build.features is not None else None
+        protocol, doc = revision.protocol(build.variant, selection)
         for path in protocol.ungated:
-            print(f"acpgen: warning: capability {path} gates nothing in the rule table ({variant})", file=sys.stderr)
-        files.update(render(protocol, doc, package))
-        print(f"acpgen: rendered {package} ({variant}) in {time.perf_counter() - started:.2f}s", file=sys.stderr)
+            print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
+        files.update(render(protocol, doc, build.package))
+        elapsed = time.perf_counter() - started
+        print(f"acpgen: rendered {build.package} ({protocol.build}) in {elapsed:.2f}s", file=sys.stderr)
     if args.check:
         diffs = stale_files(out, files, tuple(packages))
         if diffs:

@@ -26,10 +26,14 @@ class Settings:
     protocol_version: int = 1
     capability_rules: str = "capability-rules.json"
     """The curated gating rule table, relative to the schema folder."""
+    feature_manifest: str = "unstable-features.json"
+    """The curated unstable feature manifest, relative to the schema folder."""
     strict_capabilities: bool = False
     """Fail generation when a capability is neither gated by a rule nor listed as informational."""
     cache_dir: Path = Path(".acpgen-cache")
     """Where ``acpgen generate`` remembers its last run, to skip a regeneration that changes nothing."""
+    unstable_features: tuple[str, ...] = ()
+    """Unstable features a bare ``acpgen generate`` adds to the stable protocol (in ``package``)."""
 
 
 _KINDS: dict[str, type] = {
@@ -42,9 +46,14 @@ _KINDS: dict[str, type] = {
     "unstable": bool,
     "protocol_version": int,
     "capability_rules": str,
+    "feature_manifest": str,
     "strict_capabilities": bool,
     "cache_dir": str,
+    "unstable_features": list,
 }
+
+
+_KIND_NAMES = {list: "list of strings", str: "string", bool: "boolean", int: "integer"}
 
 
 def load_settings(pyproject: Path) -> Settings:
@@ -57,18 +66,21 @@ def load_settings(pyproject: Path) -> Settings:
         if key not in known:
             raise AcpgenError(
                 Problem(
-                    f"unknown setting {key!r} in [tool.acpgen]",
-                    f"{pyproject}#/tool/acpgen/{key}",
-                    f"Known settings: {', '.join(sorted(known))}.",
+                    what=f"unknown setting {key!r} in [tool.acpgen]",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint=f"Known settings: {', '.join(sorted(known))}.",
                 )
             )
         expected = _KINDS[known[key].name]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        if expected is list and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = tuple(value)
+        elif not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise AcpgenError(
                 Problem(
-                    f"setting {key!r} in [tool.acpgen] must be a {expected.__name__}, not {value!r}",
-                    f"{pyproject}#/tool/acpgen/{key}",
-                    "Correct the value in pyproject.toml.",
+                    what=f"setting {key!r} in [tool.acpgen] must be a {_KIND_NAMES.get(expected, expected.__name__)}, "
+                    f"not {value!r}",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint="Correct the value in pyproject.toml.",
                 )
             )
         _check_value(key, value, pyproject)
@@ -90,14 +102,22 @@ def _table(pyproject: Path) -> dict[str, Any]:
     try:
         document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
-        raise AcpgenError(Problem(f"cannot read the configuration: {error}", str(pyproject), "Fix the file.")) from None
+        raise AcpgenError(
+            Problem(what=f"cannot read the configuration: {error}", where=str(pyproject), hint="Fix the file.")
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise AcpgenError(
-            Problem(f"the configuration is not valid TOML: {error}", str(pyproject), "Fix the TOML syntax.")
+            Problem(
+                what=f"the configuration is not valid TOML: {error}", where=str(pyproject), hint="Fix the TOML syntax."
+            )
         ) from None
     except RecursionError:
         raise AcpgenError(
-            Problem("the configuration is nested too deeply to read", str(pyproject), "Fix the TOML: flatten it.")
+            Problem(
+                what="the configuration is nested too deeply to read",
+                where=str(pyproject),
+                hint="Fix the TOML: flatten it.",
+            )
         ) from None
     table: Any = document
     for depth, key in enumerate(("tool", "acpgen")):
@@ -105,9 +125,9 @@ def _table(pyproject: Path) -> dict[str, Any]:
         if not isinstance(table, dict):
             raise AcpgenError(
                 Problem(
-                    f"`{'.'.join(('tool', 'acpgen')[: depth + 1])}` in the configuration must be a table",
-                    f"{pyproject}#/tool" + ("/acpgen" if depth else ""),
-                    "Write the settings under a [tool.acpgen] table.",
+                    what=f"`{'.'.join(('tool', 'acpgen')[: depth + 1])}` in the configuration must be a table",
+                    where=f"{pyproject}#/tool" + ("/acpgen" if depth else ""),
+                    hint="Write the settings under a [tool.acpgen] table.",
                 )
             )
     return dict(table)
@@ -121,13 +141,13 @@ def _check_value(key: str, value: Any, pyproject: Path) -> None:
     """Refuse values no run could use: a NUL character in a name or path, an impossible protocol version."""
     where = f"{pyproject}#/tool/acpgen/{key}"
     if isinstance(value, str) and "\0" in value:
-        raise AcpgenError(Problem(f"setting {key!r} contains a NUL character", where, "Remove it."))
+        raise AcpgenError(Problem(what=f"setting {key!r} contains a NUL character", where=where, hint="Remove it."))
     if key == "protocol-version" and value not in _PROTOCOL_VERSIONS:
         raise AcpgenError(
             Problem(
-                f"setting 'protocol-version' must be a protocol version (0 to 65535), not {value!r}",
-                where,
-                "Set the version the bindings speak (the integer `initialize` carries, 1 today).",
+                what=f"setting 'protocol-version' must be a protocol version (0 to 65535), not {value!r}",
+                where=where,
+                hint="Set the version the bindings speak (the integer `initialize` carries, 1 today).",
             )
         )
 
@@ -138,16 +158,16 @@ def _check_packages(settings: Settings, pyproject: Path) -> None:
         if not name.isidentifier() or keyword.iskeyword(name):
             raise AcpgenError(
                 Problem(
-                    f"setting {key!r} must be a Python package name, not {name!r}",
-                    f"{pyproject}#/tool/acpgen/{key}",
-                    "Use an identifier such as acp_bindings: the package is imported by that name.",
+                    what=f"setting {key!r} must be a Python package name, not {name!r}",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint="Use an identifier such as acp_bindings: the package is imported by that name.",
                 )
             )
     if settings.package == settings.unstable_package:
         raise AcpgenError(
             Problem(
-                f"settings 'package' and 'unstable-package' are both {settings.package!r}",
-                f"{pyproject}#/tool/acpgen/unstable-package",
-                "Give the unstable build a package name of its own.",
+                what=f"settings 'package' and 'unstable-package' are both {settings.package!r}",
+                where=f"{pyproject}#/tool/acpgen/unstable-package",
+                hint="Give the unstable build a package name of its own.",
             )
         )

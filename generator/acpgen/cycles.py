@@ -89,9 +89,9 @@ def _problem(cycle: list[_Step]) -> Problem:
     chain = " -> ".join([*names, names[0]])
     first, path = cycle[0]
     return Problem(
-        f"definitions {chain} form a cycle: each is, extends or contains the next "
+        what=f"definitions {chain} form a cycle: each is, extends or contains the next "
         "(through $ref, allOf, anyOf or oneOf), so none of them can be defined first",
-        pointer("$defs", first, *path),
-        "Break the cycle in the schema: a type may refer to itself only through a property, "
+        where=pointer("$defs", first, *path),
+        hint="Break the cycle in the schema: a type may refer to itself only through a property, "
         "an array item or a map value.",
     )

@@ -47,25 +47,31 @@ def error_code_views(protocol: ir.Protocol) -> tuple[CodeView, ...]:
         if any(v.constant == code.constant for v in views):
             raise AcpgenError(_duplicate(code))
         doc = code.description if code.stable else f"{UNSTABLE_DOC}\n\n{code.description}"
-        views.append(CodeView(code.constant, code.value, code.title, doc, code.constant in runtime))
+        views.append(
+            CodeView(
+                constant=code.constant, value=code.value, title=code.title, doc=doc, runtime=code.constant in runtime
+            )
+        )
     named = {v.constant for v in views}
     views += [
-        CodeView(name, value, "", RUNTIME_DOC, True) for name, value in sorted(runtime.items()) if name not in named
+        CodeView(constant=name, value=value, title="", doc=RUNTIME_DOC, runtime=True)
+        for name, value in sorted(runtime.items())
+        if name not in named
     ]
     return tuple(views)
 
 
 def _mismatch(code: ir.ErrorCode, runtime: int) -> Problem:
     return Problem(
-        f"the schema's ErrorCode gives {code.title!r} the code {code.value}, the JSON-RPC runtime uses {runtime}",
-        pointer("$defs", "ErrorCode"),
-        "A standard JSON-RPC code cannot change; check the schema (or the runtime module _rpc).",
+        what=f"the schema's ErrorCode gives {code.title!r} the code {code.value}, the JSON-RPC runtime uses {runtime}",
+        where=pointer("$defs", "ErrorCode"),
+        hint="A standard JSON-RPC code cannot change; check the schema (or the runtime module _rpc).",
     )
 
 
 def _duplicate(code: ir.ErrorCode) -> Problem:
     return Problem(
-        f"two codes of the schema's ErrorCode would both be named {code.constant}",
-        pointer("$defs", "ErrorCode"),
-        "Give the codes distinct titles in the schema.",
+        what=f"two codes of the schema's ErrorCode would both be named {code.constant}",
+        where=pointer("$defs", "ErrorCode"),
+        hint="Give the codes distinct titles in the schema.",
     )

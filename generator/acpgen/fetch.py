@@ -76,17 +76,17 @@ def _package_spec(package: str, version: str) -> str:
     if not _PACKAGE.fullmatch(package):
         raise AcpgenError(
             Problem(
-                f"{package!r} is not an npm package name",
-                package,
-                "Pass a name like @scope/name.",
+                what=f"{package!r} is not an npm package name",
+                where=package,
+                hint="Pass a name like @scope/name.",
             )
         )
     if not VERSION.fullmatch(version):
         raise AcpgenError(
             Problem(
-                f"{version!r} is not an exact version",
-                f"{package}@{version}",
-                "Pin an exact published version such as 2.4.0 (no ranges or tags).",
+                what=f"{version!r} is not an exact version",
+                where=f"{package}@{version}",
+                hint="Pin an exact published version such as 2.4.0 (no ranges or tags).",
             )
         )
     return f"{package}@{version}"
@@ -107,14 +107,14 @@ def _npm(args: list[str], spec: str, npm: str, workdir: Path, run: Run) -> str:
         )
     except FileNotFoundError:
         hint = "Install Node.js with npm, or pass the path of the npm executable."
-        raise AcpgenError(Problem(f"the npm client {npm!r} was not found", spec, hint)) from None
+        raise AcpgenError(Problem(what=f"the npm client {npm!r} was not found", where=spec, hint=hint)) from None
     except subprocess.TimeoutExpired:
         hint = "Check the network connection and the npm registry configuration, then retry."
         what = f"`{shown}` did not finish within {NPM_TIMEOUT_SECONDS:.0f} seconds"
-        raise AcpgenError(Problem(what, spec, hint)) from None
+        raise AcpgenError(Problem(what=what, where=spec, hint=hint)) from None
     except OSError as exc:
         hint = "Check that the npm executable can be run."
-        raise AcpgenError(Problem(f"cannot run `{shown}`: {exc}", spec, hint)) from exc
+        raise AcpgenError(Problem(what=f"cannot run `{shown}`: {exc}", where=spec, hint=hint)) from exc
     if result.returncode != 0:
         what = f"`{shown}` failed with exit code {result.returncode}: {_npm_failure(result)}"
         package = spec.rpartition("@")[0]
@@ -122,7 +122,7 @@ def _npm(args: list[str], spec: str, npm: str, workdir: Path, run: Run) -> str:
             f"Check that the version is published (`npm view {package} versions`) "
             "and that the npm registry is reachable."
         )
-        raise AcpgenError(Problem(what, spec, hint))
+        raise AcpgenError(Problem(what=what, where=spec, hint=hint))
     return result.stdout
 
 
@@ -146,7 +146,7 @@ def _parse_json(stdout: str, spec: str, command: str) -> object:
         value: object = json.loads(stdout)
     except ValueError:
         hint = "Upgrade npm, or check that nothing else writes to npm's standard output."
-        raise AcpgenError(Problem(f"`npm {command} --json` did not print JSON", spec, hint)) from None
+        raise AcpgenError(Problem(what=f"`npm {command} --json` did not print JSON", where=spec, hint=hint)) from None
     return value
 
 
@@ -155,12 +155,12 @@ def _registry_integrity(spec: str, npm: str, workdir: Path, run: Run) -> str:
     stdout = _npm(["view", spec, "dist.integrity", "--json"], spec, npm, workdir, run)
     if not stdout.strip():
         hint = "Pin a version that is published; `npm view <package> versions` lists them."
-        raise AcpgenError(Problem("the registry has no such version", spec, hint))
+        raise AcpgenError(Problem(what="the registry has no such version", where=spec, hint=hint))
     value = _parse_json(stdout, spec, "view")
     if not isinstance(value, str) or not value:
         hint = "Pin one exact published version; the registry must report one dist.integrity."
         what = f"the registry did not report a single integrity string (got {value!r})"
-        raise AcpgenError(Problem(what, spec, hint))
+        raise AcpgenError(Problem(what=what, where=spec, hint=hint))
     return value
 
 
@@ -176,13 +176,13 @@ def _pack(spec: str, npm: str, workdir: Path, run: Run) -> tuple[Path, str | Non
     entries = _parse_json(stdout, spec, "pack")
     hint = "Retry; if it persists, report the npm version and its `npm pack --json` output."
     if not isinstance(entries, list) or len(entries) != 1 or not isinstance(entries[0], dict):
-        raise AcpgenError(Problem("`npm pack --json` did not describe exactly one tarball", spec, hint))
+        raise AcpgenError(Problem(what="`npm pack --json` did not describe exactly one tarball", where=spec, hint=hint))
     filename = entries[0].get("filename")
     if not isinstance(filename, str) or not filename or PurePosixPath(filename).name != filename:
-        raise AcpgenError(Problem(f"`npm pack` reported an odd file name {filename!r}", spec, hint))
+        raise AcpgenError(Problem(what=f"`npm pack` reported an odd file name {filename!r}", where=spec, hint=hint))
     tarball = workdir / filename
     if not tarball.is_file():
-        raise AcpgenError(Problem(f"`npm pack` did not create {filename}", spec, hint))
+        raise AcpgenError(Problem(what=f"`npm pack` did not create {filename}", where=spec, hint=hint))
     reported = entries[0].get("integrity")
     return tarball, reported if isinstance(reported, str) else None
 
@@ -209,9 +209,9 @@ def _verified_integrity(spec: str, tarball: Path, advertised: str, reported: str
         hint = "acpgen only trusts sha512 integrity; pin a version published with one."
         raise AcpgenError(
             Problem(
-                f"the registry advertises no sha512 integrity ({advertised!r})",
-                spec,
-                hint,
+                what=f"the registry advertises no sha512 integrity ({advertised!r})",
+                where=spec,
+                hint=hint,
             )
         )
     actual = sri_sha512(tarball)
@@ -221,10 +221,10 @@ def _verified_integrity(spec: str, tarball: Path, advertised: str, reported: str
     )
     if actual not in expected:
         what = f"tarball {tarball.name} has integrity {actual}, but the registry advertises {advertised}"
-        raise AcpgenError(Problem(what, spec, hint))
+        raise AcpgenError(Problem(what=what, where=spec, hint=hint))
     if reported is not None and actual not in _sha512_entries(reported):
         what = f"tarball {tarball.name} has integrity {actual}, but npm reported {reported}"
-        raise AcpgenError(Problem(what, spec, hint))
+        raise AcpgenError(Problem(what=what, where=spec, hint=hint))
     return actual
 
 
@@ -240,7 +240,7 @@ def read_schema_files(tarball: Path) -> dict[str, bytes]:
             return _read_members(archive, tarball.name)
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         hint = "The tarball is damaged; run `npm cache verify` and retry."
-        raise AcpgenError(Problem(f"cannot read the tarball: {exc}", tarball.name, hint)) from exc
+        raise AcpgenError(Problem(what=f"cannot read the tarball: {exc}", where=tarball.name, hint=hint)) from exc
 
 
 def _read_members(archive: tarfile.TarFile, label: str) -> dict[str, bytes]:
@@ -255,7 +255,7 @@ def _read_members(archive: tarfile.TarFile, label: str) -> dict[str, bytes]:
         files[name] = _read_member(archive, member, label)
     if not files:
         hint = "Check that this package version ships its JSON schema under schema/."
-        raise AcpgenError(Problem("the tarball holds no package/schema/**/*.json files", label, hint))
+        raise AcpgenError(Problem(what="the tarball holds no package/schema/**/*.json files", where=label, hint=hint))
     return files
 
 
@@ -304,7 +304,9 @@ def _unsafe(label: str, member: tarfile.TarInfo, reason: str) -> AcpgenError:
         "The tarball was refused and nothing was written. An npm tarball never contains such "
         "entries; do not pin this package version."
     )
-    return AcpgenError(Problem(f"tarball entry {member.name!r} {reason}", f"{label}:{member.name}", hint))
+    return AcpgenError(
+        Problem(what=f"tarball entry {member.name!r} {reason}", where=f"{label}:{member.name}", hint=hint)
+    )
 
 
 def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo, label: str) -> bytes:

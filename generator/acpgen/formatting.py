@@ -36,8 +36,9 @@ def _run(command: list[str], folder: Path) -> None:
     if done.returncode != 0:
         raise AcpgenError(
             Problem(
-                f"ruff could not format the generated files: {done.stderr.strip()[:2000]}",
-                "generated files",
-                "This is a bug in acpgen or its templates, not in your schema; please report it with the schema used.",
+                what=f"ruff could not format the generated files: {done.stderr.strip()[:2000]}",
+                where="generated files",
+                hint="This is a bug in acpgen or its templates, not in your schema; "
+                "please report it with the schema used.",
             )
         )

@@ -1,8 +1,9 @@
 """The intermediate representation: one typed, immutable model of one protocol variant.
 
-Everything downstream of the schema (model preparation, templates, tests) reads these
-objects, never raw JSON. Collections are tuples sorted by a stable key, so iteration order
-never depends on dictionary order or hash seeds.
+Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
+these objects, never raw JSON: :mod:`acpgen.build` is the one place that reads a schema
+document. Collections are tuples sorted by a stable key (mappings are built in sorted order),
+so iteration never depends on dictionary order or hash seeds; wire shapes are read-only JSON.
 """
 
 from __future__ import annotations
@@ -225,10 +226,24 @@ class Protocol:
     """Capabilities that gate nothing, with the reason, from the rule table."""
     ungated: tuple[str, ...] = ()
     """Leaf capabilities that neither a rule nor the informational list mentions."""
+    features: tuple[str, ...] = ()
+    """The unstable features the build holds (none in the stable build, all in the unstable one)."""
+    selected: bool = False
+    """Built from a selection of features (``--unstable-feature``) rather than all or none."""
+    feature_of: tuple[tuple[str, str], ...] = ()
+    """``(unstable item key, the feature that owns it)`` for the unstable items of the build."""
     writers: Mapping[str, frozenset[Owner]] = field(default_factory=dict)
     """Type name -> the sides that write it: the caller writes a request's params, the handler
     its result, the sender a notification, and whoever writes a type writes what it refers to
     (a type no method reaches is absent: either side may write it)."""
+
+    @property
+    def build(self) -> str:
+        """What the build holds, for headers and messages: ``stable``, ``unstable``, or the stable
+        protocol with the selected features (``stable + session_fork, session_system_prompt``)."""
+        if not self.selected:
+            return self.variant
+        return "stable + " + (", ".join(self.features) or "no unstable feature")
 
     def methods_of(self, side: Side) -> tuple[Method, ...]:
         """The methods a side handles, in wire-name order."""

@@ -28,15 +28,17 @@ def load_schema(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise AcpgenError(
             Problem(
-                f"cannot read the schema file: {error.strerror}", str(path), "Check the path, or run `make schema`."
+                what=f"cannot read the schema file: {error.strerror}",
+                where=str(path),
+                hint="Check the path, or run `make schema`.",
             )
         ) from None
     except UnicodeDecodeError as error:
         raise AcpgenError(
             Problem(
-                f"the schema file is not UTF-8 text ({error.reason} at byte {error.start})",
-                f"{path}#",
-                "Restore the file from the pinned package with `make schema`.",
+                what=f"the schema file is not UTF-8 text ({error.reason} at byte {error.start})",
+                where=f"{path}#",
+                hint="Restore the file from the pinned package with `make schema`.",
             )
         ) from None
     doc = parse_shallow(text, str(path), what="the schema file", hint=_RESTORE)
@@ -53,18 +55,18 @@ def check_schema(doc: Any, origin: str) -> None:
     if not isinstance(doc, dict):
         raise AcpgenError(
             Problem(
-                f"the schema must be a JSON object, not {type(doc).__name__}",
-                f"{origin}#",
-                "Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
+                what=f"the schema must be a JSON object, not {type(doc).__name__}",
+                where=f"{origin}#",
+                hint="Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
             )
         )
     defs = doc.get("$defs")
     if not isinstance(defs, dict):
         raise AcpgenError(
             Problem(
-                "the schema has no `$defs` object, so it defines no types",
-                f"{origin}#/$defs",
-                "Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
+                what="the schema has no `$defs` object, so it defines no types",
+                where=f"{origin}#/$defs",
+                hint="Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
             )
         )
     try:
@@ -74,16 +76,16 @@ def check_schema(doc: Any, origin: str) -> None:
         where = pointer(*error.path) if error.path else pointer(*error.absolute_path)
         raise AcpgenError(
             Problem(
-                f"the schema is not a valid JSON Schema 2020-12 document: {error.message}",
-                f"{origin}#{where}",
-                "Fix the schema at that place (or restore the pinned files with `make schema`).",
+                what=f"the schema is not a valid JSON Schema 2020-12 document: {error.message}",
+                where=f"{origin}#{where}",
+                hint="Fix the schema at that place (or restore the pinned files with `make schema`).",
             )
         ) from None
     booleans = [
         Problem(
-            f"definition {name!r} is the boolean schema {str(node).lower()}, not an object",
-            f"{origin}#{pointer('$defs', name)}",
-            "Write a definition as an object ({} admits any value) or remove it.",
+            what=f"definition {name!r} is the boolean schema {str(node).lower()}, not an object",
+            where=f"{origin}#{pointer('$defs', name)}",
+            hint="Write a definition as an object ({} admits any value) or remove it.",
         )
         for name, node in defs.items()
         if isinstance(node, bool)
@@ -92,9 +94,9 @@ def check_schema(doc: Any, origin: str) -> None:
         raise AcpgenError(*booleans)
     dangling = [
         Problem(
-            f"`$ref` {ref!r} points at no definition",
-            f"{origin}#{where}",
-            "Define the referenced type under `$defs` or correct the reference.",
+            what=f"`$ref` {ref!r} points at no definition",
+            where=f"{origin}#{where}",
+            hint="Define the referenced type under `$defs` or correct the reference.",
         )
         for where, ref in _refs(doc, ())
         if not _resolves(ref, defs)

@@ -60,9 +60,10 @@ def check_class_names(models: str, protocol: ir.Protocol) -> None:
     defined = _defined(models)
     problems = [
         Problem(
-            f"definition {wire!r} should become the class {name}, which the models module does not define",
-            pointer("$defs", wire),
-            "Rename the definition in the schema (a PascalCase name of ASCII letters and digits is kept as it is).",
+            what=f"definition {wire!r} should become the class {name}, which the models module does not define",
+            where=pointer("$defs", wire),
+            hint="Rename the definition in the schema "
+            "(a PascalCase name of ASCII letters and digits is kept as it is).",
         )
         for wire, name in _expected(protocol)
         if name not in defined

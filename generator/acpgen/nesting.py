@@ -41,9 +41,9 @@ def parse_shallow(text: str, origin: str, *, what: str, hint: str) -> Any:
     except json.JSONDecodeError as error:
         raise AcpgenError(
             Problem(
-                f"{what} is not valid JSON ({error.msg}; line {error.lineno}, column {error.colno})",
-                f"{origin}#",
-                hint,
+                what=f"{what} is not valid JSON ({error.msg}; line {error.lineno}, column {error.colno})",
+                where=f"{origin}#",
+                hint=hint,
             )
         ) from None
     except RecursionError:  # nested far beyond the limit: the parser itself gave up
@@ -61,9 +61,10 @@ def too_deep(where: str, what: str, hint: str) -> AcpgenError:
     """The error for a document that nests deeper than :data:`MAX_DEPTH` at ``where`` (``file#pointer``)."""
     return AcpgenError(
         Problem(
-            f"{what} nests objects and arrays deeper than {MAX_DEPTH} levels (real ACP schemas nest about a dozen)",
-            where,
-            hint,
+            what=f"{what} nests objects and arrays deeper than {MAX_DEPTH} levels "
+            "(real ACP schemas nest about a dozen)",
+            where=where,
+            hint=hint,
         )
     )
 

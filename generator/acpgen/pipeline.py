@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ from typing import Any
 from acpgen import ir
 from acpgen.build import build_protocol
 from acpgen.capabilities import RULES_FILE, attach_rules, capability_tree
+from acpgen.errors import AcpgenError, Problem
+from acpgen.feature_check import resolve_manifest
+from acpgen.feature_manifest import MANIFEST_FILE
+from acpgen.feature_selection import Selection, select, selected_schema
+from acpgen.features import Manifest
 from acpgen.load import check_schema, load_schema
 from acpgen.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 
@@ -37,6 +43,9 @@ class Revision:
     rules_origin: str = RULES_FILE
     strict_capabilities: bool = False
     """Fail when a leaf capability is neither gated by a rule nor listed as informational."""
+    features: Mapping[str, Any] | None = None
+    """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
+    features_origin: str = MANIFEST_FILE
 
     def unstable_items(self) -> frozenset[str]:
         """Keys of the items that are not stable (compared, or from the description marker)."""
@@ -44,16 +53,13 @@ class Revision:
             return unstable_by_marker(self.stable.doc["$defs"])
         return unstable_by_comparison(self.stable.doc["$defs"], self.unstable.doc["$defs"])
 
-    def protocol(self, variant: ir.Variant) -> tuple[ir.Protocol, dict[str, Any]]:
-        """The IR of one variant and the schema document it was built from."""
+    def protocol(self, variant: ir.Variant, selection: Selection | None = None) -> tuple[ir.Protocol, dict[str, Any]]:
+        """The IR of one variant (or of the stable protocol with a selection of unstable features)
+        and the schema document it was built from."""
         marks = self.unstable_items()
-        if self.unstable is None:
-            chosen = self.stable
-            doc = strip_unstable(chosen.doc, marks) if variant == "stable" else chosen.doc
-            check_schema(doc, f"{chosen.source.file} (stable part)")
-        else:
-            chosen = self.stable if variant == "stable" else self.unstable
-            doc = chosen.doc
+        chosen, doc = self._document(variant, selection, marks)
+        if selection is not None:
+            variant = "unstable"  # it holds unstable items, marked as such
         protocol = build_protocol(
             doc, variant=variant, source=chosen.source, protocol_version=self.protocol_version, unstable_items=marks
         )
@@ -62,7 +68,60 @@ class Revision:
         protocol = attach_rules(
             protocol, doc, self.rules, marks, all_paths, origin=self.rules_origin, strict=self.strict_capabilities
         )
+        manifest = self.manifest()  # every generation checks the feature manifest, whichever the build
+        if selection is not None:
+            features, selected = selection.features, True
+        else:
+            features, selected = (manifest.names() if manifest and variant == "unstable" else ()), False
+        owners = tuple(
+            (key, owner)
+            for key in sorted(protocol.unstable_items)
+            if manifest is not None and (owner := manifest.owner(key)) is not None
+        )
+        protocol = dataclasses.replace(protocol, features=features, selected=selected, feature_of=owners)
         return protocol, doc
+
+    def _document(
+        self, variant: ir.Variant, selection: Selection | None, marks: frozenset[str]
+    ) -> tuple[SchemaFile, dict[str, Any]]:
+        """The schema file a build comes from and the document it is built from."""
+        widest = self.unstable or self.stable
+        if selection is not None:
+            doc, _ = selected_schema(widest.doc, selection.dropped(marks))
+            check_schema(doc, f"{widest.source.file} (with {', '.join(selection.features) or 'no feature'})")
+            return widest, doc
+        if self.unstable is None:
+            doc = strip_unstable(self.stable.doc, marks) if variant == "stable" else self.stable.doc
+            check_schema(doc, f"{self.stable.source.file} (stable part)")
+            return self.stable, doc
+        chosen = self.stable if variant == "stable" else self.unstable
+        return chosen, chosen.doc
+
+    def selection(self, names: Sequence[str], origin: str) -> Selection:
+        """The features ``names`` (and those they need) of this revision's manifest."""
+        manifest = self.manifest()
+        if manifest is None:
+            raise AcpgenError(
+                Problem(
+                    what="this schema has no unstable feature manifest, so features cannot be selected",
+                    where=origin,
+                    hint=f"Add {MANIFEST_FILE} beside the schema, or build --stable or --unstable.",
+                )
+            )
+        return select(manifest, names, origin)
+
+    def manifest(self) -> Manifest | None:
+        """The feature manifest checked against the widest schema of the revision, if it has one."""
+        if self.features is None:
+            return None
+        widest = self.unstable or self.stable
+        return resolve_manifest(
+            self.features,
+            widest.doc,
+            self.unstable_items(),
+            origin=self.features_origin,
+            schema_file=widest.source.file,
+        )
 
 
 def read_schema_file(path: Path, *, package: str, version: str, name: str | None = None) -> SchemaFile:
@@ -72,9 +131,11 @@ def read_schema_file(path: Path, *, package: str, version: str, name: str | None
     return SchemaFile(doc=doc, source=ir.Source(package=package, version=version, file=name or path.name, sha256=sha))
 
 
-def render_variant(revision: Revision, variant: ir.Variant, package: str) -> dict[str, str]:
-    """Every file of the generated package of one variant."""
+def render_variant(
+    revision: Revision, variant: ir.Variant, package: str, selection: Selection | None = None
+) -> dict[str, str]:
+    """Every file of the generated package of one variant (or selection of features)."""
     from acpgen.render import render  # datamodel-code-generator: imported only to render
 
-    protocol, doc = revision.protocol(variant)
+    protocol, doc = revision.protocol(variant, selection)
     return render(protocol, doc, package)

@@ -2,7 +2,11 @@
 
 datamodel-code-generator renders the models; we never edit what it writes. Instead this
 module hands it a schema in the shape that yields faithful models, plus per-class template
-data that our model templates (``templates/models/``) lay out:
+data that our model templates (``templates/models/``) lay out. Every decision is read from the
+IR (which types are unions, which branches get classes and their names, tags, reading rules,
+stability); the schema's own property schemas are passed on as datamodel-code-generator's input
+language. The Python expressions the templates print (reading rules, default factories, routed
+annotations) are values of :mod:`acpgen.expressions`, never text pasted together:
 
 - union branches that add something to the type they refer to (a tag, shared fields), and the
   bounded integer branches of unions of scalars (``RequestId``), become named definitions, named
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acpgen import ir, naming
+from acpgen.expressions import Annotated, Call, Lambda, Name, names
 from acpgen.inventory import INTEGER_BOUNDS, union_branches
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
@@ -82,13 +87,13 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         if t.kind == "object" and not t.fields and node.get("additionalProperties") is None:
             node["additionalProperties"] = True  # no properties: every member is the object's own
         if t.kind != "object":
-            template_data.setdefault(t.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(t.integer))
+            template_data.setdefault(t.class_name, {})["acp_alias_rules"] = alias_rules(t.integer)
             support.update(("StrictJson", *(("Integral",) if t.integer else ())))
         for holder, f in held_fields(t):
             aliases.setdefault(f"{holder}.{f.wire}", f.attr)
             if rules := field_rules(f):
-                template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = ", ".join(rules)
-                support.update(rule.split("(", 1)[0] for rule in rules)
+                template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = rules
+                support.update(name for rule in rules for name in names(rule))
             if (default := _model_default(f, protocol)) is not None:
                 template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
         if unstable:
@@ -134,7 +139,7 @@ def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Pro
         node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
 
 
-def field_rules(f: ir.Field) -> tuple[str, ...]:
+def field_rules(f: ir.Field) -> tuple[Call | Name, ...]:
     """The reading rules of a field, as the metadata expressions its annotation carries.
 
     Order matters: the last one is the outermost, so ``DefaultOnError`` sees what
@@ -142,57 +147,78 @@ def field_rules(f: ir.Field) -> tuple[str, ...]:
     (an optional property that is not nullable, whose Python type admits None for "absent") is
     innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
     """
-    rules = []
-    default = _default_literal(f)
+    rules: list[Call | Name] = []
+    default = _default_value(f)
+    given = () if default is _NONE else (default,)
     if not f.required and not f.nullable and f.default_json is None and not f.lenience.default_on_null:
-        rules.append("NotNull()")  # innermost: it must see the field's `T | None` itself
+        rules.append(Call("NotNull"))  # innermost: it must see the field's `T | None` itself
     if f.integer:
-        rules.append("Integral()")
+        rules.append(Call("Integral"))
     if f.lenience.skip_invalid_items:
-        rules.append("SkipInvalidItems()")
-    if f.lenience.default_on_error and (default is not None or not f.required):
-        rules.append(f"DefaultOnError({default})" if default is not None else "DefaultOnError()")
+        rules.append(Call("SkipInvalidItems"))
+    if f.lenience.default_on_error and (default is not _NONE or not f.required):
+        rules.append(Call("DefaultOnError", given))
     if f.lenience.default_on_null and not f.nullable:
-        rules.append(f"DefaultOnNull({default})" if default is not None else "DefaultOnNull()")
+        rules.append(Call("DefaultOnNull", given))
     if f.extensible:
-        rules.append("KeepUnrecognised()")
+        rules.append(Call("KeepUnrecognised"))
     if not f.required and not f.nullable and f.default_json is None:
-        rules.append("OmitNone")  # its None means absent: never written as null
+        rules.append(Name("OmitNone"))  # its None means absent: never written as null
     return tuple(rules)
 
 
-def alias_rules(integer: bool) -> tuple[str, ...]:
+def alias_rules(integer: bool) -> tuple[Call, ...]:
     """The reading rules of a type alias (``RequestId``, ``ErrorCode``, a union): a TypeAdapter of an
     alias has no model config, so the alias itself reads JSON types strictly; integers also read
     from integral floats."""
-    return ("Integral()", "StrictJson()") if integer else ("StrictJson()",)
+    return (Call("Integral"), Call("StrictJson")) if integer else (Call("StrictJson"),)
 
 
-def _model_default(f: ir.Field, protocol: ir.Protocol) -> str | None:
+def _model_default(f: ir.Field, protocol: ir.Protocol) -> Call | None:
     """A default that must be made anew for each instance: an object default of a model-typed
     field, built as a model instance; an empty list or map (never one shared, mutable object)."""
     if f.default_json is None:
         return None
     target = protocol.type(f.ref) if f.ref is not None else None
     if target is not None and target.kind == "object" and f.default_json.startswith("{"):
-        value = json.loads(f.default_json)
-        return f"Field(default_factory=lambda: {target.class_name}.model_validate({value!r}))"
-    return _EMPTY_FACTORIES.get(f.default_json)
+        build = Call(f"{target.class_name}.model_validate", (json.loads(f.default_json),))
+        return Call("Field", keywords=(("default_factory", Lambda(build)),))
+    empty = _EMPTY_FACTORIES.get(f.default_json)
+    return Call("Field", keywords=(("default_factory", Name(empty)),)) if empty else None
 
 
-_EMPTY_FACTORIES = {"[]": "Field(default_factory=list)", "{}": "Field(default_factory=dict)"}
+_EMPTY_FACTORIES = {"[]": "list", "{}": "dict"}
+_NONE: Any = object()
+"""No default: a lenient field reads a bad or null value as absent (None)."""
 
 
-def _default_literal(f: ir.Field) -> str | None:
-    """The Python literal of what a lenient field reads as: the schema's default, else the empty value of
-    an array (``[]``) or a map (``{}``) that is not nullable, else none (``None``: absent, or null)."""
+def _default_value(f: ir.Field) -> Any:
+    """What a lenient field reads as: the schema's default, else the empty value of an array
+    (``[]``) or a map (``{}``) that is not nullable, else ``_NONE`` (absent, or null)."""
     if f.default_json is not None:
-        return repr(json.loads(f.default_json))
+        return json.loads(f.default_json)
     if f.is_array and not f.nullable:
-        return "[]"
+        return []
     if f.is_map and not f.nullable:
-        return "{}"
-    return None
+        return {}
+    return _NONE
+
+
+def _hoisted_branch(
+    variant: ir.UnionVariant, branch: Mapping[str, Any], node: Mapping[str, Any], unstable: bool
+) -> dict[str, Any]:
+    """A union branch as a definition of its own: with the union's shared properties, an object."""
+    hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
+    shared_props = node.get("properties") or {}
+    if shared_props:
+        hoisted["properties"] = {**copy.deepcopy(shared_props), **hoisted.get("properties", {})}
+        hoisted["required"] = sorted(set(node.get("required") or []) | set(hoisted.get("required", [])))
+    hoisted.setdefault("type", "object")
+    if unstable and not variant.stable:
+        _mark(hoisted)
+    if variant.catch_all:
+        hoisted["additionalProperties"] = True  # the catch-all keeps the whole payload
+    return hoisted
 
 
 def _hoist_union(
@@ -208,22 +234,12 @@ def _hoist_union(
     found = union_branches(node)
     assert found is not None
     keyword, branches = found
-    shared_props = node.get("properties") or {}
-    shared_required = list(node.get("required") or [])
     refs = []
     for variant, branch in zip(t.variants, branches, strict=True):
         if not variant.hoisted:
             refs.append({"$ref": f"#/$defs/{variant.ref}"} if variant.ref else {})
             continue
-        hoisted = {k: copy.deepcopy(v) for k, v in branch.items() if k not in ("not", "title")}
-        if shared_props:
-            hoisted["properties"] = {**copy.deepcopy(shared_props), **hoisted.get("properties", {})}
-            hoisted["required"] = sorted(set(shared_required) | set(hoisted.get("required", [])))
-        hoisted.setdefault("type", "object")
-        if unstable and not variant.stable:
-            _mark(hoisted)
-        if variant.catch_all:
-            hoisted["additionalProperties"] = True  # the catch-all keeps the whole payload
+        hoisted = _hoisted_branch(variant, branch, node, unstable)
         if variant.spread:
             inner = protocol.type(variant.spread_from) if variant.spread_from else None
             hoisted = _spread(variant, inner, hoisted, defs, template_data)
@@ -296,7 +312,7 @@ def _hoist_scalars(
         if unstable and not variant.stable:
             _mark(named)
         defs[variant.class_name] = named
-        template_data.setdefault(variant.class_name, {})["acp_alias_rules"] = ", ".join(alias_rules(True))
+        template_data.setdefault(variant.class_name, {})["acp_alias_rules"] = alias_rules(True)
         replaced.append({"$ref": f"#/$defs/{variant.class_name}"})
     node[keyword] = replaced
 
@@ -333,7 +349,7 @@ def _spread(
     return {"description": hoisted.get("description", ""), "anyOf": refs}
 
 
-def _routed_annotation(t: ir.TypeDef) -> str:
+def _routed_annotation(t: ir.TypeDef) -> Annotated:
     """``Annotated[A | B | ..., Discriminator(TagRouter(...))]`` for an open or defaulted union."""
     members = []
     known: dict[str, str] = {}
@@ -345,15 +361,15 @@ def _routed_annotation(t: ir.TypeDef) -> str:
             tag = default = DEFAULT_TAG
         else:
             tag = known[v.tag] = v.tag
-        members.append(f"Annotated[{v.class_name}, Tag({tag!r})]")
+        members.append(Annotated(members=(Name(v.class_name),), metadata=(Call("Tag", (tag,)),)))
     assert t.discriminator is not None
-    attribute = naming.snake(t.discriminator)
     malformed = default if _lenient_tag(t) else other if other is not None else default
-    router = (
-        f"TagRouter({t.discriminator!r}, {attribute!r}, {tuple(sorted(known))!r}, "
-        f"default={default!r}, other={other!r}, malformed={malformed!r})"
+    router = Call(
+        "TagRouter",
+        (t.discriminator, naming.snake(t.discriminator), tuple(sorted(known))),
+        (("default", default), ("other", other), ("malformed", malformed)),
     )
-    return f"Annotated[{' | '.join(members)}, Discriminator({router})]"
+    return Annotated(members=tuple(members), metadata=(Call("Discriminator", (router,)),))
 
 
 def _lenient_tag(t: ir.TypeDef) -> bool:

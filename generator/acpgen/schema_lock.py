@@ -116,7 +116,9 @@ def read_lock(schema_dir: Path) -> SchemaLock:
         raise AcpgenError(*problems)
     assert isinstance(document, dict)
     files = tuple(sorted(document["files"].items()))
-    return SchemaLock(document["package"], document["version"], document["integrity"], files)
+    return SchemaLock(
+        package=document["package"], version=document["version"], integrity=document["integrity"], files=files
+    )
 
 
 def _load_json(path: Path) -> object:
@@ -124,9 +126,11 @@ def _load_json(path: Path) -> object:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise AcpgenError(Problem("schema lock file not found", str(path), _fetch_hint())) from None
+        raise AcpgenError(Problem(what="schema lock file not found", where=str(path), hint=_fetch_hint())) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise AcpgenError(Problem(f"cannot read the schema lock file: {exc}", str(path), _fetch_hint())) from exc
+        raise AcpgenError(
+            Problem(what=f"cannot read the schema lock file: {exc}", where=str(path), hint=_fetch_hint())
+        ) from exc
     document: object = parse(text, str(path), what="the schema lock file", hint=_fetch_hint())
     return document
 
@@ -134,16 +138,16 @@ def _load_json(path: Path) -> object:
 def _lock_problems(path: Path, document: object) -> list[Problem]:
     """Every way in which a parsed lock document deviates from the lock format."""
     if not isinstance(document, dict):
-        return [Problem("schema lock file must hold a JSON object", str(path), _fetch_hint())]
+        return [Problem(what="schema lock file must hold a JSON object", where=str(path), hint=_fetch_hint())]
     problems = [
-        Problem(f"schema lock file lacks the key {key!r}", str(path), _fetch_hint())
+        Problem(what=f"schema lock file lacks the key {key!r}", where=str(path), hint=_fetch_hint())
         for key in sorted(_LOCK_KEYS - document.keys())
     ]
     problems += [
         Problem(
-            f"schema lock file has the unknown key {key!r}",
-            f"{path}#{pointer(key)}",
-            _fetch_hint(),
+            what=f"schema lock file has the unknown key {key!r}",
+            where=f"{path}#{pointer(key)}",
+            hint=_fetch_hint(),
         )
         for key in sorted(document.keys() - _LOCK_KEYS)
     ]
@@ -177,9 +181,9 @@ def _files_problems(path: Path, files: object) -> list[Problem]:
 def _field_problem(path: Path, key: str, what: str, *more: str) -> Problem:
     """A problem located at ``path#/key[/more...]``."""
     return Problem(
-        f"schema lock field {key!r} {what}",
-        f"{path}#{pointer(key, *more)}",
-        _fetch_hint(),
+        what=f"schema lock field {key!r} {what}",
+        where=f"{path}#{pointer(key, *more)}",
+        hint=_fetch_hint(),
     )
 
 
@@ -194,11 +198,11 @@ def verify_files(schema_dir: Path, lock: SchemaLock) -> None:
     for name, expected in lock.files:
         path = schema_dir / name
         if not path.is_file():
-            problems.append(Problem(f"schema file {name} is missing", str(path), hint))
+            problems.append(Problem(what=f"schema file {name} is missing", where=str(path), hint=hint))
             continue
         actual = sha256_file(path)
         if actual != expected:
             what = f"schema file {name} has sha256 {actual}, but {LOCK_NAME} pins {expected}"
-            problems.append(Problem(what, str(path), hint))
+            problems.append(Problem(what=what, where=str(path), hint=hint))
     if problems:
         raise AcpgenError(*problems)

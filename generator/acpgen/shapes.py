@@ -43,9 +43,7 @@ def canonical(node: Any, depth: int = 0) -> MutableShape:
 
     Nesting beyond ``MAX_NESTING`` reads as any value (the loader refuses such documents; this
     keeps the recursion bounded whatever it is given)."""
-    if depth > MAX_NESTING:
-        return dict(ANY)
-    if node is True or (isinstance(node, Mapping) and not _structural(node)):
+    if depth > MAX_NESTING or node is True or (isinstance(node, Mapping) and not _structural(node)):
         return dict(ANY)
     if not isinstance(node, Mapping):
         return {"never": True}
@@ -56,16 +54,11 @@ def canonical(node: Any, depth: int = 0) -> MutableShape:
     shape: MutableShape = {}
     if isinstance(all_of, list):
         shape["extends"] = sorted((canonical(m, depth + 1) for m in all_of), key=_key)
-    nullable = False
     ref = body.pop("$ref", None)
     if isinstance(ref, str):
         shape["ref"] = def_name(ref) if ref.startswith("#/$defs/") else ref
-    types = body.pop("type", None)
-    if isinstance(types, list):
-        nullable = "null" in types
-        named = sorted(t for t in types if t != "null")
-        types = named[0] if len(named) == 1 else named or None
-    elif types == "null":
+    types, nullable = _types(body.pop("type", None))
+    if types == "null":
         return {"null": True}
     for keyword in ("anyOf", "oneOf"):
         branches = body.pop(keyword, None)
@@ -76,21 +69,32 @@ def canonical(node: Any, depth: int = 0) -> MutableShape:
         real = [_without_null(b) for b in real if b != {"null": True}]
         if any(b == ANY for b in real):
             return dict(ANY)
-        merged = _union(real)
         if not shape and types is None and not body:
-            return _with_null(merged, nullable)
-        shape["union"] = merged
+            return _with_null(_union(real), nullable)
+        shape["union"] = _union(real)
     if types is not None:
         shape["type"] = types
+    _rest(body, shape, depth)
+    return _with_null(shape, nullable)
+
+
+def _types(declared: Any) -> tuple[Any, bool]:
+    """The JSON type(s) a node declares (one name, a sorted list, or None) and whether null is one."""
+    if not isinstance(declared, list):
+        return declared, False
+    named = sorted(t for t in declared if t != "null")
+    return (named[0] if len(named) == 1 else named or None), "null" in declared
+
+
+def _rest(body: dict[str, Any], shape: MutableShape, depth: int) -> None:
+    """Scalar, object and array constraints, and any other keyword as it is."""
     _scalars(body, shape)
     _objects(body, shape, depth)
     if isinstance(body.get("items"), Mapping | bool):
         shape["items"] = canonical(body.pop("items"), depth + 1)
     for keyword in sorted(body):
-        if keyword in ("properties", "required", "additionalProperties", "items", "enum", "const", "format"):
-            continue
-        shape[keyword] = body[keyword]
-    return _with_null(shape, nullable)
+        if keyword not in ("properties", "required", "additionalProperties", "items", "enum", "const", "format"):
+            shape[keyword] = body[keyword]
 
 
 def _structural(node: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from acpgen.inventory import (
     is_marked_unstable,
     item_map,
     item_owner,
+    ref_name,
     references,
     union_branches,
     variant_keys,
@@ -51,11 +52,13 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
     removed_types = {k.removeprefix("type:") for k in unstable if k.startswith("type:")}
     for name in removed_types:
         defs.pop(name, None)
+    removed_fields: set[tuple[str, str]] = set()
     for name, node in defs.items():
         props = node.get("properties")
         if isinstance(props, dict):
             for prop in list(props):
                 if f"field:{name}.{prop}" in unstable or _refers_to(props[prop], removed_types):
+                    removed_fields.add((name, prop))
                     del props[prop]
                     if prop in node.get("required", []):
                         node["required"].remove(prop)
@@ -69,7 +72,54 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
                 if not (f"variant:{name}[{keys.get(id(b))}]" in unstable or _refers_to(b, removed_types))
                 and not (isinstance(b, dict) and "const" in b and f"value:{name}={b['const']}" in unstable)
             ]
+    drop_default_members(result, removed_fields)
     return result
+
+
+def drop_default_members(doc: dict[str, Any], removed: set[tuple[str, str]]) -> None:
+    """Take the ``removed`` fields (type name, wire name) out of every default value of ``doc`` that
+    is an object of that type, at any depth (a capabilities default spells out nested objects), so
+    that a build without a field does not send it by default."""
+    if not removed:
+        return
+    defs: Mapping[str, Any] = doc.get("$defs", {})
+    for schema in _schemas(doc):
+        if "default" in schema:
+            schema["default"] = _without(schema["default"], _type_of(schema), defs, removed)
+
+
+def _schemas(node: Any, in_map: bool = False) -> Any:
+    """Every schema object inside ``node`` (the values of ``properties`` and ``$defs``, not the maps)."""
+    if isinstance(node, list):
+        for value in node:
+            yield from _schemas(value)
+    elif isinstance(node, dict):
+        if not in_map:
+            yield node
+        for key, value in node.items():
+            yield from _schemas(value, in_map=not in_map and key in ("properties", "$defs", "patternProperties"))
+
+
+def _type_of(schema: Mapping[str, Any]) -> str | None:
+    """The one named type a schema stands for: a reference (alone or in ``allOf``), or one beside ``null``."""
+    named = ref_name(schema)
+    for keyword in ("anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        if named is None and isinstance(branches, list):
+            refs = [ref_name(b) for b in branches if isinstance(b, dict) and b.get("type") != "null"]
+            named = refs[0] if len(refs) == 1 else None
+    return named
+
+
+def _without(value: Any, type_name: str | None, defs: Mapping[str, Any], removed: set[tuple[str, str]]) -> Any:
+    props = defs.get(type_name, {}).get("properties") if type_name else None
+    if not isinstance(value, dict) or not isinstance(props, dict):
+        return value
+    return {
+        key: _without(member, _type_of(props[key]) if isinstance(props.get(key), dict) else None, defs, removed)
+        for key, member in value.items()
+        if (type_name, key) not in removed
+    }
 
 
 def _refers_to(node: Any, names: set[str]) -> bool:

@@ -99,7 +99,19 @@ def roles(protocol: ir.Protocol) -> tuple[Role, ...]:
         if methods:
             peer_sender = senders[counterpart] if counterpart else None
             peer_attr = naming.snake(counterpart) if counterpart else None
-            found.append(Role(interface, sender, sides, summary, methods, peer, counterpart, peer_sender, peer_attr))
+            found.append(
+                Role(
+                    interface=interface,
+                    sender=sender,
+                    sides=sides,
+                    summary=summary,
+                    methods=methods,
+                    peer=peer,
+                    counterpart=counterpart,
+                    peer_sender=peer_sender,
+                    peer_attr=peer_attr,
+                )
+            )
     return tuple(found)
 
 
@@ -141,7 +153,7 @@ def _advertised_in(protocol: ir.Protocol, type_name: str, *, caller: bool, side:
     roots = {c.root for c in protocol.capabilities if c.owner == owner}
     for f in protocol.type(type_name).fields:
         if f.ref in roots:
-            return Advertisement(f.attr, protocol.type(f.ref).class_name)
+            return Advertisement(attr=f.attr, model=protocol.type(f.ref).class_name)
     return None
 
 
@@ -194,7 +206,15 @@ def capability_views(protocol: ir.Protocol) -> tuple[CapabilityView, ...]:
         if not c.stable:
             doc = f"{UNSTABLE_DOC}\n\n{doc}"
         views.append(
-            CapabilityView(c.path, c.owner, c.presence, c.attrs, c.accessor, protocol.type(c.root).class_name, doc)
+            CapabilityView(
+                path=c.path,
+                side=c.owner,
+                presence=c.presence,
+                attrs=c.attrs,
+                accessor=c.accessor,
+                root_class=protocol.type(c.root).class_name,
+                doc=doc,
+            )
         )
     return tuple(views)
 

@@ -39,12 +39,18 @@ class VendorSpec:
     package: str
     out: Path
     variant: ir.Variant
+    features: tuple[str, ...] | None = None
+    """The unstable features selected (the stable protocol plus these), if any."""
 
     @property
     def command(self) -> str:
         """The command that writes this copy (recorded in its headers and manifest)."""
         words = ["acpgen", "vendor", "--package", self.package, "--out", self.out.as_posix()]
-        return shlex.join([*words, *(["--unstable"] if self.variant == "unstable" else [])])
+        if self.features is not None:
+            words += [w for name in self.features for w in ("--unstable-feature", name)]
+        elif self.variant == "unstable":
+            words.append("--unstable")
+        return shlex.join(words)
 
 
 def register(commands: Any) -> None:
@@ -59,7 +65,15 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--package", help="the import name of the copy in your project, e.g. myapp._acp")
     parser.add_argument("--out", type=Path, required=True, help="the package folder to write, e.g. src/myapp/_acp")
-    parser.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
+    which.add_argument(
+        "--unstable-feature",
+        dest="features",
+        action="append",
+        metavar="NAME",
+        help="vendor the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
+    )
     parser.add_argument(
         "--check", action="store_true", help="compare the copy at --out with a fresh rendering (from its manifest)"
     )
@@ -84,7 +98,8 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
         print(f"acpgen: the copy in {spec.out} is up to date", file=sys.stderr)
         return EXIT_OK
     write(spec.out.parent, package_folders(files, (spec.out.name,)))
-    print(f"acpgen: wrote {spec.package} ({spec.variant} build) to {spec.out}", file=sys.stderr)
+    built = "stable + " + ", ".join(spec.features) if spec.features is not None else spec.variant
+    print(f"acpgen: wrote {spec.package} ({built} build) to {spec.out}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -94,7 +109,9 @@ def render_vendored(spec: VendorSpec) -> dict[str, str]:
     from acpgen.render import render
 
     settings = load_settings(ACPGEN_ROOT / "pyproject.toml")
-    protocol, doc = pinned_revision(settings).protocol(spec.variant)
+    revision = pinned_revision(settings)
+    selection = revision.selection(spec.features, "--unstable-feature") if spec.features is not None else None
+    protocol, doc = revision.protocol(spec.variant, selection)
     files = render(protocol, doc, spec.package, folder=spec.out.name, regenerate=spec.command)
     files[f"{spec.out.name}/{MANIFEST}"] = manifest(spec, protocol)
     return files
@@ -106,6 +123,8 @@ def manifest(spec: VendorSpec, protocol: ir.Protocol) -> str:
     record = {
         "acpgen": generator_version(),
         "build": spec.variant,
+        "features": list(protocol.features),
+        "selected": list(spec.features) if spec.features is not None else None,
         "command": spec.command,
         "package": spec.package,
         "schema": {"file": source.file, "package": source.package, "sha256": source.sha256, "version": source.version},
@@ -117,20 +136,23 @@ def _requested(args: argparse.Namespace) -> VendorSpec:
     if not args.package or not _PACKAGE.fullmatch(args.package):
         raise AcpgenError(
             Problem(
-                f"--package must be a dotted Python import name, not {args.package!r}",
-                "--package",
-                "Give the name your code will import the copy by, e.g. --package myapp._acp.",
+                what=f"--package must be a dotted Python import name, not {args.package!r}",
+                where="--package",
+                hint="Give the name your code will import the copy by, e.g. --package myapp._acp.",
             )
         )
     if args.out.name != args.package.rpartition(".")[2]:
         raise AcpgenError(
             Problem(
-                f"the folder {args.out} cannot be imported as {args.package}",
-                "--out",
-                f"Name the folder after the last part of the package: --out .../{args.package.rpartition('.')[2]}.",
+                what=f"the folder {args.out} cannot be imported as {args.package}",
+                where="--out",
+                hint="Name the folder after the last part of the package: "
+                f"--out .../{args.package.rpartition('.')[2]}.",
             )
         )
-    return VendorSpec(args.package, args.out, "unstable" if args.unstable else "stable")
+    features = tuple(args.features) if args.features else None
+    variant: ir.Variant = "unstable" if args.unstable or features else "stable"
+    return VendorSpec(package=args.package, out=args.out, variant=variant, features=features)
 
 
 def _recorded(out: Path) -> VendorSpec:
@@ -141,11 +163,21 @@ def _recorded(out: Path) -> VendorSpec:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise AcpgenError(
             Problem(
-                f"no readable vendoring manifest: {error}",
-                f"{path}",
-                "Point --out at a folder written by `acpgen vendor` (it holds _vendor.json), or vendor it again.",
+                what=f"no readable vendoring manifest: {error}",
+                where=f"{path}",
+                hint="Point --out at a folder written by `acpgen vendor` (it holds _vendor.json), or vendor it again.",
             )
         ) from None
     if build not in ("stable", "unstable") or not isinstance(package, str):
-        raise AcpgenError(Problem(f"the manifest names an unknown build {build!r}", f"{path}#/build", "Vendor again."))
-    return VendorSpec(package, out, cast("ir.Variant", build))
+        raise AcpgenError(
+            Problem(what=f"the manifest names an unknown build {build!r}", where=f"{path}#/build", hint="Vendor again.")
+        )
+    selected = record.get("selected")
+    if selected is not None and not (isinstance(selected, list) and all(isinstance(n, str) for n in selected)):
+        raise AcpgenError(
+            Problem(
+                what="the manifest's selected features are malformed", where=f"{path}#/selected", hint="Vendor again."
+            )
+        )
+    features = tuple(selected) if selected is not None else None
+    return VendorSpec(package=package, out=out, variant=cast("ir.Variant", build), features=features)

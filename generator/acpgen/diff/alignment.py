@@ -71,7 +71,9 @@ def alias_target(side: Snapshot, t: ir.TypeDef, depth: int = 0) -> str | None:
 def _spelled_out(owner: str, target: ir.TypeDef, item: Item) -> dict[str, Item]:
     prefix = "field:" + owner.split(":", 1)[1]
     return {
-        f"{prefix}.{f.wire}": Item(f"{prefix}.{f.wire}", item.stability, f.shape, required=f.required)
+        f"{prefix}.{f.wire}": Item(
+            key=f"{prefix}.{f.wire}", stability=item.stability, shape=f.shape, required=f.required
+        )
         for f in sorted(target.fields, key=lambda f: f.wire)
     }
 

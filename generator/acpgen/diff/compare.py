@@ -22,7 +22,7 @@ __all__ = ["Finding", "compare"]
 def compare(old: Snapshot, new: Snapshot) -> list[Finding]:
     """Every finding between ``old`` and ``new``, most severe first, then by rule and item."""
     renames = find_renames(old, new)
-    diff = Recorder(old, new, Context(old.shapes, new.shapes, renames))
+    diff = Recorder(old=old, new=new, ctx=Context(old_types=old.shapes, new_types=new.shapes, renames=renames))
     for old_name, new_name in sorted(renames.items()):
         diff.add(
             "type-renamed",

@@ -8,6 +8,7 @@ together with its type.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from acpgen.diff.alignment import (
@@ -30,6 +31,17 @@ from acpgen.shapes import Relation, describe, relate
 
 
 def compare_items(diff: Recorder) -> None:
+    """Every type, field, variant and enum value present on either side, compared."""
+    old_items, new_items = _aligned(diff)
+    compare_names(diff, old_items, new_items)
+    pass_ = _ItemPass(diff=diff, old_items=old_items, new_items=new_items)
+    for key in sorted(old_items.keys() | new_items.keys()):
+        pass_.compare(key)
+    _report_field_renames(diff, pass_.field_renames, new_items)
+
+
+def _aligned(diff: Recorder) -> tuple[dict[str, Item], dict[str, Item]]:
+    """Both sides' items with renamed variants under their new keys and spelling normalised."""
     old_items, new_items = dict(diff.old.items), dict(diff.new.items)
     variant_renames = find_variant_renames(diff, old_items, new_items)
     for old_key, new_key in sorted(variant_renames.items()):
@@ -43,67 +55,81 @@ def compare_items(diff: Recorder) -> None:
             old=old_key,
             new=new_key,
         )
-    old_items = rekey(old_items, variant_renames)
-    old_items, new_items = effective_items(diff, old_items, new_items)
-    compare_names(diff, old_items, new_items)
-    renames = diff.ctx.renames
-    renamed_new = set(renames.values())
-    removed_keys = old_items.keys() - new_items.keys()
-    added_keys = new_items.keys() - old_items.keys()
-    removed_types = {k.removeprefix("type:") for k in removed_keys if k.startswith("type:")}
-    added_types = {k.removeprefix("type:") for k in added_keys if k.startswith("type:")}
-    reshaped = reshaped_types(diff, old_items, new_items)
-    field_renames = find_field_renames(diff, old_items, new_items, removed_keys, added_keys)
-    for key in sorted(removed_keys | added_keys | (old_items.keys() & new_items.keys())):
-        before, after = old_items.get(key), new_items.get(key)
+    return effective_items(diff, rekey(old_items, variant_renames), new_items)
+
+
+@dataclass
+class _ItemPass:
+    """What comparing one item needs to know of the others: what was removed and added as a
+    whole (a removed type's fields are not reported again), renames, reshaped types."""
+
+    diff: Recorder
+    old_items: dict[str, Item]
+    new_items: dict[str, Item]
+    removed: set[str] = field(init=False)
+    added: set[str] = field(init=False)
+    reshaped: set[str] = field(init=False)
+    field_renames: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.removed = self.old_items.keys() - self.new_items.keys()
+        self.added = self.new_items.keys() - self.old_items.keys()
+        self.reshaped = reshaped_types(self.diff, self.old_items, self.new_items)
+        self.field_renames = find_field_renames(self.diff, self.old_items, self.new_items, self.removed, self.added)
+
+    def compare(self, key: str) -> None:
+        before, after = self.old_items.get(key), self.new_items.get(key)
         if key.startswith("method:"):  # added, removed and changed methods: see compare_methods
             if before is not None and after is not None:
-                _stability_change(diff, key, before, after)
-            continue
-        owner = item_owner(key)
-        if not key.startswith("type:") and owner in reshaped:
-            continue  # reported once, as the type's change of kind
-        if after is None and before is not None:
-            if key.startswith("type:"):
-                if owner not in renames:
-                    diff.add(
-                        "type-removed",
-                        key,
-                        f"type {owner} was removed",
-                        stability=before.stability,
-                        writers=diff.old.writers_of(owner),
-                    )
-            elif (
-                owner not in removed_types
-                and owner_variant(key) not in removed_keys
-                and key not in field_renames
-                and not promoted_union(diff, key, new_items)
-                and not moved_into_variants(diff, key)
-            ):
-                _presence(diff, key, before, added=False)
-        elif before is None and after is not None:
-            if key.startswith("type:"):
-                if owner not in renamed_new:
-                    diff.add("type-added", key, f"type {owner} was added", stability=after.stability)
-            elif (
-                owner not in added_types
-                and owner_variant(key) not in added_keys
-                and key not in field_renames.values()
-                and not promoted_union(diff, key, old_items)
-            ):
-                _presence(diff, key, after, added=True)
+                _stability_change(self.diff, key, before, after)
+        elif not key.startswith("type:") and item_owner(key) in self.reshaped:
+            return  # reported once, as the type's change of kind
         elif before is not None and after is not None:
-            _stability_change(diff, key, before, after)
-            _changed(diff, key, before, after)
-    for old_key, new_key in sorted(field_renames.items()):
-        after = new_items[new_key]
-        owner = item_owner(new_key)
+            _stability_change(self.diff, key, before, after)
+            _changed(self.diff, key, before, after)
+        elif before is not None:
+            self._gone(key, before)
+        elif after is not None:
+            self._new(key, after)
+
+    def _gone(self, key: str, before: Item) -> None:
+        owner = item_owner(key)
+        if key.startswith("type:"):
+            if owner not in self.diff.ctx.renames:
+                writers = self.diff.old.writers_of(owner)
+                message = f"type {owner} was removed"
+                self.diff.add("type-removed", key, message, stability=before.stability, writers=writers)
+        elif not (
+            f"type:{owner}" in self.removed
+            or owner_variant(key) in self.removed
+            or key in self.field_renames
+            or promoted_union(self.diff, key, self.new_items)
+            or moved_into_variants(self.diff, key)
+        ):
+            _presence(self.diff, key, before, added=False)
+
+    def _new(self, key: str, after: Item) -> None:
+        owner = item_owner(key)
+        if key.startswith("type:"):
+            if owner not in set(self.diff.ctx.renames.values()):
+                self.diff.add("type-added", key, f"type {owner} was added", stability=after.stability)
+        elif not (
+            f"type:{owner}" in self.added
+            or owner_variant(key) in self.added
+            or key in self.field_renames.values()
+            or promoted_union(self.diff, key, self.old_items)
+        ):
+            _presence(self.diff, key, after, added=True)
+
+
+def _report_field_renames(diff: Recorder, renames: dict[str, str], new_items: dict[str, Item]) -> None:
+    for old_key, new_key in sorted(renames.items()):
         diff.add(
             "field-renamed",
             new_key,
             f"{item_label(old_key)} is now {item_label(new_key)} (same shape)",
-            stability=after.stability,
-            writers=diff.new.writers_of(owner),
+            stability=new_items[new_key].stability,
+            writers=diff.new.writers_of(item_owner(new_key)),
             old=old_key,
             new=new_key,
         )
@@ -195,135 +221,121 @@ def _changed(diff: Recorder, key: str, before: Item, after: Item) -> None:
 
 def _changed_type(diff: Recorder, key: str, before: Item, after: Item) -> None:
     name = item_owner(key)
-    old_shape, new_shape = before.shape, after.shape
     old_kind, new_kind = kinds(diff, before, after)
-    writers = diff.new.writers_of(name)
-    stability = after.stability
+
+    def add(rule_id: str, message: str, **details: Any) -> None:
+        writers = diff.new.writers_of(name)
+        diff.add(rule_id, key, message, stability=after.stability, writers=writers, **details)
+
     if old_kind != new_kind and not {old_kind, new_kind} <= {"scalar", "enum", "any"}:
-        diff.add(
-            "type-kind-changed",
-            key,
-            f"type {name} was a{'n' if old_kind[0] in 'aeiou' else ''} {old_kind} and is now a"
-            f"{'n' if new_kind[0] in 'aeiou' else ''} {new_kind}",
-            stability=stability,
-            writers=writers,
-            old=old_kind,
-            new=new_kind,
-        )
-        return
-    if old_kind == "enum" and new_kind == "enum":
-        was_open, opened = is_open_enum(before.definition), is_open_enum(after.definition)
-        if was_open != opened:
-            diff.add(
-                "enum-opened" if opened else "enum-closed",
-                key,
-                f"enum {name} now {'accepts' if opened else 'rejects'} unknown values",
-                stability=stability,
-                writers=writers,
-            )
-        return
-    if old_kind == "union":
+        message = f"type {name} was {_a(old_kind)} and is now {_a(new_kind)}"
+        add("type-kind-changed", message, old=old_kind, new=new_kind)
+    elif old_kind == new_kind == "enum":
+        was, now = is_open_enum(before.definition), is_open_enum(after.definition)
+        if was != now:
+            add(f"enum-{'opened' if now else 'closed'}", f"enum {name} now {_takes(now)} unknown values")
+    elif old_kind == "union":
         was, now = is_extensible(before.definition), is_extensible(after.definition)
         if was != now:
-            diff.add(
-                "union-opened" if now else "union-closed",
-                key,
-                f"union {name} now {'accepts' if now else 'rejects'} unknown variants",
-                stability=stability,
-                writers=writers,
-            )
-        return
-    if old_kind == "object":
-        return  # its fields are compared one by one
-    relation = relate(old_shape, new_shape, diff.ctx)
-    rule_id = {
-        Relation.WIDER: "type-widened",
-        Relation.NARROWER: "type-narrowed",
-        Relation.CHANGED: "type-changed",
-    }.get(relation)
-    if rule_id is not None:
-        diff.add(
+            add(f"union-{'opened' if now else 'closed'}", f"union {name} now {_takes(now)} unknown variants")
+    elif old_kind != "object":  # an object's fields are compared one by one
+        rule_id = _TYPE_RULES.get(relate(before.shape, after.shape, diff.ctx))
+        if rule_id is not None:
+            old_text, new_text = describe(before.shape), describe(after.shape)
+            add(rule_id, f"type {name} was {old_text} and is now {new_text}", old=old_text, new=new_text)
+
+
+_TYPE_RULES = {Relation.WIDER: "type-widened", Relation.NARROWER: "type-narrowed", Relation.CHANGED: "type-changed"}
+
+
+def _a(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def _takes(opened: bool) -> str:
+    return "accepts" if opened else "rejects"
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldChange:
+    """One field present on both sides: where its findings go and who they affect."""
+
+    diff: Recorder
+    key: str
+    before: Item
+    after: Item
+
+    @property
+    def label(self) -> str:
+        return item_label(self.key)
+
+    def add(self, rule_id: str, message: str, **details: Any) -> None:
+        stable_both = self.before.stability == self.after.stability
+        self.diff.add(
             rule_id,
-            key,
-            f"type {name} was {describe(old_shape)} and is now {describe(new_shape)}",
-            stability=stability,
-            writers=writers,
-            old=describe(old_shape),
-            new=describe(new_shape),
+            self.key,
+            message,
+            stability=self.after.stability if stable_both else "unstable",
+            writers=self.diff.new.writers_of(item_owner(self.key)),
+            **details,
         )
 
 
 def _changed_field(diff: Recorder, key: str, before: Item, after: Item) -> None:
-    owner = item_owner(key)
-    writers = diff.new.writers_of(owner)
-    label = item_label(key)
-    stability = after.stability if before.stability == after.stability else "unstable"
-    old_lenient, new_lenient = before.lenience, after.lenience
+    change = _FieldChange(diff=diff, key=key, before=before, after=after)
     if before.required != after.required:
-        diff.add(
-            "field-made-required" if after.required else "field-made-optional",
-            key,
-            f"{label} is now {'required' if after.required else 'optional'}",
-            stability=stability,
-            writers=writers,
-        )
-    old_shape, new_shape = before.shape, after.shape
-    relation = relate(old_shape, new_shape, diff.ctx)
-    if relation is not Relation.SAME:
-        rule_id = {
-            Relation.WIDER: "field-widened",
-            Relation.NARROWER: "field-narrowed",
-            Relation.CHANGED: "field-type-changed",
-            Relation.SWAPPED: "field-type-swapped",
-        }[relation]
-        level: Level | None = None
-        notes: list[str] = []
-        if relation in (Relation.NARROWER, Relation.CHANGED) and DEFAULT_ON_ERROR in new_lenient:
-            level, notes = "warning", ["new readers replace a rejected value by the default"]
-        elif relation is Relation.WIDER and DEFAULT_ON_ERROR in old_lenient:
-            level, notes = "info", ["old readers replace a value they reject by the default"]
-        elif (
-            relation is Relation.WIDER
-            and new_shape.get("null")
-            and not old_shape.get("null")
-            and DEFAULT_ON_NULL in old_lenient
-        ):
-            level, notes = "info", ["old readers read null as the default"]
-        diff.add(
-            rule_id,
-            key,
-            f"{label} was {describe(old_shape)} and is now {describe(new_shape)}",
-            stability=stability,
-            writers=writers,
-            level=level,
-            notes=notes,
-            old=describe(old_shape),
-            new=describe(new_shape),
-        )
+        now = "required" if after.required else "optional"
+        change.add(f"field-made-{now}", f"{change.label} is now {now}")
+    _field_shape(change)
     old_default, new_default = _default(before), _default(after)
     if old_default != new_default:
-        diff.add(
+        change.add(
             "field-default-changed",
-            key,
-            f"{label}: the default was {_show(old_default)} and is now {_show(new_default)}",
-            stability=stability,
-            writers=writers,
+            f"{change.label}: the default was {_show(old_default)} and is now {_show(new_default)}",
             old=None if old_default is _MISSING else old_default,
             new=None if new_default is _MISSING else new_default,
         )
     for keyword in LENIENCY_KEYWORDS:
-        if (keyword in old_lenient) == (keyword in new_lenient):
-            continue
-        gained = keyword in new_lenient
-        diff.add(
-            "leniency-added" if gained else "leniency-removed",
-            key,
-            f"{label}: {keyword} was {'added' if gained else 'removed'}",
-            stability=stability,
-            writers=writers,
-            old=None if gained else keyword,
-            new=keyword if gained else None,
-        )
+        if (keyword in before.lenience) != (keyword in after.lenience):
+            gained = keyword in after.lenience
+            change.add(
+                "leniency-added" if gained else "leniency-removed",
+                f"{change.label}: {keyword} was {'added' if gained else 'removed'}",
+                old=None if gained else keyword,
+                new=keyword if gained else None,
+            )
+
+
+_FIELD_RULES = {
+    Relation.WIDER: "field-widened",
+    Relation.NARROWER: "field-narrowed",
+    Relation.CHANGED: "field-type-changed",
+    Relation.SWAPPED: "field-type-swapped",
+}
+
+
+def _field_shape(change: _FieldChange) -> None:
+    """A field whose values changed, softened where a lenient reader tolerates the difference."""
+    old_shape, new_shape = change.before.shape, change.after.shape
+    relation = relate(old_shape, new_shape, change.diff.ctx)
+    if relation is Relation.SAME:
+        return
+    level, notes = _tolerated(relation, change.before, change.after)
+    was, now = describe(old_shape), describe(new_shape)
+    message = f"{change.label} was {was} and is now {now}"
+    change.add(_FIELD_RULES[relation], message, level=level, notes=notes, old=was, new=now)
+
+
+def _tolerated(relation: Relation, before: Item, after: Item) -> tuple[Level | None, list[str]]:
+    """The level and note of a change of values that a lenient reader absorbs, if one does."""
+    if relation in (Relation.NARROWER, Relation.CHANGED) and DEFAULT_ON_ERROR in after.lenience:
+        return "warning", ["new readers replace a rejected value by the default"]
+    if relation is Relation.WIDER and DEFAULT_ON_ERROR in before.lenience:
+        return "info", ["old readers replace a value they reject by the default"]
+    gains_null = after.shape.get("null") and not before.shape.get("null")
+    if relation is Relation.WIDER and gains_null and DEFAULT_ON_NULL in before.lenience:
+        return "info", ["old readers read null as the default"]
+    return None, []
 
 
 _MISSING: Any = object()

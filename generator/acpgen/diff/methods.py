@@ -36,64 +36,71 @@ def _kind_changes(old: dict[MethodKey, Method], new: dict[MethodKey, Method]) ->
 
 
 def compare_methods(diff: Recorder) -> None:
-    old, new, renames = dict(diff.old.methods), dict(diff.new.methods), diff.ctx.renames
+    old, new = dict(diff.old.methods), dict(diff.new.methods)
     for before, after in _kind_changes(old, new):
         _compare_method_pair(diff, before, after)
         del old[_key(before)], new[_key(after)]
-    removed = [old[k] for k in sorted(old.keys() - new.keys())]
     added = {k: new[k] for k in sorted(new.keys() - old.keys())}
-    for method in removed:
-        moved = [m for m in added.values() if m.wire == method.wire]
-        same_types = [
-            m
-            for m in added.values()
-            if m.side == method.side
-            and m.kind == method.kind
-            and renames.get(method.params, method.params) == m.params
-            and (method.result is None or renames.get(method.result, method.result) == m.result)
-        ]
-        stability = _method_stability(diff.old, method)
-        if moved:
-            target = moved[0]
-            added.pop(_key(target))
-            diff.add(
-                "method-side-changed",
-                f"method:{target.side}:{target.wire}",
-                f"{method.wire} is now handled by the {target.side} side, not the {method.side} side",
-                stability=_method_stability(diff.new, target),
-                old=method.side,
-                new=target.side,
-            )
-            _compare_method_pair(diff, method, target)
-        elif len(same_types) == 1:
-            target = same_types[0]
-            added.pop(_key(target))
-            diff.add(
-                "method-renamed",
-                f"method:{target.side}:{target.wire}",
-                f"{method.wire} is now called {target.wire} (same params and result)",
-                stability=_method_stability(diff.new, target),
-                writers=_callers(target),
-                old=method.wire,
-                new=target.wire,
-            )
+    for key in sorted(old.keys() - new.keys()):
+        target = _successor(diff, old[key], added)
+        if target is None:
+            _added_or_removed(diff, old[key], "removed")
         else:
-            diff.add(
-                "method-removed",
-                f"method:{method.side}:{method.wire}",
-                f"{method.wire} ({method.kind}, handled by the {method.side} side) was removed",
-                stability=stability,
-                writers=_callers(method),
-            )
+            added.pop(_key(target))
     for method in added.values():
-        diff.add(
-            "method-added",
-            f"method:{method.side}:{method.wire}",
-            f"{method.wire} ({method.kind}, handled by the {method.side} side) was added",
-            stability=_method_stability(diff.new, method),
-        )
+        _added_or_removed(diff, method, "added")
     for key in sorted(old.keys() & new.keys()):
         _compare_method_pair(diff, old[key], new[key])
+
+
+def _successor(diff: Recorder, method: Method, added: dict[MethodKey, Method]) -> Method | None:
+    """The added method that replaces a removed one, reported as such: the same wire name on
+    another side (moved), or the same params and result under another name (renamed)."""
+    moved = [m for m in added.values() if m.wire == method.wire]
+    if moved:
+        target = moved[0]
+        diff.add(
+            "method-side-changed",
+            f"method:{target.side}:{target.wire}",
+            f"{method.wire} is now handled by the {target.side} side, not the {method.side} side",
+            stability=_method_stability(diff.new, target),
+            old=method.side,
+            new=target.side,
+        )
+        _compare_method_pair(diff, method, target)
+        return target
+    renames = diff.ctx.renames
+    same_types = [
+        m
+        for m in added.values()
+        if (m.side, m.kind) == (method.side, method.kind)
+        and renames.get(method.params, method.params) == m.params
+        and (method.result is None or renames.get(method.result, method.result) == m.result)
+    ]
+    if len(same_types) != 1:
+        return None
+    target = same_types[0]
+    diff.add(
+        "method-renamed",
+        f"method:{target.side}:{target.wire}",
+        f"{method.wire} is now called {target.wire} (same params and result)",
+        stability=_method_stability(diff.new, target),
+        writers=_callers(target),
+        old=method.wire,
+        new=target.wire,
+    )
+    return target
+
+
+def _added_or_removed(diff: Recorder, method: Method, verb: str) -> None:
+    side = diff.new if verb == "added" else diff.old
+    diff.add(
+        f"method-{verb}",
+        f"method:{method.side}:{method.wire}",
+        f"{method.wire} ({method.kind}, handled by the {method.side} side) was {verb}",
+        stability=_method_stability(side, method),
+        writers=_callers(method) if verb == "removed" else (),
+    )
 
 
 def _compare_method_pair(diff: Recorder, before: Method, after: Method) -> None:

@@ -116,21 +116,23 @@ def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | Non
 
 def _items(protocol: ir.Protocol, stability: Stability) -> Iterator[Item]:
     for t in protocol.types:
-        yield Item(f"type:{t.wire}", stability, t.shape, name=t.class_name, definition=t)
+        yield Item(key=f"type:{t.wire}", stability=stability, shape=t.shape, name=t.class_name, definition=t)
         for f in t.fields:
             yield _field(f"field:{t.wire}.{f.wire}", f, stability)
         for value in t.enum_values if t.kind == "enum" else ():
-            yield Item(f"value:{t.wire}={value}", stability, {})
+            yield Item(key=f"value:{t.wire}={value}", stability=stability, shape={})
         for v in t.variants:
             if not v.key or _is_constant(v.shape):
                 continue
             name = v.class_name if v.hoisted else None
-            yield Item(f"variant:{t.wire}[{v.key}]", stability, v.shape, payload=v.payload, name=name)
+            yield Item(
+                key=f"variant:{t.wire}[{v.key}]", stability=stability, shape=v.shape, payload=v.payload, name=name
+            )
             for f in v.fields:
                 if not _is_tag(f):
                     yield _field(f"field:{t.wire}[{v.key}].{f.wire}", f, stability)
     for m in protocol.methods:
-        yield Item(f"method:{m.side}:{m.wire}", stability, {}, name=m.python_name)
+        yield Item(key=f"method:{m.side}:{m.wire}", stability=stability, shape={}, name=m.python_name)
 
 
 def _field(key: str, f: ir.Field, stability: Stability) -> Item:
@@ -140,9 +142,9 @@ def _field(key: str, f: ir.Field, stability: Stability) -> Item:
         DEFAULT_ON_NULL: f.lenience.default_on_null,
     }
     return Item(
-        key,
-        stability,
-        f.shape,
+        key=key,
+        stability=stability,
+        shape=f.shape,
         required=f.required,
         default_json=f.default_json,
         lenience=frozenset(k for k, on in lenience.items() if on),
@@ -164,7 +166,9 @@ def _is_tag(f: ir.Field) -> bool:
 
 def _methods(protocol: ir.Protocol) -> dict[tuple[str, str, str], Method]:
     return {
-        (m.side, m.wire, m.kind): Method(m.wire, m.side, m.kind, m.params, m.result, m.python_name)
+        (m.side, m.wire, m.kind): Method(
+            wire=m.wire, side=m.side, kind=m.kind, params=m.params, result=m.result, python_name=m.python_name
+        )
         for m in sorted(protocol.methods, key=lambda m: (m.side, m.wire, m.kind))
     }
 

@@ -60,9 +60,9 @@ def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
             return load_files(_versioned(spec, folder, commit), locate(folder))
     raise AcpgenError(
         Problem(
-            f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
-            spec,
-            "Give a path (schema/), a git ref and path (HEAD~1:schema), or a version (2.3.0 or npm:2.3.0).",
+            what=f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
+            where=spec,
+            hint="Give a path (schema/), a git ref and path (HEAD~1:schema), or a version (2.3.0 or npm:2.3.0).",
         )
     )
 
@@ -87,18 +87,24 @@ def locate(path: Path) -> Located:
     if path.is_file():
         unstable = path.with_name(path.name.removesuffix(".json") + ".unstable.json")
         rules = path.parent / RULES_FILE
-        return Located(path, unstable if unstable.is_file() else None, rules if rules.is_file() else None)
+        return Located(
+            stable=path, unstable=unstable if unstable.is_file() else None, rules=rules if rules.is_file() else None
+        )
     for layout in _LAYOUTS:
         stable = path / layout
         if stable.is_file():
             unstable = stable.with_name("schema.unstable.json")
             rules = path / RULES_FILE
-            return Located(stable, unstable if unstable.is_file() else None, rules if rules.is_file() else None)
+            return Located(
+                stable=stable,
+                unstable=unstable if unstable.is_file() else None,
+                rules=rules if rules.is_file() else None,
+            )
     raise AcpgenError(
         Problem(
-            "the folder holds no ACP schema (looked for v1/schema.json and schema.json)",
-            str(path),
-            "Point at a folder holding schema.json (and schema.unstable.json), or at a schema file.",
+            what="the folder holds no ACP schema (looked for v1/schema.json and schema.json)",
+            where=str(path),
+            hint="Point at a folder holding schema.json (and schema.unstable.json), or at a schema file.",
         )
     )
 
@@ -140,14 +146,16 @@ def _git(ref: str, inside: str, into: Path) -> Path:
     if not names:
         raise AcpgenError(
             Problem(
-                f"git ref {ref!r} holds no JSON file under {inside or '.'!r}",
-                where,
-                "Check the ref and the path (e.g. HEAD~1:schema).",
+                what=f"git ref {ref!r} holds no JSON file under {inside or '.'!r}",
+                where=where,
+                hint="Check the ref and the path (e.g. HEAD~1:schema).",
             )
         )
     for name in names:
         if unsafe_relative_path(name) is not None:
-            raise AcpgenError(Problem(f"unsafe path {name!r} in git ref {ref!r}", where, "Use another ref."))
+            raise AcpgenError(
+                Problem(what=f"unsafe path {name!r} in git ref {ref!r}", where=where, hint="Use another ref.")
+            )
         target = into / PurePosixPath(name)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(_run_git(["-C", str(top), "show", f"{ref}:{name}"], where), encoding="utf-8")
@@ -158,14 +166,16 @@ def _run_git(args: list[str], where: str) -> str:
     try:
         result = subprocess.run(["git", *args], capture_output=True, text=True, check=False, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise AcpgenError(Problem(f"cannot run git: {error}", where, "Install git or give a folder instead.")) from None
+        raise AcpgenError(
+            Problem(what=f"cannot run git: {error}", where=where, hint="Install git or give a folder instead.")
+        ) from None
     if result.returncode != 0:
         detail = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit {result.returncode}"
         raise AcpgenError(
             Problem(
-                f"git could not read {where!r}: {detail}",
-                where,
-                "Check that the ref exists in this repository and the path inside it (e.g. HEAD~1:schema).",
+                what=f"git could not read {where!r}: {detail}",
+                where=where,
+                hint="Check that the ref exists in this repository and the path inside it (e.g. HEAD~1:schema).",
             )
         )
     return result.stdout

@@ -8,6 +8,10 @@ from typing import Final, Literal
 PROTOCOL_VERSION: Final = 1
 """The protocol version a peer sends in ``initialize``."""
 VARIANT: Final[Literal["stable", "unstable"]] = "stable"
+"""``unstable`` when the build holds unstable items (all of them, or the ``FEATURES`` selected)."""
+FEATURES: Final[tuple[str, ...]] = ()
+"""The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
+BUILD: Final = "stable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "single-file/schema.json"

@@ -4,9 +4,14 @@
 """The items of this build that are not part of the stable protocol.
 
 Keys: ``type:Name``, ``field:Name.wireName``, ``variant:Union[tag]``, ``value:Enum=value``,
-``method:side:wire/name``. The stable build lists none.
+``method:side:wire/name``. The stable build lists none. ``FEATURE_OF`` names the unstable
+feature (``schema/unstable-features.json``) that owns each.
 """
 
+from collections.abc import Mapping
 from typing import Final
 
 UNSTABLE_ITEMS: Final[frozenset[str]] = frozenset({})
+
+FEATURE_OF: Final[Mapping[str, str]] = {}
+"""Unstable item key -> the feature that owns it."""

@@ -13,6 +13,8 @@ It needs pydantic 2.11 or newer, and says so at import.
 import pydantic as _pydantic
 
 from ._version import (
+    BUILD,
+    FEATURES,
     GENERATOR_VERSION,
     PROTOCOL_VERSION,
     SCHEMA_FILE,
@@ -30,6 +32,8 @@ if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MIN
     )
 
 __all__ = [
+    "BUILD",
+    "FEATURES",
     "GENERATOR_VERSION",
     "PROTOCOL_VERSION",
     "SCHEMA_FILE",

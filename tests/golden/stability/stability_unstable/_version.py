@@ -8,6 +8,10 @@ from typing import Final, Literal
 PROTOCOL_VERSION: Final = 1
 """The protocol version a peer sends in ``initialize``."""
 VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
+"""``unstable`` when the build holds unstable items (all of them, or the ``FEATURES`` selected)."""
+FEATURES: Final[tuple[str, ...]] = ()
+"""The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
+BUILD: Final = "unstable"
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "stability/schema.unstable.json"

@@ -1,0 +1,34 @@
+"""Compare rendered files with a folder of golden files, or rewrite the folder (--update-goldens)."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def files_in(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def check_goldens(files: Mapping[str, str], target: Path, *, update: bool, label: str, update_with: str) -> None:
+    """Fail with the unified diff of every file that differs from ``target`` (or exists on one side
+    only), and ``update_with``, the command that updates the goldens; with ``update``, rewrite ``target`` instead."""
+    if update:
+        shutil.rmtree(target, ignore_errors=True)
+        for rel, text in files.items():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            (target / rel).write_text(text, encoding="utf-8")
+        return
+    on_disk = files_in(target) if target.is_dir() else set()
+    problems = []
+    for rel in sorted(on_disk | files.keys()):
+        current = (target / rel).read_text(encoding="utf-8") if rel in on_disk else ""
+        wanted = files.get(rel, "")
+        if current != wanted or (rel in on_disk) != (rel in files):
+            diff = difflib.unified_diff(
+                current.splitlines(True), wanted.splitlines(True), f"golden/{rel}", f"new/{rel}"
+            )
+            problems.append("".join(diff) or f"{rel}: present on one side only\n")
+    assert not problems, "".join(problems) + f"\ngolden output of {label} is stale; update with: {update_with}"
