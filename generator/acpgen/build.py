@@ -357,50 +357,75 @@ def _union(
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
     discriminator = next(iter(tags)) if len(tags) == 1 else None
-    variants = []
-    for index, (branch, key) in enumerate(zip(branches, variant_keys(branches), strict=True)):
-        if key is None:
-            raise AcpgenError(
-                Problem(
-                    what=f"union {name} has a branch with no tag, title or reference, so it cannot be named",
-                    where=pointer("$defs", name, _union_keyword(node), index),
-                    hint="Give the branch a `title` (or a tag constant) in the schema; "
-                    "names are never taken from positions.",
-                )
-            )
-        tag = tag_of(branch)
-        catch_all = is_catch_all(branch)
-        unconstrained = is_unconstrained(branch)
-        adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
-        if unconstrained:
-            class_name = "Any"
-        elif adds_nothing:
-            class_name = naming.type_class_name(ref_name(branch) or "")
-        else:
-            class_name = naming.variant_class_name(key, cls, scope.taken)
-        variants.append(
-            ir.UnionVariant(
-                key=key,
-                class_name=class_name,
-                tag=tag[1] if tag is not None and discriminator is not None else None,
-                ref=ref_name(branch),
-                catch_all=catch_all,
-                hoisted=not (adds_nothing or unconstrained),
-                stable=f"variant:{name}[{key}]" not in scope.unstable,
-                description=description(branch),
-                fields=_fields(f"{name}[{key}]", branch, scope),
-                shape=canonical(branch),
-                payload=variant_payload(branch),
-            )
+    keys = variant_keys(branches)
+    variants = tuple(  # in order: a branch that cannot be named fails where the loop reaches it
+        _variant(
+            name,
+            cls,
+            branch,
+            _branch_key(name, node, index, key),
+            shared=bool(shared),
+            tagged=discriminator is not None,
+            scope=scope,
         )
+        for index, (branch, key) in enumerate(zip(branches, keys, strict=True))
+    )
     return ir.TypeDef(
         kind="union",
         fields=shared,
-        variants=tuple(variants),
+        variants=variants,
         discriminator=discriminator,
         open=any(v.catch_all for v in variants),
         **common,
     )
+
+
+def _branch_key(name: str, node: Node, index: int, key: str | None) -> str:
+    """The key that names a union branch; a branch with none cannot be named."""
+    if key is None:
+        raise AcpgenError(
+            Problem(
+                what=f"union {name} has a branch with no tag, title or reference, so it cannot be named",
+                where=pointer("$defs", name, _union_keyword(node), index),
+                hint="Give the branch a `title` (or a tag constant) in the schema; "
+                "names are never taken from positions.",
+            )
+        )
+    return key
+
+
+def _variant(
+    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _Scope
+) -> ir.UnionVariant:
+    """One branch of union ``name`` (class ``cls``); ``shared``: the union has fields of its own;
+    ``tagged``: its branches are told apart by one tag property."""
+    tag = tag_of(branch)
+    catch_all = is_catch_all(branch)
+    unconstrained = is_unconstrained(branch)
+    adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
+    return ir.UnionVariant(
+        key=key,
+        class_name=_variant_class(branch, key, cls, scope, unconstrained=unconstrained, adds_nothing=adds_nothing),
+        tag=tag[1] if tag is not None and tagged else None,
+        ref=ref_name(branch),
+        catch_all=catch_all,
+        hoisted=not (adds_nothing or unconstrained),
+        stable=f"variant:{name}[{key}]" not in scope.unstable,
+        description=description(branch),
+        fields=_fields(f"{name}[{key}]", branch, scope),
+        shape=canonical(branch),
+        payload=variant_payload(branch),
+    )
+
+
+def _variant_class(branch: Node, key: str, cls: str, scope: _Scope, *, unconstrained: bool, adds_nothing: bool) -> str:
+    """A branch's class: ``Any`` for any value, the referenced type's class for a bare reference,
+    else a class of its own named after its key."""
+    if unconstrained:
+        return "Any"
+    if adds_nothing:
+        return naming.type_class_name(ref_name(branch) or "")
+    return naming.variant_class_name(key, cls, scope.taken)
 
 
 def _union_keyword(node: Node) -> str:
