@@ -13,6 +13,7 @@ Stability (:mod:`acpgen.stability`) and the spec diff compare these keys.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -49,6 +50,11 @@ def ref_name(node: Node) -> str | None:
     if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], Mapping):
         return ref_name(all_of[0])
     return None
+
+
+def json_copy(doc: Any) -> Any:
+    """A deep copy of a JSON document (as fast as the C JSON codec, many times faster than ``copy.deepcopy``)."""
+    return json.loads(json.dumps(doc))
 
 
 def def_name(ref: str) -> str:
