@@ -108,7 +108,7 @@ def _union(branches: list[MutableShape]) -> MutableShape:
     consts = [b["enum"] for b in branches if set(b) <= {"enum", "type"} and "enum" in b]
     free_strings = [b for b in branches if b == {"type": "string"}]
     if consts and len(consts) + len(free_strings) == len(branches):
-        values = sorted({v for values in consts for v in values}, key=_key)
+        values = sorted({_key(v): v for values in consts for v in values}.values(), key=_key)
         shape: MutableShape = {"enum": values}
         if free_strings:
             shape["open"] = True
@@ -337,7 +337,9 @@ def _describe_base(shape: Shape) -> str:
         values = ", ".join(json.dumps(v) for v in shape["enum"][:6]) + (", ..." if len(shape["enum"]) > 6 else "")
         return f"one of {values}" + (" or another string" if shape.get("open") else "")
     if "union" in shape:
-        return " or ".join(describe(b) for b in shape["union"])
+        union = shape["union"]  # beside other keywords it is one shape: a branch, an enum or a union
+        branches = union.get("union", [union]) if isinstance(union, Mapping) else union
+        return " or ".join(describe(b) for b in branches)
     kind = shape.get("type", "value")
     if isinstance(kind, list):
         kind = " or ".join(kind)
