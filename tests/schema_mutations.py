@@ -142,7 +142,17 @@ RENAMED_KEYWORDS = {
     "title": ["description", "x-method"],
     "type": ["format", "x-type"],
 }
-TYPE_NAMES = ["string", "integer", "number", "boolean", "object", "array", "null", ["string", "null"], ["object", "array"]]
+TYPE_NAMES = [
+    "string",
+    "integer",
+    "number",
+    "boolean",
+    "object",
+    "array",
+    "null",
+    ["string", "null"],
+    ["object", "array"],
+]
 BROKEN_REFS = [
     "#/$defs/Nowhere",
     "#/definitions/Thing",
@@ -196,7 +206,7 @@ class Mutant:
 
     def text(self) -> str:
         """The document as JSON text (the deep nesting spliced in as text)."""
-        text = json.dumps(self.doc, indent=1)
+        text = json.dumps(self.doc)
         if self.deep is None:
             return text
         wrapper, levels = self.deep
@@ -213,15 +223,30 @@ def mutate(doc: Doc, choose: Choose, kind: str | None = None) -> Mutant:
 # --- paths ---------------------------------------------------------------------------------------
 
 
+_LAST_PATHS: list[tuple[Doc, list[Path]]] = []
+"""The paths of the document last asked about (mutations never change their input, so the pinned
+document's paths are computed once, not once per mutant)."""
+
+
 def paths(node: Doc) -> list[Path]:
     """Every path of the document (not the root), depth first in document order."""
+    if _LAST_PATHS and _LAST_PATHS[0][0] is node:
+        return _LAST_PATHS[0][1]
+    found = _paths(node)
+    _LAST_PATHS[:] = [(node, found)]
+    return found
+
+
+def _paths(node: Doc) -> list[Path]:
     found: list[Path] = []
     pending: list[tuple[Doc, Path]] = [(node, ())]
     while pending:
         current, path = pending.pop()
         if path:
             found.append(path)
-        children = current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        children = (
+            current.items() if isinstance(current, dict) else enumerate(current) if isinstance(current, list) else ()
+        )
         pending.extend(reversed([(value, (*path, key)) for key, value in children]))
     return found
 
@@ -336,7 +361,9 @@ def rename_definition(doc: Doc, choose: Choose) -> Mutant:
     result = {**doc, "$defs": defs}
     if follow:
         result = _rewrite_refs(result, f"#/$defs/{_escape(old)}", f"#/$defs/{_escape(new)}")
-    return Mutant(result, "rename-definition", ("$defs", old), f"to {new!r}" + (", references follow" if follow else ""))
+    return Mutant(
+        result, "rename-definition", ("$defs", old), f"to {new!r}" + (", references follow" if follow else "")
+    )
 
 
 def add_definition(doc: Doc, choose: Choose) -> Mutant:

@@ -39,7 +39,10 @@ RECURSIVE: dict[str, Any] = {
     "Left": {"type": "object", "properties": {"right": ref("Right")}},
     "Right": {"type": "object", "properties": {"left": ref("Left")}},
     "Wrapped": {"type": "object", "properties": {"inner": {"description": "itself", "allOf": [ref("Wrapped")]}}},
-    "Registry": {"type": "object", "properties": {"entries": {"type": "object", "additionalProperties": ref("Registry")}}},
+    "Registry": {
+        "type": "object",
+        "properties": {"entries": {"type": "object", "additionalProperties": ref("Registry")}},
+    },
     "Expr": {
         "oneOf": [
             {
@@ -78,8 +81,10 @@ assert chain.next_.label == "b" and chain.next_.next_ is None
 left = m.Left.model_validate({"right": {"left": {"right": {}}}})
 assert isinstance(left.right.left.right, m.Right)
 assert isinstance(m.Wrapped.model_validate({"inner": {"inner": {}}}).inner.inner, m.Wrapped)
-assert isinstance(m.Registry.model_validate({"entries": {"a": {"entries": {"b": {}}}}}).entries["a"].entries["b"], m.Registry)
-expr = TypeAdapter(m.Expr).validate_python({"op": "add", "args": [{"op": "num", "value": 1}, {"op": "add", "args": []}]})
+registry = m.Registry.model_validate({"entries": {"a": {"entries": {"b": {}}}}})
+assert isinstance(registry.entries["a"].entries["b"], m.Registry)
+expr_json = {"op": "add", "args": [{"op": "num", "value": 1}, {"op": "add", "args": []}]}
+expr = TypeAdapter(m.Expr).validate_python(expr_json)
 assert expr.args[0].value == 1 and expr.args[1].args == []
 assert TypeAdapter(m.Json).validate_python(["a", ["b", []]]) == ["a", ["b", []]]
 try:
