@@ -124,7 +124,9 @@ def test_names_that_collide_after_normalising_are_refused(
 
 
 @pytest.mark.parametrize("name", ["", "_", "!!", " ", "·"])
-def test_a_name_with_no_letter_or_digit_is_refused(name: str, ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_name_with_no_letter_or_digit_is_refused(
+    name: str, ws: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = ws.schema(schema_doc({name: OBJECT_DEF, "Other": OBJECT_DEF}))
     err = run_failing(ws.generate(schema), capsys, ws.out, ws.before)
     assert_message(

@@ -80,6 +80,11 @@ def check_schema(doc: Any, origin: str) -> None:
                 hint="Fix the schema at that place (or restore the pinned files with `make schema`).",
             )
         )
+    _check_definitions(doc, defs, origin)
+
+
+def _check_definitions(doc: dict[str, Any], defs: dict[str, Any], origin: str) -> None:
+    """Every definition is an object, and every ``$ref`` points at one."""
     booleans = [
         Problem(
             what=f"definition {name!r} is the boolean schema {str(node).lower()}, not an object",
