@@ -70,9 +70,20 @@ def feature_schema(doc: Mapping[str, Any], unstable: frozenset[str], file: str) 
 
 
 def resolve_manifest(
-    table: Mapping[str, Any], doc: Mapping[str, Any], unstable: frozenset[str], *, origin: str, schema_file: str
+    table: Mapping[str, Any],
+    doc: Mapping[str, Any],
+    unstable: frozenset[str],
+    *,
+    origin: str,
+    schema_file: str,
+    strict: bool = True,
 ) -> Manifest:
-    """The manifest ``table`` (shape already checked), checked against ``doc`` and its unstable items."""
+    """The manifest ``table`` (shape already checked), checked against ``doc`` and its unstable items.
+
+    Not ``strict``, nothing is refused: each feature owns what of its entries the schema holds,
+    and an unstable item no entry claims has no feature (``acpgen diff`` reads a schema bump
+    whose manifest is not updated yet so).
+    """
     schema = feature_schema(doc, unstable, schema_file)
     problems: list[Problem] = []
     claims: dict[str, list[_Claim]] = {}
@@ -98,7 +109,7 @@ def resolve_manifest(
     problems += _unassigned(claims, schema, origin)
     problems += _unlisted_capabilities(manifest, claims, schema)
     problems += dependency_problems(manifest, schema.defs, schema.items)
-    if problems:
+    if problems and strict:
         raise AcpgenError(*problems)
     return manifest
 

@@ -110,8 +110,9 @@ class Revision:
             )
         return select(manifest, names, origin)
 
-    def manifest(self) -> Manifest | None:
-        """The feature manifest checked against the widest schema of the revision, if it has one."""
+    def manifest(self, *, strict: bool = True) -> Manifest | None:
+        """The feature manifest checked against the widest schema of the revision, if it has one
+        (not ``strict``: read as far as it matches the schema, see :func:`resolve_manifest`)."""
         if self.features is None:
             return None
         widest = self.unstable or self.stable
@@ -121,6 +122,7 @@ class Revision:
             self.unstable_items(),
             origin=self.features_origin,
             schema_file=widest.source.file,
+            strict=strict,
         )
 
 
