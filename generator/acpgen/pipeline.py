@@ -46,6 +46,8 @@ class Revision:
     features: Mapping[str, Any] | None = None
     """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
     features_origin: str = MANIFEST_FILE
+    experimental: bool = False
+    """A draft protocol (v2): its builds say so (:mod:`acpgen.protocols`)."""
 
     def unstable_items(self) -> frozenset[str]:
         """Keys of the items that are not stable (compared, or from the description marker)."""
@@ -78,7 +80,9 @@ class Revision:
             for key in sorted(protocol.unstable_items)
             if manifest is not None and (owner := manifest.owner(key)) is not None
         )
-        protocol = dataclasses.replace(protocol, features=features, selected=selected, feature_of=owners)
+        protocol = dataclasses.replace(
+            protocol, features=features, selected=selected, feature_of=owners, experimental=self.experimental
+        )
         return protocol, doc
 
     def _document(
