@@ -144,7 +144,7 @@ def test_a_v2_client_refuses_a_v1_agent() -> None:
 
 def test_generate_protocol_2_writes_the_v2_packages_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    assert main(["generate", "--protocol", "2", "--both", "--out", str(out), "--force"]) == 0
+    assert main(["generate", "--protocol", "2", "--both", "--strict-capabilities", "--out", str(out), "--force"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["acp_bindings_v2", "acp_bindings_v2_unstable"]
     for package in ("acp_bindings_v2", "acp_bindings_v2_unstable"):
         for path in sorted((out / package).rglob("*.py")):
