@@ -19,17 +19,20 @@ install: ## install the pinned toolchain into .venv (uv sync --frozen; keeps the
 	@$(ENSURE_UV)
 	$(UV) sync --frozen --inexact --quiet
 
-generate: install ## regenerate generated/ (stable and unstable builds) from schema/
+generate: install ## regenerate generated/ (stable and unstable builds of protocol v1, and of the experimental draft v2) from schema/
 	$(RUN) acpgen generate --both
+	$(RUN) acpgen generate --protocol 2 --both
 
 check: install ## fail if generated/ is stale, or lint/type errors
 	$(RUN) acpgen generate --both --check
+	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) ruff check generator tests bench examples
 	$(RUN) ruff format --check generator tests bench examples
 	$(RUN) mypy
 
 test: install interop-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
+	$(RUN) acpgen generate --protocol 2 --both --check
 	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q -n 2
 
 .PHONY: interop-deps

@@ -69,9 +69,8 @@ def read_stages(transcript: Transcript) -> dict[str, Callable[[], None]]:
     ours_validate, theirs_validate = _validators(transcript)
     depth = connection.Limits().max_depth
     return {
-        "read, ours: too_deep (the connection's depth check)": _each(lambda b: connection.too_deep(b, depth), lines),
-        "read, ours: json.loads with parse_constant": _each(
-            lambda b: json.loads(b, parse_constant=read_path._refuse_constant), lines
+        "read, ours: connection.decode (pydantic-core's reader, depth-limited)": _each(
+            lambda b: connection.decode(b, depth), lines
         ),
         "read, ours: validate the decoded message": _each(ours_validate, messages),
         "read, theirs: json.loads": _each(lambda b: json.loads(b.strip()), lines),
@@ -103,16 +102,17 @@ def _models(transcript: Transcript) -> tuple[list[tuple[Any, Any]], list[Any]]:
 def send_stages(transcript: Transcript) -> dict[str, Callable[[], None]]:
     from acp.utils import serialize_params
 
-    connection = bindings("connection")
+    connection, rpc = bindings("connection"), bindings("_rpc")
     messages = [json.loads(line) for line in transcript.received]
     ours, theirs = _models(transcript)
     options = {"by_alias": True, "exclude_unset": True}
+    encoded = [{"jsonrpc": "2.0", "id": 1, "result": rpc.to_json(a.serializer, m)} for a, m in ours]
 
     return {
-        "send, ours: dump the payload model (dump_python, JSON mode)": _each(
-            lambda pair: pair[0].dump_python(pair[1], mode="json", **options), ours
+        "send, ours: the payload model to JSON bytes (to_json, as the senders do)": _each(
+            lambda pair: rpc.to_json(pair[0].serializer, pair[1]), ours
         ),
-        "send, ours: connection.encode of the dumped message": _each(connection.encode, messages),
+        "send, ours: connection.encode of the envelope around those bytes": _each(connection.encode, encoded),
         "send, theirs: dump the payload model (serialize_params)": _each(serialize_params, theirs),
         "send, theirs: json.dumps + encode of the dumped message": _each(send_path.sdk_line, messages),
         "send, for scale: our payload model to JSON bytes in one call (dump_json)": _each(

@@ -339,6 +339,8 @@ def test_every_rule_is_exercised() -> None:
     exercised = {r for c in CASES for r in c[3]} | {r for rs in REVERSED.values() for r in rs}
     exercised |= {"stabilised", "destabilised", "capability-rule-added", "capability-rule-removed"}
     exercised |= {"capability-rule-changed"}
+    # the feature rules: tests/test_diff_features.py
+    exercised |= {"feature-stabilised", "feature-destabilised", "feature-added", "feature-removed"}
     assert set(RULES) - exercised == set()
 
 

@@ -13,6 +13,7 @@ import pydantic as _pydantic
 
 from ._version import (
     BUILD,
+    EXPERIMENTAL,
     FEATURES,
     GENERATOR_VERSION,
     PROTOCOL_VERSION,
@@ -32,6 +33,7 @@ if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MIN
 
 __all__ = [
     "BUILD",
+    "EXPERIMENTAL",
     "FEATURES",
     "GENERATOR_VERSION",
     "PROTOCOL_VERSION",

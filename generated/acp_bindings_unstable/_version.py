@@ -25,6 +25,8 @@ FEATURES: Final[tuple[str, ...]] = (
 )
 """The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
 BUILD: Final = "unstable"
+EXPERIMENTAL: Final = False
+"""``True`` when built from a draft protocol version: it may change, without notice, in any schema update."""
 SCHEMA_PACKAGE: Final = "@agentclientprotocol/sdk"
 SCHEMA_VERSION: Final = "2.4.0"
 SCHEMA_FILE: Final = "v1/schema.unstable.json"

@@ -66,6 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="build the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
     )
+    gen.add_argument(
+        "--protocol",
+        type=int,
+        metavar="N",
+        help="build protocol version N: 2 is the draft v2 schema (schema/v2/), as experimental "
+        "packages named with a _v2 suffix (default: protocol-version of [tool.acpgen], 1)",
+    )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
     gen.add_argument("--force", action="store_true", help="render even when no input changed since the last run")
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
@@ -100,10 +107,10 @@ def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
         settings.feature_manifest,
         LOCK_NAME,
     )
-    return [settings.schema_dir / name for name in names]
+    return [settings.schema_dir / name for name in names if name]
 
 
-def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
+def _revision(args: argparse.Namespace, settings: Settings, experimental: bool) -> Revision:
     from acpgen.pipeline import Revision, read_schema_file
 
     if args.schema is not None:
@@ -113,13 +120,17 @@ def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
             if args.unstable_schema is not None
             else None
         )
-        return Revision(stable=stable, unstable=unstable, protocol_version=settings.protocol_version)
-    return pinned_revision(settings, args.strict_capabilities)
+        return Revision(
+            stable=stable, unstable=unstable, protocol_version=settings.protocol_version, experimental=experimental
+        )
+    return pinned_revision(settings, args.strict_capabilities, experimental=experimental)
 
 
-def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
+def pinned_revision(
+    settings: Settings, strict_capabilities: bool | None = None, *, experimental: bool = False
+) -> Revision:
     """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
-    feature manifest."""
+    feature manifest; ``experimental`` marks a draft protocol's build (:mod:`acpgen.protocols`)."""
     from acpgen.capabilities import load_rules
     from acpgen.feature_manifest import load_manifest
     from acpgen.pipeline import Revision, read_schema_file
@@ -140,8 +151,9 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
         rules=load_rules(rules_path) if rules_path.is_file() else None,
         rules_origin=str(rules_path),
         strict_capabilities=strict,
-        features=load_manifest(manifest_path) if manifest_path.is_file() else None,
+        features=load_manifest(manifest_path) if settings.feature_manifest and manifest_path.is_file() else None,
         features_origin=str(manifest_path),
+        experimental=experimental,
     )
 
 
@@ -176,6 +188,9 @@ def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_
 
 
 def _generate(args: argparse.Namespace, settings: Settings) -> int:
+    from acpgen.protocols import for_protocol
+
+    settings, experimental = for_protocol(settings, args.protocol)
     builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
     packages = [b.package for b in builds]
@@ -193,7 +208,7 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.output import package_folders, stale_files
     from acpgen.render import render
 
-    revision = _revision(args, settings)
+    revision = _revision(args, settings, experimental)
     files: dict[str, str] = {}
     for build in builds:
         started = time.perf_counter()

@@ -16,6 +16,7 @@ Every problem is reported, each with its place (the manifest entry, or the item 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from acpgen import ir
 from acpgen.capabilities import capability_tree
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.feature_dependencies import dependency_problems
-from acpgen.feature_items import capability_field, covered_by_type, item_pointer, kind_of
+from acpgen.feature_items import by_owner, capability_field, covered_by_type, item_pointer, kind_of
 from acpgen.features import Feature, Manifest
 from acpgen.inventory import Node, item_map, item_owner
 
@@ -45,6 +46,8 @@ class FeatureSchema:
     """The key of the property that holds each capability, by path."""
     file: str
     """The schema file, for messages."""
+    owned: Mapping[str, frozenset[str]] = dataclasses.field(default_factory=dict)
+    """The unstable items by the type that holds them (:func:`by_owner`)."""
 
     def where(self, key: str) -> str:
         """An item's place: the schema file and the item's JSON pointer."""
@@ -66,13 +69,24 @@ def feature_schema(doc: Mapping[str, Any], unstable: frozenset[str], file: str) 
     defs: Mapping[str, Node] = doc["$defs"]
     capabilities = {c.path: c for c in capability_tree(defs, unstable)}
     fields = {p: f for p, c in capabilities.items() if (f := capability_field(defs, c)) is not None}
-    return FeatureSchema(defs, item_map(defs), unstable, capabilities, fields, file)
+    return FeatureSchema(defs, item_map(defs), unstable, capabilities, fields, file, by_owner(unstable))
 
 
 def resolve_manifest(
-    table: Mapping[str, Any], doc: Mapping[str, Any], unstable: frozenset[str], *, origin: str, schema_file: str
+    table: Mapping[str, Any],
+    doc: Mapping[str, Any],
+    unstable: frozenset[str],
+    *,
+    origin: str,
+    schema_file: str,
+    strict: bool = True,
 ) -> Manifest:
-    """The manifest ``table`` (shape already checked), checked against ``doc`` and its unstable items."""
+    """The manifest ``table`` (shape already checked), checked against ``doc`` and its unstable items.
+
+    Not ``strict``, nothing is refused: each feature owns what of its entries the schema holds,
+    and an unstable item no entry claims has no feature (``acpgen diff`` reads a schema bump
+    whose manifest is not updated yet so).
+    """
     schema = feature_schema(doc, unstable, schema_file)
     problems: list[Problem] = []
     claims: dict[str, list[_Claim]] = {}
@@ -98,7 +112,7 @@ def resolve_manifest(
     problems += _unassigned(claims, schema, origin)
     problems += _unlisted_capabilities(manifest, claims, schema)
     problems += dependency_problems(manifest, schema.defs, schema.items)
-    if problems:
+    if problems and strict:
         raise AcpgenError(*problems)
     return manifest
 
@@ -118,7 +132,7 @@ def _claim_items(
         if found is not None:
             problems.append(Problem(found[0], where, found[1]))
             continue
-        covered = covered_by_type(key, schema.unstable) if kind_of(key) == "type" else frozenset({key})
+        covered = covered_by_type(key, schema.owned) if kind_of(key) == "type" else frozenset({key})
         for item in covered:
             claims.setdefault(item, []).append(_Claim(name, key, where))
         owned |= covered

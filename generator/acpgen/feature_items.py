@@ -20,10 +20,20 @@ def kind_of(key: str) -> str:
     return key.split(":", 1)[0]
 
 
-def covered_by_type(key: str, unstable: frozenset[str]) -> frozenset[str]:
-    """The unstable items a type key stands for: the type and its fields, variants and values."""
-    name = key.removeprefix("type:")
-    return frozenset(k for k in unstable if k == key or (kind_of(k) != "method" and item_owner(k) == name))
+def by_owner(unstable: frozenset[str]) -> dict[str, frozenset[str]]:
+    """The unstable items grouped by the type that holds them (a type key under its own name;
+    methods under none): what a type key of the manifest stands for."""
+    groups: dict[str, set[str]] = {}
+    for key in unstable:
+        if kind_of(key) != "method":
+            groups.setdefault(item_owner(key), set()).add(key)
+    return {name: frozenset(keys) for name, keys in groups.items()}
+
+
+def covered_by_type(key: str, owned: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The unstable items a type key stands for: the type and its fields, variants and values
+    (``owned`` is :func:`by_owner` of the unstable items)."""
+    return owned.get(key.removeprefix("type:"), frozenset())
 
 
 def method_definitions(defs: Mapping[str, Node], key: str) -> list[str]:

@@ -232,6 +232,8 @@ class Protocol:
     """Built from a selection of features (``--unstable-feature``) rather than all or none."""
     feature_of: tuple[tuple[str, str], ...] = ()
     """``(unstable item key, the feature that owns it)`` for the unstable items of the build."""
+    experimental: bool = False
+    """Built from a draft protocol (v2): the package says it may change without notice."""
     writers: Mapping[str, frozenset[Owner]] = field(default_factory=dict)
     """Type name -> the sides that write it: the caller writes a request's params, the handler
     its result, the sender a notification, and whoever writes a type writes what it refers to

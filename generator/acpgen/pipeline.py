@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +46,20 @@ class Revision:
     features: Mapping[str, Any] | None = None
     """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
     features_origin: str = MANIFEST_FILE
+    experimental: bool = False
+    """A draft protocol (v2): its builds say so (:mod:`acpgen.protocols`)."""
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """What is derived once per revision (the unstable items, the checked manifest)."""
 
     def unstable_items(self) -> frozenset[str]:
         """Keys of the items that are not stable (compared, or from the description marker)."""
-        if self.unstable is None:
-            return unstable_by_marker(self.stable.doc["$defs"])
-        return unstable_by_comparison(self.stable.doc["$defs"], self.unstable.doc["$defs"])
+        if "unstable" not in self._memo:
+            if self.unstable is None:
+                self._memo["unstable"] = unstable_by_marker(self.stable.doc["$defs"])
+            else:
+                self._memo["unstable"] = unstable_by_comparison(self.stable.doc["$defs"], self.unstable.doc["$defs"])
+        found: frozenset[str] = self._memo["unstable"]
+        return found
 
     def protocol(self, variant: ir.Variant, selection: Selection | None = None) -> tuple[ir.Protocol, dict[str, Any]]:
         """The IR of one variant (or of the stable protocol with a selection of unstable features)
@@ -78,7 +86,9 @@ class Revision:
             for key in sorted(protocol.unstable_items)
             if manifest is not None and (owner := manifest.owner(key)) is not None
         )
-        protocol = dataclasses.replace(protocol, features=features, selected=selected, feature_of=owners)
+        protocol = dataclasses.replace(
+            protocol, features=features, selected=selected, feature_of=owners, experimental=self.experimental
+        )
         return protocol, doc
 
     def _document(
@@ -110,17 +120,26 @@ class Revision:
             )
         return select(manifest, names, origin)
 
-    def manifest(self) -> Manifest | None:
-        """The feature manifest checked against the widest schema of the revision, if it has one."""
+    def manifest(self, *, strict: bool = True) -> Manifest | None:
+        """The feature manifest checked against the widest schema of the revision, if it has one
+        (not ``strict``: read as far as it matches the schema, see :func:`resolve_manifest`)."""
         if self.features is None:
             return None
+        key = f"manifest:{strict}"
+        if key not in self._memo:
+            self._memo[key] = self._resolve_manifest(self.features, strict=strict)
+        found: Manifest = self._memo[key]
+        return found
+
+    def _resolve_manifest(self, table: Mapping[str, Any], *, strict: bool) -> Manifest:
         widest = self.unstable or self.stable
         return resolve_manifest(
-            self.features,
+            table,
             widest.doc,
             self.unstable_items(),
             origin=self.features_origin,
             schema_file=widest.source.file,
+            strict=strict,
         )
 
 

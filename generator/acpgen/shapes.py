@@ -328,7 +328,47 @@ def describe(shape: Shape) -> str:
     return f"{text} or null" if shape.get("null") else text
 
 
+_CONSTRAINTS: tuple[tuple[str, str], ...] = (
+    ("minItems", "at least {} item(s)"),
+    ("maxItems", "at most {} item(s)"),
+    ("uniqueItems", "unique items"),
+    ("minLength", "at least {} character(s)"),
+    ("maxLength", "at most {} character(s)"),
+    ("pattern", "matching {}"),
+    ("contentEncoding", "{}-encoded"),
+    ("contentMediaType", "{} content"),
+    ("minProperties", "at least {} propert(y/ies)"),
+    ("maxProperties", "at most {} propert(y/ies)"),
+    ("exclusiveMinimum", "above {}"),
+    ("exclusiveMaximum", "below {}"),
+    ("multipleOf", "a multiple of {}"),
+)
+"""Constraints a reading names after the kind, so that a change of one reads as one
+(``array of ContentBlock`` -> ``array of ContentBlock (at least 1 item)``)."""
+
+
 def _describe_base(shape: Shape) -> str:
+    text = _describe_kind(shape)
+    named = [_constraint(wording, shape[key], key) for key, wording in _CONSTRAINTS if key in shape]
+    named = [n for n in named if n]
+    if not named:
+        return text
+    if text.endswith(")"):  # a format already in parentheses: one list
+        return f"{text[:-1]}, {', '.join(named)})"
+    return f"{text} ({', '.join(named)})"
+
+
+def _constraint(wording: str, value: Any, key: str) -> str:
+    if value is False:
+        return ""
+    if key == "pattern":
+        value = json.dumps(value)
+    one = value == 1
+    text = wording.format(value)
+    return text.replace("(s)", "" if one else "s").replace("propert(y/ies)", "property" if one else "properties")
+
+
+def _describe_kind(shape: Shape) -> str:
     if "ref" in shape and set(shape) == {"ref"}:
         return str(shape["ref"])
     if not shape:
@@ -343,9 +383,9 @@ def _describe_base(shape: Shape) -> str:
     kind = shape.get("type", "value")
     if isinstance(kind, list):
         kind = " or ".join(kind)
-    if kind == "integer" and ("minimum" in shape or "maximum" in shape):
+    if kind in ("integer", "number") and ("minimum" in shape or "maximum" in shape):
         low, high = shape.get("minimum", "-inf"), shape.get("maximum", "inf")
-        return f"integer {low}..{high}"
+        return f"{kind} {low}..{high}"
     if kind == "array":
         return f"array of {describe(shape.get('items', ANY))}"
     if kind == "object" and "properties" not in shape and "additionalProperties" in shape:

@@ -30,9 +30,10 @@ class MethodView:
     optional: bool
     """A handler may leave it out: gated by a capability, or unstable; the default answers "method not found"."""
     doc: str
-    version_attr: str | None = None
-    """For the request that negotiates the protocol version: the result's attribute holding the
-    version the agent answered, which the caller's sender checks."""
+    version_field: str | None = None
+    """For the request that negotiates the protocol version: the result's wire field holding the
+    version the agent answered, which the caller's sender checks before it reads the rest (an
+    agent of another version may answer in another shape)."""
     params_advertise: Advertisement | None = None
     """Where the params carry the capabilities of the side that calls the method."""
     result_advertise: Advertisement | None = None
@@ -139,7 +140,7 @@ def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
         gate=m.gate,
         optional=m.gate is not None or not m.stable,
         doc=doc,
-        version_attr=_version_attr(protocol, m),
+        version_field=_version_field(protocol, m),
         params_advertise=_advertised_in(protocol, m.params, caller=True, side=m.side),
         result_advertise=_advertised_in(protocol, m.result, caller=False, side=m.side) if m.result else None,
     )
@@ -160,12 +161,11 @@ def _advertised_in(protocol: ir.Protocol, type_name: str, *, caller: bool, side:
 VERSION_FIELD = "protocolVersion"
 
 
-def _version_attr(protocol: ir.Protocol, m: ir.Method) -> str | None:
-    """The result attribute carrying the negotiated protocol version, for a request the agent handles."""
+def _version_field(protocol: ir.Protocol, m: ir.Method) -> str | None:
+    """The result field carrying the negotiated protocol version, for a request the agent handles."""
     if m.result is None or m.side != "agent":
         return None
-    found = [f.attr for f in protocol.type(m.result).fields if f.wire == VERSION_FIELD]
-    return found[0] if found else None
+    return VERSION_FIELD if any(f.wire == VERSION_FIELD for f in protocol.type(m.result).fields) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,8 @@ class VendorSpec:
     variant: ir.Variant
     features: tuple[str, ...] | None = None
     """The unstable features selected (the stable protocol plus these), if any."""
+    protocol: int | None = None
+    """The protocol version, when not the settings' own (2: the experimental draft)."""
 
     @property
     def command(self) -> str:
@@ -50,6 +52,8 @@ class VendorSpec:
             words += [w for name in self.features for w in ("--unstable-feature", name)]
         elif self.variant == "unstable":
             words.append("--unstable")
+        if self.protocol is not None:
+            words += ["--protocol", str(self.protocol)]
         return shlex.join(words)
 
 
@@ -73,6 +77,9 @@ def register(commands: Any) -> None:
         action="append",
         metavar="NAME",
         help="vendor the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
+    )
+    parser.add_argument(
+        "--protocol", type=int, metavar="N", help="vendor protocol version N (2: the experimental draft v2)"
     )
     parser.add_argument(
         "--check", action="store_true", help="compare the copy at --out with a fresh rendering (from its manifest)"
@@ -106,10 +113,11 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
 def render_vendored(spec: VendorSpec) -> dict[str, str]:
     """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
     from acpgen.cli import pinned_revision
+    from acpgen.protocols import for_protocol
     from acpgen.render import render
 
-    settings = load_settings(ACPGEN_ROOT / "pyproject.toml")
-    revision = pinned_revision(settings)
+    settings, experimental = for_protocol(load_settings(ACPGEN_ROOT / "pyproject.toml"), spec.protocol)
+    revision = pinned_revision(settings, experimental=experimental)
     selection = revision.selection(spec.features, "--unstable-feature") if spec.features is not None else None
     protocol, doc = revision.protocol(spec.variant, selection)
     files = render(protocol, doc, spec.package, folder=spec.out.name, regenerate=spec.command)
@@ -127,6 +135,7 @@ def manifest(spec: VendorSpec, protocol: ir.Protocol) -> str:
         "selected": list(spec.features) if spec.features is not None else None,
         "command": spec.command,
         "package": spec.package,
+        "protocol": protocol.protocol_version,
         "schema": {"file": source.file, "package": source.package, "sha256": source.sha256, "version": source.version},
     }
     return json.dumps(record, indent=2, sort_keys=True) + "\n"
@@ -152,7 +161,7 @@ def _requested(args: argparse.Namespace) -> VendorSpec:
         )
     features = tuple(args.features) if args.features else None
     variant: ir.Variant = "unstable" if args.unstable or features else "stable"
-    return VendorSpec(package=args.package, out=args.out, variant=variant, features=features)
+    return VendorSpec(package=args.package, out=args.out, variant=variant, features=features, protocol=args.protocol)
 
 
 def _recorded(out: Path) -> VendorSpec:
@@ -180,4 +189,15 @@ def _recorded(out: Path) -> VendorSpec:
             )
         )
     features = tuple(selected) if selected is not None else None
-    return VendorSpec(package=package, out=out, variant=cast("ir.Variant", build), features=features)
+    protocol = record.get("protocol", 1)
+    if not isinstance(protocol, int) or isinstance(protocol, bool):
+        raise AcpgenError(
+            Problem(what=f"the manifest names protocol {protocol!r}", where=f"{path}#/protocol", hint="Vendor again.")
+        )
+    return VendorSpec(
+        package=package,
+        out=out,
+        variant=cast("ir.Variant", build),
+        features=features,
+        protocol=protocol if protocol != 1 else None,
+    )

@@ -3,11 +3,13 @@
 The order of the work: find renamed types (a removed and an added type of the same shape),
 then compare methods (:mod:`~acpgen.diff.methods`), then every other item present on either
 side (:mod:`~acpgen.diff.items`), then the capability rule tables
-(:mod:`~acpgen.diff.rule_tables`).
+(:mod:`~acpgen.diff.rule_tables`), then the unstable features as wholes
+(:mod:`~acpgen.diff.features`).
 """
 
 from __future__ import annotations
 
+from acpgen.diff.features import compare_features
 from acpgen.diff.findings import Finding, Recorder
 from acpgen.diff.items import compare_items
 from acpgen.diff.methods import compare_methods
@@ -35,4 +37,5 @@ def compare(old: Snapshot, new: Snapshot) -> list[Finding]:
     compare_methods(diff)
     compare_items(diff)
     compare_rule_tables(diff)
+    compare_features(diff)
     return sorted(diff.findings, key=Finding.sort_key)

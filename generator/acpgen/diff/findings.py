@@ -2,8 +2,8 @@
 
 A finding takes its category and usual level from its rule (:mod:`acpgen.diff.rules`); the
 recorder lowers the level where the reader tolerates the change or the item is unstable, marks
-changes to types that no method sends as source-only, and says whom a change breaks from the
-sides that write the type.
+changes to types that no method sends as source-only, says whom a change breaks from the
+sides that write the type, and names the unstable feature an item belongs to.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class Finding:
     notes: tuple[str, ...] = ()
     old: Any = None
     new: Any = None
+    feature: str | None = None
+    """The unstable feature the item belongs to (in the new revision, else the old one), if known."""
 
     def sort_key(self) -> tuple[int, str, str]:
         return LEVELS.index(self.level), self.rule, self.item
@@ -61,6 +63,7 @@ class Recorder:
         level: Level | None = None,
         old: Any = None,
         new: Any = None,
+        feature: str | None = None,
     ) -> None:
         r = rule(rule_id)
         chosen = level or r.level
@@ -84,6 +87,7 @@ class Recorder:
                 notes=tuple(notes),
                 old=old,
                 new=new,
+                feature=feature or self.new.feature_of(item) or self.old.feature_of(item),
             )
         )
 

@@ -4,7 +4,8 @@ workflow annotations (CI logs).
 Text and Markdown group findings that say the same thing (same rule, level, category,
 stability, old and new value, notes, and who is affected) so that a change made across many
 types (``_meta`` narrowed on every type) takes a few lines; JSON and the annotations list every
-finding. Every format says whether a finding is about a stable or an unstable item.
+finding. Every format says whether a finding is about a stable or an unstable item, and names
+the unstable feature of an unstable item where the revision's manifest says it.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def group(findings: Sequence[Finding]) -> list[Group]:
                 finding.rule,
                 finding.category,
                 finding.stability,
+                finding.feature,
                 finding.affects,
                 finding.notes,
                 finding.old,
@@ -62,6 +64,16 @@ def group(findings: Sequence[Finding]) -> list[Group]:
         )
         groups.setdefault(key, []).append(finding)
     return [Group(tuple(members)) for members in groups.values()]
+
+
+def _stability(finding: Finding) -> str:
+    """``stable`` or ``unstable``, with the feature where it is known and not the item itself:
+    ``unstable session_fork``, ``stable, was session_fork`` (a stabilised item)."""
+    if finding.feature is None or finding.item.startswith("feature:"):
+        return finding.stability
+    if finding.stability == "unstable":
+        return f"unstable {finding.feature}"
+    return f"stable, was {finding.feature}"
 
 
 def _label(finding: Finding) -> str:
@@ -101,7 +113,7 @@ def to_text(old: str, new: str, findings: Sequence[Finding]) -> str:
         for g in groups:
             f = g.first
             count = f" x{len(g.findings)}" if len(g.findings) > 1 else ""
-            head = f"  {f.rule} [{f.category}, {f.stability}]{count}"
+            head = f"  {f.rule} [{f.category}, {_stability(f)}]{count}"
             if g.uniform:
                 lines.append(head + (_change(g) if len(g.findings) > 1 else f" {f.message}"))
             else:
@@ -157,7 +169,7 @@ def to_markdown(old: str, new: str, findings: Sequence[Finding]) -> str:
             if f.notes:
                 change += f" _({_md('; '.join(f.notes))})_"
             affects = _md("; ".join(f.affects)) or "-"
-            lines.append(f"| `{f.rule}` | {f.category} | {f.stability} | {change} | {affects} |")
+            lines.append(f"| `{f.rule}` | {f.category} | {_stability(f)} | {change} | {affects} |")
     return "\n".join(lines) + "\n"
 
 
@@ -179,6 +191,7 @@ def to_json(old: str, new: str, findings: Sequence[Finding]) -> str:
                 "category": f.category,
                 "item": f.item,
                 "stability": f.stability,
+                "feature": f.feature,
                 "message": f.message,
                 "affects": list(f.affects),
                 "notes": list(f.notes),
@@ -198,7 +211,7 @@ def to_github(old: str, new: str, findings: Sequence[Finding]) -> str:
     """One GitHub workflow annotation per finding (``::error``, ``::warning``, ``::notice``)."""
     lines = []
     for f in findings:
-        title = _escape(f"acpgen diff {f.rule} ({f.category}, {f.stability})", property_value=True)
+        title = _escape(f"acpgen diff {f.rule} ({f.category}, {_stability(f)})", property_value=True)
         text = f.message + (f" - breaks: {'; '.join(f.affects)}" if f.affects else "")
         text += f" ({'; '.join(f.notes)})" if f.notes else ""
         lines.append(f"::{_ANNOTATION[f.level]} title={title}::{_escape(text)}")

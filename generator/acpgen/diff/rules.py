@@ -393,6 +393,39 @@ RULES: dict[str, Rule] = _rules(
         summary="a stable item became unstable (it leaves the stable build)",
         mirror="stabilised",
     ),
+    # unstable features, as wholes (``feature:NAME``)
+    Rule(
+        id="feature-stabilised",
+        level="info",
+        category="source",
+        direction="none",
+        summary="every item of an unstable feature that remains became stable (the feature is gone)",
+        mirror="feature-destabilised",
+    ),
+    Rule(
+        id="feature-destabilised",
+        level="warning",
+        category="source",
+        direction="none",
+        summary="a new unstable feature holds items that were stable (each is reported destabilised)",
+        mirror="feature-stabilised",
+    ),
+    Rule(
+        id="feature-added",
+        level="info",
+        category="source",
+        direction="none",
+        summary="an unstable feature was added to the manifest",
+        mirror="feature-removed",
+    ),
+    Rule(
+        id="feature-removed",
+        level="warning",
+        category="source",
+        direction="none",
+        summary="an unstable feature left the manifest without becoming stable (builds selecting it fail)",
+        mirror="feature-added",
+    ),
     # lenient reading
     Rule(
         id="leniency-added",

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acpgen import ir
-from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
+from acpgen.feature_manifest import MANIFEST_FILE
+from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
 from acpgen.pipeline import Revision, SchemaFile
 from acpgen.writers import BOTH, CALLERS
 
@@ -73,6 +74,21 @@ class Snapshot:
     """Type name -> the sides that write it (both when no method reaches it)."""
     rules: Mapping[str, Mapping[str, Any]] | None
     """The capability rule table by subject (``method:session/load``), if the revision has one."""
+    features: Mapping[str, frozenset[str]] | None = None
+    """The unstable features of its manifest, by name, with the item keys each owns, if the
+    revision has a manifest (read as far as it matches the schema)."""
+    owners: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Unstable item key -> the feature that owns it."""
+
+    def feature_of(self, key: str) -> str | None:
+        """The feature that owns an item: the item's own entry, else the union variant or the
+        type that holds it (``field:SessionUpdate[plan].entries`` belongs where the variant does)."""
+        candidates = [key]
+        if key.startswith("field:") and "[" in key:
+            candidates.append("variant:" + key.split(":", 1)[1].split("]", 1)[0] + "]")
+        if key.split(":", 1)[0] in ("field", "variant", "value"):
+            candidates.append(f"type:{item_owner(key)}")
+        return next((self.owners[c] for c in candidates if c in self.owners), None)
 
     def writers_of(self, type_name: str) -> frozenset[Writer]:
         return self.writers.get(type_name, BOTH)
@@ -88,22 +104,31 @@ def snapshot(
     stable_doc: Mapping[str, Any],
     unstable_doc: Mapping[str, Any] | None,
     rules: Mapping[str, Any] | None = None,
+    features: Mapping[str, Any] | None = None,
+    features_origin: str = MANIFEST_FILE,
 ) -> Snapshot:
     """The snapshot of two loaded schema documents (without an unstable one, its unstable items
-    are the marked ones), built as ``generate`` builds them."""
+    are the marked ones), built as ``generate`` builds them, with the feature manifest if given."""
     source = ir.Source(package="local", version=label, file="schema.json", sha256="")
     stable = SchemaFile(doc=dict(stable_doc), source=source)
     unstable = SchemaFile(doc=dict(unstable_doc), source=source) if unstable_doc is not None else None
-    return from_revision(label, Revision(stable=stable, unstable=unstable, protocol_version=1), rules)
+    revision = Revision(
+        stable=stable, unstable=unstable, protocol_version=1, features=features, features_origin=features_origin
+    )
+    return from_revision(label, revision, rules)
 
 
 def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | None = None) -> Snapshot:
-    """The snapshot of a revision: the items of its two builds, the widest build's types."""
-    stable_build, _ = dataclasses.replace(revision, rules=None).protocol("stable")
-    widest, _ = dataclasses.replace(revision, rules=None).protocol("unstable")
+    """The snapshot of a revision: the items of its two builds, the widest build's types, and
+    the features of its manifest as far as the manifest matches the schema."""
+    bare = dataclasses.replace(revision, rules=None, features=None)  # the manifest is read leniently below
+    stable_build, _ = bare.protocol("stable")
+    widest, _ = bare.protocol("unstable")
     items = {item.key: item for item in _items(stable_build, "stable")}
     for item in _items(widest, "unstable"):
         items.setdefault(item.key, item)
+    manifest = revision.manifest(strict=False)
+    features = {f.name: f.owns for f in manifest.features} if manifest is not None else None
     return Snapshot(
         label=label,
         items=dict(sorted(items.items())),
@@ -111,6 +136,8 @@ def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | Non
         methods=_methods(widest),
         writers=widest.writers,
         rules=_rules_by_subject(rules),
+        features=features,
+        owners={key: name for name, owned in sorted((features or {}).items()) for key in owned},
     )
 
 

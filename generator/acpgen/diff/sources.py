@@ -4,8 +4,9 @@ A side is given as one string:
 
 - a path to a folder or a schema file. In a folder, ``v1/schema.json`` (the npm package's
   layout, and this repository's ``schema/``) or ``schema.json``, each with its
-  ``schema.unstable.json`` beside it if there is one, and a ``capability-rules.json`` if
-  present. A file is taken with its ``.unstable.json`` sibling if there is one;
+  ``schema.unstable.json`` beside it if there is one, and a ``capability-rules.json`` and an
+  ``unstable-features.json`` (the feature manifest) if present. A file is taken with its
+  ``.unstable.json`` sibling if there is one (and those two tables beside it);
 - ``REF:PATH``, a path inside a git ref of the repository in the current directory
   (``HEAD~1:schema``), read with ``git show`` into a temporary folder;
 - ``npm:VERSION`` or a bare version (``2.3.0``) of the npm package, fetched with the npm client
@@ -26,6 +27,7 @@ from typing import Any
 from acpgen.capabilities import RULES_FILE, load_rules
 from acpgen.diff.snapshot import Snapshot, from_revision
 from acpgen.errors import AcpgenError, Problem
+from acpgen.feature_manifest import MANIFEST_FILE, load_manifest
 from acpgen.fetch import VERSION, fetch_schema
 from acpgen.pipeline import Revision, read_schema_file
 from acpgen.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
@@ -40,6 +42,7 @@ class Located:
     stable: Path
     unstable: Path | None
     rules: Path | None
+    features: Path | None = None
 
 
 def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
@@ -86,19 +89,21 @@ def locate(path: Path) -> Located:
     """The schema files of a folder, or of a schema file and its siblings."""
     if path.is_file():
         unstable = path.with_name(path.name.removesuffix(".json") + ".unstable.json")
-        rules = path.parent / RULES_FILE
         return Located(
-            stable=path, unstable=unstable if unstable.is_file() else None, rules=rules if rules.is_file() else None
+            stable=path,
+            unstable=unstable if unstable.is_file() else None,
+            rules=_beside(path.parent, RULES_FILE),
+            features=_beside(path.parent, MANIFEST_FILE),
         )
     for layout in _LAYOUTS:
         stable = path / layout
         if stable.is_file():
             unstable = stable.with_name("schema.unstable.json")
-            rules = path / RULES_FILE
             return Located(
                 stable=stable,
                 unstable=unstable if unstable.is_file() else None,
-                rules=rules if rules.is_file() else None,
+                rules=_beside(path, RULES_FILE),
+                features=_beside(path, MANIFEST_FILE),
             )
     raise AcpgenError(
         Problem(
@@ -107,6 +112,11 @@ def locate(path: Path) -> Located:
             hint="Point at a folder holding schema.json (and schema.unstable.json), or at a schema file.",
         )
     )
+
+
+def _beside(folder: Path, name: str) -> Path | None:
+    path = folder / name
+    return path if path.is_file() else None
 
 
 def load_files(label: str, located: Located) -> Snapshot:
@@ -118,7 +128,15 @@ def load_files(label: str, located: Located) -> Snapshot:
         else None
     )
     rules: dict[str, Any] | None = load_rules(located.rules) if located.rules is not None else None
-    return from_revision(label, Revision(stable=stable, unstable=unstable, protocol_version=1), rules)
+    features = load_manifest(located.features) if located.features is not None else None
+    revision = Revision(
+        stable=stable,
+        unstable=unstable,
+        protocol_version=1,
+        features=features,
+        features_origin=str(located.features) if located.features is not None else MANIFEST_FILE,
+    )
+    return from_revision(label, revision, rules)
 
 
 def _npm(version: str, cache_dir: Path, package: str) -> Path:

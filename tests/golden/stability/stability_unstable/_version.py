@@ -12,6 +12,8 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 FEATURES: Final[tuple[str, ...]] = ()
 """The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
 BUILD: Final = "unstable"
+EXPERIMENTAL: Final = False
+"""``True`` when built from a draft protocol version: it may change, without notice, in any schema update."""
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "stability/schema.unstable.json"

@@ -10,6 +10,7 @@ capability check.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
@@ -73,10 +74,21 @@ class Sender:
     def _dump(self, spec: MethodSpec, params: Any) -> Any:
         return to_json(self._adapter(spec.params).serializer, params)
 
-    async def _request(self, wire: str, params: Any) -> Any:
+    async def _request(
+        self,
+        wire: str,
+        params: Any,
+        *,
+        version: tuple[str, Callable[[Any], None]] | None = None,
+    ) -> Any:
+        """Send a request and read its result. ``version`` (a result field and its
+        check) is checked first: a peer of another protocol version may answer in
+        another shape."""
         spec = self._methods[(wire, "request")]
         self._check(wire, params)
         raw = await self._transport.request(wire, self._dump(spec, params))
+        if version is not None and isinstance(raw, dict) and version[0] in raw:
+            version[1](raw[version[0]])
         return self._adapter(spec.result).validate_python({} if raw is None else raw)
 
     async def _notify(self, wire: str, params: Any) -> None:

@@ -12,6 +12,8 @@ VARIANT: Final[Literal["stable", "unstable"]] = "unstable"
 FEATURES: Final[tuple[str, ...]] = ("session_fork", "system_prompt")
 """The unstable features the build holds (named as in ``schema/unstable-features.json``)."""
 BUILD: Final = "stable + session_fork, system_prompt"
+EXPERIMENTAL: Final = False
+"""``True`` when built from a draft protocol version: it may change, without notice, in any schema update."""
 SCHEMA_PACKAGE: Final = "fixture"
 SCHEMA_VERSION: Final = "0"
 SCHEMA_FILE: Final = "v1/schema.unstable.json"

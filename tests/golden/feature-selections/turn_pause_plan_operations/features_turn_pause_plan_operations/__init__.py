@@ -15,6 +15,7 @@ import pydantic as _pydantic
 
 from ._version import (
     BUILD,
+    EXPERIMENTAL,
     FEATURES,
     GENERATOR_VERSION,
     PROTOCOL_VERSION,
@@ -34,6 +35,7 @@ if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MIN
 
 __all__ = [
     "BUILD",
+    "EXPERIMENTAL",
     "FEATURES",
     "GENERATOR_VERSION",
     "PROTOCOL_VERSION",

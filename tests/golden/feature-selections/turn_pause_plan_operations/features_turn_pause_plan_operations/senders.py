@@ -41,9 +41,11 @@ class AgentSender(Sender):
         The `initialize` request.
         """
         result = cast(
-            "models.InitializeResponse", await self._request("initialize", params)
+            "models.InitializeResponse",
+            await self._request(
+                "initialize", params, version=("protocolVersion", require_version)
+            ),
         )
-        require_version(result.protocol_version)
         advertised = result.agent_capabilities
         self.advertised(
             advertised if advertised is not None else models.AgentCapabilities()
