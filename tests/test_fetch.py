@@ -306,7 +306,7 @@ def lock_json(**files: str) -> str:
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        ("not json", ""),
+        ("not json", "#"),  # the document as a whole, as for every JSON input (acpgen.nesting.parse)
         ('{"package": "p", "version": "1", "integrity": "sha512-x"}', ""),
         (lock_json(**{"../x.json": "0" * 64}), "#/files/..~1x.json"),
         (lock_json(**{"v1/schema.json": "xyz"}), "#/files/v1~1schema.json"),

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, cast
 
 from acpgen import ir, naming
+from acpgen.cycles import check_reference_cycles
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.inventory import (
     DEFAULT_ON_ERROR,
@@ -62,8 +63,9 @@ def _build(
     unstable_items: frozenset[str],
 ) -> ir.Protocol:
     defs: Mapping[str, Node] = doc["$defs"]
+    check_reference_cycles(defs)
     present = unstable_items & frozenset(_keys_in(defs))
-    taken = frozenset(naming.type_class_name(name) for name in defs)
+    taken = frozenset(_class_names(defs).values())
     open_defs = frozenset(name for name in defs if is_unconstrained(defs[name]))
     scope = _Scope(unstable=present, taken=taken, open_defs=open_defs)
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
@@ -133,7 +135,7 @@ def method_definitions(defs: Mapping[str, Node]) -> dict[tuple[str, str, MethodR
         if wire is None and side is None:
             continue
         where = pointer("$defs", name)
-        if not isinstance(wire, str) or not wire or side not in _SIDES:
+        if not isinstance(wire, str) or not wire or not isinstance(side, str) or side not in _SIDES:
             raise AcpgenError(
                 Problem(
                     what=f"definition {name} has x-method {wire!r} and x-side {side!r}",
@@ -179,7 +181,43 @@ def _methods(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Met
                 constant=naming.constant_name(wire),
             )
         )
+    _check_constants(methods)
     return _distinct_names(methods)
+
+
+def _class_names(defs: Mapping[str, Node]) -> dict[str, str]:
+    """The class name of every definition; a name with no letter or digit is refused."""
+    names: dict[str, str] = {}
+    problems = []
+    for name in sorted(defs):
+        try:
+            names[name] = naming.type_class_name(name)
+        except naming.NoName:
+            problems.append(
+                Problem(
+                    what=f"definition name {name!r} has no letter or digit to make a class name from",
+                    where=pointer("$defs", name),
+                    hint="Rename the definition in the schema.",
+                )
+            )
+    if problems:
+        raise AcpgenError(*problems)
+    return names
+
+
+def _check_constants(methods: list[ir.Method]) -> None:
+    """Two wire names must not spell one constant (``a/b`` and ``a_b`` are both ``A_B``)."""
+    wires: dict[str, str] = {}
+    for m in methods:
+        other = wires.setdefault(m.constant, m.wire)
+        if other != m.wire:
+            raise AcpgenError(
+                Problem(
+                    what=f"methods {other!r} and {m.wire!r} would both be named by the constant {m.constant}",
+                    where=pointer("$defs", m.params, "x-method"),
+                    hint="Rename one of the methods in the schema.",
+                )
+            )
 
 
 def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
@@ -319,50 +357,75 @@ def _union(
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
     discriminator = next(iter(tags)) if len(tags) == 1 else None
-    variants = []
-    for index, (branch, key) in enumerate(zip(branches, variant_keys(branches), strict=True)):
-        if key is None:
-            raise AcpgenError(
-                Problem(
-                    what=f"union {name} has a branch with no tag, title or reference, so it cannot be named",
-                    where=pointer("$defs", name, _union_keyword(node), index),
-                    hint="Give the branch a `title` (or a tag constant) in the schema; "
-                    "names are never taken from positions.",
-                )
-            )
-        tag = tag_of(branch)
-        catch_all = is_catch_all(branch)
-        unconstrained = is_unconstrained(branch)
-        adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
-        if unconstrained:
-            class_name = "Any"
-        elif adds_nothing:
-            class_name = naming.type_class_name(ref_name(branch) or "")
-        else:
-            class_name = naming.variant_class_name(key, cls, scope.taken)
-        variants.append(
-            ir.UnionVariant(
-                key=key,
-                class_name=class_name,
-                tag=tag[1] if tag is not None and discriminator is not None else None,
-                ref=ref_name(branch),
-                catch_all=catch_all,
-                hoisted=not (adds_nothing or unconstrained),
-                stable=f"variant:{name}[{key}]" not in scope.unstable,
-                description=description(branch),
-                fields=_fields(f"{name}[{key}]", branch, scope),
-                shape=canonical(branch),
-                payload=variant_payload(branch),
-            )
+    keys = variant_keys(branches)
+    variants = tuple(  # in order: a branch that cannot be named fails where the loop reaches it
+        _variant(
+            name,
+            cls,
+            branch,
+            _branch_key(name, node, index, key),
+            shared=bool(shared),
+            tagged=discriminator is not None,
+            scope=scope,
         )
+        for index, (branch, key) in enumerate(zip(branches, keys, strict=True))
+    )
     return ir.TypeDef(
         kind="union",
         fields=shared,
-        variants=tuple(variants),
+        variants=variants,
         discriminator=discriminator,
         open=any(v.catch_all for v in variants),
         **common,
     )
+
+
+def _branch_key(name: str, node: Node, index: int, key: str | None) -> str:
+    """The key that names a union branch; a branch with none cannot be named."""
+    if key is None:
+        raise AcpgenError(
+            Problem(
+                what=f"union {name} has a branch with no tag, title or reference, so it cannot be named",
+                where=pointer("$defs", name, _union_keyword(node), index),
+                hint="Give the branch a `title` (or a tag constant) in the schema; "
+                "names are never taken from positions.",
+            )
+        )
+    return key
+
+
+def _variant(
+    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _Scope
+) -> ir.UnionVariant:
+    """One branch of union ``name`` (class ``cls``); ``shared``: the union has fields of its own;
+    ``tagged``: its branches are told apart by one tag property."""
+    tag = tag_of(branch)
+    catch_all = is_catch_all(branch)
+    unconstrained = is_unconstrained(branch)
+    adds_nothing = tag is None and not catch_all and not shared and ref_name(branch) is not None
+    return ir.UnionVariant(
+        key=key,
+        class_name=_variant_class(branch, key, cls, scope, unconstrained=unconstrained, adds_nothing=adds_nothing),
+        tag=tag[1] if tag is not None and tagged else None,
+        ref=ref_name(branch),
+        catch_all=catch_all,
+        hoisted=not (adds_nothing or unconstrained),
+        stable=f"variant:{name}[{key}]" not in scope.unstable,
+        description=description(branch),
+        fields=_fields(f"{name}[{key}]", branch, scope),
+        shape=canonical(branch),
+        payload=variant_payload(branch),
+    )
+
+
+def _variant_class(branch: Node, key: str, cls: str, scope: _Scope, *, unconstrained: bool, adds_nothing: bool) -> str:
+    """A branch's class: ``Any`` for any value, the referenced type's class for a bare reference,
+    else a class of its own named after its key."""
+    if unconstrained:
+        return "Any"
+    if adds_nothing:
+        return naming.type_class_name(ref_name(branch) or "")
+    return naming.variant_class_name(key, cls, scope.taken)
 
 
 def _union_keyword(node: Node) -> str:

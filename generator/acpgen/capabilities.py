@@ -9,7 +9,6 @@ capability. Leaf capabilities that no rule mentions are reported (and fail in st
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -17,6 +16,8 @@ from typing import Any, cast
 from acpgen import ir, naming
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.inventory import Node, description, ref_name
+from acpgen.nesting import parse
+from acpgen.rule_table import check_rule_table
 
 RULES_FILE = "capability-rules.json"
 _ROOTS = (
@@ -29,18 +30,16 @@ _SUBJECT_KINDS: tuple[ir.SubjectKind, ...] = ("method", "field", "variant", "val
 def load_rules(path: Path) -> dict[str, Any]:
     """The rule table at ``path``, checked for shape (not yet against a schema)."""
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, ValueError) as error:
         raise AcpgenError(
             Problem(
                 what=f"cannot read the capability rule table: {error}", where=str(path), hint="Fix or restore the file."
             )
         ) from None
-    if not isinstance(table, dict) or not isinstance(table.get("rules"), list):
-        raise AcpgenError(
-            Problem(what="the rule table must be an object with a `rules` list", where=f"{path}#", hint="Fix the file.")
-        )
-    return table
+    table = parse(text, str(path), what="the capability rule table", hint="Fix or restore the file.")
+    check_rule_table(table, str(path))
+    return table  # type: ignore[no-any-return]
 
 
 def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Capability, ...]:
@@ -48,7 +47,7 @@ def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple
     found: list[ir.Capability] = []
     for root, owner, holder, fallback in _ROOTS:
         prop = defs.get(holder, {}).get("properties", {}).get(root, {})
-        root_type = ref_name(prop) or fallback
+        root_type = (ref_name(prop) if isinstance(prop, Mapping) else None) or fallback
         if root_type in defs:
             _walk(defs, root_type, root_type, root, cast(Any, owner), (), found, unstable, stable=True)
     return tuple(found)
@@ -65,7 +64,9 @@ def _walk(
     unstable: frozenset[str],
     *,
     stable: bool,
+    visiting: frozenset[str] = frozenset(),
 ) -> None:
+    visiting |= {type_name}  # a capability type inside itself is not descended into again
     for wire, prop in (defs[type_name].get("properties") or {}).items():
         if wire == "_meta" or not isinstance(prop, Mapping):
             continue
@@ -86,9 +87,10 @@ def _walk(
                 description=description(prop),
             )
         )
-        if target is not None and children:
+        if target is not None and children and target not in visiting:
+            attrs_here = (*attrs, naming.snake(wire))
             _walk(
-                defs, root_type, target, here, owner, (*attrs, naming.snake(wire)), found, unstable, stable=here_stable
+                defs, root_type, target, here, owner, attrs_here, found, unstable, stable=here_stable, visiting=visiting
             )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import keyword
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -58,18 +59,7 @@ _KIND_NAMES = {list: "list of strings", str: "string", bool: "boolean", int: "in
 def load_settings(pyproject: Path) -> Settings:
     """The settings in ``pyproject`` (paths resolved against its folder); defaults where it says nothing."""
     root = pyproject.parent
-    table: dict[str, Any] = {}
-    if pyproject.is_file():
-        try:
-            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("acpgen", {})
-        except tomllib.TOMLDecodeError as error:
-            raise AcpgenError(
-                Problem(
-                    what=f"the configuration is not valid TOML: {error}",
-                    where=str(pyproject),
-                    hint="Fix the TOML syntax.",
-                )
-            ) from None
+    table = _table(pyproject) if pyproject.is_file() else {}
     known = {f.name.replace("_", "-"): f for f in fields(Settings)}
     values: dict[str, Any] = {}
     for key, value in table.items():
@@ -93,8 +83,10 @@ def load_settings(pyproject: Path) -> Settings:
                     hint="Correct the value in pyproject.toml.",
                 )
             )
+        _check_value(key, value, pyproject)
         values[known[key].name] = Path(str(value)) if known[key].name.endswith("_dir") else value
     settings = Settings(**values)
+    _check_packages(settings, pyproject)
     return Settings(
         **{
             **{f.name: getattr(settings, f.name) for f in fields(Settings)},
@@ -103,3 +95,79 @@ def load_settings(pyproject: Path) -> Settings:
             "cache_dir": root / settings.cache_dir,
         }
     )
+
+
+def _table(pyproject: Path) -> dict[str, Any]:
+    """The ``[tool.acpgen]`` table of a pyproject.toml file (empty when it has none)."""
+    try:
+        document = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise AcpgenError(
+            Problem(what=f"cannot read the configuration: {error}", where=str(pyproject), hint="Fix the file.")
+        ) from None
+    except tomllib.TOMLDecodeError as error:
+        raise AcpgenError(
+            Problem(
+                what=f"the configuration is not valid TOML: {error}", where=str(pyproject), hint="Fix the TOML syntax."
+            )
+        ) from None
+    except RecursionError:
+        raise AcpgenError(
+            Problem(
+                what="the configuration is nested too deeply to read",
+                where=str(pyproject),
+                hint="Fix the TOML: flatten it.",
+            )
+        ) from None
+    table: Any = document
+    for depth, key in enumerate(("tool", "acpgen")):
+        table = table.get(key, {})
+        if not isinstance(table, dict):
+            raise AcpgenError(
+                Problem(
+                    what=f"`{'.'.join(('tool', 'acpgen')[: depth + 1])}` in the configuration must be a table",
+                    where=f"{pyproject}#/tool" + ("/acpgen" if depth else ""),
+                    hint="Write the settings under a [tool.acpgen] table.",
+                )
+            )
+    return dict(table)
+
+
+_PROTOCOL_VERSIONS = range(2**16)
+"""The protocol version is a uint16 on the wire (``ProtocolVersion``)."""
+
+
+def _check_value(key: str, value: Any, pyproject: Path) -> None:
+    """Refuse values no run could use: a NUL character in a name or path, an impossible protocol version."""
+    where = f"{pyproject}#/tool/acpgen/{key}"
+    if isinstance(value, str) and "\0" in value:
+        raise AcpgenError(Problem(what=f"setting {key!r} contains a NUL character", where=where, hint="Remove it."))
+    if key == "protocol-version" and value not in _PROTOCOL_VERSIONS:
+        raise AcpgenError(
+            Problem(
+                what=f"setting 'protocol-version' must be a protocol version (0 to 65535), not {value!r}",
+                where=where,
+                hint="Set the version the bindings speak (the integer `initialize` carries, 1 today).",
+            )
+        )
+
+
+def _check_packages(settings: Settings, pyproject: Path) -> None:
+    """The two package names are distinct importable names (each is also a folder under the output)."""
+    for key, name in (("package", settings.package), ("unstable-package", settings.unstable_package)):
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise AcpgenError(
+                Problem(
+                    what=f"setting {key!r} must be a Python package name, not {name!r}",
+                    where=f"{pyproject}#/tool/acpgen/{key}",
+                    hint="Use an identifier such as acp_bindings: the package is imported by that name.",
+                )
+            )
+    if settings.package == settings.unstable_package:
+        raise AcpgenError(
+            Problem(
+                what=f"settings 'package' and 'unstable-package' are both {settings.package!r}",
+                where=f"{pyproject}#/tool/acpgen/unstable-package",
+                hint="Give the unstable build a package name of its own.",
+            )
+        )

@@ -6,14 +6,13 @@ the features they need. No feature is the stable build; every feature is the uns
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
 from acpgen.features import Manifest
-from acpgen.inventory import const_of, ref_name, union_branches, variant_keys
+from acpgen.inventory import const_of, json_copy, ref_name, union_branches, variant_keys
 from acpgen.stability import drop_default_members
 
 
@@ -65,7 +64,7 @@ def selected_schema(doc: Mapping[str, Any], dropped: frozenset[str]) -> tuple[di
     the union branches (at any depth: envelopes' ``params``, the root's message groups) that refer
     to a dropped type, and without dropped fields in default values; with the JSON pointers of
     those branches."""
-    result = copy.deepcopy(dict(doc))
+    result: dict[str, Any] = json_copy(dict(doc))
     defs: dict[str, Any] = result["$defs"]
     gone = {k.removeprefix("type:") for k in dropped if k.startswith("type:")}
     for name in gone:

@@ -13,6 +13,7 @@ Stability (:mod:`acpgen.stability`) and the spec diff compare these keys.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -44,11 +45,21 @@ def ref_name(node: Node) -> str | None:
     """The ``$defs`` name a node refers to, directly or through a one-element ``allOf``."""
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return ref.removeprefix("#/$defs/")
+        return def_name(ref)
     all_of = node.get("allOf")
     if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], Mapping):
         return ref_name(all_of[0])
     return None
+
+
+def json_copy(doc: Any) -> Any:
+    """A deep copy of a JSON document (as fast as the C JSON codec, many times faster than ``copy.deepcopy``)."""
+    return json.loads(json.dumps(doc))
+
+
+def def_name(ref: str) -> str:
+    """The ``$defs`` name a ``#/$defs/...`` reference names (its JSON pointer escapes undone)."""
+    return ref.removeprefix("#/$defs/").replace("~1", "/").replace("~0", "~")
 
 
 def references(node: Any) -> frozenset[str]:
@@ -60,7 +71,7 @@ def references(node: Any) -> frozenset[str]:
         if isinstance(current, Mapping):
             ref = current.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                found.add(ref.removeprefix("#/$defs/"))
+                found.add(def_name(ref))
             pending.extend(current.values())
         elif isinstance(current, list):
             pending.extend(current)

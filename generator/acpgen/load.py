@@ -1,14 +1,14 @@
 """Load a schema file and check it before anything is built from it.
 
-Checks, each reported with a JSON pointer and what to do: the file is JSON, it is an object
-with ``$defs``, it is a valid JSON Schema 2020-12 document (meta-validation: fast with
-jsonschema-rs, explained by the jsonschema reference validator when it fails), and every
-``$ref`` points at an existing definition.
+Checks, each reported with a JSON pointer and what to do: the file is JSON, it nests no deeper
+than :data:`acpgen.nesting.MAX_DEPTH`, it is an object with ``$defs``, it is a valid JSON Schema
+2020-12 document (meta-validation with jsonschema-rs, which also says what is wrong and where
+in milliseconds; the jsonschema reference validator decides and explains only what jsonschema-rs
+leaves out, the ``regex`` format), and every ``$ref`` points at an existing definition.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.nesting import check_depth, parse_shallow
 
 
 def load_schema(path: Path) -> dict[str, Any]:
@@ -41,22 +42,17 @@ def load_schema(path: Path) -> dict[str, Any]:
                 hint="Restore the file from the pinned package with `make schema`.",
             )
         ) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise AcpgenError(
-            Problem(
-                what=f"the schema file is not valid JSON ({error.msg}; line {error.lineno}, column {error.colno})",
-                where=f"{path}#",
-                hint="Restore the file from the pinned package with `make schema`, or fix the JSON.",
-            )
-        ) from None
+    doc = parse_shallow(text, str(path), what="the schema file", hint=_RESTORE)
     check_schema(doc, str(path))
     return doc  # type: ignore[no-any-return]
 
 
+_RESTORE = "Restore the file from the pinned package with `make schema`, or fix the JSON."
+
+
 def check_schema(doc: Any, origin: str) -> None:
     """Raise :class:`AcpgenError` listing every structural problem of a schema document."""
+    check_depth(doc, origin, what="the schema", hint=_RESTORE)
     if not isinstance(doc, dict):
         raise AcpgenError(
             Problem(
@@ -74,18 +70,32 @@ def check_schema(doc: Any, origin: str) -> None:
                 hint="Point acpgen at an ACP schema file (schema.json or schema.unstable.json).",
             )
         )
-    try:
-        if not meta_valid(doc):
-            Draft202012Validator.check_schema(doc)  # the reference; it also says what is wrong, and where
-    except SchemaError as error:
-        where = pointer(*error.path) if error.path else pointer(*error.absolute_path)
+    invalid = meta_error(doc)
+    if invalid is not None:
+        where, message = invalid
         raise AcpgenError(
             Problem(
-                what=f"the schema is not a valid JSON Schema 2020-12 document: {error.message}",
-                where=f"{origin}#{where}",
+                what=f"the schema is not a valid JSON Schema 2020-12 document: {_shortened(message)}",
+                where=f"{origin}#{pointer(*where)}",
                 hint="Fix the schema at that place (or restore the pinned files with `make schema`).",
             )
-        ) from None
+        )
+    _check_definitions(doc, defs, origin)
+
+
+def _check_definitions(doc: dict[str, Any], defs: dict[str, Any], origin: str) -> None:
+    """Every definition is an object, and every ``$ref`` points at one."""
+    booleans = [
+        Problem(
+            what=f"definition {name!r} is the boolean schema {str(node).lower()}, not an object",
+            where=f"{origin}#{pointer('$defs', name)}",
+            hint="Write a definition as an object ({} admits any value) or remove it.",
+        )
+        for name, node in defs.items()
+        if isinstance(node, bool)
+    ]
+    if booleans:
+        raise AcpgenError(*booleans)
     dangling = [
         Problem(
             what=f"`$ref` {ref!r} points at no definition",
@@ -97,6 +107,36 @@ def check_schema(doc: Any, origin: str) -> None:
     ]
     if dangling:
         raise AcpgenError(*dangling)
+
+
+def meta_error(doc: Any) -> tuple[tuple[str | int, ...], str] | None:
+    """Where ``doc`` first fails JSON Schema 2020-12 meta-validation and why, or None when it is valid.
+
+    jsonschema-rs finds the place and the reason (the Python validator takes about a second on the
+    pinned schema and agrees on the place); the Python validator is asked only when jsonschema-rs
+    cannot decide or passes a document with a ``pattern`` that is not a regular expression."""
+    try:
+        jsonschema_rs.meta.validate(doc)
+    except jsonschema_rs.ValidationError as error:
+        return tuple(error.instance_path), error.message
+    except (ValueError, jsonschema_rs.ReferencingError):
+        pass
+    else:
+        if all(_compiles(p) for p in _patterns(doc)):
+            return None
+    try:
+        Draft202012Validator.check_schema(doc)
+    except SchemaError as error:
+        return tuple(error.path or error.absolute_path), error.message
+    return None
+
+
+_MESSAGE_LIMIT = 300
+"""Characters of a validator's message shown (it quotes the failing value, which may be a whole subtree)."""
+
+
+def _shortened(message: str) -> str:
+    return message if len(message) <= _MESSAGE_LIMIT else message[: _MESSAGE_LIMIT - 1] + "…"
 
 
 def meta_valid(doc: Any) -> bool:
@@ -116,16 +156,18 @@ def meta_valid(doc: Any) -> bool:
 
 
 def _patterns(node: Any) -> Iterator[Any]:
-    if isinstance(node, dict):
-        if "pattern" in node and not isinstance(node["pattern"], dict):
-            yield node["pattern"]
-        if isinstance(node.get("patternProperties"), dict):
-            yield from node["patternProperties"]
-        for value in node.values():
-            yield from _patterns(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _patterns(value)
+    """Every ``pattern`` value and ``patternProperties`` key in the document (walked without recursion)."""
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, dict):
+            if "pattern" in current and not isinstance(current["pattern"], dict):
+                yield current["pattern"]
+            if isinstance(current.get("patternProperties"), dict):
+                yield from current["patternProperties"]
+            pending.extend(current.values())
+        elif isinstance(current, list):
+            pending.extend(current)
 
 
 def _compiles(pattern: Any) -> bool:
@@ -139,15 +181,17 @@ def _compiles(pattern: Any) -> bool:
 
 
 def _refs(node: Any, path: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            yield pointer(*path, "$ref"), ref
-        for key, value in node.items():
-            yield from _refs(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _refs(value, (*path, index))
+    """(pointer, reference) of every ``$ref`` string below ``node``, in document order (without recursion)."""
+    pending: list[tuple[Any, tuple[str | int, ...]]] = [(node, path)]
+    while pending:
+        current, here = pending.pop()
+        if isinstance(current, dict):
+            ref = current.get("$ref")
+            if isinstance(ref, str):
+                yield pointer(*here, "$ref"), ref
+            pending.extend(reversed([(value, (*here, key)) for key, value in current.items()]))
+        elif isinstance(current, list):
+            pending.extend(reversed([(value, (*here, index)) for index, value in enumerate(current)]))
 
 
 def _resolves(ref: str, defs: dict[str, Any]) -> bool:

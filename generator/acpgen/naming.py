@@ -4,6 +4,10 @@ Class names are PascalCase, attribute and method names snake_case; Python keywor
 names that would shadow builtins or pydantic's own attributes get a trailing underscore.
 No name is ever derived from a position in a list, so an upstream reordering cannot
 rename anything.
+
+Names are ASCII: a letter with an accent loses it (``Ärger`` -> ``Arger``), and any other
+letter or digit is spelled by its code point (``日本`` -> ``U65e5U672c``); other characters
+separate words. A text with no letter or digit gives no name (:class:`NoName`).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+import unicodedata
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 _RESERVED_ATTRS = frozenset(dir(builtins)) | frozenset(
@@ -18,17 +23,34 @@ _RESERVED_ATTRS = frozenset(dir(builtins)) | frozenset(
 )
 
 
+class NoName(ValueError):
+    """The text has no letter or digit to make a name from."""
+
+
 def words(text: str) -> list[str]:
     """Split ``camelCase``, ``snake_case``, ``kebab-case``, ``a/b`` and ``Title Case`` into lower words."""
-    return [w.lower() for w in _WORD.findall(text)]
+    return [w.lower() for w in _WORD.findall(_ascii(text))]
+
+
+def _ascii(text: str) -> str:
+    """``text`` in ASCII letters and digits: accents dropped, other letters and digits spelled ``u<hex>``."""
+    if text.isascii():
+        return text
+    spelled = []
+    for char in unicodedata.normalize("NFKD", text):
+        if char.isascii():
+            spelled.append(char)
+        elif not unicodedata.combining(char):
+            spelled.append(f" u{ord(char):x} " if char.isalnum() else " ")
+    return "".join(spelled)
 
 
 def class_name(*parts: str) -> str:
     """PascalCase class name built from the words of every part, e.g. ``("tool_call", "SessionUpdate")``."""
     joined = "".join(w[:1].upper() + w[1:] for part in parts for w in words(part))
     if not joined:
-        msg = f"no class name can be made from {parts!r}"
-        raise ValueError(msg)
+        msg = f"no class name can be made from {parts!r}: it has no letter or digit"
+        raise NoName(msg)
     return joined if joined[0].isalpha() else "T" + joined
 
 
@@ -42,18 +64,28 @@ def snake(text: str) -> str:
     return name
 
 
-# Names the models module imports; a schema type must not take one of them.
+# Names the models module defines or imports besides the schema's types (typing, pydantic, the
+# package's ``_support`` rules, the root model), and Python's capitalised keywords: a schema type
+# with one of these names gets the suffix ``Type``.
 _MODULE_NAMES = frozenset(
-    {"Annotated", "Any", "BaseModel", "ConfigDict", "Discriminator", "Field", "Literal", "Tag", "TypeAliasType"}
+    {
+        *("Annotated", "Any", "Literal", "TypeAliasType", "Optional", "Union"),
+        *("BaseModel", "ConfigDict", "Discriminator", "Field", "RootModel", "Tag"),
+        *("DefaultOnError", "DefaultOnNull", "Integral", "KeepUnrecognised", "NotNull", "OmitNone"),
+        *("SkipInvalidItems", "StrictJson", "TagRouter", "WireModel"),
+        *("AcpMessage", "False", "None", "True"),
+    }
 )
+_KEPT = re.compile(r"[A-Z][A-Za-z0-9]*")
+"""A definition name kept as its class name: PascalCase ASCII letters and digits (what
+datamodel-code-generator also keeps as it is)."""
 
 
 def type_class_name(def_name: str) -> str:
-    """Class name of a ``$defs`` entry: upstream's own name when it is a usable identifier."""
-    if def_name.isidentifier() and not keyword.iskeyword(def_name) and def_name[:1].isupper():
-        name = def_name
-    else:
-        name = class_name(def_name)
+    """Class name of a ``$defs`` entry: upstream's own name when it is a PascalCase ASCII identifier.
+
+    Raises :class:`NoName` for a name with no letter or digit."""
+    name = def_name if _KEPT.fullmatch(def_name) else class_name(def_name)
     return name + "Type" if name in _MODULE_NAMES else name
 
 
@@ -69,6 +101,11 @@ def variant_class_name(key: str, union_class: str, taken: frozenset[str] = froze
 
 
 _ROLE_SUFFIXES = ("Request", "Notification")
+# Attributes of the generated interfaces and senders besides the protocol's methods (the runtime's
+# ``Sender``, ``on_connect`` and the peer it keeps, the extension hooks): a method never takes one.
+_TAKEN_METHOD_NAMES = frozenset(
+    {"advertised", "on_connect", "ext_method", "ext_notification", "agent", "client", "proxy", "conductor"}
+)
 
 
 def method_name(wire: str, params_type: str) -> str:
@@ -86,16 +123,23 @@ def method_name(wire: str, params_type: str) -> str:
             break
     segments = [s for s in wire.split("/") if s and s != "$"]
     action = set(words(segments[-1])) if segments else set()
-    if stem and action <= set(words(stem)):
-        return snake(stem)
-    return snake("_".join(segments))
+    name = snake(stem) if stem and action <= set(words(stem)) else snake("_".join(segments))
+    return name + "_" if name in _TAKEN_METHOD_NAMES else name
+
+
+_TAKEN_CONSTANTS = frozenset({"METHODS"})
+"""Names of the methods module besides the method constants."""
 
 
 def constant_name(wire: str) -> str:
     """UPPER_SNAKE constant for a wire method name: ``session/new`` -> ``SESSION_NEW``."""
-    return "_".join(w for s in wire.split("/") for w in words(s)).upper() or "METHOD"
+    name = "_".join(w for s in wire.split("/") for w in words(s)).upper() or "METHOD"
+    if name[0].isdigit() or name in _TAKEN_CONSTANTS:
+        name = "METHOD_" + name
+    return name
 
 
 def code_constant(title: str) -> str:
     """UPPER_SNAKE constant for an error code's title: ``Method not found`` -> ``METHOD_NOT_FOUND``."""
-    return "_".join(words(title)).upper()
+    name = "_".join(words(title)).upper()
+    return "CODE_" + name if name[:1].isdigit() else name

@@ -34,7 +34,7 @@ from typing import Any
 
 from acpgen import ir, naming
 from acpgen.expressions import Annotated, Call, Lambda, Name, names
-from acpgen.inventory import INTEGER_BOUNDS, union_branches
+from acpgen.inventory import INTEGER_BOUNDS, json_copy, union_branches
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
@@ -70,7 +70,7 @@ class ModelInput:
 
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     """The input of datamodel-code-generator for one protocol variant."""
-    defs: dict[str, Any] = copy.deepcopy(dict(doc["$defs"]))
+    defs: dict[str, Any] = json_copy(dict(doc["$defs"]))
     template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
     aliases: dict[str, str] = {}
     support: set[str] = {ROOT_BASE}

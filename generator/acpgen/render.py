@@ -10,6 +10,7 @@ from acpgen.builders import builder_module
 from acpgen.error_codes import error_code_views
 from acpgen.formatting import format_files
 from acpgen.header import REGENERATE, generator_version, header
+from acpgen.model_keys import check_class_names, keyed_by_class
 from acpgen.models import render_models
 from acpgen.prepare import prepare
 from acpgen.runtime import MODULES as RUNTIME_MODULES
@@ -52,7 +53,9 @@ def render(
     written to (by default the package name), ``regenerate`` the command its headers name.
     """
     top = header(protocol, regenerate)
-    files = {"models.py": render_models(prepare(protocol, doc), top)}
+    models = render_models(keyed_by_class(prepare(protocol, doc), protocol), top)
+    check_class_names(models, protocol)
+    files = {"models.py": models}
     builders = builder_module(protocol, files["models.py"])
     data = {
         "header": top.rstrip("\n"),

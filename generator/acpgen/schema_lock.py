@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from acpgen.atomic_write import write
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.nesting import parse
 
 LOCK_NAME = "schema.lock.json"
 
@@ -130,11 +131,7 @@ def _load_json(path: Path) -> object:
         raise AcpgenError(
             Problem(what=f"cannot read the schema lock file: {exc}", where=str(path), hint=_fetch_hint())
         ) from exc
-    try:
-        document: object = json.loads(text)
-    except json.JSONDecodeError as exc:
-        what = f"schema lock file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        raise AcpgenError(Problem(what=what, where=str(path), hint=_fetch_hint())) from exc
+    document: object = parse(text, str(path), what="the schema lock file", hint=_fetch_hint())
     return document
 
 

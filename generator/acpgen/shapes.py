@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from acpgen.inventory import INTEGER_BOUNDS
+from acpgen.inventory import INTEGER_BOUNDS, def_name
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}
@@ -56,7 +56,7 @@ def canonical(node: Any, depth: int = 0) -> MutableShape:
         shape["extends"] = sorted((canonical(m, depth + 1) for m in all_of), key=_key)
     ref = body.pop("$ref", None)
     if isinstance(ref, str):
-        shape["ref"] = ref.removeprefix("#/$defs/")
+        shape["ref"] = def_name(ref) if ref.startswith("#/$defs/") else ref
     types, nullable = _types(body.pop("type", None))
     if types == "null":
         return {"null": True}
@@ -108,7 +108,7 @@ def _union(branches: list[MutableShape]) -> MutableShape:
     consts = [b["enum"] for b in branches if set(b) <= {"enum", "type"} and "enum" in b]
     free_strings = [b for b in branches if b == {"type": "string"}]
     if consts and len(consts) + len(free_strings) == len(branches):
-        values = sorted({v for values in consts for v in values}, key=_key)
+        values = sorted({_key(v): v for values in consts for v in values}.values(), key=_key)
         shape: MutableShape = {"enum": values}
         if free_strings:
             shape["open"] = True
@@ -377,7 +377,9 @@ def _describe_kind(shape: Shape) -> str:
         values = ", ".join(json.dumps(v) for v in shape["enum"][:6]) + (", ..." if len(shape["enum"]) > 6 else "")
         return f"one of {values}" + (" or another string" if shape.get("open") else "")
     if "union" in shape:
-        return " or ".join(describe(b) for b in shape["union"])
+        union = shape["union"]  # beside other keywords it is one shape: a branch, an enum or a union
+        branches = union.get("union", [union]) if isinstance(union, Mapping) else union
+        return " or ".join(describe(b) for b in branches)
     kind = shape.get("type", "value")
     if isinstance(kind, list):
         kind = " or ".join(kind)

@@ -9,7 +9,6 @@ carries the marker.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ from acpgen.inventory import (
     is_marked_unstable,
     item_map,
     item_owner,
+    json_copy,
     ref_name,
     references,
     union_branches,
@@ -47,7 +47,7 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
     Types that remain but refer to a removed type lose that reference too (a removed
     variant, or a property whose type is gone), so that the result is self-consistent.
     """
-    result = copy.deepcopy(dict(doc))
+    result: dict[str, Any] = json_copy(dict(doc))
     defs: dict[str, Any] = result["$defs"]
     removed_types = {k.removeprefix("type:") for k in unstable if k.startswith("type:")}
     for name in removed_types:

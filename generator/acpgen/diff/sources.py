@@ -25,11 +25,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from acpgen.capabilities import RULES_FILE, load_rules
-from acpgen.diff.snapshot import Snapshot, snapshot
+from acpgen.diff.snapshot import Snapshot, from_revision
 from acpgen.errors import AcpgenError, Problem
 from acpgen.feature_manifest import MANIFEST_FILE, load_manifest
 from acpgen.fetch import VERSION, fetch_schema
-from acpgen.load import load_schema
+from acpgen.pipeline import Revision, read_schema_file
 from acpgen.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
 
 _LAYOUTS = ("v1/schema.json", "schema.json")
@@ -120,14 +120,23 @@ def _beside(folder: Path, name: str) -> Path | None:
 
 
 def load_files(label: str, located: Located) -> Snapshot:
-    """The snapshot of located files."""
-    stable = load_schema(located.stable)
-    unstable = load_schema(located.unstable) if located.unstable is not None else None
+    """The snapshot of located files (a problem in one is reported with its path)."""
+    stable = read_schema_file(located.stable, package="local", version=label, name=str(located.stable))
+    unstable = (
+        read_schema_file(located.unstable, package="local", version=label, name=str(located.unstable))
+        if located.unstable is not None
+        else None
+    )
     rules: dict[str, Any] | None = load_rules(located.rules) if located.rules is not None else None
-    if located.features is None:
-        return snapshot(label, stable, unstable, rules)
-    features = load_manifest(located.features)
-    return snapshot(label, stable, unstable, rules, features, str(located.features))
+    features = load_manifest(located.features) if located.features is not None else None
+    revision = Revision(
+        stable=stable,
+        unstable=unstable,
+        protocol_version=1,
+        features=features,
+        features_origin=str(located.features) if located.features is not None else MANIFEST_FILE,
+    )
+    return from_revision(label, revision, rules)
 
 
 def _npm(version: str, cache_dir: Path, package: str) -> Path:
