@@ -175,7 +175,7 @@ def p3(rounds: int) -> list[Figure]:
     from datamodel_code_generator import generate
 
     from acpgen.cli import main
-    from acpgen.models import DCG_OPTIONS
+    from acpgen.render.models import DCG_OPTIONS
 
     names = ("schema.json", "schema.unstable.json")
     schemas = [(ROOT / "schema" / "v1" / name).read_text(encoding="utf-8") for name in names]

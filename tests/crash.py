@@ -1,5 +1,5 @@
 """Helpers of the crash-safety tests: folder snapshots, staging folders, and subprocesses that the
-test hook in tests/killpoints/ can kill at a numbered step of :mod:`acpgen.atomic_write`."""
+test hook in tests/killpoints/ can kill at a numbered step of :mod:`acpgen.output.atomic_write`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from acpgen.atomic_write import STAGING_PREFIX
+from acpgen.output.atomic_write import STAGING_PREFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOK = ROOT / "tests" / "killpoints"

@@ -1,4 +1,4 @@
-"""The one atomic writer (:mod:`acpgen.atomic_write`): what a write leaves, how a failure at any of
+"""The one atomic writer (:mod:`acpgen.output.atomic_write`): what a write leaves, how a failure at any of
 its steps is undone, what it refuses, and that a live run's staging folder is never touched.
 
 Kills are tested in tests/test_crash_safety.py; here failures are exceptions raised at each step.
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from acpgen import atomic_write
-from acpgen.atomic_write import Folder, write
 from acpgen.cli import main
 from acpgen.errors import EXIT_BAD_INPUT, AcpgenError
+from acpgen.output import atomic_write
+from acpgen.output.atomic_write import Folder, write
 from tests.crash import Tree, hook_env, materialize, read_only, snapshot, stagings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "unions" / "schema.json"

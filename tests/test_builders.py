@@ -52,7 +52,7 @@ def test_every_variant_and_params_class_has_a_builder_named_after_it(variant: st
 
 
 def _snake(name: str) -> str:
-    from acpgen.naming import snake
+    from acpgen.ir.naming import snake
 
     return snake(name)
 

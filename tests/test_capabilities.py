@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from acpgen.capabilities import load_rules
 from acpgen.errors import AcpgenError
-from acpgen.naming import snake
+from acpgen.ir.capabilities import load_rules
+from acpgen.ir.naming import snake
 from acpgen.pipeline import Revision, read_schema_file
 from tests.bindings import PACKAGES
 

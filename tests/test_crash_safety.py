@@ -3,7 +3,7 @@ wholly new once the next run has started, each entry is whole even before, and n
 survives the next run.
 
 Kills are real: a subprocess is sent SIGKILL by tests/killpoints/sitecustomize.py at a numbered
-step of :mod:`acpgen.atomic_write` (every step, one after the other), or by this test after a
+step of :mod:`acpgen.output.atomic_write` (every step, one after the other), or by this test after a
 random delay. The fast test kills tests/peers/writer.py writing prepared files at every step of
 three output shapes (two packages as ``acpgen generate --both`` writes them, a first vendoring,
 schema files and their lock as ``acpgen schema fetch`` writes them), with and without
@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from acpgen import atomic_write
+from acpgen.output import atomic_write
 from tests.crash import ROOT, Tree, hook_env, materialize, pending, run, snapshot, stagings, view
 
 FIXTURE = ROOT / "tests" / "fixtures" / "unions" / "schema.json"

@@ -1,7 +1,7 @@
 """Deeply nested input is refused with a pointer to where it nests too deeply, never a RecursionError.
 
 Every file acpgen reads (a schema given to ``generate`` or ``diff``, a capability rule table, a
-schema lock, the configuration) is checked against :data:`acpgen.nesting.MAX_DEPTH` before
+schema lock, the configuration) is checked against :data:`acpgen.load.nesting.MAX_DEPTH` before
 anything recursive reads it; within the limit, generation works.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 from acpgen.cli import main
 from acpgen.errors import EXIT_OK, AcpgenError
-from acpgen.nesting import MAX_DEPTH, check_depth, parse
+from acpgen.load.nesting import MAX_DEPTH, check_depth, parse
 from tests.test_errors import (
     DIALECT,
     OBJECT_DEF,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from acpgen.cli import main
-from acpgen.fetch import DEFAULT_PACKAGE
-from acpgen.schema_lock import read_lock, write_lock
+from acpgen.source.fetch import DEFAULT_PACKAGE
+from acpgen.source.schema_lock import read_lock, write_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 

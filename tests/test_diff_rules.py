@@ -483,7 +483,7 @@ def test_capability_rule_table_changes() -> None:
     ],
 )
 def test_shapes_read_plainly(node: dict[str, Any], text: str) -> None:
-    from acpgen.shapes import canonical, describe
+    from acpgen.ir.shapes import canonical, describe
 
     assert describe(canonical(node)) == text
 

@@ -57,7 +57,7 @@ def test_errors_keeps_the_runtime_objects(variant: str) -> None:
 
 def _protocol(codes: list[dict[str, Any]]) -> Any:
     from acpgen import ir
-    from acpgen.build import build_protocol
+    from acpgen.ir.build import build_protocol
 
     doc = {"$defs": {"ErrorCode": {"anyOf": [*codes, {"title": "Other", "type": "integer"}]}}}
     source = ir.Source(package="fixture", version="0", file="schema.json", sha256="0" * 64)
@@ -65,8 +65,8 @@ def _protocol(codes: list[dict[str, Any]]) -> Any:
 
 
 def test_a_schema_code_that_contradicts_the_runtime_fails_generation() -> None:
-    from acpgen.error_codes import error_code_views
     from acpgen.errors import AcpgenError
+    from acpgen.render.error_codes import error_code_views
 
     with pytest.raises(AcpgenError, match="Parse error"):
         error_code_views(_protocol([{"title": "Parse error", "type": "integer", "const": -1}]))
@@ -75,7 +75,7 @@ def test_a_schema_code_that_contradicts_the_runtime_fails_generation() -> None:
 
 
 def test_an_untitled_code_is_named_from_the_bold_lead_of_its_description() -> None:
-    from acpgen.error_codes import error_code_views
+    from acpgen.render.error_codes import error_code_views
 
     views = error_code_views(_protocol([{"description": "**Rate limited**: slow down.", "const": -32029}]))
     assert (views[0].constant, views[0].value, views[0].runtime) == ("RATE_LIMITED", -32029, False)

@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from acpgen.expressions import Annotated, Call, Lambda, Name, names, source
+from acpgen.render.expressions import Annotated, Call, Lambda, Name, names, source
 
 
 def test_expressions_write_valid_python_with_literals_through_repr() -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from acpgen.cli import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, AcpgenError
-from acpgen.feature_manifest import load_manifest, parse_manifest
-from acpgen.features import Manifest
+from acpgen.load.feature_manifest import load_manifest, parse_manifest
+from acpgen.load.features import Manifest
 from acpgen.pipeline import Revision, read_schema_file
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.fetch import fetch_schema
-from acpgen.schema_lock import (
+from acpgen.source.fetch import fetch_schema
+from acpgen.source.schema_lock import (
     LOCK_NAME,
     SchemaLock,
     read_lock,
@@ -306,7 +306,7 @@ def lock_json(**files: str) -> str:
 @pytest.mark.parametrize(
     ("content", "where"),
     [
-        ("not json", "#"),  # the document as a whole, as for every JSON input (acpgen.nesting.parse)
+        ("not json", "#"),  # the document as a whole, as for every JSON input (acpgen.load.nesting.parse)
         ('{"package": "p", "version": "1", "integrity": "sha512-x"}', ""),
         (lock_json(**{"../x.json": "0" * 64}), "#/files/..~1x.json"),
         (lock_json(**{"v1/schema.json": "xyz"}), "#/files/v1~1schema.json"),

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from acpgen.naming import snake
+from acpgen.ir.naming import snake
 from tests.bindings import ROOT, adapter, field_doc, models, read, wire
 
 GENERATED = ROOT / "generated"

@@ -39,10 +39,10 @@ from acpgen.diff.compare import compare
 from acpgen.diff.snapshot import Snapshot
 from acpgen.diff.sources import load_side
 from acpgen.errors import AcpgenError, Problem
-from acpgen.fetch import DEFAULT_PACKAGE
-from acpgen.model_keys import keyed_by_class
 from acpgen.pipeline import Revision, read_schema_file
-from acpgen.prepare import prepare
+from acpgen.render.model_keys import keyed_by_class
+from acpgen.render.prepare import prepare
+from acpgen.source.fetch import DEFAULT_PACKAGE
 from tests.instances import RandomChoices
 from tests.schema_mutations import KINDS, Mutant, mutate
 from tests.test_errors import ROOT, snapshot

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acpgen import atomic_write, freshness
-from acpgen.config import Settings, load_settings
 from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.features_command import register as register_features
-from acpgen.header import generator_version
-from acpgen.schema_lock import LOCK_NAME, read_lock, verify_files
+from acpgen.output import atomic_write, freshness
+from acpgen.render.header import generator_version
+from acpgen.source.config import Settings, load_settings
+from acpgen.source.schema_lock import LOCK_NAME, read_lock, verify_files
 from acpgen.vendor import register as register_vendor
 
 if TYPE_CHECKING:
@@ -130,9 +130,9 @@ def pinned_revision(
     settings: Settings, strict_capabilities: bool | None = None, *, experimental: bool = False
 ) -> Revision:
     """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
-    feature manifest; ``experimental`` marks a draft protocol's build (:mod:`acpgen.protocols`)."""
-    from acpgen.capabilities import load_rules
-    from acpgen.feature_manifest import load_manifest
+    feature manifest; ``experimental`` marks a draft protocol's build (:mod:`acpgen.source.protocols`)."""
+    from acpgen.ir.capabilities import load_rules
+    from acpgen.load.feature_manifest import load_manifest
     from acpgen.pipeline import Revision, read_schema_file
 
     lock = read_lock(settings.schema_dir)
@@ -188,7 +188,7 @@ def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_
 
 
 def _generate(args: argparse.Namespace, settings: Settings) -> int:
-    from acpgen.protocols import for_protocol
+    from acpgen.source.protocols import for_protocol
 
     settings, experimental = for_protocol(settings, args.protocol)
     builds = _builds(args, settings, args.config)
@@ -234,7 +234,7 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _fetch(args: argparse.Namespace, settings: Settings) -> int:
-    from acpgen.fetch import fetch_schema
+    from acpgen.source.fetch import fetch_schema
 
     version = args.version or read_lock(settings.schema_dir).version
     lock = fetch_schema(version, settings.schema_dir)

@@ -8,10 +8,10 @@ import json
 import sys
 from typing import Any
 
-from acpgen.config import Settings
 from acpgen.errors import EXIT_OK, AcpgenError, Problem
-from acpgen.features import Feature, Manifest
-from acpgen.inventory import item_owner
+from acpgen.load.features import Feature, Manifest
+from acpgen.load.inventory import item_owner
+from acpgen.source.config import Settings
 
 FORMATS = ("text", "json")
 
@@ -40,7 +40,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.cli import pinned_revision
-    from acpgen.feature_selection import select
+    from acpgen.load.feature_selection import select
 
     revision = pinned_revision(settings)
     manifest = revision.manifest()

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from acpgen import ir
-from acpgen.build import build_protocol
-from acpgen.capabilities import RULES_FILE, attach_rules, capability_tree
 from acpgen.errors import AcpgenError, Problem
-from acpgen.feature_check import resolve_manifest
-from acpgen.feature_manifest import MANIFEST_FILE
-from acpgen.feature_selection import Selection, select, selected_schema
-from acpgen.features import Manifest
+from acpgen.ir.build import build_protocol
+from acpgen.ir.capabilities import RULES_FILE, attach_rules, capability_tree
 from acpgen.load import check_schema, load_schema
-from acpgen.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
+from acpgen.load.feature_check import resolve_manifest
+from acpgen.load.feature_manifest import MANIFEST_FILE
+from acpgen.load.feature_selection import Selection, select, selected_schema
+from acpgen.load.features import Manifest
+from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 
 VARIANTS: tuple[ir.Variant, ...] = ("stable", "unstable")
 
@@ -47,7 +47,7 @@ class Revision:
     """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
     features_origin: str = MANIFEST_FILE
     experimental: bool = False
-    """A draft protocol (v2): its builds say so (:mod:`acpgen.protocols`)."""
+    """A draft protocol (v2): its builds say so (:mod:`acpgen.source.protocols`)."""
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     """What is derived once per revision (the unstable items, the checked manifest)."""
 

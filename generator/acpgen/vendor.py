@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from acpgen.config import Settings, load_settings
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
-from acpgen.header import generator_version
+from acpgen.render.header import generator_version
+from acpgen.source.config import Settings, load_settings
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     """The ``vendor`` command: write the copy, or check it."""
     spec = _recorded(args.out) if args.check else _requested(args)
     files = render_vendored(spec)
-    from acpgen.atomic_write import write
     from acpgen.output import package_folders, stale_files
+    from acpgen.output.atomic_write import write
 
     if args.check:
         diffs = stale_files(spec.out.parent, files, (spec.out.name,))
@@ -113,8 +113,8 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
 def render_vendored(spec: VendorSpec) -> dict[str, str]:
     """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
     from acpgen.cli import pinned_revision
-    from acpgen.protocols import for_protocol
     from acpgen.render import render
+    from acpgen.source.protocols import for_protocol
 
     settings, experimental = for_protocol(load_settings(ACPGEN_ROOT / "pyproject.toml"), spec.protocol)
     revision = pinned_revision(settings, experimental=experimental)

@@ -17,7 +17,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from acpgen.inventory import tag_of, union_branches
+from acpgen.load.inventory import tag_of, union_branches
 from tests.bindings import SCHEMA_FILES, schema
 from tests.instances import Path, Site, sample
 from tests.mutations import mutate

@@ -30,7 +30,7 @@ def _install() -> None:
     no_exchange = os.environ.get("ACPGEN_TEST_NO_EXCHANGE") == "1"
     if not (kill_at or log or pause_at or no_exchange):
         return
-    from acpgen import atomic_write
+    from acpgen.output import atomic_write
 
     count = 0
 

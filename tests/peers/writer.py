@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from acpgen import atomic_write
+from acpgen.output import atomic_write
 
 
 def entries(payload: dict[str, object]) -> dict[str, atomic_write.Content]:

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from acpgen import ir
 from acpgen.diff.findings import Recorder
 from acpgen.diff.snapshot import Item, Snapshot
-from acpgen.inventory import item_owner
-from acpgen.shapes import ANY
+from acpgen.ir.shapes import ANY
+from acpgen.load.inventory import item_owner
 
 _ALIAS_DEPTH = 4
 

@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from acpgen.config import Settings
 from acpgen.errors import EXIT_OK, EXIT_STALE
+from acpgen.source.config import Settings
 
 FORMATS = ("text", "markdown", "json", "github")
 EXIT_FINDINGS = EXIT_STALE
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.diff.report import rules_table, to_github, to_json, to_markdown, to_text
     from acpgen.diff.rules import LEVELS
     from acpgen.diff.sources import load_side
-    from acpgen.fetch import DEFAULT_PACKAGE
+    from acpgen.source.fetch import DEFAULT_PACKAGE
 
     if args.list_rules:
         sys.stdout.write(rules_table())

@@ -16,7 +16,7 @@ from acpgen.diff.methods import compare_methods
 from acpgen.diff.renames import find_renames
 from acpgen.diff.rule_tables import compare_rule_tables
 from acpgen.diff.snapshot import Snapshot
-from acpgen.shapes import Context
+from acpgen.ir.shapes import Context
 
 __all__ = ["Finding", "compare"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from acpgen.diff.rules import LEVELS, Level, rule
 from acpgen.diff.snapshot import BOTH, Snapshot, Writer
-from acpgen.inventory import item_owner
-from acpgen.shapes import Context
+from acpgen.ir.shapes import Context
+from acpgen.load.inventory import item_owner
 
 PEER: dict[Writer, Writer] = {"agent": "client", "client": "agent"}
 _UNSTABLE_NOTE = "unstable item: no compatibility promise"

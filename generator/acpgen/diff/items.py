@@ -26,8 +26,8 @@ from acpgen.diff.names import compare_names
 from acpgen.diff.renames import find_field_renames, find_variant_renames, rekey
 from acpgen.diff.rules import Level
 from acpgen.diff.snapshot import Item
-from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, item_owner
-from acpgen.shapes import Relation, describe, relate
+from acpgen.ir.shapes import Relation, describe, relate
+from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, item_owner
 
 
 def compare_items(diff: Recorder) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from acpgen.diff.findings import Recorder
 from acpgen.diff.snapshot import BOTH, CALLERS, Method, Snapshot, Writer
-from acpgen.shapes import Relation, relate
+from acpgen.ir.shapes import Relation, relate
 
 MethodKey = tuple[str, str, str]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from acpgen.diff.findings import Recorder
 from acpgen.diff.snapshot import Item, Snapshot
-from acpgen.inventory import item_owner
-from acpgen.shapes import ANY, Relation, relate, shape_key
+from acpgen.ir.shapes import ANY, Relation, relate, shape_key
+from acpgen.load.inventory import item_owner
 
 
 def find_renames(old: Snapshot, new: Snapshot) -> dict[str, str]:

@@ -4,7 +4,7 @@ A revision is loaded and built exactly as ``acpgen generate`` builds it (:class:
 Revision`): its stable build and its unstable build, two IRs. An item is *stable* when the stable
 build has it, else *unstable*; its facts (wire shape, required, default, lenient-reading keywords,
 generated names) are taken from the build that defines it as such. Items are keyed as in
-:mod:`acpgen.inventory`, plus the fields of inline union variants
+:mod:`acpgen.load.inventory`, plus the fields of inline union variants
 (``field:SessionUpdate[plan].entries``). Which side writes each type is the IR's too.
 """
 
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acpgen import ir
-from acpgen.feature_manifest import MANIFEST_FILE
-from acpgen.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
+from acpgen.ir.writers import BOTH, CALLERS
+from acpgen.load.feature_manifest import MANIFEST_FILE
+from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
 from acpgen.pipeline import Revision, SchemaFile
-from acpgen.writers import BOTH, CALLERS
 
 Stability = Literal["stable", "unstable"]
 Writer = ir.Owner

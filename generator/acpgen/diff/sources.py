@@ -10,10 +10,10 @@ A side is given as one string:
 - ``REF:PATH``, a path inside a git ref of the repository in the current directory
   (``HEAD~1:schema``), read with ``git show`` into a temporary folder;
 - ``npm:VERSION`` or a bare version (``2.3.0``) of the npm package, fetched with the npm client
-  (integrity verified, see :mod:`acpgen.fetch`) into the cache folder and reused from there.
+  (integrity verified, see :mod:`acpgen.source.fetch`) into the cache folder and reused from there.
 
 A single-file revision has no unstable schema: its unstable items are those marked
-``**UNSTABLE**`` (see :mod:`acpgen.stability`).
+``**UNSTABLE**`` (see :mod:`acpgen.load.stability`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from acpgen.capabilities import RULES_FILE, load_rules
 from acpgen.diff.snapshot import Snapshot, from_revision
 from acpgen.errors import AcpgenError, Problem
-from acpgen.feature_manifest import MANIFEST_FILE, load_manifest
-from acpgen.fetch import VERSION, fetch_schema
+from acpgen.ir.capabilities import RULES_FILE, load_rules
+from acpgen.load.feature_manifest import MANIFEST_FILE, load_manifest
 from acpgen.pipeline import Revision, read_schema_file
-from acpgen.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
+from acpgen.source.fetch import VERSION, fetch_schema
+from acpgen.source.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
 
 _LAYOUTS = ("v1/schema.json", "schema.json")
 

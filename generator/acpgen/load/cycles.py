@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.inventory import def_name
+from acpgen.load.inventory import def_name
 
 Path = tuple[str | int, ...]
 _COMBINATORS = ("allOf", "anyOf", "oneOf")

@@ -14,7 +14,8 @@ import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from acpgen import ir, naming
+from acpgen import ir
+from acpgen.ir import naming
 
 MODELS = "models"
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acpgen import ir, naming
+from acpgen import ir
+from acpgen.ir import naming
 
 UNSTABLE_DOC = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 

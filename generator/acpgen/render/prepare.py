@@ -6,11 +6,11 @@ data that our model templates (``templates/models/``) lay out. Every decision is
 IR (which types are unions, which branches get classes and their names, tags, reading rules,
 stability); the schema's own property schemas are passed on as datamodel-code-generator's input
 language. The Python expressions the templates print (reading rules, default factories, routed
-annotations) are values of :mod:`acpgen.expressions`, never text pasted together:
+annotations) are values of :mod:`acpgen.render.expressions`, never text pasted together:
 
 - union branches that add something to the type they refer to (a tag, shared fields), and the
   bounded integer branches of unions of scalars (``RequestId``), become named definitions, named
-  by :mod:`acpgen.naming` from their tag or title, never their position;
+  by :mod:`acpgen.ir.naming` from their tag or title, never their position;
 - closed tagged unions get a ``discriminator`` with an explicit mapping;
 - extensible unions and unions with an untagged default branch get a routing annotation
   (``acp_annotation``) that sends unknown tags to the catch-all and a missing tag to the default;
@@ -32,9 +32,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from acpgen import ir, naming
-from acpgen.expressions import Annotated, Call, Lambda, Name, names
-from acpgen.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen import ir
+from acpgen.ir import naming
+from acpgen.load.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 

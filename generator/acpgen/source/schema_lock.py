@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from acpgen.atomic_write import write
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.nesting import parse
+from acpgen.load.nesting import parse
+from acpgen.output.atomic_write import write
 
 LOCK_NAME = "schema.lock.json"
 
@@ -103,7 +103,7 @@ def lock_to_json(lock: SchemaLock) -> str:
 
 
 def write_lock(schema_dir: Path, lock: SchemaLock) -> None:
-    """Write ``schema_dir/schema.lock.json`` atomically (see :mod:`acpgen.atomic_write`)."""
+    """Write ``schema_dir/schema.lock.json`` atomically (see :mod:`acpgen.output.atomic_write`)."""
     write(schema_dir, {LOCK_NAME: lock_to_json(lock).encode("utf-8")})
 
 

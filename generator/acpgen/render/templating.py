@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 
 @cache

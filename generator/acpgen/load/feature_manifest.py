@@ -4,7 +4,7 @@ The shape is stated as a JSON Schema shipped with acpgen (``feature_manifest.sch
 also documents every key); this module reads the file, refuses duplicate keys (which JSON
 parsers silently drop), and reports every place that does not fit, each with its JSON pointer
 and the description of what belongs there. Whether the items exist and are unstable is checked
-against the schema by :mod:`acpgen.feature_check`.
+against the schema by :mod:`acpgen.load.feature_check`.
 """
 
 from __future__ import annotations

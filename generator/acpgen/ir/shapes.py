@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from acpgen.inventory import INTEGER_BOUNDS, def_name
+from acpgen.load.inventory import INTEGER_BOUNDS, def_name
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}

@@ -6,17 +6,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from acpgen import ir
-from acpgen.builders import builder_module
-from acpgen.error_codes import error_code_views
-from acpgen.formatting import format_files
-from acpgen.header import REGENERATE, generator_version, header
-from acpgen.model_keys import check_class_names, keyed_by_class
-from acpgen.models import render_models
-from acpgen.prepare import prepare
+from acpgen.render.builders import builder_module
+from acpgen.render.error_codes import error_code_views
+from acpgen.render.formatting import format_files
+from acpgen.render.header import REGENERATE, generator_version, header
+from acpgen.render.model_keys import check_class_names, keyed_by_class
+from acpgen.render.models import render_models
+from acpgen.render.prepare import prepare
+from acpgen.render.stubs import capability_views, connected_roles, method_views, roles, rule_views
+from acpgen.render.templating import render_template
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
-from acpgen.stubs import capability_views, connected_roles, method_views, roles, rule_views
-from acpgen.templating import render_template
 
 PYDANTIC_MINIMUM = (2, 11)
 """The oldest pydantic the generated code runs on (its models use ``validate_by_name`` and

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.render.stubs import UNSTABLE_DOC
 from acpgen.runtime import _rpc
-from acpgen.stubs import UNSTABLE_DOC
 
 RUNTIME_DOC = "A standard JSON-RPC error code, as the runtime answers with it."
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from acpgen.inventory import (
+from acpgen.load.inventory import (
     Node,
     is_marked_unstable,
     item_map,

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
-from acpgen.features import Manifest
-from acpgen.inventory import const_of, json_copy, ref_name, union_branches, variant_keys
-from acpgen.stability import drop_default_members
+from acpgen.load.features import Manifest
+from acpgen.load.inventory import const_of, json_copy, ref_name, union_branches, variant_keys
+from acpgen.load.stability import drop_default_members
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,10 +13,10 @@ from datamodel_code_generator import InputFileType, PythonVersion, generate
 from datamodel_code_generator._shared_types import LiteralType
 from datamodel_code_generator.enums import DataModelType
 
-from acpgen.prepare import ModelInput
-from acpgen.templating import dunder_all
+from acpgen.render.prepare import ModelInput
+from acpgen.render.templating import dunder_all
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 
 DCG_OPTIONS: dict[str, Any] = {
     "input_file_type": InputFileType.JsonSchema,

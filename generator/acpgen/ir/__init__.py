@@ -1,7 +1,7 @@
 """The intermediate representation: one typed, immutable model of one protocol variant.
 
 Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
-these objects, never raw JSON: :mod:`acpgen.build` is the one place that reads a schema
+these objects, never raw JSON: :mod:`acpgen.ir.build` is the one place that reads a schema
 document. Collections are tuples sorted by a stable key (mappings are built in sorted order),
 so iteration never depends on dictionary order or hash seeds; wire shapes are read-only JSON.
 """
@@ -20,7 +20,7 @@ TypeKind = Literal["object", "union", "enum", "alias"]
 SIDES: tuple[Side, ...] = ("agent", "client", "both", "proxy", "protocol")
 
 Shape = Mapping[str, Any]
-"""A wire shape (:func:`acpgen.shapes.canonical`): the JSON a schema node admits, with its
+"""A wire shape (:func:`acpgen.ir.shapes.canonical`): the JSON a schema node admits, with its
 spelling normalised away; read-only."""
 
 
@@ -144,9 +144,9 @@ class Method:
     stable: bool
     description: str
     python_name: str
-    """The handler and sender method name (:func:`acpgen.naming.method_name`)."""
+    """The handler and sender method name (:func:`acpgen.ir.naming.method_name`)."""
     constant: str
-    """The module constant holding the wire name (:func:`acpgen.naming.constant_name`)."""
+    """The module constant holding the wire name (:func:`acpgen.ir.naming.constant_name`)."""
     gate: str | None = None
     """The capability that gates the method (filled in from the capability rule table), if any."""
 
@@ -217,7 +217,7 @@ class Protocol:
     methods: tuple[Method, ...]
     types: tuple[TypeDef, ...]
     unstable_items: frozenset[str]
-    """Item keys (see :mod:`acpgen.inventory`) present in this build that are not stable."""
+    """Item keys (see :mod:`acpgen.load.inventory`) present in this build that are not stable."""
     error_codes: tuple[ErrorCode, ...] = ()
     """The codes of the schema's ``ErrorCode``, in schema order (none when the schema has no such type)."""
     capabilities: tuple[Capability, ...] = ()

@@ -1,7 +1,7 @@
 """Load a schema file and check it before anything is built from it.
 
 Checks, each reported with a JSON pointer and what to do: the file is JSON, it nests no deeper
-than :data:`acpgen.nesting.MAX_DEPTH`, it is an object with ``$defs``, it is a valid JSON Schema
+than :data:`acpgen.load.nesting.MAX_DEPTH`, it is an object with ``$defs``, it is a valid JSON Schema
 2020-12 document (meta-validation with jsonschema-rs, which also says what is wrong and where
 in milliseconds; the jsonschema reference validator decides and explains only what jsonschema-rs
 leaves out, the ``regex`` format), and every ``$ref`` points at an existing definition.
@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.nesting import check_depth, parse_shallow
+from acpgen.load.nesting import check_depth, parse_shallow
 
 
 def load_schema(path: Path) -> dict[str, Any]:

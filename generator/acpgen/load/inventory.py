@@ -8,7 +8,7 @@ Keys name what a user of the bindings sees, independent of representation:
 - ``value:StopReason=cancelled`` (enum values)
 - ``method:agent:session/new`` (side that handles it, wire name)
 
-Stability (:mod:`acpgen.stability`) and the spec diff compare these keys.
+Stability (:mod:`acpgen.load.stability`) and the spec diff compare these keys.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Mapping
 from pathlib import Path
 
-from acpgen.atomic_write import Folder
+from acpgen.output.atomic_write import Folder
 
 
 def package_folders(files: Mapping[str, str], packages: tuple[str, ...]) -> dict[str, Folder]:

@@ -2,7 +2,7 @@
 
 datamodel-code-generator names a class after the key of its definition, normalised its own way
 (``x.y`` even becomes a module ``x``). So the definitions it is given are keyed by the class
-names of :mod:`acpgen.naming` (PascalCase ASCII letters and digits, which it keeps as they are),
+names of :mod:`acpgen.ir.naming` (PascalCase ASCII letters and digits, which it keeps as they are),
 their references following; and the module it writes is checked to define every class the IR
 names, so that the other modules never import a class that is not there.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.inventory import def_name
-from acpgen.prepare import ModelInput
+from acpgen.load.inventory import def_name
+from acpgen.render.prepare import ModelInput
 
 _PREFIX = "#/$defs/"
 

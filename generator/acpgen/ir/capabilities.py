@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from acpgen import ir, naming
+from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.inventory import Node, description, ref_name
-from acpgen.nesting import parse
-from acpgen.rule_table import check_rule_table
+from acpgen.ir import naming
+from acpgen.load.inventory import Node, description, ref_name
+from acpgen.load.nesting import parse
+from acpgen.load.rule_table import check_rule_table
 
 RULES_FILE = "capability-rules.json"
 _ROOTS = (

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Mapping
 
 from acpgen.errors import Problem, pointer
-from acpgen.feature_items import references
-from acpgen.features import Feature, Manifest
-from acpgen.inventory import Node
+from acpgen.load.feature_items import references
+from acpgen.load.features import Feature, Manifest
+from acpgen.load.inventory import Node
 
 
 def dependency_problems(manifest: Manifest, defs: Mapping[str, Node], items: Mapping[str, Node]) -> list[Problem]:

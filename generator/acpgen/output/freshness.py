@@ -16,7 +16,7 @@ from pathlib import Path
 
 from acpgen.versions import installed_version
 
-GENERATOR = Path(__file__).resolve().parent
+GENERATOR = Path(__file__).resolve().parents[1]
 TEMPLATES = GENERATOR.parents[1] / "templates"
 TOOLS = ("datamodel-code-generator", "ruff", "pydantic", "jinja2", "acpgen")
 
@@ -42,7 +42,7 @@ def is_fresh(stamp: Path, key: str, out_dir: Path, packages: Iterable[str]) -> b
 
 def record(stamp: Path, key: str, out_dir: Path, packages: Iterable[str]) -> None:
     """Remember the inputs and outputs of a successful run."""
-    from acpgen.atomic_write import write
+    from acpgen.output.atomic_write import write
 
     text = json.dumps({"fingerprint": key, "files": _hashes(out_dir, packages)}, indent=1, sort_keys=True)
     write(stamp.parent, {stamp.name: text.encode("utf-8")})

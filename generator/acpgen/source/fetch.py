@@ -7,7 +7,7 @@ The steps, in order; nothing under the schema directory changes until all checks
 3. Hash the tarball (sha512, SRI form) and refuse it unless it matches the advertised integrity.
 4. Read only ``package/schema/**/*.json`` from the tarball, refusing unsafe entries.
 5. Write the files and the lock, and remove the files that only the previous lock listed, in
-   one atomic write (:mod:`acpgen.atomic_write`): a fetch killed at any moment leaves the old
+   one atomic write (:mod:`acpgen.output.atomic_write`): a fetch killed at any moment leaves the old
    pinned set or the new one.
 """
 
@@ -24,9 +24,9 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from acpgen.atomic_write import Content, write
 from acpgen.errors import AcpgenError, Problem
-from acpgen.schema_lock import (
+from acpgen.output.atomic_write import Content, write
+from acpgen.source.schema_lock import (
     LOCK_NAME,
     SchemaLock,
     lock_to_json,

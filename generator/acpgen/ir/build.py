@@ -8,10 +8,13 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
-from acpgen import ir, naming
-from acpgen.cycles import check_reference_cycles
+from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.inventory import (
+from acpgen.ir import naming
+from acpgen.ir.shapes import canonical
+from acpgen.ir.writers import writers
+from acpgen.load.cycles import check_reference_cycles
+from acpgen.load.inventory import (
     DEFAULT_ON_ERROR,
     DEFAULT_ON_NULL,
     SKIP_INVALID_ITEMS,
@@ -29,8 +32,6 @@ from acpgen.inventory import (
     variant_keys,
     variant_payload,
 )
-from acpgen.shapes import canonical
-from acpgen.writers import writers
 
 _SIDES = frozenset(ir.SIDES)
 
@@ -114,7 +115,7 @@ def _error_codes(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir
 
 
 def _keys_in(defs: Mapping[str, Node]) -> list[str]:
-    from acpgen.inventory import item_map
+    from acpgen.load.inventory import item_map
 
     return list(item_map(defs))
 

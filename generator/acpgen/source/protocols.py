@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from acpgen.config import Settings
 from acpgen.errors import AcpgenError, Problem
+from acpgen.source.config import Settings
 
 
 @dataclass(frozen=True, slots=True)

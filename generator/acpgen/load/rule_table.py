@@ -1,6 +1,6 @@
 """The shape of a capability rule table (``capability-rules.json``), checked when it is read.
 
-Generation then checks each rule against the schema (:func:`acpgen.capabilities.attach_rules`)
+Generation then checks each rule against the schema (:func:`acpgen.ir.capabilities.attach_rules`)
 and the spec diff compares two tables by subject; both rely on this shape:
 
 - ``rules``: a list of objects, each naming exactly one subject (``method``, ``field``,

@@ -1,8 +1,8 @@
 """What the feature checks need to know of a schema's items: where each one is (a JSON pointer),
 which types it refers to, which items a type key covers, and which property holds a capability.
 
-Item keys are those of :mod:`acpgen.inventory`; capability paths those of
-:func:`acpgen.capabilities.capability_tree`.
+Item keys are those of :mod:`acpgen.load.inventory`; capability paths those of
+:func:`acpgen.ir.capabilities.capability_tree`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import pointer
-from acpgen.inventory import Node, item_owner, ref_name
+from acpgen.load.inventory import Node, item_owner, ref_name
 
 
 def kind_of(key: str) -> str:
