@@ -12,8 +12,8 @@ from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
 from acpgen.load.features import Manifest
-from acpgen.load.inventory import const_of, json_copy, ref_name, union_branches, variant_keys
-from acpgen.load.stability import drop_default_members
+from acpgen.load.inventory import const_of, ref_name, union_branches, variant_keys
+from acpgen.load.stability import drop_default_members, drop_property, without_types
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,19 +64,13 @@ def selected_schema(doc: Mapping[str, Any], dropped: frozenset[str]) -> tuple[di
     the union branches (at any depth: envelopes' ``params``, the root's message groups) that refer
     to a dropped type, and without dropped fields in default values; with the JSON pointers of
     those branches."""
-    result: dict[str, Any] = json_copy(dict(doc))
-    defs: dict[str, Any] = result["$defs"]
-    gone = {k.removeprefix("type:") for k in dropped if k.startswith("type:")}
-    for name in gone:
-        defs.pop(name, None)
+    result, gone = without_types(doc, dropped)
     fields: set[tuple[str, str]] = set()
-    for name, node in defs.items():
+    for name, node in result["$defs"].items():
         _drop_branches(name, node, dropped)
         for prop in [p for p in node.get("properties", {}) if f"field:{name}.{p}" in dropped]:
             fields.add((name, prop))
-            del node["properties"][prop]
-            if prop in node.get("required", []):
-                node["required"].remove(prop)
+            drop_property(node, prop)
     pruned: list[str] = []
     _prune(result, gone, "", pruned)
     drop_default_members(result, fields)

@@ -47,21 +47,15 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
     Types that remain but refer to a removed type lose that reference too (a removed
     variant, or a property whose type is gone), so that the result is self-consistent.
     """
-    result: dict[str, Any] = json_copy(dict(doc))
-    defs: dict[str, Any] = result["$defs"]
-    removed_types = {k.removeprefix("type:") for k in unstable if k.startswith("type:")}
-    for name in removed_types:
-        defs.pop(name, None)
+    result, removed_types = without_types(doc, unstable)
     removed_fields: set[tuple[str, str]] = set()
-    for name, node in defs.items():
+    for name, node in result["$defs"].items():
         props = node.get("properties")
         if isinstance(props, dict):
             for prop in list(props):
                 if f"field:{name}.{prop}" in unstable or _refers_to(props[prop], removed_types):
                     removed_fields.add((name, prop))
-                    del props[prop]
-                    if prop in node.get("required", []):
-                        node["required"].remove(prop)
+                    drop_property(node, prop)
         found = union_branches(node)
         if found is not None:
             keyword = found[0]
@@ -74,6 +68,22 @@ def strip_unstable(doc: Mapping[str, Any], unstable: frozenset[str]) -> dict[str
             ]
     drop_default_members(result, removed_fields)
     return result
+
+
+def without_types(doc: Mapping[str, Any], keys: frozenset[str]) -> tuple[dict[str, Any], set[str]]:
+    """A copy of ``doc`` without the definitions of the ``type:`` keys among ``keys``, and their names."""
+    result: dict[str, Any] = json_copy(dict(doc))
+    gone = {k.removeprefix("type:") for k in keys if k.startswith("type:")}
+    for name in gone:
+        result["$defs"].pop(name, None)
+    return result, gone
+
+
+def drop_property(node: dict[str, Any], prop: str) -> None:
+    """Remove a property from an object schema, and from its required ones."""
+    del node["properties"][prop]
+    if prop in node.get("required", []):
+        node["required"].remove(prop)
 
 
 def drop_default_members(doc: dict[str, Any], removed: set[tuple[str, str]]) -> None:
