@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.load import check_schema
 from acpgen.load.feature_selection import select, selected_schema
 from acpgen.load.features import Manifest
 from acpgen.load.inventory import item_map
+from acpgen.load.schema import check_schema
 from tests.test_features import fixture_revision, fixture_table, pinned_manifest
 
 

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from acpgen.errors import AcpgenError
-from acpgen.load import check_schema, meta_valid
+from acpgen.load.schema import check_schema, meta_valid
 
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = json.loads((ROOT / "schema" / "v1" / "schema.unstable.json").read_text(encoding="utf-8"))

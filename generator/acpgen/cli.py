@@ -4,21 +4,19 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from acpgen.diff.command import register as register_diff
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
-from acpgen.features_command import register as register_features
 from acpgen.output import atomic_write, freshness
 from acpgen.render.header import generator_version
 from acpgen.source.config import Settings, load_settings
 from acpgen.source.schema_lock import LOCK_NAME, read_lock, verify_files
-from acpgen.vendor import register as register_vendor
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -29,14 +27,20 @@ if TYPE_CHECKING:
 
 UPDATE_COMMAND = "make generate"
 
-# Subcommands defined in modules of their own: each registers its parser on the subparsers
-# object and sets ``run`` to a function (args, settings) -> exit code.
-_EXTRA_COMMANDS: list[Callable[[Any], None]] = [register_diff, register_vendor, register_features]
+# Subcommands defined in modules of their own: each module's ``register`` adds its parser to the
+# subparsers object and sets ``run`` to a function (args, settings) -> exit code. A module is
+# imported only when its command runs, or when every command is listed (help, an error).
+_EXTRA_COMMANDS: dict[str, str] = {
+    "diff": "acpgen.diff.command",
+    "vendor": "acpgen.vendor",
+    "features": "acpgen.features_command",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acpgen`` console script."""
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(_command_of(words)).parse_args(words)
     try:
         settings = load_settings(Path(args.config))
         return int(args.run(args, settings))
@@ -46,7 +50,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_of(words: Sequence[str]) -> str | None:
+    """The command named in ``words`` (after the global ``--config FILE``), or ``None`` when the
+    words start otherwise (``--help``, ``--version``, nothing)."""
+    rest = iter(words)
+    for word in rest:
+        if word == "--config":
+            next(rest, None)
+        elif not word.startswith("--config="):
+            return None if word.startswith("-") else word
+    return None
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, the other commands defined in modules of
+    their own are left out (their modules not imported)."""
     parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
     parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
     parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
@@ -92,8 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
     fetch.set_defaults(run=_fetch)
 
-    for register in _EXTRA_COMMANDS:
-        register(commands)
+    for name, module in _EXTRA_COMMANDS.items():
+        if command is None or command == name or command not in (*_EXTRA_COMMANDS, "generate", "schema"):
+            importlib.import_module(module).register(commands)
     return parser
 
 
@@ -205,8 +224,8 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
-    from acpgen.output import package_folders, stale_files
-    from acpgen.render import render
+    from acpgen.output.folders import package_folders, stale_files
+    from acpgen.render.package import render
 
     revision = _revision(args, settings, experimental)
     files: dict[str, str] = {}

@@ -13,11 +13,11 @@ from acpgen import ir
 from acpgen.errors import AcpgenError, Problem
 from acpgen.ir.build import build_protocol
 from acpgen.ir.capabilities import RULES_FILE, attach_rules, capability_tree
-from acpgen.load import check_schema, load_schema
 from acpgen.load.feature_check import resolve_manifest
 from acpgen.load.feature_manifest import MANIFEST_FILE
 from acpgen.load.feature_selection import Selection, select, selected_schema
 from acpgen.load.features import Manifest
+from acpgen.load.schema import check_schema, load_schema
 from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 
 VARIANTS: tuple[ir.Variant, ...] = ("stable", "unstable")
@@ -154,7 +154,7 @@ def render_variant(
     revision: Revision, variant: ir.Variant, package: str, selection: Selection | None = None
 ) -> dict[str, str]:
     """Every file of the generated package of one variant (or selection of features)."""
-    from acpgen.render import render  # datamodel-code-generator: imported only to render
+    from acpgen.render.package import render  # datamodel-code-generator: imported only to render
 
     protocol, doc = revision.protocol(variant, selection)
     return render(protocol, doc, package)

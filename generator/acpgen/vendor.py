@@ -91,8 +91,8 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     """The ``vendor`` command: write the copy, or check it."""
     spec = _recorded(args.out) if args.check else _requested(args)
     files = render_vendored(spec)
-    from acpgen.output import package_folders, stale_files
     from acpgen.output.atomic_write import write
+    from acpgen.output.folders import package_folders, stale_files
 
     if args.check:
         diffs = stale_files(spec.out.parent, files, (spec.out.name,))
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
 def render_vendored(spec: VendorSpec) -> dict[str, str]:
     """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
     from acpgen.cli import pinned_revision
-    from acpgen.render import render
+    from acpgen.render.package import render
     from acpgen.source.protocols import for_protocol
 
     settings, experimental = for_protocol(load_settings(ACPGEN_ROOT / "pyproject.toml"), spec.protocol)

@@ -67,9 +67,9 @@ class BuilderModule:
     """``(module, names)`` to import, for names such as ``Any`` and ``Literal``."""
 
 
-def builder_module(protocol: ir.Protocol, models_text: str) -> BuilderModule:
-    """Every builder of the protocol, in function-name order, from the IR and the rendered models."""
-    tree = ast.parse(models_text)
+def builder_module(protocol: ir.Protocol, tree: ast.Module) -> BuilderModule:
+    """Every builder of the protocol, in function-name order, from the IR and the rendered models
+    (parsed)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     defined = _defined_names(tree)
     found: dict[str, Builder] = {}

@@ -55,8 +55,8 @@ def _target(ref: str, renames: Mapping[str, str]) -> str:
     return _PREFIX + renames[name] if name in renames else ref
 
 
-def check_class_names(models: str, protocol: ir.Protocol) -> None:
-    """Raise :class:`AcpgenError` for each class the IR names that the models module (text) does not define."""
+def check_class_names(models: ast.Module, protocol: ir.Protocol) -> None:
+    """Raise :class:`AcpgenError` for each class the IR names that the models module (parsed) does not define."""
     defined = _defined(models)
     problems = [
         Problem(
@@ -83,9 +83,9 @@ def _expected(protocol: ir.Protocol) -> list[tuple[str, str]]:
     return found
 
 
-def _defined(models: str) -> frozenset[str]:
+def _defined(models: ast.Module) -> frozenset[str]:
     names: set[str] = set()
-    for node in ast.parse(models).body:
+    for node in models.body:
         if isinstance(node, ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
