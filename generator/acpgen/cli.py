@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.output import atomic_write, freshness
@@ -70,6 +70,22 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
+    _add_generate(commands)
+
+    schema = commands.add_parser("schema", help="manage the pinned schema")
+    schema_commands = schema.add_subparsers(required=True, metavar="ACTION")
+    fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
+    fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
+    fetch.set_defaults(run=_fetch)
+
+    for name, module in _EXTRA_COMMANDS.items():
+        if command is None or command == name or command not in (*_EXTRA_COMMANDS, "generate", "schema"):
+            importlib.import_module(module).register(commands)
+    return parser
+
+
+def _add_generate(commands: Any) -> None:
+    """The ``generate`` command's parser."""
     gen = commands.add_parser("generate", help="render generated/ from the pinned schema")
     which = gen.add_mutually_exclusive_group()
     which.add_argument("--unstable", dest="variants", action="store_const", const=("unstable",), help="unstable build")
@@ -103,17 +119,6 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         help="fail when a capability gates nothing in the rule table (default: strict-capabilities setting)",
     )
     gen.set_defaults(run=_generate, variants=None)
-
-    schema = commands.add_parser("schema", help="manage the pinned schema")
-    schema_commands = schema.add_subparsers(required=True, metavar="ACTION")
-    fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
-    fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
-    fetch.set_defaults(run=_fetch)
-
-    for name, module in _EXTRA_COMMANDS.items():
-        if command is None or command == name or command not in (*_EXTRA_COMMANDS, "generate", "schema"):
-            importlib.import_module(module).register(commands)
-    return parser
 
 
 def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
