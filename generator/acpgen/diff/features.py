@@ -25,10 +25,10 @@ def compare_features(diff: Recorder) -> None:
     old, new = diff.old, diff.new
     for name, owned in sorted((old.features or {}).items()):
         if new.features is None or name not in new.features:
-            _left(diff, name, owned, kept_in=new, stabilised=True, manifest=new.features)
+            _left(diff, name, owned, kept_in=new, leaving=True, manifest=new.features)
     for name, owned in sorted((new.features or {}).items()):
         if old.features is None or name not in old.features:
-            _left(diff, name, owned, kept_in=old, stabilised=False, manifest=old.features)
+            _left(diff, name, owned, kept_in=old, leaving=False, manifest=old.features)
 
 
 def _left(
@@ -37,24 +37,24 @@ def _left(
     owned: frozenset[str],
     *,
     kept_in: Snapshot,
-    stabilised: bool,
+    leaving: bool,
     manifest: Mapping[str, frozenset[str]] | None,
 ) -> None:
     """A feature one side has and the other does not: ``kept_in`` is the other side (the new
-    one for a feature that left, the old one for a feature that came)."""
+    one for a feature that is ``leaving``, the old one for a feature that came)."""
     present = [key for key in owned if key in kept_in.items]
     stable = sum(kept_in.items[key].stability == "stable" for key in present)
-    fate = _fate(len(owned), present, stable, kept_in, then="now" if stabilised else "before")
+    fate = _fate(len(owned), present, stable, kept_in, then="now" if leaving else "before")
     item = f"feature:{name}"
     if present and stable == len(present):
-        if stabilised:
+        if leaving:
             message = f"feature {name} is stable now ({fate})"
             diff.add("feature-stabilised", item, message, stability="stable", feature=name)
         else:
             message = f"feature {name} is new and its items were stable ({fate})"
             diff.add("feature-destabilised", item, message, stability="unstable", feature=name)
     elif manifest is not None or not present:
-        if stabilised:
+        if leaving:
             diff.add(
                 "feature-removed", item, f"feature {name} was removed ({fate})", stability="unstable", feature=name
             )

@@ -50,11 +50,10 @@ def for_protocol(settings: Settings, version: int | None, where: str = "--protoc
                 hint=f"Give one of {', '.join(map(str, known))}.",
             )
         )
-    if settings.unstable_features:
-        settings = dataclasses.replace(settings, unstable_features=())  # they name v1 features
     return (
         dataclasses.replace(
             settings,
+            unstable_features=(),  # they name v1 features
             stable_schema=f"{layout.folder}/schema.json",
             unstable_schema=f"{layout.folder}/schema.unstable.json",
             package=settings.package + layout.suffix,
