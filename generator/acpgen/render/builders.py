@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.ir import naming
+from acpgen.render.model_keys import defined_names
 
 MODELS = "models"
 
@@ -71,7 +72,7 @@ def builder_module(protocol: ir.Protocol, tree: ast.Module) -> BuilderModule:
     """Every builder of the protocol, in function-name order, from the IR and the rendered models
     (parsed)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    defined = _defined_names(tree)
+    defined = defined_names(tree)
     found: dict[str, Builder] = {}
     used: set[str] = {"Any"}  # the module's own helper needs it
     for target in _targets(protocol):
@@ -155,7 +156,7 @@ def _alias(node: ast.expr) -> str | None:
     return None
 
 
-def _param(field: _Field, defined: set[str], used: set[str]) -> Param:
+def _param(field: _Field, defined: frozenset[str], used: set[str]) -> Param:
     qualified = _Qualify(defined, used).visit(field.annotation)
     sequence = _Sequences()
     taken = sequence.visit(qualified)
@@ -182,7 +183,7 @@ class _Sequences(ast.NodeTransformer):
 class _Qualify(ast.NodeTransformer):
     """Names defined in the models module become ``models.<name>``; others are noted for import."""
 
-    def __init__(self, defined: set[str], used: set[str]) -> None:
+    def __init__(self, defined: frozenset[str], used: set[str]) -> None:
         self._defined, self._used = defined, used
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
@@ -190,16 +191,6 @@ class _Qualify(ast.NodeTransformer):
             return ast.Attribute(value=ast.Name(id=MODELS, ctx=ast.Load()), attr=node.id, ctx=ast.Load())
         self._used.add(node.id)
         return node
-
-
-def _defined_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return names
 
 
 def _imports(tree: ast.Module, used: set[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:

@@ -57,7 +57,7 @@ def _target(ref: str, renames: Mapping[str, str]) -> str:
 
 def check_class_names(models: ast.Module, protocol: ir.Protocol) -> None:
     """Raise :class:`AcpgenError` for each class the IR names that the models module (parsed) does not define."""
-    defined = _defined(models)
+    defined = defined_names(models)
     problems = [
         Problem(
             what=f"definition {wire!r} should become the class {name}, which the models module does not define",
@@ -83,7 +83,8 @@ def _expected(protocol: ir.Protocol) -> list[tuple[str, str]]:
     return found
 
 
-def _defined(models: ast.Module) -> frozenset[str]:
+def defined_names(models: ast.Module) -> frozenset[str]:
+    """The names the models module (parsed) defines at its top: classes, aliases, annotated names."""
     names: set[str] = set()
     for node in models.body:
         if isinstance(node, ast.ClassDef):
