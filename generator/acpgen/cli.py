@@ -230,7 +230,8 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
     from acpgen.output.folders import package_folders, stale_files
-    from acpgen.render.package import render
+    from acpgen.render.formatting import format_files
+    from acpgen.render.package import render_unformatted
 
     revision = _revision(args, settings, experimental)
     files: dict[str, str] = {}
@@ -240,9 +241,10 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         protocol, doc = revision.protocol(build.variant, selection)
         for path in protocol.ungated:
             print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
-        files.update(render(protocol, doc, build.package))
+        files.update(render_unformatted(protocol, doc, build.package))
         elapsed = time.perf_counter() - started
         print(f"acpgen: rendered {build.package} ({protocol.build}) in {elapsed:.2f}s", file=sys.stderr)
+    files = format_files(files)  # one run of ruff for every package
     if args.check:
         diffs = stale_files(out, files, tuple(packages))
         if diffs:

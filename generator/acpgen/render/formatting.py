@@ -1,7 +1,8 @@
 """Format generated Python with the pinned ruff, independent of any user configuration.
 
-All the files of a package are formatted by one run of each ruff command (in a temporary
-folder), not one run per file: starting ruff costs more than formatting a small file.
+All the files given (every package a command renders) are formatted by one run of each ruff
+command, in a temporary folder, not one run per file or package: starting ruff costs more than
+formatting a small file.
 """
 
 from __future__ import annotations
@@ -20,15 +21,21 @@ _COMMON = ("--isolated", "--line-length", "88", "--target-version", "py311", "--
 
 def format_files(files: Mapping[str, str]) -> dict[str, str]:
     """Sort imports and drop unused ones (a template lays out what a generator imported), then
-    format; ``files`` maps plain file names (``models.py``) to their text."""
+    format. ``files`` maps relative paths (``acp_bindings/models.py``) to their text; files that
+    are not Python come back as they were."""
+    python = [path for path in files if path.endswith(".py")]
+    if not python:
+        return dict(files)
     with tempfile.TemporaryDirectory(prefix="acpgen-format-") as folder:
         root = Path(folder)
-        for name, text in files.items():
-            (root / name).write_text(text, encoding="utf-8", newline="\n")
+        for path in python:
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(files[path], encoding="utf-8", newline="\n")
         ruff = find_ruff_bin()
         _run([ruff, "check", *_COMMON, "--select", "I,F401", "--fix", "--exit-zero", "--quiet", "."], root)
         _run([ruff, "format", *_COMMON, "--quiet", "."], root)
-        return {name: (root / name).read_text(encoding="utf-8") for name in files}
+        formatted = {path: (root / path).read_text(encoding="utf-8") for path in python}
+    return {path: formatted.get(path, text) for path, text in files.items()}
 
 
 def _run(command: list[str], folder: Path) -> None:

@@ -43,8 +43,10 @@ DCG_OPTIONS: dict[str, Any] = {
 data, aliases, the file header); the benchmark runs the generator alone with them."""
 
 
-def render_models(model_input: ModelInput, header: str) -> str:
-    """The text of ``models.py`` (not yet formatted), from prepared input."""
+def render_models(model_input: ModelInput, header: str) -> tuple[str, ast.Module]:
+    """The text of ``models.py`` (not yet formatted), from prepared input, and the parsed
+    module (without its ``__all__``): read once, for the export list, the class check and the
+    builders' fields."""
     imports = [header.rstrip()]
     if model_input.pydantic_names:
         imports.append(f"from pydantic import {', '.join(model_input.pydantic_names)}")
@@ -61,16 +63,17 @@ def render_models(model_input: ModelInput, header: str) -> str:
             custom_file_header="\n".join(imports),
         )
     assert isinstance(text, str)
-    return text + _export_list(text)
+    tree = ast.parse(text)
+    return text + _export_list(tree), tree
 
 
-def _export_list(text: str) -> str:
+def _export_list(tree: ast.Module) -> str:
     """An ``__all__`` naming every class and type alias the module defines, appended after it.
 
     The names are read from the rendered module itself, so the list is exactly what it defines.
     """
     names = []
-    for node in ast.parse(text).body:
+    for node in tree.body:
         if isinstance(node, ast.ClassDef):
             names.append(node.name)
         elif isinstance(node, ast.Assign):

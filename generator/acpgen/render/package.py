@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from typing import Any
 
@@ -53,9 +52,21 @@ def render(
     ``package`` is the import name the package is documented under, ``folder`` the folder it is
     written to (by default the package name), ``regenerate`` the command its headers name.
     """
+    return format_files(render_unformatted(protocol, doc, package, folder=folder, regenerate=regenerate))
+
+
+def render_unformatted(
+    protocol: ir.Protocol,
+    doc: Mapping[str, Any],
+    package: str,
+    *,
+    folder: str | None = None,
+    regenerate: str = REGENERATE,
+) -> dict[str, str]:
+    """What :func:`render` gives before formatting: a command that renders several packages
+    formats them all in one run of ruff (:func:`acpgen.render.formatting.format_files`)."""
     top = header(protocol, regenerate)
-    models = render_models(keyed_by_class(prepare(protocol, doc), protocol), top)
-    tree = ast.parse(models)  # read once: which classes exist, and the builders' fields
+    models, tree = render_models(keyed_by_class(prepare(protocol, doc), protocol), top)
     check_class_names(tree, protocol)
     files = {"models.py": models}
     builders = builder_module(protocol, tree)
@@ -83,6 +94,6 @@ def render(
     for name in RUNTIME_MODULES:
         files[name] = top + runtime_source(name)
     folder = folder or package
-    result = {f"{folder}/{name}": text for name, text in sorted(format_files(files).items())}
+    result = {f"{folder}/{name}": text for name, text in sorted(files.items())}
     result[f"{folder}/py.typed"] = ""
     return result
