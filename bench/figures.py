@@ -125,6 +125,16 @@ import sys
 from {module} import SessionNotification
 SessionNotification.model_validate_json(sys.argv[1].encode())
 """
+_P2_FLOOR = """
+import sys
+from typing import Any
+from pydantic import BaseModel
+class SessionNotification(BaseModel):
+    sessionId: str
+    update: dict[str, Any]
+SessionNotification.model_validate_json(sys.argv[1].encode())
+"""
+"""The floor under any pydantic bindings: import pydantic, create one model, read the same line."""
 
 
 def p2(rounds: int) -> list[Figure]:
@@ -153,10 +163,12 @@ def p2(rounds: int) -> list[Figure]:
                 "ours": process(_P2_SCRIPT.format(module="acp_bindings.models"), {"PYTHONPATH": str(GENERATED)}),
                 "theirs": process(_P2_SCRIPT.format(module="acp.schema"), {}),
                 "bare": process("pass", {}),
+                "pydantic": process(_P2_FLOOR, {}),
             },
             rounds,
         )
     ratio = medians["ours"] / medians["theirs"]
+    floor = medians["pydantic"]
     return [
         Figure(
             "P2 fresh process: import + parse one notification",
@@ -165,7 +177,9 @@ def p2(rounds: int) -> list[Figure]:
             "s",
             "<= 0.25x",
             ratio <= 0.25,
-            f"bytecode cached; bare interpreter start {medians['bare']:.3f} s included in both",
+            f"bytecode cached; bare interpreter start {medians['bare']:.3f} s included in both; "
+            f"pydantic alone (import, one two-field model, read the line) {floor:.3f} s, "
+            f"{floor / medians['theirs']:.2f}x",
         )
     ]
 

@@ -9,13 +9,17 @@ flight), and ``CONCURRENT`` from ``IN_FLIGHT`` callers that each wait for their 
 the next request (64 in flight). Both agents stay up for the whole figure; the four contenders
 run alternately on one event loop. For scale, the same rounds over the same pipes with neither
 JSON nor models: a line written back by an asyncio echo process (``pipe_agent echo``), the
-floor under both runtimes.
+floor under both runtimes. After the timed rounds, ten more rounds of each contender measure the
+CPU time each process spends per request (this one's from ``getrusage``, the agent's from
+``/proc``): it shows which process bounds the figure.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import resource
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -38,6 +42,8 @@ class Peer:
 
     call: Call
     close: Callable[[], Awaitable[None]]
+    pid: int
+    """The agent process."""
 
 
 async def _spawn(side: str, profile: str | None) -> asyncio.subprocess.Process:
@@ -81,7 +87,7 @@ async def connect_ours(profile: str | None = None) -> Peer:
         await opened.close()
         await _hang_up(process)
 
-    return Peer(lambda: agent.set_session_mode(request), close)
+    return Peer(lambda: agent.set_session_mode(request), close, process.pid)
 
 
 async def connect_theirs(profile: str | None = None) -> Peer:
@@ -100,7 +106,7 @@ async def connect_theirs(profile: str | None = None) -> Peer:
         await conn.close()
         await _hang_up(process)
 
-    return Peer(lambda: conn.set_session_mode(session_id=session.session_id, mode_id="code"), close)
+    return Peer(lambda: conn.set_session_mode(session_id=session.session_id, mode_id="code"), close, process.pid)
 
 
 async def connect_echo(profile: str | None = None) -> Peer:
@@ -127,7 +133,7 @@ async def connect_echo(profile: str | None = None) -> Peer:
         await _hang_up(process)
         await reading
 
-    return Peer(call, close)
+    return Peer(call, close, process.pid)
 
 
 async def one_at_a_time(call: Call) -> None:
@@ -155,6 +161,45 @@ def running(loop: asyncio.AbstractEventLoop, burst: Burst, call: Call) -> Callab
     return run
 
 
+def _process_seconds(pid: int) -> float | None:
+    """User plus system CPU seconds of a process so far (None where ``/proc`` is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+CPU_ROUNDS = 10
+"""Rounds the CPU figures are measured over: ``/proc`` counts in ticks of 10 ms."""
+
+
+def cpu_per_request(run: Callable[[], None], pid: int, count: int) -> tuple[float, float | None]:
+    """Microseconds of CPU per request in this process and in the agent's, over ``CPU_ROUNDS``
+    rounds of ``run`` (``count`` requests each)."""
+    own, agent = _own_seconds(), _process_seconds(pid)
+    for _ in range(CPU_ROUNDS):
+        run()
+    agent_after = _process_seconds(pid)
+    count *= CPU_ROUNDS
+    own_used = (_own_seconds() - own) / count * 1e6
+    return own_used, (agent_after - agent) / count * 1e6 if agent is not None and agent_after is not None else None
+
+
+def _cpu_note(cpu: dict[str, tuple[float, float | None]], width: str) -> str:
+    def side(who: str) -> str:
+        client, agent = cpu[f"{who}-{width}"]
+        return f"{who} {client:.0f}/{agent:.0f}" if agent is not None else f"{who} {client:.0f}/?"
+
+    return "CPU us per request, client/agent: " + ", ".join(side(who) for who in ("ours", "theirs", "echo"))
+
+
 def t3(rounds: int) -> list[Figure]:
     """Requests per second over a pipe, 1 and 64 in flight."""
     loop = asyncio.new_event_loop()
@@ -167,6 +212,11 @@ def t3(rounds: int) -> list[Figure]:
             for who, peer in peers.items()
         }
         medians = alternate(contenders, rounds)
+        counts = {"1": SEQUENTIAL, "64": CONCURRENT}
+        cpu = {
+            name: cpu_per_request(run, peers[name.split("-")[0]].pid, counts[name.split("-")[1]])
+            for name, run in contenders.items()
+        }
     finally:
         for peer in peers.values():
             loop.run_until_complete(peer.close())
@@ -176,7 +226,7 @@ def t3(rounds: int) -> list[Figure]:
         ours, theirs = count / medians[f"ours-{width}"], count / medians[f"theirs-{width}"]
         floor = medians[f"echo-{width}"] / count * 1e6
         note = (f"{1e6 / ours:.0f} vs {1e6 / theirs:.0f} us per request, {count} per round; "
-                f"floor (asyncio line echo, no JSON): {floor:.0f} us")  # fmt: skip
+                f"floor (asyncio line echo, no JSON): {floor:.0f} us; {_cpu_note(cpu, width)}")  # fmt: skip
         figures.append(Figure(f"T3 round trips over a pipe, 2 processes, {width} in flight", ours, theirs, "req/s",
                               ">= 2.0x", ours / theirs >= 2.0, note))  # fmt: skip
     return figures
