@@ -68,3 +68,25 @@ def test_tool_versions_are_read_as_the_package_metadata_says() -> None:
     for tool in ("datamodel-code-generator", "ruff", "pydantic", "jinja2", "pydantic_core", "acpgen"):
         assert installed_version(tool) == version(tool), tool
     assert installed_version("no-such-distribution-anywhere") is None
+
+
+@pytest.mark.parametrize("data_file", ["load/feature_manifest.schema.json", "runtime/ruff.toml"])
+def test_every_file_of_the_generator_is_an_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_file: str
+) -> None:
+    """The generator's data files shape the output as its code does (the manifest's schema decides
+    what loads, the runtime's ruff settings how its copies read): editing one renders again.
+    Caches inside the generator's folder are not inputs."""
+    from acpgen.output import freshness
+
+    copy = tmp_path / "acpgen"
+    shutil.copytree(freshness.GENERATOR, copy, ignore=shutil.ignore_patterns("__pycache__", ".ruff_cache"))
+    monkeypatch.setattr(freshness, "GENERATOR", copy)
+    before = freshness.fingerprint([], {})
+    for cache in (copy / "__pycache__", copy / "runtime" / ".ruff_cache"):
+        cache.mkdir(exist_ok=True)
+        (cache / "entry").write_bytes(b"anything")
+    assert freshness.fingerprint([], {}) == before, "a cache is not an input"
+    edited = copy / data_file
+    edited.write_bytes(edited.read_bytes() + b"\n")
+    assert freshness.fingerprint([], {}) != before, f"{data_file} is an input"

@@ -1,7 +1,7 @@
 """Skip a regeneration that cannot change anything.
 
 After each successful write, a stamp records a fingerprint of every input (schema files, rule
-table, templates, the generator's own code, the versions of the tools that shape the output,
+table, templates, the generator's own code and data files, the versions of the tools that shape the output,
 the settings) and the sha256 of every file written. When the next run has the same fingerprint
 and the files on disk still match the stamp, rendering would reproduce them byte for byte, so it
 is skipped. Only the standard library is imported here, so the check itself is fast.
@@ -24,7 +24,7 @@ TOOLS = ("datamodel-code-generator", "ruff", "pydantic", "jinja2", "acpgen")
 def fingerprint(files: Iterable[Path], settings: Mapping[str, object]) -> str:
     """A digest of the input files, the generator's code and templates, tool versions and settings."""
     digest = hashlib.sha256()
-    sources = sorted({*files, *_tree(GENERATOR, ".py"), *_tree(TEMPLATES, "")})
+    sources = sorted({*files, *_tree(GENERATOR, ""), *_tree(TEMPLATES, "")})
     for path in sources:
         digest.update(str(path).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"<missing>") + b"\0")
     digest.update(json.dumps({"settings": settings, "tools": _versions()}, sort_keys=True, default=str).encode())
@@ -63,12 +63,16 @@ def _hashes(out_dir: Path, packages: Iterable[str]) -> dict[str, str]:
 
 
 def _tree(root: Path, suffix: str) -> list[Path]:
+    """The files under ``root`` (ending with ``suffix``), without caches: ``__pycache__``,
+    compiled files and hidden folders such as ``.ruff_cache``."""
     if not root.is_dir():
         return []
     return sorted(
         p
         for p in root.rglob(f"*{suffix}")
-        if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc")
+        if p.is_file()
+        and not p.name.endswith(".pyc")
+        and not any(part == "__pycache__" or part.startswith(".") for part in p.relative_to(root).parts[:-1])
     )
 
 
