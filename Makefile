@@ -15,9 +15,9 @@ help: ## list the targets
 		'{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1) } \
 		END { for (i = 1; i <= NR; i++) printf "  %s  %s\n", sprintf("%-" width "s", name[i]), text[i] }'
 
-install: ## install the pinned toolchain into .venv (uv sync --frozen; keeps the bench group if installed)
+install: ## install the pinned toolchain into .venv (uv sync --frozen, bytecode compiled; keeps the bench group if installed)
 	@$(ENSURE_UV)
-	$(UV) sync --frozen --inexact --quiet
+	$(UV) sync --frozen --inexact --quiet --compile-bytecode
 
 generate: install ## regenerate generated/ (stable and unstable builds of protocol v1, and of the experimental draft v2) from schema/
 	$(RUN) acpgen generate --both
@@ -49,6 +49,6 @@ diff: install ## what changed between two spec revisions: make diff FROM=2.3.0 [
 
 bench: ## benchmarks against the official Python SDK and datamodel-code-generator (installs the bench group; figures also in bench/results.json)
 	@$(ENSURE_UV)
-	$(UV) sync --frozen --group bench --quiet
+	$(UV) sync --frozen --group bench --quiet --compile-bytecode
 	$(UV) run --frozen --group bench python -m bench.run
 	ACP_SCHEMAS=$(ACP_SCHEMAS) $(UV) run --frozen --group bench python -m bench.diff_history
