@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByMethod,
     DefaultOnError,
     DefaultOnNull,
     Integral,
@@ -4754,6 +4755,7 @@ class ClientNotification(WireModel):
     """
     params: Annotated[
         Annotated[CancelNotification | ExtNotification | None, Field(alias="params")],
+        ByMethod({"session/cancel": CancelNotification}),
         KeepUnrecognised(),
     ] = None
     """
@@ -7042,6 +7044,22 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "authenticate": AuthenticateRequest,
+                "initialize": InitializeRequest,
+                "logout": LogoutRequest,
+                "session/close": CloseSessionRequest,
+                "session/delete": DeleteSessionRequest,
+                "session/list": ListSessionsRequest,
+                "session/load": LoadSessionRequest,
+                "session/new": NewSessionRequest,
+                "session/prompt": PromptRequest,
+                "session/resume": ResumeSessionRequest,
+                "session/set_config_option": SetSessionConfigOptionRequest,
+                "session/set_mode": SetSessionModeRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -7084,6 +7102,19 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/create": CreateElicitationRequest,
+                "fs/read_text_file": ReadTextFileRequest,
+                "fs/write_text_file": WriteTextFileRequest,
+                "session/request_permission": RequestPermissionRequest,
+                "terminal/create": CreateTerminalRequest,
+                "terminal/kill": KillTerminalRequest,
+                "terminal/output": TerminalOutputRequest,
+                "terminal/release": ReleaseTerminalRequest,
+                "terminal/wait_for_exit": WaitForTerminalExitRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -7151,6 +7182,12 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/complete": CompleteElicitationNotification,
+                "session/update": SessionNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """

@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByMethod,
     DefaultOnError,
     DefaultOnNull,
     Integral,
@@ -7064,6 +7065,12 @@ class ClientNotification(WireModel):
             CancelNotification | MessageMcpNotification | ExtNotification | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "mcp/message": MessageMcpNotification,
+                "session/cancel": CancelNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -10571,6 +10578,31 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "auth/status": AuthStatusRequest,
+                "authenticate": AuthenticateRequest,
+                "initialize": InitializeRequest,
+                "logout": LogoutRequest,
+                "providers/disable": DisableProviderRequest,
+                "providers/list": ListProvidersRequest,
+                "providers/set": SetProviderRequest,
+                "session/archive": ArchiveSessionRequest,
+                "session/close": CloseSessionRequest,
+                "session/delete": DeleteSessionRequest,
+                "session/fork": ForkSessionRequest,
+                "session/list": ListSessionsRequest,
+                "session/load": LoadSessionRequest,
+                "session/new": NewSessionRequest,
+                "session/prompt": PromptRequest,
+                "session/resume": ResumeSessionRequest,
+                "session/set_config_option": SetSessionConfigOptionRequest,
+                "session/set_mode": SetSessionModeRequest,
+                "session/set_title": SetSessionTitleRequest,
+                "session/status": SessionStatusRequest,
+                "session/unarchive": UnarchiveSessionRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -10601,7 +10633,15 @@ class ProxyRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
+        Annotated[
+            InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
+        ],
+        ByMethod(
+            {
+                "proxy/initialize": InitializeProxyRequest,
+                "proxy/successor": ProxySuccessorRequest,
+            }
+        ),
     ] = None
     """
     Method-specific request parameters.
@@ -10744,6 +10784,20 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/create": CreateElicitationRequest,
+                "fs/read_text_file": ReadTextFileRequest,
+                "fs/write_text_file": WriteTextFileRequest,
+                "mcp/message": MessageMcpRequest,
+                "session/request_permission": RequestPermissionRequest,
+                "terminal/create": CreateTerminalRequest,
+                "terminal/kill": KillTerminalRequest,
+                "terminal/output": TerminalOutputRequest,
+                "terminal/release": ReleaseTerminalRequest,
+                "terminal/wait_for_exit": WaitForTerminalExitRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -10830,6 +10884,13 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "auth/status_update": AuthStatusUpdateNotification,
+                "elicitation/complete": CompleteElicitationNotification,
+                "session/update": SessionNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """

@@ -7,6 +7,7 @@ from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByMethod,
     DefaultOnError,
     DefaultOnNull,
     Integral,
@@ -5943,6 +5944,7 @@ class ClientNotification(WireModel):
         Annotated[
             CancelSessionNotification | ExtNotification | None, Field(alias="params")
         ],
+        ByMethod({"session/cancel": CancelSessionNotification}),
         KeepUnrecognised(),
     ] = None
     """
@@ -9254,6 +9256,22 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "auth/login": LoginAuthRequest,
+                "auth/logout": LogoutAuthRequest,
+                "initialize": InitializeRequest,
+                "session/close": CloseSessionRequest,
+                "session/delete": DeleteSessionRequest,
+                "session/list": ListSessionsRequest,
+                "session/new": NewSessionRequest,
+                "session/prompt": PromptRequest,
+                "session/resume": ResumeSessionRequest,
+                "session/set_config_option": SetSessionConfigOptionRequest,
+                "terminal/cancel": CancelTerminalRequest,
+                "tool_call/cancel": CancelToolCallRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -9668,6 +9686,12 @@ class AgentRequest(WireModel):
             RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/create": CreateElicitationRequest,
+                "session/request_permission": RequestPermissionRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -9699,6 +9723,12 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/complete": CompleteElicitationNotification,
+                "session/update": UpdateSessionNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """

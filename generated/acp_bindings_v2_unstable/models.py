@@ -7,6 +7,7 @@ from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByMethod,
     DefaultOnError,
     DefaultOnNull,
     Integral,
@@ -7913,6 +7914,12 @@ class ClientNotification(WireModel):
             CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "mcp/message": MessageMcpNotification,
+                "session/cancel": CancelSessionNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -12119,6 +12126,31 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "auth/login": LoginAuthRequest,
+                "auth/logout": LogoutAuthRequest,
+                "auth/status": AuthStatusRequest,
+                "initialize": InitializeRequest,
+                "providers/disable": DisableProviderRequest,
+                "providers/list": ListProvidersRequest,
+                "providers/set": SetProviderRequest,
+                "session/archive": ArchiveSessionRequest,
+                "session/close": CloseSessionRequest,
+                "session/delete": DeleteSessionRequest,
+                "session/fork": ForkSessionRequest,
+                "session/list": ListSessionsRequest,
+                "session/new": NewSessionRequest,
+                "session/prompt": PromptRequest,
+                "session/resume": ResumeSessionRequest,
+                "session/set_config_option": SetSessionConfigOptionRequest,
+                "session/set_title": SetSessionTitleRequest,
+                "session/status": SessionStatusRequest,
+                "session/unarchive": UnarchiveSessionRequest,
+                "terminal/cancel": CancelTerminalRequest,
+                "tool_call/cancel": CancelToolCallRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -12149,7 +12181,15 @@ class ProxyRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
+        Annotated[
+            InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
+        ],
+        ByMethod(
+            {
+                "proxy/initialize": InitializeProxyRequest,
+                "proxy/successor": ProxySuccessorRequest,
+            }
+        ),
     ] = None
     """
     Method-specific request parameters.
@@ -12709,6 +12749,13 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "elicitation/create": CreateElicitationRequest,
+                "mcp/message": MessageMcpRequest,
+                "session/request_permission": RequestPermissionRequest,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """
@@ -12741,6 +12788,13 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        ByMethod(
+            {
+                "auth/status_update": AuthStatusUpdateNotification,
+                "elicitation/complete": CompleteElicitationNotification,
+                "session/update": UpdateSessionNotification,
+            }
+        ),
         KeepUnrecognised(),
     ] = None
     """

@@ -92,7 +92,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             support.update(("StrictJson", *(("Integral",) if t.integer else ())))
         for holder, f in held_fields(t):
             aliases.setdefault(f"{holder}.{f.wire}", f.attr)
-            if rules := field_rules(f):
+            if rules := field_rules(f, method_keys(t, f, protocol)):
                 template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = rules
                 support.update(name for rule in rules for name in names(rule))
             if (default := _model_default(f, protocol)) is not None:
@@ -140,13 +140,15 @@ def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Pro
         node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
 
 
-def field_rules(f: ir.Field) -> tuple[Call | Name, ...]:
+def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tuple[Call | Name, ...]:
     """The reading rules of a field, as the metadata expressions its annotation carries.
 
     Order matters: the last one is the outermost, so ``DefaultOnError`` sees what
     ``SkipInvalidItems`` could not mend, and ``DefaultOnNull`` sees the raw value first. ``NotNull``
     (an optional property that is not nullable, whose Python type admits None for "absent") is
     innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
+    ``by_method`` (an envelope's params: method -> model class, :func:`method_keys`) reads the
+    params by the envelope's method, inside ``KeepUnrecognised``, which still judges the result.
     """
     rules: list[Call | Name] = []
     default = _default_value(f)
@@ -161,11 +163,30 @@ def field_rules(f: ir.Field) -> tuple[Call | Name, ...]:
         rules.append(Call("DefaultOnError", given))
     if f.lenience.default_on_null and not f.nullable:
         rules.append(Call("DefaultOnNull", given))
+    if by_method:
+        rules.append(Call("ByMethod", ({method: Name(cls) for method, cls in by_method.items()},)))
     if f.extensible:
         rules.append(Call("KeepUnrecognised"))
     if not f.required and not f.nullable and f.default_json is None:
         rules.append(Name("OmitNone"))  # its None means absent: never written as null
     return tuple(rules)
+
+
+def method_keys(t: ir.TypeDef, f: ir.Field, protocol: ir.Protocol) -> dict[str, str]:
+    """For the ``params`` of a message envelope (an object with a string ``method`` and params
+    that are a union of methods' params types): each method of the envelope's kind (a request
+    when it has an ``id``) whose params type is a branch of that union -> its params class."""
+    wires = {g.wire: g for g in t.fields}
+    method = wires.get("method")
+    if t.kind != "object" or f.wire != "params" or method is None or method.shape.get("type") != "string":
+        return {}
+    branches = {b.get("ref") for b in f.shape.get("union", ())}
+    kind = "request" if "id" in wires else "notification"
+    return {
+        m.wire: protocol.type(m.params).class_name
+        for m in sorted(protocol.methods, key=lambda m: m.wire)
+        if m.kind == kind and m.params in branches
+    }
 
 
 def alias_rules(integer: bool) -> tuple[Call, ...]:

@@ -24,6 +24,7 @@ from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError, core_schema
 
 __all__ = [
+    "ByMethod",
     "DefaultOnError",
     "DefaultOnNull",
     "Integral",
@@ -203,6 +204,61 @@ class KeepUnrecognised:
         return core_schema.no_info_wrap_validator_function(
             _unrecognised, handler(source)
         )
+
+
+class ByMethod:
+    """The ``params`` of a message envelope, read as the model of the method the
+    envelope names.
+
+    The schema gives an envelope's params as the untagged union of every method's
+    params, and several of those models take the same JSON (``{"sessionId": ...}``):
+    tried in turn, ``session/close`` params would be read as whichever fits first. Here
+    the envelope's ``method`` (read before ``params``) is the key: its model reads the
+    params. What that model refuses, a method it does not know and a missing value go
+    on to the union, so the envelope accepts exactly what the schema's union accepts.
+    """
+
+    __slots__ = ("_models", "_readers")
+
+    def __init__(self, models: dict[str, Any]) -> None:
+        self._models = models
+        self._readers: dict[str, Callable[[Any], Any]] = {}
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.with_info_wrap_validator_function(
+            self._read, handler(source)
+        )
+
+    def _read(
+        self,
+        value: Any,
+        handler: core_schema.ValidatorFunctionWrapHandler,
+        info: core_schema.ValidationInfo,
+    ) -> Any:
+        data = info.data
+        method = data.get("method") if type(data) is dict else None
+        if type(value) is dict and type(method) is str:
+            reader = self._readers.get(method) or self._reader(method)
+            if reader is not None:
+                try:
+                    return reader(value)
+                except ValidationError:
+                    pass  # the union decides, as it would without the key
+        return handler(value)
+
+    def _reader(self, method: str) -> Callable[[Any], Any] | None:
+        """The validator of a method's params (a model, or a union's type alias), built
+        on its first use."""
+        model = self._models.get(method)
+        if model is None:
+            return None
+        adapter: TypeAdapter[Any] = TypeAdapter(model)
+        adapter.rebuild()  # the models defer building their validators
+        reader: Callable[[Any], Any] = adapter.validator.validate_python
+        self._readers[method] = reader
+        return reader
 
 
 # The core schemas that take a ``strict`` setting, and where their inner schemas are.
