@@ -222,7 +222,7 @@ class ByMethod:
 
     def __init__(self, models: dict[str, Any]) -> None:
         self._models = models
-        self._readers: dict[str, Callable[[Any], Any]] = {}
+        self._readers: dict[str, Callable[..., Any]] = {}
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -243,12 +243,12 @@ class ByMethod:
             reader = self._readers.get(method) or self._reader(method)
             if reader is not None:
                 try:
-                    return reader(value)
+                    return reader(value, context=info.context)
                 except ValidationError:
                     pass  # the union decides, as it would without the key
         return handler(value)
 
-    def _reader(self, method: str) -> Callable[[Any], Any] | None:
+    def _reader(self, method: str) -> Callable[..., Any] | None:
         """The validator of a method's params (a model, or a union's type alias), built
         on its first use."""
         model = self._models.get(method)
@@ -256,7 +256,7 @@ class ByMethod:
             return None
         adapter: TypeAdapter[Any] = TypeAdapter(model)
         adapter.rebuild()  # the models defer building their validators
-        reader: Callable[[Any], Any] = adapter.validator.validate_python
+        reader: Callable[..., Any] = adapter.validator.validate_python
         self._readers[method] = reader
         return reader
 
