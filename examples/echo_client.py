@@ -55,4 +55,7 @@ if __name__ == "__main__":
     arguments = sys.argv[1:]
     split = arguments.index("--") if "--" in arguments else len(arguments)
     message = " ".join(arguments[:split]) or "hello from the client"
-    print(asyncio.run(main(message, arguments[split + 1 :] or ECHO_AGENT)))
+    try:
+        print(asyncio.run(main(message, arguments[split + 1 :] or ECHO_AGENT)))
+    except ConnectionError as error:  # the agent could not be started, or went away mid-turn
+        sys.exit(f"echo_client: {error}")

@@ -25,13 +25,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any
 
 from . import methods
-from ._process import spawn, stop
+from ._process import AgentStartError, spawn, stop
 from .connection import Connection, Limits, Trace, stdio_streams, traced
 from .dispatch import Dispatcher
 from .interfaces import Agent, Client
 from .senders import AgentSender, ClientSender
 
-__all__ = ["run_agent", "serve_agent", "serve_client", "spawn_agent"]
+__all__ = ["AgentStartError", "run_agent", "serve_agent", "serve_client", "spawn_agent"]
 
 
 def serve_agent(
@@ -131,8 +131,12 @@ async def spawn_agent(
     """Start the agent ``command`` (an argument list), connect ``client`` to it, yield its sender.
 
     ``async with spawn_agent(["my-agent"], MyClient()) as agent:`` then
-    ``await agent.initialize(...)``, ``await agent.new_session(...)``... On leaving the block
-    the agent's stdin is closed; it is terminated if it has not exited ``grace`` seconds later.
+    ``await agent.initialize(...)``, ``await agent.new_session(...)``... The agent runs in a
+    process group of its own. On leaving the block (normally or by an exception) its stdin is
+    closed; if it or a process it started is still running ``grace`` seconds later, the whole
+    group is terminated, and killed ``grace`` seconds after that, so that no process of the
+    agent's tree (a launcher's child included) outlives the block. A command that cannot be
+    started raises :class:`AgentStartError` (a ``ConnectionError``).
     """
     process, reader, writer = await spawn(command, cwd=cwd, env=env, stderr=stderr)
     try:
