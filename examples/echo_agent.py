@@ -17,8 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import builders, methods, models
-from acp_bindings.errors import RequestError
+from acp_bindings import builders, models
 from acp_bindings.initialization import negotiate_version
 from acp_bindings.interfaces import Agent
 from acp_bindings.serve import run_agent
@@ -46,17 +45,6 @@ class EchoAgent(Agent):
 
     async def cancel(self, params: models.CancelNotification) -> None:
         return None  # each turn ends at once: nothing to cancel
-
-    async def authenticate(self, params: models.AuthenticateRequest) -> models.AuthenticateResponse:
-        raise RequestError.method_not_found(methods.AUTHENTICATE)  # no authentication methods offered
-
-    async def set_session_mode(self, params: models.SetSessionModeRequest) -> models.SetSessionModeResponse:
-        raise RequestError.method_not_found(methods.SESSION_SET_MODE)  # no modes offered
-
-    async def set_session_config_option(
-        self, params: models.SetSessionConfigOptionRequest
-    ) -> models.SetSessionConfigOptionResponse:
-        raise RequestError.method_not_found(methods.SESSION_SET_CONFIG_OPTION)  # no options offered
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass Agent, Client and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass Agent, Client and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ class Agent(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
         self.client = client
 
-    @abc.abstractmethod
     async def authenticate(
         self, params: models.AuthenticateRequest
     ) -> models.AuthenticateResponse:
@@ -41,7 +42,10 @@ class Agent(abc.ABC):
         Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
+
+        A handler may leave it out (the client calls it only with a `AuthMethodId` value that the agent handed out in an answer to `initialize`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("authenticate")
 
     @abc.abstractmethod
     async def initialize(
@@ -60,6 +64,8 @@ class Agent(abc.ABC):
         Request parameters for the logout method.
 
         Terminates the current authenticated session.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.auth.logout`): the default answers "method not found".
         """
         raise RequestError.method_not_found("logout")
 
@@ -82,6 +88,8 @@ class Agent(abc.ABC):
         associated with the session.
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.close`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/close")
 
@@ -92,6 +100,8 @@ class Agent(abc.ABC):
         Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.delete`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/delete")
 
@@ -102,6 +112,8 @@ class Agent(abc.ABC):
         Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.list`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/list")
 
@@ -114,6 +126,8 @@ class Agent(abc.ABC):
         Only available if the Agent supports the `loadSession` capability.
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.loadSession`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/load")
 
@@ -147,24 +161,30 @@ class Agent(abc.ABC):
         This is useful for agents that can resume sessions but don't implement full session loading.
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.resume`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/resume")
 
-    @abc.abstractmethod
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
         """
         Request parameters for setting a session configuration option.
-        """
 
-    @abc.abstractmethod
+        A handler may leave it out (the client calls it only with a `SessionConfigId` value that the agent handed out in an answer to `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
+        """
+        raise RequestError.method_not_found("session/set_config_option")
+
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
     ) -> models.SetSessionModeResponse:
         """
         Request parameters for setting a session mode.
+
+        A handler may leave it out (the client calls it only with a `SessionModeId` value that the agent handed out in an answer to `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("session/set_mode")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -189,6 +209,8 @@ class Client(abc.ABC):
     ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation.url`): the default ignores it.
         """
 
     async def create_elicitation(
@@ -200,6 +222,8 @@ class Client(abc.ABC):
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation`): the default answers "method not found".
         """
         raise RequestError.method_not_found("elicitation/create")
 
@@ -210,6 +234,8 @@ class Client(abc.ABC):
         Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.readTextFile`): the default answers "method not found".
         """
         raise RequestError.method_not_found("fs/read_text_file")
 
@@ -220,6 +246,8 @@ class Client(abc.ABC):
         Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.writeTextFile`): the default answers "method not found".
         """
         raise RequestError.method_not_found("fs/write_text_file")
 
@@ -250,6 +278,8 @@ class Client(abc.ABC):
     ) -> models.CreateTerminalResponse:
         """
         Request to create a new terminal and execute a command.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/create")
 
@@ -258,6 +288,8 @@ class Client(abc.ABC):
     ) -> models.KillTerminalResponse:
         """
         Request to kill a terminal without releasing it.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/kill")
 
@@ -266,6 +298,8 @@ class Client(abc.ABC):
     ) -> models.TerminalOutputResponse:
         """
         Request to get the current output and status of a terminal.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/output")
 
@@ -274,6 +308,8 @@ class Client(abc.ABC):
     ) -> models.ReleaseTerminalResponse:
         """
         Request to release a terminal and free its resources.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/release")
 
@@ -282,6 +318,8 @@ class Client(abc.ABC):
     ) -> models.WaitForTerminalExitResponse:
         """
         Request to wait for a terminal command to exit.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/wait_for_exit")
 

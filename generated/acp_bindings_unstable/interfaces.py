@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass Agent, Client, Proxy and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass Agent, Client, Proxy and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
@@ -47,10 +49,11 @@ class Agent(abc.ABC):
 
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.auth.status`): the default answers "method not found".
         """
         raise RequestError.method_not_found("auth/status")
 
-    @abc.abstractmethod
     async def authenticate(
         self, params: models.AuthenticateRequest
     ) -> models.AuthenticateResponse:
@@ -58,7 +61,10 @@ class Agent(abc.ABC):
         Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
+
+        A handler may leave it out (the client calls it only with a `AuthMethodId` value that the agent handed out in an answer to `initialize`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("authenticate")
 
     @abc.abstractmethod
     async def initialize(
@@ -77,6 +83,8 @@ class Agent(abc.ABC):
         Request parameters for the logout method.
 
         Terminates the current authenticated session.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.auth.logout`): the default answers "method not found".
         """
         raise RequestError.method_not_found("logout")
 
@@ -90,6 +98,8 @@ class Agent(abc.ABC):
 
         Sent by the provider to the consumer for an active request (including
         subscription acknowledgements and updates). The outer envelope has no `id`.
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def disable_provider(
@@ -101,6 +111,8 @@ class Agent(abc.ABC):
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/disable")
 
@@ -113,6 +125,8 @@ class Agent(abc.ABC):
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/list")
 
@@ -127,6 +141,8 @@ class Agent(abc.ABC):
         Request parameters for `providers/set`.
 
         Replaces the full configuration for one provider ID.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/set")
 
@@ -146,6 +162,8 @@ class Agent(abc.ABC):
         and saved history. If the session is active, the Agent MUST cancel any ongoing work and
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.archive`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/archive")
 
@@ -168,6 +186,8 @@ class Agent(abc.ABC):
         associated with the session.
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.close`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/close")
 
@@ -178,6 +198,8 @@ class Agent(abc.ABC):
         Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.delete`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/delete")
 
@@ -195,6 +217,8 @@ class Agent(abc.ABC):
         operations like generating summaries without affecting the original session's history.
 
         Only available if the Agent supports the `session.fork` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.fork`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/fork")
 
@@ -205,6 +229,8 @@ class Agent(abc.ABC):
         Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.list`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/list")
 
@@ -217,6 +243,8 @@ class Agent(abc.ABC):
         Only available if the Agent supports the `loadSession` capability.
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.loadSession`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/load")
 
@@ -250,24 +278,30 @@ class Agent(abc.ABC):
         This is useful for agents that can resume sessions but don't implement full session loading.
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.resume`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/resume")
 
-    @abc.abstractmethod
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
         """
         Request parameters for setting a session configuration option.
-        """
 
-    @abc.abstractmethod
+        A handler may leave it out (the client calls it only with a `SessionConfigId` value that the agent handed out in an answer to `session/fork`, `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
+        """
+        raise RequestError.method_not_found("session/set_config_option")
+
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
     ) -> models.SetSessionModeResponse:
         """
         Request parameters for setting a session mode.
+
+        A handler may leave it out (the client calls it only with a `SessionModeId` value that the agent handed out in an answer to `session/fork`, `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("session/set_mode")
 
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
@@ -286,6 +320,8 @@ class Agent(abc.ABC):
 
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.title`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/set_title")
 
@@ -304,6 +340,8 @@ class Agent(abc.ABC):
         `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.status`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/status")
 
@@ -324,6 +362,8 @@ class Agent(abc.ABC):
         archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.sessionCapabilities.archive`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/unarchive")
 
@@ -358,6 +398,8 @@ class Client(abc.ABC):
         Carries the same fields as the `auth/status` response. Agents that advertise the
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def complete_elicitation(
@@ -365,6 +407,8 @@ class Client(abc.ABC):
     ) -> None:
         """
         Notification sent by the agent when a URL-based elicitation is complete.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation.url`): the default ignores it.
         """
 
     async def create_elicitation(
@@ -376,6 +420,8 @@ class Client(abc.ABC):
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation`): the default answers "method not found".
         """
         raise RequestError.method_not_found("elicitation/create")
 
@@ -386,6 +432,8 @@ class Client(abc.ABC):
         Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.readTextFile`): the default answers "method not found".
         """
         raise RequestError.method_not_found("fs/read_text_file")
 
@@ -396,6 +444,8 @@ class Client(abc.ABC):
         Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.writeTextFile`): the default answers "method not found".
         """
         raise RequestError.method_not_found("fs/write_text_file")
 
@@ -408,6 +458,8 @@ class Client(abc.ABC):
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `mcp/message`.
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("mcp/message")
 
@@ -438,6 +490,8 @@ class Client(abc.ABC):
     ) -> models.CreateTerminalResponse:
         """
         Request to create a new terminal and execute a command.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/create")
 
@@ -446,6 +500,8 @@ class Client(abc.ABC):
     ) -> models.KillTerminalResponse:
         """
         Request to kill a terminal without releasing it.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/kill")
 
@@ -454,6 +510,8 @@ class Client(abc.ABC):
     ) -> models.TerminalOutputResponse:
         """
         Request to get the current output and status of a terminal.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/output")
 
@@ -462,6 +520,8 @@ class Client(abc.ABC):
     ) -> models.ReleaseTerminalResponse:
         """
         Request to release a terminal and free its resources.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/release")
 
@@ -470,6 +530,8 @@ class Client(abc.ABC):
     ) -> models.WaitForTerminalExitResponse:
         """
         Request to wait for a terminal command to exit.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
         raise RequestError.method_not_found("terminal/wait_for_exit")
 
@@ -503,6 +565,8 @@ class Proxy(abc.ABC):
         the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("proxy/initialize")
 
@@ -521,6 +585,8 @@ class Proxy(abc.ABC):
         and `params` are the wrapped notification's method and params.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def proxy_successor(
@@ -545,6 +611,8 @@ class Proxy(abc.ABC):
         request on the same connection. Cancellation is never forwarded to another hop.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("proxy/successor")
 

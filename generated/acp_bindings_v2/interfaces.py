@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass Agent, Client and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass Agent, Client and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ class Agent(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
         self.client = client
 
-    @abc.abstractmethod
     async def login_auth(
         self, params: models.LoginAuthRequest
     ) -> models.LoginAuthResponse:
@@ -45,7 +46,10 @@ class Agent(abc.ABC):
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
+
+        A handler may leave it out (the client calls it only with a `AuthMethodId` value that the agent handed out in an answer to `initialize`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("auth/login")
 
     @abc.abstractmethod
     async def logout_auth(
@@ -78,6 +82,8 @@ class Agent(abc.ABC):
         Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default ignores it.
         """
 
     async def close_session(
@@ -104,6 +110,8 @@ class Agent(abc.ABC):
         Agent MUST answer that request with `-32800` (Request Cancelled). If the message
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/close")
 
@@ -114,6 +122,8 @@ class Agent(abc.ABC):
         Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.delete`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/delete")
 
@@ -122,6 +132,8 @@ class Agent(abc.ABC):
     ) -> models.ListSessionsResponse:
         """
         Request parameters for listing existing sessions.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/list")
 
@@ -132,6 +144,8 @@ class Agent(abc.ABC):
         Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/new")
 
@@ -142,6 +156,8 @@ class Agent(abc.ABC):
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/prompt")
 
@@ -153,10 +169,11 @@ class Agent(abc.ABC):
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/resume")
 
-    @abc.abstractmethod
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
@@ -168,9 +185,11 @@ class Agent(abc.ABC):
         configuration unchanged.
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)
-        """
 
-    @abc.abstractmethod
+        A handler may leave it out (the client calls it only with a `SessionConfigId` value that the agent handed out in an answer to `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
+        """
+        raise RequestError.method_not_found("session/set_config_option")
+
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
     ) -> models.CancelTerminalResponse:
@@ -188,9 +207,11 @@ class Agent(abc.ABC):
         cancellable. Cancelling a terminal does not change the foreground state by itself.
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
-        """
 
-    @abc.abstractmethod
+        A handler may leave it out (the client calls it only with a `SessionId` value that the agent handed out in an answer to `session/list`, `session/new`, which not every agent does): the default answers "method not found".
+        """
+        raise RequestError.method_not_found("terminal/cancel")
+
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
     ) -> models.CancelToolCallResponse:
@@ -207,7 +228,10 @@ class Agent(abc.ABC):
         cancellable. Cancelling a tool call does not change the foreground state by itself.
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
+
+        A handler may leave it out (the client calls it only with a `SessionId` value that the agent handed out in an answer to `session/list`, `session/new`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("tool_call/cancel")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -234,6 +258,8 @@ class Client(abc.ABC):
         Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation.url`): the default ignores it.
         """
 
     async def create_elicitation(
@@ -257,6 +283,8 @@ class Client(abc.ABC):
         The request's scope alone does not establish that dependency.
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation`): the default answers "method not found".
         """
         raise RequestError.method_not_found("elicitation/create")
 

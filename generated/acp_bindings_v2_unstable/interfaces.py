@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass Agent, Client, Proxy and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass Agent, Client, Proxy and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ class Agent(abc.ABC):
         """Called once connected (by the helpers of the ``serve`` module); keeps ``client``."""
         self.client = client
 
-    @abc.abstractmethod
     async def login_auth(
         self, params: models.LoginAuthRequest
     ) -> models.LoginAuthResponse:
@@ -45,7 +46,10 @@ class Agent(abc.ABC):
         Agents MUST support this method when their `initialize` response included
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
+
+        A handler may leave it out (the client calls it only with a `AuthMethodId` value that the agent handed out in an answer to `initialize`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("auth/login")
 
     @abc.abstractmethod
     async def logout_auth(
@@ -75,6 +79,8 @@ class Agent(abc.ABC):
 
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.auth.status`): the default answers "method not found".
         """
         raise RequestError.method_not_found("auth/status")
 
@@ -96,6 +102,8 @@ class Agent(abc.ABC):
 
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def disable_provider(
@@ -107,6 +115,8 @@ class Agent(abc.ABC):
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/disable`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/disable")
 
@@ -119,6 +129,8 @@ class Agent(abc.ABC):
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
         Request parameters for `providers/list`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/list")
 
@@ -133,6 +145,8 @@ class Agent(abc.ABC):
         Request parameters for `providers/set`.
 
         Replaces the full configuration for one provider ID.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.providers`): the default answers "method not found".
         """
         raise RequestError.method_not_found("providers/set")
 
@@ -152,6 +166,8 @@ class Agent(abc.ABC):
         and saved history. If the session is active, the Agent MUST cancel any ongoing work and
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.archive`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/archive")
 
@@ -160,6 +176,8 @@ class Agent(abc.ABC):
         Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default ignores it.
         """
 
     async def close_session(
@@ -186,6 +204,8 @@ class Agent(abc.ABC):
         Agent MUST answer that request with `-32800` (Request Cancelled). If the message
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/close")
 
@@ -196,6 +216,8 @@ class Agent(abc.ABC):
         Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.delete`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/delete")
 
@@ -213,6 +235,8 @@ class Agent(abc.ABC):
         operations like generating summaries without affecting the original session's history.
 
         Only available if the Agent supports the `session.fork` capability.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.fork`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/fork")
 
@@ -221,6 +245,8 @@ class Agent(abc.ABC):
     ) -> models.ListSessionsResponse:
         """
         Request parameters for listing existing sessions.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/list")
 
@@ -231,6 +257,8 @@ class Agent(abc.ABC):
         Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/new")
 
@@ -241,6 +269,8 @@ class Agent(abc.ABC):
         Contains the user's message and any additional context.
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/prompt")
 
@@ -252,10 +282,11 @@ class Agent(abc.ABC):
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/resume")
 
-    @abc.abstractmethod
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
@@ -267,7 +298,10 @@ class Agent(abc.ABC):
         configuration unchanged.
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
+
+        A handler may leave it out (the client calls it only with a `SessionConfigId` value that the agent handed out in an answer to `session/fork`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("session/set_config_option")
 
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
@@ -286,6 +320,8 @@ class Agent(abc.ABC):
 
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.title`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/set_title")
 
@@ -304,6 +340,8 @@ class Agent(abc.ABC):
         `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.status`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/status")
 
@@ -324,10 +362,11 @@ class Agent(abc.ABC):
         archived session SHOULD unarchive it before calling `session/resume`.
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session.archive`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/unarchive")
 
-    @abc.abstractmethod
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
     ) -> models.CancelTerminalResponse:
@@ -345,9 +384,11 @@ class Agent(abc.ABC):
         cancellable. Cancelling a terminal does not change the foreground state by itself.
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
-        """
 
-    @abc.abstractmethod
+        A handler may leave it out (the client calls it only with a `SessionId` value that the agent handed out in an answer to `session/list`, `session/new`, which not every agent does): the default answers "method not found".
+        """
+        raise RequestError.method_not_found("terminal/cancel")
+
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
     ) -> models.CancelToolCallResponse:
@@ -364,7 +405,10 @@ class Agent(abc.ABC):
         cancellable. Cancelling a tool call does not change the foreground state by itself.
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
+
+        A handler may leave it out (the client calls it only with a `SessionId` value that the agent handed out in an answer to `session/list`, `session/new`, which not every agent does): the default answers "method not found".
         """
+        raise RequestError.method_not_found("tool_call/cancel")
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -397,6 +441,8 @@ class Client(abc.ABC):
         Carries the same fields as the `auth/status` response. Agents that advertise the
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def complete_elicitation(
@@ -406,6 +452,8 @@ class Client(abc.ABC):
         Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation.url`): the default ignores it.
         """
 
     async def create_elicitation(
@@ -429,6 +477,8 @@ class Client(abc.ABC):
         The request's scope alone does not establish that dependency.
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation`): the default answers "method not found".
         """
         raise RequestError.method_not_found("elicitation/create")
 
@@ -439,6 +489,8 @@ class Client(abc.ABC):
         **UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider.
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("mcp/message")
 
@@ -494,6 +546,8 @@ class Proxy(abc.ABC):
         the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("proxy/initialize")
 
@@ -512,6 +566,8 @@ class Proxy(abc.ABC):
         and `params` are the wrapped notification's method and params.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default ignores it.
         """
 
     async def proxy_successor(
@@ -536,6 +592,8 @@ class Proxy(abc.ABC):
         request on the same connection. Cancellation is never forwarded to another hop.
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+
+        A handler may leave it out (it is unstable): the default answers "method not found".
         """
         raise RequestError.method_not_found("proxy/successor")
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.ir import naming
+from acpgen.render.required import Optionality, optional_methods
 
 UNSTABLE_DOC = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
@@ -29,8 +30,11 @@ class MethodView:
     stable: bool
     gate: str | None
     optional: bool
-    """A handler may leave it out: gated by a capability, or unstable; the default answers "method not found"."""
+    """A handler may leave it out (:mod:`acpgen.render.required` says when); the default answers
+    "method not found" (requests) or ignores it (notifications)."""
     doc: str
+    handler_doc: str
+    """The docstring of the handler's method: ``doc``, and why a handler may leave it out."""
     version_field: str | None = None
     """For the request that negotiates the protocol version: the result's wire field holding the
     version the agent answered, which the caller's sender checks before it reads the rest (an
@@ -88,7 +92,11 @@ _ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None, str | N
 
 def method_views(protocol: ir.Protocol) -> tuple[MethodView, ...]:
     """Every method of the protocol, in wire-name order."""
-    return tuple(_view(protocol, m) for m in sorted(protocol.methods, key=lambda m: (m.wire, m.side, m.kind)))
+    optional = optional_methods(protocol)
+    return tuple(
+        _view(protocol, m, optional.get((m.wire, m.side)))
+        for m in sorted(protocol.methods, key=lambda m: (m.wire, m.side, m.kind))
+    )
 
 
 def roles(protocol: ir.Protocol) -> tuple[Role, ...]:
@@ -125,10 +133,14 @@ def connected_roles(protocol: ir.Protocol) -> tuple[tuple[Role, Role], ...]:
     )
 
 
-def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
+def _view(protocol: ir.Protocol, m: ir.Method, optional: Optionality | None) -> MethodView:
     doc = m.description.strip() or f"The `{m.wire}` {m.kind}."
     if not m.stable and "**UNSTABLE**" not in doc:
         doc = f"{UNSTABLE_DOC}\n\n{doc}"
+    handler_doc = doc
+    if optional is not None:
+        default = 'answers "method not found"' if m.kind == "request" else "ignores it"
+        handler_doc = f"{doc}\n\nA handler may leave it out ({optional.reason}): the default {default}."
     return MethodView(
         wire=m.wire,
         constant=m.constant,
@@ -139,8 +151,9 @@ def _view(protocol: ir.Protocol, m: ir.Method) -> MethodView:
         result=protocol.type(m.result).class_name if m.result else None,
         stable=m.stable,
         gate=m.gate,
-        optional=m.gate is not None or not m.stable,
+        optional=optional is not None,
         doc=doc,
+        handler_doc=handler_doc,
         version_field=_version_field(protocol, m),
         params_advertise=_advertised_in(protocol, m.params, caller=True, side=m.side),
         result_advertise=_advertised_in(protocol, m.result, caller=False, side=m.side) if m.result else None,

@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass Agent, Client and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass Agent, Client and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class Agent(abc.ABC):
     ) -> models.LoadSessionResponse:
         """
         The `session/load` request.
+
+        A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.loadSession`): the default answers "method not found".
         """
         raise RequestError.method_not_found("session/load")
 
@@ -78,6 +82,8 @@ class Client(abc.ABC):
     ) -> models.ReadTextFileResponse:
         """
         The `fs/read_text_file` request.
+
+        A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.readTextFile`): the default answers "method not found".
         """
         raise RequestError.method_not_found("fs/read_text_file")
 

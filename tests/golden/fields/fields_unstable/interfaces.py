@@ -3,9 +3,11 @@
 # Do not edit: regenerate with `make generate`.
 """What each role implements: one typed async method per method it handles.
 
-Subclass  and implement the abstract methods; the
-others default to answering "method not found" (requests) or to ignoring the message
-(notifications): they are gated by a capability your side may not advertise, or unstable.
+Subclass  and implement the abstract methods: what
+every peer may call. The others default to answering "method not found" (requests) or to
+ignoring the message (notifications); each says why it may be left out: the peer calls it only
+once your side advertised a capability, or with an identifier your side handed out in an
+answer (authentication methods, session modes, config options), or it is unstable.
 """
 
 from __future__ import annotations
