@@ -61,10 +61,10 @@ def fork_stabilised(pinned: Snapshot) -> Snapshot:
 
 @pytest.fixture(scope="module")
 def title_removed(pinned: Snapshot) -> Snapshot:
-    """session_title dropped upstream: its items leave the unstable schema and the manifest."""
+    """session_set_title dropped upstream: its items leave the unstable schema and the manifest."""
     stable, unstable, table = _pinned()
-    reduced, _ = selected_schema(unstable, (pinned.features or {})["session_title"])
-    return snapshot("title-gone", stable, reduced, None, _without_features(table, "session_title"))
+    reduced, _ = selected_schema(unstable, (pinned.features or {})["session_set_title"])
+    return snapshot("title-gone", stable, reduced, None, _without_features(table, "session_set_title"))
 
 
 def _feature_findings(findings: list[Finding]) -> set[tuple[str, str]]:
@@ -108,29 +108,29 @@ def test_read_backwards_the_feature_is_destabilised(pinned: Snapshot, fork_stabi
 
 def test_a_removed_feature_is_reported_and_its_removals_name_it(pinned: Snapshot, title_removed: Snapshot) -> None:
     findings = compare(pinned, title_removed)
-    assert _feature_findings(findings) == {("feature-removed", "feature:session_title")}
+    assert _feature_findings(findings) == {("feature-removed", "feature:session_set_title")}
     removed = next(f for f in findings if f.rule == "feature-removed")
-    owned = len((pinned.features or {})["session_title"])
+    owned = len((pinned.features or {})["session_set_title"])
     assert removed.level == "warning"
-    assert removed.message == f"feature session_title was removed (of its {owned} items, {owned} absent now)"
+    assert removed.message == f"feature session_set_title was removed (of its {owned} items, {owned} absent now)"
     item_findings = [f for f in findings if f.rule not in FEATURE_RULES]
-    assert item_findings and {f.feature for f in item_findings} == {"session_title"}
+    assert item_findings and {f.feature for f in item_findings} == {"session_set_title"}
     document = json.loads(to_json("pinned", "title-gone", findings))
-    assert {f["feature"] for f in document["findings"]} == {"session_title"}
-    assert "unstable session_title" in to_text("pinned", "title-gone", findings)
+    assert {f["feature"] for f in document["findings"]} == {"session_set_title"}
+    assert "unstable session_set_title" in to_text("pinned", "title-gone", findings)
 
 
 def test_read_backwards_the_feature_is_added(pinned: Snapshot, title_removed: Snapshot) -> None:
     findings = compare(title_removed, pinned)
-    assert _feature_findings(findings) == {("feature-added", "feature:session_title")}
-    assert {f.feature for f in findings} == {"session_title"}
+    assert _feature_findings(findings) == {("feature-added", "feature:session_set_title")}
+    assert {f.feature for f in findings} == {"session_set_title"}
 
 
 def test_without_a_manifest_no_feature_is_named(pinned: Snapshot) -> None:
     stable, unstable, _ = _pinned()
     bare = snapshot("bare", stable, unstable)
     _, reduced_unstable, _ = _pinned()
-    reduced, _ = selected_schema(reduced_unstable, (pinned.features or {})["session_title"])
+    reduced, _ = selected_schema(reduced_unstable, (pinned.features or {})["session_set_title"])
     findings = compare(bare, snapshot("bare-reduced", stable, reduced))
     assert findings and all(f.feature is None for f in findings)
     assert _feature_findings(findings) == set()
@@ -153,4 +153,4 @@ def test_the_cli_diffs_a_schema_bump_whose_manifest_is_not_updated_yet(
     assert code == 0
     findings = {f["item"]: f for f in json.loads(out)["findings"]}
     assert findings["type:BrandNewThing"]["feature"] is None
-    assert findings["field:SetSessionTitleRequest.title"]["feature"] == "session_title"
+    assert findings["field:SetSessionTitleRequest.title"]["feature"] == "session_set_title"

@@ -448,7 +448,7 @@ def _edit_manifest(pyproject: Path, change: Change) -> Path:
 
 
 def test_generate_fails_on_an_unassigned_unstable_item(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _edit_manifest(project, lambda f: f["session_title"]["items"].remove("type:SetSessionTitleRequest"))
+    path = _edit_manifest(project, lambda f: f["session_set_title"]["items"].remove("type:SetSessionTitleRequest"))
     code = main(["--config", str(project), "generate", "--stable", "--check"])
     err = capsys.readouterr().err
     assert code == EXIT_BAD_INPUT
@@ -501,4 +501,4 @@ def test_features_command_refuses_an_unknown_feature(project: Path, capsys: pyte
     assert main(["--config", str(project), "features", "--select", "unstable_session_fork"]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "acpgen: error: unknown unstable feature 'unstable_session_fork' (at --select). The features are: " in err
-    assert "session_fork, session_status" in err
+    assert "session_fork, session_set_title, session_status" in err

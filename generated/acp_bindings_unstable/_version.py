@@ -18,9 +18,9 @@ FEATURES: Final[tuple[str, ...]] = (
     "proxy_chains",
     "session_archive",
     "session_fork",
+    "session_set_title",
     "session_status",
     "session_system_prompt",
-    "session_title",
     "subagents",
 )
 """The unstable features the build holds (named as in ``schema/unstable-features.json``)."""

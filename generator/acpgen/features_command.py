@@ -76,6 +76,7 @@ def _feature_json(feature: Feature) -> dict[str, Any]:
         "name": feature.name,
         "description": feature.description,
         "link": feature.link,
+        "rationale": feature.rationale,
         "dependencies": sorted(feature.dependencies),
         "capabilities": list(feature.capabilities),
         "items": list(feature.items),
@@ -91,6 +92,8 @@ def to_text(manifest: Manifest) -> str:
         lines += ["", f"{feature.name} ({len(feature.owns)} items)", f"  {feature.description}"]
         if feature.link:
             lines.append(f"  link: {feature.link}")
+        if feature.rationale:
+            lines.append(f"  no upstream cargo feature: {feature.rationale}")
         lines.append(f"  depends on: {', '.join(sorted(feature.dependencies)) or '-'}")
         lines.append(f"  capabilities: {', '.join(feature.capabilities) or '-'}")
         lines.append("  items:")

@@ -104,6 +104,7 @@ def resolve_manifest(
                 items=tuple(raw.get("items", ())),
                 capabilities=tuple(raw.get("capabilities", ())),
                 owns=frozenset(owned),
+                rationale=raw.get("rationale"),
             )
         )
     manifest = Manifest(tuple(features), origin)

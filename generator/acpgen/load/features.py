@@ -2,8 +2,8 @@
 
 The schema marks nothing per feature, so a curated manifest (``schema/unstable-features.json``,
 read by :mod:`acpgen.load.feature_manifest`, checked against the schema by :mod:`acpgen.load.feature_check`)
-assigns every unstable item to one feature, named after the Rust crate's cargo feature without its
-``unstable_`` prefix. This module holds the checked result; :mod:`acpgen.load.feature_selection` turns a
+assigns every unstable item to one feature, named after the Rust crates' cargo feature without its
+``unstable_`` prefix (``schema/upstream-features.json`` records the names checked). This module holds the checked result; :mod:`acpgen.load.feature_selection` turns a
 choice of names into the items a build keeps.
 """
 
@@ -28,6 +28,8 @@ class Feature:
     """Capability paths as the manifest lists them."""
     owns: frozenset[str]
     """Every unstable item key the feature owns: its items, what its types hold, its capabilities' properties."""
+    rationale: str | None = None
+    """Why the feature exists although the Rust crates have no cargo feature of that name."""
 
 
 @dataclass(frozen=True, slots=True)
