@@ -15,7 +15,7 @@ help: ## list the targets
 		'{ name[NR] = $$1; text[NR] = $$2; if (length($$1) > width) width = length($$1) } \
 		END { for (i = 1; i <= NR; i++) printf "  %s  %s\n", sprintf("%-" width "s", name[i]), text[i] }'
 
-install: ## install the pinned toolchain into .venv (uv sync --frozen, bytecode compiled; keeps the bench group if installed)
+install: ## install the pinned toolchain into .venv (uv sync --frozen, bytecode compiled; keeps the bench group if installed; the build backend too, for the install tests)
 	@$(ENSURE_UV)
 	$(UV) sync --frozen --inexact --quiet --compile-bytecode
 
@@ -23,11 +23,15 @@ generate: install ## regenerate generated/ (stable and unstable builds of protoc
 	$(RUN) acpgen generate --both
 	$(RUN) acpgen generate --protocol 2 --both
 
-check: install ## fail if generated/ is stale, or lint/type errors
+check: install lint typecheck ## fail if generated/ is stale, or on lint or type errors (lint + typecheck)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
+
+lint: install ## ruff check and ruff format --check of the generator, tests, benchmarks and examples
 	$(RUN) ruff check generator tests bench examples
 	$(RUN) ruff format --check generator tests bench examples
+
+typecheck: install ## mypy --strict of the generator (the tests type-check the generated packages and examples)
 	$(RUN) mypy
 
 test: install interop-deps ## run the whole test suite (includes the stale-output check)

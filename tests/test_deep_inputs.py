@@ -67,7 +67,7 @@ def test_hundreds_of_nested_all_of_are_refused(levels: int, ws: Workspace, capsy
     err = run_failing(ws.generate(schema), capsys, ws.out, ws.before)
     # /$defs/A/properties/p is at depth 4: 96 more levels are 48 allOf/0 pairs
     where = f"{schema}#" + deep_pointer("/$defs/A/properties/p", (MAX_DEPTH - 4) // 2)
-    assert_message(err, what=TOO_DEEP, where=where, hint="fix the JSON")
+    assert_message(err, what=TOO_DEEP, where=where, hint="Fix the JSON")
 
 
 def test_deep_arrays_in_an_extension_keyword(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -75,7 +75,7 @@ def test_deep_arrays_in_an_extension_keyword(ws: Workspace, capsys: pytest.Captu
     text = '{"$schema": "' + DIALECT + '", "$defs": {"A": {"x-data": ' + "[" * 2_000 + "]" * 2_000 + "}}}"
     schema = ws.schema(text)
     err = run_failing(ws.generate(schema), capsys, ws.out, ws.before)
-    assert_message(err, what=TOO_DEEP, where=f"{schema}#/$defs/A/x-data" + "/0" * (MAX_DEPTH - 3), hint="fix")
+    assert_message(err, what=TOO_DEEP, where=f"{schema}#/$defs/A/x-data" + "/0" * (MAX_DEPTH - 3), hint="Fix")
 
 
 def test_nesting_within_the_limit_generates(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,7 +108,7 @@ def test_diff_of_a_deeply_nested_file(
     side = str(folder if as_folder else deep)
     argv = ["--config", str(ws.pyproject), "diff", str(PINNED_SCHEMA_DIR), side]
     err = run_failing(argv, capsys, ws.out, ws.before)
-    assert_message(err, what=TOO_DEEP, where=f"{deep}#/$defs/A/properties/p/allOf/0", hint="fix the JSON")
+    assert_message(err, what=TOO_DEEP, where=f"{deep}#/$defs/A/properties/p/allOf/0", hint="Fix the JSON")
 
 
 def test_diff_with_a_deeply_nested_rule_table(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> None:

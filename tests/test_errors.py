@@ -135,7 +135,7 @@ def test_truncated_json(ws: Workspace, capsys: pytest.CaptureFixture[str]) -> No
     text = json.dumps(schema_doc({"Foo": OBJECT_DEF}), indent=2)
     schema = ws.schema(text[: len(text) // 2])
     err = run_failing(ws.generate(schema), capsys, ws.out, ws.before)
-    assert_message(err, what="not valid JSON", where=f"{schema}#", hint="fix the JSON")
+    assert_message(err, what="not valid JSON", where=f"{schema}#", hint="Fix the JSON")
     assert "line " in err and "column " in err
 
 

@@ -249,6 +249,7 @@ def test_vendor_a_selection_and_check_it(tmp_path: Path, capsys: pytest.CaptureF
     record = json.loads((copy / "_vendor.json").read_text(encoding="utf-8"))
     assert record["selected"] == ["session_fork"]
     assert record["features"] == list(_with("session_fork"))
-    assert record["command"] == "acpgen " + " ".join(vendor)
-    assert f"regenerate with `acpgen {' '.join(vendor)}`" in (copy / "models.py").read_text(encoding="utf-8")
+    recorded = "acpgen vendor --package app._acp --unstable-feature session_fork --out <this folder>"
+    assert record["command"] == recorded
+    assert f"regenerate with `{recorded}`" in (copy / "models.py").read_text(encoding="utf-8")
     assert "wrote app._acp (stable + session_fork build)" in capsys.readouterr().err

@@ -34,6 +34,21 @@ def test_unchanged_inputs_skip_rendering(project: Path, capsys: pytest.CaptureFi
     assert not any(p.name.startswith("generate-") for p in (project / "out").rglob("*")), "no stamp in the output"
 
 
+def test_a_fresh_clone_regenerates_without_claiming_to_write_what_it_left_unchanged(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clone holds the committed output but no stamp (the cache is not committed): its first
+    `make generate` renders, finds every file as it is, writes nothing and says so (issue 23)."""
+    generate(project, capsys)
+    shutil.rmtree(project / "cache")  # as in a fresh clone
+    models = project / "out" / "acp_bindings" / "models.py"
+    before = models.stat().st_mtime_ns
+    said = generate(project, capsys)
+    assert "out is up to date (rendered " in said and "none changed" in said and "wrote" not in said, said
+    assert models.stat().st_mtime_ns == before
+    assert "up to date (no input changed" in generate(project, capsys), "the run recorded its stamp"
+
+
 def test_a_changed_input_renders_again(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     generate(project, capsys)
     schema = project / "schema.json"

@@ -155,7 +155,7 @@ def test_generate_protocol_2_writes_the_v2_packages_only(tmp_path: Path, capsys:
     ("args", "message"),
     [
         (["--protocol", "3"], "acpgen builds protocol versions 1, 2, not 3"),
-        (["--protocol", "2", "--unstable-feature", "session_fork"], "no unstable feature manifest"),
+        (["--protocol", "2", "--unstable-feature", "session_fork"], "protocol v2 has no unstable features yet"),
     ],
 )
 def test_bad_protocol_requests_exit_2_and_write_nothing(
@@ -170,7 +170,7 @@ def test_bad_protocol_requests_exit_2_and_write_nothing(
 def test_the_v1_to_v2_migration_report_matches_its_golden(
     request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`acpgen diff schema/v1 schema/v2 --format markdown`: the report README points to, kept in
+    """`acpgen diff schema/v1 schema/v2 --format markdown`: the report docs/protocol-v2.md points to, kept in
     tests/golden/migration-v1-v2/ (update with --update-goldens after a schema bump)."""
     monkeypatch.chdir(ROOT)
     assert main(["diff", "schema/v1", "schema/v2", "--format", "markdown"]) == 0
@@ -207,7 +207,7 @@ def test_vendor_protocol_2_writes_an_experimental_copy_that_check_accepts(
     copy = tmp_path / "app" / "_acp2"
     record = json.loads((copy / "_vendor.json").read_text(encoding="utf-8"))
     assert record["protocol"] == 2 and record["schema"]["file"] == "v2/schema.json"
-    assert record["command"] == "acpgen " + " ".join(command)
+    assert record["command"] == "acpgen vendor --package app._acp2 --protocol 2 --out <this folder>"
     assert "EXPERIMENTAL: Final = True" in (copy / "_version.py").read_text(encoding="utf-8")
     assert main(["vendor", "--check", "--out", "app/_acp2"]) == 0
     (copy / "methods.py").write_text("# edited\n", encoding="utf-8")

@@ -5,6 +5,8 @@ copy; the copy works under its new name and passes a consumer's type checkers as
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from contextlib import chdir
@@ -18,6 +20,8 @@ from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE
 ROOT = Path(__file__).resolve().parents[1]
 PYRIGHT = ROOT / "tests" / "interop" / "node_modules" / ".bin" / "pyright"
 COMMAND = "acpgen vendor --package myapp._acp --out src/myapp/_acp"
+RECORDED = "acpgen vendor --package myapp._acp --out <this folder>"
+"""What the copy records: the package and the build, not the folder as typed (issue 23, item 2)."""
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +43,11 @@ def _check(project: Path) -> int:
 def test_the_copy_names_the_command_that_wrote_it(project: Path) -> None:
     copy = project / "src" / "myapp" / "_acp"
     manifest = json.loads((copy / "_vendor.json").read_text(encoding="utf-8"))
-    assert manifest["command"] == COMMAND and manifest["package"] == "myapp._acp" and manifest["build"] == "stable"
+    assert manifest["command"] == RECORDED and manifest["package"] == "myapp._acp" and manifest["build"] == "stable"
     assert manifest["schema"]["package"] == "@agentclientprotocol/sdk"
     for path in copy.glob("*.py"):
-        assert f"# Do not edit: regenerate with `{COMMAND}`." in path.read_text(encoding="utf-8"), path.name
+        assert f"# Do not edit: regenerate with `{RECORDED}`." in path.read_text(encoding="utf-8"), path.name
+    assert "src/myapp" not in (copy / "_vendor.json").read_text(encoding="utf-8")
     assert "myapp._acp.models" in (copy / "__init__.py").read_text(encoding="utf-8")
 
 
@@ -97,6 +102,27 @@ def test_check_passes_on_a_fresh_copy_and_fails_on_an_edited_or_incomplete_one(
     finally:
         errors.write_text(original, encoding="utf-8")
     assert _check(project) == EXIT_OK
+
+
+def test_check_does_not_depend_on_how_the_folder_is_named_or_where_it_lies(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = project / "src" / "myapp" / "_acp"
+    with chdir(tmp_path):
+        assert main(["vendor", "--check", "--out", str(copy)]) == EXIT_OK  # absolute, from elsewhere
+        assert main(["vendor", "--check", "--out", os.path.relpath(copy)]) == EXIT_OK  # relative, from elsewhere
+    with chdir(copy):
+        assert main(["vendor", "--check", "--out", "."]) == EXIT_OK  # the folder itself
+        assert main(["vendor", "--check", "--out", "../_acp/"]) == EXIT_OK
+    moved = tmp_path / "elsewhere" / "lib" / "myapp" / "_acp"
+    shutil.copytree(copy, moved)
+    with chdir(tmp_path / "elsewhere"):
+        assert main(["vendor", "--check", "--out", "lib/myapp/_acp"]) == EXIT_OK  # moved with its project
+    (moved / "models.py").write_text("# edited\n", encoding="utf-8")
+    with chdir(tmp_path / "elsewhere"):
+        assert main(["vendor", "--check", "--out", "lib/myapp/_acp"]) == EXIT_STALE
+    err = capsys.readouterr().err
+    assert "run `acpgen vendor --package myapp._acp --out lib/myapp/_acp`" in err
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 
 # Rendering pulls in datamodel-code-generator, jsonschema and pydantic: those modules are
 # imported by the commands that render, so that a no-op ``acpgen generate`` stays fast.
-
-UPDATE_COMMAND = "make generate"
 
 # Subcommands defined in modules of their own: each module's ``register`` adds its parser to the
 # subparsers object and sets ``run`` to a function (args, settings) -> exit code. A module is
@@ -108,7 +107,9 @@ def _add_generate(commands: Any) -> None:
         "packages named with a _v2 suffix (default: protocol-version of [tool.acpgen], 1)",
     )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
-    gen.add_argument("--force", action="store_true", help="render even when no input changed since the last run")
+    gen.add_argument(
+        "--force", action="store_true", help="render and write even when nothing changed since the last run"
+    )
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
     gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")
     gen.add_argument("--out", type=Path, help="output folder (default: output-dir of [tool.acpgen])")
@@ -165,7 +166,9 @@ def pinned_revision(
     manifest_path = settings.schema_dir / settings.feature_manifest
 
     def pinned(name: str) -> SchemaFile:
-        return read_schema_file(settings.schema_dir / name, package=lock.package, version=lock.version, name=name)
+        return read_schema_file(
+            settings.schema_dir / name, package=lock.package, version=lock.version, name=name, pinned=True
+        )
 
     strict = settings.strict_capabilities if strict_capabilities is None else strict_capabilities
     return Revision(
@@ -212,9 +215,10 @@ def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_
 
 
 def _generate(args: argparse.Namespace, settings: Settings) -> int:
-    from acpgen.source.protocols import for_protocol
+    from acpgen.source.protocols import for_protocol, refuse_features
 
     settings, experimental = for_protocol(settings, args.protocol)
+    refuse_features(settings, args.features)
     builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
     packages = [b.package for b in builds]
@@ -229,11 +233,12 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
-    from acpgen.output.folders import package_folders, stale_files
+    from acpgen.output.folders import changed_files, package_folders, stale_files
     from acpgen.render.formatting import format_files
     from acpgen.render.package import render_unformatted
 
     revision = _revision(args, settings, experimental)
+    regenerate = settings.regenerate or generate_command(args)
     files: dict[str, str] = {}
     for build in builds:
         started = time.perf_counter()
@@ -241,7 +246,7 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         protocol, doc = revision.protocol(build.variant, selection)
         for path in protocol.ungated:
             print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
-        files.update(render_unformatted(protocol, doc, build.package))
+        files.update(render_unformatted(protocol, doc, build.package, regenerate=regenerate))
         elapsed = time.perf_counter() - started
         print(f"acpgen: rendered {build.package} ({protocol.build}) in {elapsed:.2f}s", file=sys.stderr)
     files = format_files(files)  # one run of ruff for every package
@@ -249,14 +254,36 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         diffs = stale_files(out, files, tuple(packages))
         if diffs:
             sys.stdout.writelines(diffs)
-            print(f"acpgen: {len(diffs)} generated file(s) are stale; run `{UPDATE_COMMAND}`", file=sys.stderr)
+            print(f"acpgen: {len(diffs)} generated file(s) are stale; run `{regenerate}`", file=sys.stderr)
             return EXIT_STALE
         print(f"acpgen: {out} is up to date", file=sys.stderr)
         return EXIT_OK
-    atomic_write.write(out, package_folders(files, tuple(packages)))
+    changed = changed_files(out, files, tuple(packages))
+    if changed or args.force:  # a fresh clone's first run renders what is there already: it writes nothing
+        atomic_write.write(out, package_folders(files, tuple(packages)))
     freshness.record(stamp, key, out, packages)
-    print(f"acpgen: wrote {len(files)} files under {out}", file=sys.stderr)
+    print(f"acpgen: {_written(out, len(files), len(changed), args.force)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _written(out: Path, rendered: int, changed: int, forced: bool) -> str:
+    if not changed and not forced:
+        return f"{out} is up to date (rendered {rendered} files, none changed)"
+    return f"wrote {rendered} files under {out} ({changed} changed, added or removed)"
+
+
+def generate_command(args: argparse.Namespace) -> str:
+    """The ``acpgen generate`` command line that builds what ``args`` asks for, without the paths
+    typed (``--schema``, ``--out``): what a generated file's header names as regenerating it."""
+    words = ["acpgen", "generate"]
+    variants = tuple(args.variants or ())
+    words += {("stable",): ["--stable"], ("unstable",): ["--unstable"], ("stable", "unstable"): ["--both"]}.get(
+        variants, []
+    )
+    words += [w for name in args.features or () for w in ("--unstable-feature", name)]
+    if args.protocol is not None:
+        words += ["--protocol", str(args.protocol)]
+    return shlex.join(words)
 
 
 def _fetch(args: argparse.Namespace, settings: Settings) -> int:

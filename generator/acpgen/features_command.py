@@ -49,7 +49,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             Problem(
                 "there is no feature manifest",
                 str(settings.schema_dir / settings.feature_manifest),
-                "Create it (see the README, Unstable features), or set feature-manifest in [tool.acpgen].",
+                "Create it (see docs/unstable-features.md), or set feature-manifest in [tool.acpgen].",
             )
         )
     if args.select is not None:

@@ -143,9 +143,12 @@ class Revision:
         )
 
 
-def read_schema_file(path: Path, *, package: str, version: str, name: str | None = None) -> SchemaFile:
-    """Load and check one schema file, recording its sha256."""
-    doc = load_schema(path)
+def read_schema_file(
+    path: Path, *, package: str, version: str, name: str | None = None, pinned: bool = False
+) -> SchemaFile:
+    """Load and check one schema file, recording its sha256 (``pinned``: one of the pinned files,
+    see :func:`acpgen.load.schema.load_schema`)."""
+    doc = load_schema(path, pinned=pinned)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     return SchemaFile(doc=doc, source=ir.Source(package=package, version=version, file=name or path.name, sha256=sha))
 

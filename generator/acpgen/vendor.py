@@ -1,11 +1,12 @@
 """``acpgen vendor``: a renamed, self-contained copy of the bindings inside a user's project.
 
-The copy is rendered from this acpgen checkout's pinned schema, under the import name the
-project gives it (``myapp._acp``), with headers that name the command that made it, and a small
-manifest (``_vendor.json``) that records what it was built from and how. ``acpgen vendor
---check --out DIR`` reads that manifest, renders the same copy again and reports (exit 1, with
-a unified diff) whether the folder still matches it: a stale copy after an acpgen or schema
-update, or a hand edit.
+The copy is rendered from the pinned schema shipped with acpgen (wherever acpgen is installed),
+under the import name the project gives it (``myapp._acp``), with headers that name the command
+that rewrites it, and a small manifest (``_vendor.json``) that records what it was built from and
+how. Neither records the folder as typed: ``acpgen vendor --check --out DIR`` reads that
+manifest, renders the same copy again and reports (exit 1, with a unified diff) whether the
+folder still matches it, however ``DIR`` is spelled, wherever the command runs and wherever the
+folder has moved: a stale copy after an acpgen or schema update, or a hand edit.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.render.header import generator_version
-from acpgen.source.config import Settings, load_settings
+from acpgen.source.config import Settings, packaged_settings
 
 if TYPE_CHECKING:
     from acpgen import ir
 
 MANIFEST = "_vendor.json"
-ACPGEN_ROOT = Path(__file__).resolve().parents[2]
-"""The acpgen checkout: its pinned schema, rule table and settings are what a copy is built from."""
+OUT_PLACEHOLDER = "<this folder>"
+"""How the command a copy records names its folder (the copy does not know where it lies)."""
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -46,15 +47,21 @@ class VendorSpec:
 
     @property
     def command(self) -> str:
-        """The command that writes this copy (recorded in its headers and manifest)."""
-        words = ["acpgen", "vendor", "--package", self.package, "--out", self.out.as_posix()]
+        """The command that writes this copy, its folder named by :data:`OUT_PLACEHOLDER`
+        (recorded in its headers and manifest)."""
+        words = ["acpgen", "vendor", "--package", self.package]
         if self.features is not None:
             words += [w for name in self.features for w in ("--unstable-feature", name)]
         elif self.variant == "unstable":
             words.append("--unstable")
         if self.protocol is not None:
             words += ["--protocol", str(self.protocol)]
-        return shlex.join(words)
+        return f"{shlex.join(words)} --out {OUT_PLACEHOLDER}"
+
+    @property
+    def folder(self) -> Path:
+        """The copy's folder, absolute (``--out .`` names the folder it is run in)."""
+        return self.out.resolve()
 
 
 def register(commands: Any) -> None:
@@ -95,16 +102,15 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     from acpgen.output.folders import package_folders, stale_files
 
     if args.check:
-        diffs = stale_files(spec.out.parent, files, (spec.out.name,))
+        diffs = stale_files(spec.folder.parent, files, (spec.folder.name,))
         if diffs:
             sys.stdout.writelines(diffs)
-            print(
-                f"acpgen: the copy in {spec.out} is stale ({len(diffs)} file(s)); run `{spec.command}`", file=sys.stderr
-            )
+            command = spec.command.replace(OUT_PLACEHOLDER, shlex.quote(str(spec.out)))
+            print(f"acpgen: the copy in {spec.out} is stale ({len(diffs)} file(s)); run `{command}`", file=sys.stderr)
             return EXIT_STALE
         print(f"acpgen: the copy in {spec.out} is up to date", file=sys.stderr)
         return EXIT_OK
-    write(spec.out.parent, package_folders(files, (spec.out.name,)))
+    write(spec.folder.parent, package_folders(files, (spec.folder.name,)))
     built = "stable + " + ", ".join(spec.features) if spec.features is not None else spec.variant
     print(f"acpgen: wrote {spec.package} ({built} build) to {spec.out}", file=sys.stderr)
     return EXIT_OK
@@ -114,14 +120,16 @@ def render_vendored(spec: VendorSpec) -> dict[str, str]:
     """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
     from acpgen.cli import pinned_revision
     from acpgen.render.package import render
-    from acpgen.source.protocols import for_protocol
+    from acpgen.source.protocols import for_protocol, refuse_features
 
-    settings, experimental = for_protocol(load_settings(ACPGEN_ROOT / "pyproject.toml"), spec.protocol)
+    settings, experimental = for_protocol(packaged_settings(), spec.protocol)
+    refuse_features(settings, spec.features)
     revision = pinned_revision(settings, experimental=experimental)
     selection = revision.selection(spec.features, "--unstable-feature") if spec.features is not None else None
     protocol, doc = revision.protocol(spec.variant, selection)
-    files = render(protocol, doc, spec.package, folder=spec.out.name, regenerate=spec.command)
-    files[f"{spec.out.name}/{MANIFEST}"] = manifest(spec, protocol)
+    folder = spec.folder.name
+    files = render(protocol, doc, spec.package, folder=folder, regenerate=spec.command)
+    files[f"{folder}/{MANIFEST}"] = manifest(spec, protocol)
     return files
 
 
@@ -150,7 +158,7 @@ def _requested(args: argparse.Namespace) -> VendorSpec:
                 hint="Give the name your code will import the copy by, e.g. --package myapp._acp.",
             )
         )
-    if args.out.name != args.package.rpartition(".")[2]:
+    if args.out.resolve().name != args.package.rpartition(".")[2]:
         raise AcpgenError(
             Problem(
                 what=f"the folder {args.out} cannot be imported as {args.package}",

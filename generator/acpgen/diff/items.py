@@ -342,7 +342,8 @@ _MISSING: Any = object()
 
 
 def _show(value: Any) -> str:
-    return "none" if value is _MISSING else repr(value)
+    """A default as the JSON it is on the wire (``none`` when there is none)."""
+    return "none" if value is _MISSING else json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _default(item: Item) -> Any:

@@ -63,9 +63,10 @@ def load_side(spec: str, cache_dir: Path, *, package: str) -> Snapshot:
             return load_files(_versioned(spec, folder, commit), locate(folder))
     raise AcpgenError(
         Problem(
-            what=f"{spec!r} is neither a schema folder or file, nor REF:PATH, nor an npm version",
+            what=f"{spec} does not exist (no such schema folder or file; not REF:PATH or an npm version either)",
             where=spec,
-            hint="Give a path (schema/), a git ref and path (HEAD~1:schema), or a version (2.3.0 or npm:2.3.0).",
+            hint="Give a schema folder or file that exists (schema/), a git ref and path (HEAD~1:schema), "
+            "or a version of the npm package (2.3.0 or npm:2.3.0).",
         )
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from jsonschema import Draft202012Validator
 from acpgen.errors import AcpgenError, Problem, pointer
 
 MANIFEST_FILE = "unstable-features.json"
-SHAPE_FILE = Path(__file__).with_name("feature_manifest.schema.json")
+SHAPE_FILE = files("acpgen.load") / "feature_manifest.schema.json"
 
 
 def load_manifest(path: Path) -> dict[str, Any]:

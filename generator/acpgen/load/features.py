@@ -3,8 +3,9 @@
 The schema marks nothing per feature, so a curated manifest (``schema/unstable-features.json``,
 read by :mod:`acpgen.load.feature_manifest`, checked against the schema by :mod:`acpgen.load.feature_check`)
 assigns every unstable item to one feature, named after the Rust crates' cargo feature without its
-``unstable_`` prefix (``schema/upstream-features.json`` records the names checked). This module holds the checked result; :mod:`acpgen.load.feature_selection` turns a
-choice of names into the items a build keeps.
+``unstable_`` prefix (``schema/upstream-features.json`` records the names checked). This module
+holds the checked result; :mod:`acpgen.load.feature_selection` turns a choice of names into the
+items a build keeps.
 """
 
 from __future__ import annotations

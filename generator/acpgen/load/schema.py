@@ -22,8 +22,9 @@ from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.load.nesting import check_depth, parse_shallow
 
 
-def load_schema(path: Path) -> dict[str, Any]:
-    """The checked schema document at ``path``."""
+def load_schema(path: Path, *, pinned: bool = False) -> dict[str, Any]:
+    """The checked schema document at ``path``; ``pinned``: one of the pinned schema files (whose
+    problems are fixed by restoring them), else a file the user gave (fixed by editing it)."""
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as error:
@@ -31,7 +32,7 @@ def load_schema(path: Path) -> dict[str, Any]:
             Problem(
                 what=f"cannot read the schema file: {error.strerror}",
                 where=str(path),
-                hint="Check the path, or run `make schema`.",
+                hint=f"Restore the pinned schema files with `{_RESTORE}`." if pinned else "Check the path.",
             )
         ) from None
     except UnicodeDecodeError as error:
@@ -39,20 +40,24 @@ def load_schema(path: Path) -> dict[str, Any]:
             Problem(
                 what=f"the schema file is not UTF-8 text ({error.reason} at byte {error.start})",
                 where=f"{path}#",
-                hint="Restore the file from the pinned package with `make schema`.",
+                hint=f"Restore the pinned schema files with `{_RESTORE}`." if pinned else "Save it as UTF-8 JSON.",
             )
         ) from None
-    doc = parse_shallow(text, str(path), what="the schema file", hint=_RESTORE)
-    check_schema(doc, str(path))
+    fix = f"Restore the pinned schema files with `{_RESTORE}`, or fix the JSON." if pinned else "Fix the JSON."
+    doc = parse_shallow(text, str(path), what="the schema file", hint=fix)
+    check_schema(doc, str(path), pinned=pinned)
     return doc  # type: ignore[no-any-return]
 
 
-_RESTORE = "Restore the file from the pinned package with `make schema`, or fix the JSON."
+_RESTORE = "make schema"
+"""The command that restores the pinned schema files (in acpgen's repository)."""
 
 
-def check_schema(doc: Any, origin: str) -> None:
-    """Raise :class:`AcpgenError` listing every structural problem of a schema document."""
-    check_depth(doc, origin, what="the schema", hint=_RESTORE)
+def check_schema(doc: Any, origin: str, *, pinned: bool = False) -> None:
+    """Raise :class:`AcpgenError` listing every structural problem of a schema document (``pinned``:
+    see :func:`load_schema`)."""
+    fix = f"Restore the pinned schema files with `{_RESTORE}`, or fix the JSON." if pinned else "Fix the JSON."
+    check_depth(doc, origin, what="the schema", hint=fix)
     if not isinstance(doc, dict):
         raise AcpgenError(
             Problem(
@@ -77,7 +82,8 @@ def check_schema(doc: Any, origin: str) -> None:
             Problem(
                 what=f"the schema is not a valid JSON Schema 2020-12 document: {_shortened(message)}",
                 where=f"{origin}#{pointer(*where)}",
-                hint="Fix the schema at that place (or restore the pinned files with `make schema`).",
+                hint="Fix the schema at that place"
+                + (f" (or restore the pinned files with `{_RESTORE}`)." if pinned else "."),
             )
         )
     _check_definitions(doc, defs, origin)

@@ -26,19 +26,8 @@ def package_folders(files: Mapping[str, str], packages: tuple[str, ...]) -> dict
 def stale_files(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ...]) -> list[str]:
     """Unified diffs of every file that differs from the rendering, plus missing and extra files."""
     diffs = []
-    on_disk = {
-        p.relative_to(out_dir).as_posix()
-        for package in packages
-        if (out_dir / package).is_dir()
-        for p in (out_dir / package).rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    for rel in sorted(on_disk | files.keys()):
-        path = out_dir / rel
-        current = path.read_text(encoding="utf-8") if rel in on_disk else None
+    for rel, current in _differing(out_dir, files, packages):
         wanted = files.get(rel)
-        if current == wanted:
-            continue
         diffs.append(
             "".join(
                 difflib.unified_diff(
@@ -51,3 +40,34 @@ def stale_files(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ..
             or f"{rel}: differs\n"
         )
     return diffs
+
+
+def changed_files(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ...]) -> list[str]:
+    """The paths (relative to ``out_dir``) a write of the rendering would change: changed,
+    missing and extra files."""
+    return [rel for rel, _ in _differing(out_dir, files, packages)]
+
+
+def _differing(out_dir: Path, files: Mapping[str, str], packages: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """``(path, its text on disk or None)`` of every file that differs from the rendering."""
+    on_disk = {
+        p.relative_to(out_dir).as_posix()
+        for package in packages
+        if (out_dir / package).is_dir()
+        for p in (out_dir / package).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    found = []
+    for rel in sorted(on_disk | files.keys()):
+        current = _text(out_dir / rel) if rel in on_disk else None
+        if current != files.get(rel):
+            found.append((rel, current))
+    return found
+
+
+def _text(path: Path) -> str | None:
+    """The file's text; ``None`` for one that is not UTF-8 (it differs from any rendering)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return "\ufffd"

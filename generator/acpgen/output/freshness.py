@@ -14,17 +14,21 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from acpgen.resources import package_dir, templates_dir
 from acpgen.versions import installed_version
 
-GENERATOR = Path(__file__).resolve().parents[1]
-TEMPLATES = GENERATOR.parents[1] / "templates"
+GENERATOR = package_dir()
+"""The generator's code and data files (its ``data`` folder aside: the templates are counted below,
+the schema files a run reads are among its input files)."""
+TEMPLATES = templates_dir()
 TOOLS = ("datamodel-code-generator", "ruff", "pydantic", "jinja2", "acpgen")
 
 
 def fingerprint(files: Iterable[Path], settings: Mapping[str, object]) -> str:
     """A digest of the input files, the generator's code and templates, tool versions and settings."""
     digest = hashlib.sha256()
-    sources = sorted({*files, *_tree(GENERATOR, ""), *_tree(TEMPLATES, "")})
+    code = [p for p in _tree(GENERATOR, "") if p.relative_to(GENERATOR).parts[0] != "data"]
+    sources = sorted({*files, *code, *_tree(TEMPLATES, "")})
     for path in sources:
         digest.update(str(path).encode() + b"\0" + (path.read_bytes() if path.is_file() else b"<missing>") + b"\0")
     digest.update(json.dumps({"settings": settings, "tools": _versions()}, sort_keys=True, default=str).encode())

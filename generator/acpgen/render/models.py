@@ -6,7 +6,6 @@ import ast
 import json
 import warnings
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from datamodel_code_generator import InputFileType, PythonVersion, generate
@@ -15,8 +14,7 @@ from datamodel_code_generator.enums import DataModelType
 
 from acpgen.render.prepare import ModelInput
 from acpgen.render.templating import dunder_all
-
-TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
+from acpgen.resources import templates_dir
 
 DCG_OPTIONS: dict[str, Any] = {
     "input_file_type": InputFileType.JsonSchema,
@@ -57,7 +55,7 @@ def render_models(model_input: ModelInput, header: str) -> tuple[str, ast.Module
         text = generate(
             json.dumps(model_input.schema),
             **DCG_OPTIONS,
-            custom_template_dir=TEMPLATES / "models",
+            custom_template_dir=templates_dir() / "models",
             extra_template_data=defaultdict(dict, model_input.template_data),
             aliases=model_input.aliases,
             custom_file_header="\n".join(imports),

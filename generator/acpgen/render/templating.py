@@ -5,18 +5,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
-from pathlib import Path
 
 import jinja2
 
-TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
+from acpgen.resources import templates_dir
 
 
 @cache
 def environment() -> jinja2.Environment:
     """Strict (a typo in a template fails loudly), with whitespace control for readable templates."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES / "package"),
+        loader=jinja2.FileSystemLoader(templates_dir() / "package"),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

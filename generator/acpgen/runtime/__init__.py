@@ -11,9 +11,10 @@ is rendered from templates instead.
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib.resources import files
 
-RUNTIME = Path(__file__).resolve().parent
+RUNTIME = files(__name__)
+"""This package's folder, found where acpgen is installed."""
 
 MODULES = (
     "_process.py",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
+from acpgen.resources import schema_dir
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +17,7 @@ class Settings:
     """Where the schema and the output live, and what the packages are called."""
 
     schema_dir: Path = Path("schema")
+    """The schema folder; where the configuration names none, the pinned schema shipped with acpgen."""
     output_dir: Path = Path("generated")
     stable_schema: str = "v1/schema.json"
     unstable_schema: str = "v1/schema.unstable.json"
@@ -34,6 +36,10 @@ class Settings:
     """Where ``acpgen generate`` remembers its last run, to skip a regeneration that changes nothing."""
     unstable_features: tuple[str, ...] = ()
     """Unstable features a bare ``acpgen generate`` adds to the stable protocol (in ``package``)."""
+    regenerate: str = ""
+    """The command that rewrites the output, named in each file's header and by ``--check`` when the
+    output is stale (``make generate`` in acpgen's repository); empty: the ``acpgen generate`` command
+    line that builds it."""
 
 
 _KINDS: dict[str, type] = {
@@ -50,14 +56,22 @@ _KINDS: dict[str, type] = {
     "strict_capabilities": bool,
     "cache_dir": str,
     "unstable_features": list,
+    "regenerate": str,
 }
 
 
 _KIND_NAMES = {list: "list of strings", str: "string", bool: "boolean", int: "integer"}
 
 
+def packaged_settings() -> Settings:
+    """The settings of the pinned schema shipped with acpgen (what ``acpgen vendor`` builds from):
+    the defaults, checked as strictly as acpgen's own repository checks them."""
+    return Settings(schema_dir=schema_dir(), strict_capabilities=True)
+
+
 def load_settings(pyproject: Path) -> Settings:
-    """The settings in ``pyproject`` (paths resolved against its folder); defaults where it says nothing."""
+    """The settings in ``pyproject`` (paths resolved against its folder); defaults where it says
+    nothing (the schema: the one shipped with acpgen)."""
     root = pyproject.parent
     table = _table(pyproject) if pyproject.is_file() else {}
     known = {f.name.replace("_", "-"): f for f in fields(Settings)}
@@ -90,7 +104,7 @@ def load_settings(pyproject: Path) -> Settings:
     return Settings(
         **{
             **{f.name: getattr(settings, f.name) for f in fields(Settings)},
-            "schema_dir": root / settings.schema_dir,
+            "schema_dir": root / settings.schema_dir if "schema_dir" in values else schema_dir(),
             "output_dir": root / settings.output_dir,
             "cache_dir": root / settings.cache_dir,
         }

@@ -35,6 +35,21 @@ DRAFTS: dict[int, Layout] = {
 """Protocol versions other than the settings' own, by number."""
 
 
+def refuse_features(settings: Settings, features: object, where: str = "--unstable-feature") -> None:
+    """Refuse a selection of unstable features for a protocol that has none (the draft v2: the
+    features of the manifest are named for v1)."""
+    if features and not settings.feature_manifest:
+        version = settings.protocol_version
+        raise AcpgenError(
+            Problem(
+                what=f"protocol v{version} has no unstable features yet (the features are those of v1)",
+                where=where,
+                hint=f"Build --stable, --unstable or --both with --protocol {version}, "
+                "or drop --protocol to select v1 features.",
+            )
+        )
+
+
 def for_protocol(settings: Settings, version: int | None, where: str = "--protocol") -> tuple[Settings, bool]:
     """The settings that build protocol ``version`` (the settings' own when ``None``), and whether
     that build is experimental."""
