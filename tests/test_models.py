@@ -1,4 +1,4 @@
-"""Behaviour of the generated models on real schema types: each a promise the README makes."""
+"""Behaviour of the generated models on real schema types: each a promise the README or docs/bindings.md makes."""
 
 from __future__ import annotations
 
