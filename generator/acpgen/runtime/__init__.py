@@ -16,10 +16,13 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent
 
 MODULES = (
+    "_fold.py",
     "_process.py",
     "_rpc.py",
     "_sender.py",
+    "_state.py",
     "_support.py",
+    "_tracker.py",
     "connection.py",
     "dispatch.py",
 )
