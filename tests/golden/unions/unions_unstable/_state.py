@@ -165,7 +165,7 @@ class StateBase:
     """An immutable snapshot of one session's state; each fold returns a new one."""
 
     RULES: ClassVar[Rules]
-    KINDS: ClassVar[Mapping[type[Any], str]]
+    KINDS: ClassVar[Mapping[Any, str]]
     """Model class of an update -> its kind."""
     TAG: ClassVar[str | None]
     """The wire name of the update's discriminator."""
