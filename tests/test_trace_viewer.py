@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from acp_bindings import PROTOCOL_VERSION, builders, methods, models
 from acp_bindings.interfaces import Client
 from acp_bindings.permissions import PermissionPolicy
 from acp_bindings.serve import spawn_agent
 from acp_bindings.session_state import SessionState, SessionStates
+
 from tests.goldens import check_goldens
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,7 +130,7 @@ def showcase(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SessionSta
 
 
 def test_showcase_state_as_the_client_saw_it(showcase: tuple[Path, SessionStates]) -> None:
-    trace, live = showcase
+    _, live = showcase
     (state,) = live.states.values()
     messages = list(state.messages.values())
     assert [m.kind for m in messages] == ["agent_thought_chunk", "agent_message_chunk", "agent_message_chunk"] * 2
@@ -243,7 +243,9 @@ def test_echo_and_interop_agent_turns(tmp_path: Path, request: pytest.FixtureReq
     node = json.loads(outputs["typescript-sdk.json"])["sessions"][0]["slots"]
     assert [t["fields"]["status"] for t in node["tool_calls"]] == ["completed", "completed"]
     update = bool(request.config.getoption("--update-goldens"))
-    check_goldens(outputs, GOLDEN / "agents", update=update, label="the agents' transcripts", update_with=UPDATE_GOLDENS)
+    check_goldens(
+        outputs, GOLDEN / "agents", update=update, label="the agents' transcripts", update_with=UPDATE_GOLDENS
+    )
 
 
 def test_show_refuses_what_it_cannot_read(tmp_path: Path, showcase: tuple[Path, SessionStates]) -> None:

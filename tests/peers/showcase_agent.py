@@ -85,7 +85,9 @@ class ShowcaseAgent(Agent):
     async def _edit(self, sid: str, send: object) -> bool:
         assert callable(send)
         where = [models.ToolCallLocation(path="/work/notes.txt", line=2)]
-        call = builders.tool_call_session_update(f"edit-{self._turns}", "Edit notes.txt", kind="edit", status="pending", locations=where)
+        call = builders.tool_call_session_update(
+            f"edit-{self._turns}", "Edit notes.txt", kind="edit", status="pending", locations=where
+        )
         await send(self._tools.report(call))
         options = [
             models.PermissionOption(option_id="once", name="Allow once", kind="allow_once"),
@@ -94,7 +96,9 @@ class ShowcaseAgent(Agent):
         ]
         asked = models.ToolCallUpdate(tool_call_id=f"edit-{self._turns}", title="Edit notes.txt", kind="edit")
         answer = await self.client.request_permission(builders.request_permission_request(sid, asked, options))
-        allowed = isinstance(answer.outcome, models.SelectedRequestPermissionOutcome) and answer.outcome.option_id != "no"
+        allowed = (
+            isinstance(answer.outcome, models.SelectedRequestPermissionOutcome) and answer.outcome.option_id != "no"
+        )
         if not allowed:
             await send(self._tools.report(call.model_copy(update={"status": "failed"})))
             return False
@@ -108,7 +112,9 @@ class ShowcaseAgent(Agent):
         created = await self.client.create_terminal(builders.create_terminal_request(sid, "pytest", args=["-q"]))
         terminal = created.terminal_id
         content = [builders.terminal_tool_call_content(terminal)]
-        call = builders.tool_call_session_update(f"run-{self._turns}", "Run the tests", kind="execute", status="in_progress", content=content)
+        call = builders.tool_call_session_update(
+            f"run-{self._turns}", "Run the tests", kind="execute", status="in_progress", content=content
+        )
         await send(self._tools.report(call))
         await self.client.terminal_output(builders.terminal_output_request(sid, terminal))
         await self.client.release_terminal(models.ReleaseTerminalRequest(session_id=sid, terminal_id=terminal))
