@@ -14,8 +14,9 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.diff.findings import Recorder
+from acpgen.diff.relations import Relation, relate
 from acpgen.diff.snapshot import Item, Snapshot
-from acpgen.ir.shapes import ANY, Relation, Shape, relate, shape_key
+from acpgen.ir.shapes import ANY, Shape, shape_key
 from acpgen.load.inventory import item_owner
 
 
