@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acpgen import ir
+from acpgen.features.manifest import MANIFEST_FILE
 from acpgen.ir.writers import BOTH, CALLERS
-from acpgen.load.feature_manifest import MANIFEST_FILE
 from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
 from acpgen.pipeline import Revision, SchemaFile
 
