@@ -31,6 +31,7 @@ How each update kind folds is derived from the schema (docs/session-state.md):
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Never
 
 from pydantic import TypeAdapter
@@ -452,27 +453,29 @@ class SessionState(StateBase):
     __slots__ = ()
 
     RULES = RULES
-    KINDS = {
-        models.UserMessageChunkSessionUpdate: "user_message_chunk",
-        models.AgentMessageChunkSessionUpdate: "agent_message_chunk",
-        models.AgentThoughtChunkSessionUpdate: "agent_thought_chunk",
-        models.ToolCallSessionUpdate: "tool_call",
-        models.ToolCallUpdateSessionUpdate: "tool_call_update",
-        models.PlanSessionUpdate: "plan",
-        models.AvailableCommandsUpdateSessionUpdate: "available_commands_update",
-        models.CurrentModeUpdateSessionUpdate: "current_mode_update",
-        models.ConfigOptionUpdateSessionUpdate: "config_option_update",
-        models.SessionInfoUpdateSessionUpdate: "session_info_update",
-        models.UsageUpdateSessionUpdate: "usage_update",
-        models.NoticeSessionUpdate: "notice",
-        models.CompactionUpdateSessionUpdate: "compaction_update",
-        models.CompactionSummaryChunkSessionUpdate: "compaction_summary_chunk",
-    }
+    KINDS = MappingProxyType(
+        {
+            models.UserMessageChunkSessionUpdate: "user_message_chunk",
+            models.AgentMessageChunkSessionUpdate: "agent_message_chunk",
+            models.AgentThoughtChunkSessionUpdate: "agent_thought_chunk",
+            models.ToolCallSessionUpdate: "tool_call",
+            models.ToolCallUpdateSessionUpdate: "tool_call_update",
+            models.PlanSessionUpdate: "plan",
+            models.AvailableCommandsUpdateSessionUpdate: "available_commands_update",
+            models.CurrentModeUpdateSessionUpdate: "current_mode_update",
+            models.ConfigOptionUpdateSessionUpdate: "config_option_update",
+            models.SessionInfoUpdateSessionUpdate: "session_info_update",
+            models.UsageUpdateSessionUpdate: "usage_update",
+            models.NoticeSessionUpdate: "notice",
+            models.CompactionUpdateSessionUpdate: "compaction_update",
+            models.CompactionSummaryChunkSessionUpdate: "compaction_summary_chunk",
+        }
+    )
     TAG = "sessionUpdate"
     NOTIFICATION = models.SessionNotification
     SESSION = ("session_id", "sessionId")
     UPDATE = ("update", "update")
-    METHODS = {spec.wire: spec for spec in _METHODS}
+    METHODS = MappingProxyType({spec.wire: spec for spec in _METHODS})
 
     @property
     def available_commands(self) -> models.AvailableCommandsUpdate | None:

@@ -313,10 +313,8 @@ def _text_thing(entry: Entry) -> list[str]:
 def _text_tool(entry: Entry, outputs: Mapping[str, str]) -> list[str]:
     fields = entry.fields
     kind = f" [{fields['kind']}]" if fields.get("kind") else ""
-    lines = [
-        f"* tool {fields.get('title') or entry.key}{kind}: "
-        f"{fields.get('status', 'pending')}"
-    ]
+    status = fields.get("status", "pending")
+    lines = [f"* tool {fields.get('title') or entry.key}{kind}: {status}"]
     for item in fields.get("content") or []:
         if not isinstance(item, Mapping):
             continue

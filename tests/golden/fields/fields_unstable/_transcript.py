@@ -195,6 +195,27 @@ def diff_lines(item: Mapping[str, Any]) -> list[str]:
     )
 
 
+def transcript(state: Folded) -> list[Entry | Call | Unknown]:
+    """The timeline as a reader follows it: a call is folded when its answer comes, so a
+    turn's prompt (a call with a ``prompt``) is moved before what the agent sent during
+    it (from the first update after the previous prompt; calls between turns stay
+    before)."""
+    items: list[Entry | Call | Unknown] = []
+    start = 0
+    for item in state.timeline():
+        params = item.params if isinstance(item, Call) else None
+        if isinstance(params, Mapping) and isinstance(params.get("prompt"), list):
+            first = next(
+                (i for i in range(start, len(items)) if not isinstance(items[i], Call)),
+                len(items),
+            )
+            items.insert(first, item)
+            start = len(items)
+        else:
+            items.append(item)
+    return items
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -224,7 +245,7 @@ def text_session(state: Folded) -> str:
     for record in _records(state):
         lines += _text_record(record)
     outputs = terminals(state)
-    for item in state.timeline():
+    for item in transcript(state):
         lines.append("")
         if isinstance(item, Call):
             lines += _text_call(item)
@@ -292,10 +313,8 @@ def _text_thing(entry: Entry) -> list[str]:
 def _text_tool(entry: Entry, outputs: Mapping[str, str]) -> list[str]:
     fields = entry.fields
     kind = f" [{fields['kind']}]" if fields.get("kind") else ""
-    lines = [
-        f"* tool {fields.get('title') or entry.key}{kind}: "
-        f"{fields.get('status', 'pending')}"
-    ]
+    status = fields.get("status", "pending")
+    lines = [f"* tool {fields.get('title') or entry.key}{kind}: {status}"]
     for item in fields.get("content") or []:
         if not isinstance(item, Mapping):
             continue
@@ -401,7 +420,7 @@ def _pre(value: Any, cls: str = "") -> str:
 def _html_session(state: Folded) -> str:
     outputs = terminals(state)
     items = []
-    for item in state.timeline():
+    for item in transcript(state):
         if isinstance(item, Call):
             items.append(_html_call(item))
         elif isinstance(item, Unknown):
@@ -424,15 +443,21 @@ def _role(kind: str) -> str:
 
 
 def _html_blocks(blocks: Iterable[Any], data: bool = False) -> str:
-    parts = []
+    parts: list[str] = []
+    text: list[
+        str
+    ] = []  # consecutive text blocks read as one text (chunks of a message)
     for block in blocks:
-        if data:
-            parts.append(_tag("div", _e(_decoded(block)), cls="text"))
-        elif isinstance(block, Mapping) and _safe_image(block):
+        if isinstance(block, Mapping) and _safe_image(block) and not data:
+            if text:
+                parts.append(_tag("div", _e("".join(text)), cls="text"))
+            text = []
             source = f"data:{block['mimeType']};base64,{block['data']}"
             parts.append(f'<img alt="image" src="{_e(source)}">')
         else:
-            parts.append(_tag("div", _e(block_text(block)), cls="text"))
+            text.append(_decoded(block) if data else block_text(block))
+    if text:
+        parts.append(_tag("div", _e("".join(text)), cls="text"))
     return "".join(parts)
 
 

@@ -48,7 +48,7 @@ class Tracker(Generic[C, U]):
         }
         key = wire.get(self._key)
         if not isinstance(key, str):
-            raise ValueError(f"the thing has no {self._key}")
+            raise TypeError(f"the thing has no {self._key}")
         before = self._known.get(key)
         self._known[key] = wire
         if before is None:

@@ -18,6 +18,7 @@ How each update kind folds is derived from the schema (docs/session-state.md):
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Never
 
 from pydantic import TypeAdapter
@@ -71,14 +72,16 @@ class SessionState(StateBase):
     __slots__ = ()
 
     RULES = RULES
-    KINDS = {
-        models.AgentMessageChunkSessionUpdate: "agent_message_chunk",
-    }
+    KINDS = MappingProxyType(
+        {
+            models.AgentMessageChunkSessionUpdate: "agent_message_chunk",
+        }
+    )
     TAG = "sessionUpdate"
     NOTIFICATION = models.SessionNotification
     SESSION = ("session_id", "sessionId")
     UPDATE = ("update", "update")
-    METHODS = {spec.wire: spec for spec in _METHODS}
+    METHODS = MappingProxyType({spec.wire: spec for spec in _METHODS})
 
     @property
     def agent_message(self) -> Things[Never, str]:
