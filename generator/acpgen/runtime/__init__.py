@@ -17,10 +17,15 @@ RUNTIME = files(__name__)
 """This package's folder, found where acpgen is installed."""
 
 MODULES = (
+    "_fold.py",
+    "_permissions.py",
     "_process.py",
     "_rpc.py",
     "_sender.py",
+    "_state.py",
     "_support.py",
+    "_tracker.py",
+    "_transcript.py",
     "connection.py",
     "dispatch.py",
 )
