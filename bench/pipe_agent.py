@@ -51,7 +51,7 @@ async def serve_ours() -> None:
 
     reader, writer = await connection.stdio_streams()
     handler = dispatch.Dispatcher(QuickAgent(), methods.handled_by("agent", "both")).dispatch
-    await connection.Connection(reader, writer, handler).run()
+    await connection.Connection(connection.LineTransport(reader, writer), handler).run()
 
 
 async def serve_theirs() -> None:

@@ -75,8 +75,13 @@ class Role:
 
     @property
     def serve_function(self) -> str:
-        """The ``serve`` module's function that connects a handler of this role."""
+        """The ``serve`` module's function that connects a handler of this role over streams."""
         return f"serve_{self.handler}"
+
+    @property
+    def attach_function(self) -> str:
+        """The ``serve`` module's function that connects a handler of this role over any transport."""
+        return f"attach_{self.handler}"
 
 
 _ROLES: tuple[tuple[str, str, tuple[ir.Side, ...], str, ir.Owner | None, str | None], ...] = (

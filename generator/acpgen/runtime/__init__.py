@@ -20,8 +20,13 @@ MODULES = (
     "_rpc.py",
     "_sender.py",
     "_support.py",
+    "_wire_log.py",
+    "_work.py",
+    "codec.py",
     "connection.py",
     "dispatch.py",
+    "stdio.py",
+    "transport.py",
 )
 """The files copied into every generated package."""
 
