@@ -16,9 +16,15 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent
 
 MODULES = (
+    "_asgi.py",
     "_process.py",
     "_rpc.py",
     "_sender.py",
+    "_remote_client.py",
+    "_remote_deps.py",
+    "_remote_server.py",
+    "_remote_socket.py",
+    "_remote_state.py",
     "_support.py",
     "_wire_log.py",
     "_work.py",
