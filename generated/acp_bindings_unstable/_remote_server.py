@@ -119,6 +119,8 @@ class AcpApp:
     async def close(self) -> None:
         """Close every connection (as at the ASGI server's shutdown)."""
         await asyncio.gather(*(c.close() for c in list(self.connections.values())))
+        if self._reaper is not None:
+            self._reaper.cancel()
 
     # -- checks before anything else
 
