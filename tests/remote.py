@@ -142,13 +142,13 @@ def _listening() -> socket.socket:
 
 
 @contextlib.contextmanager
-def serving(app: Any, server: str = "uvicorn") -> Iterator[str]:
+def serving(app: Any, server: str = "uvicorn", *, ws_max_size: int = WS_MAX_SIZE) -> Iterator[str]:
     """Serve ``app`` on an ephemeral loopback port in a thread of its own; yield its ``/acp`` URL."""
     sock = _listening()
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     if server == "uvicorn":
-        config = uvicorn.Config(app, lifespan="on", log_level="warning", ws_max_size=WS_MAX_SIZE)
+        config = uvicorn.Config(app, lifespan="on", log_level="warning", ws_max_size=ws_max_size)
         instance = uvicorn.Server(config)
 
         async def main() -> None:
@@ -160,7 +160,7 @@ def serving(app: Any, server: str = "uvicorn") -> Iterator[str]:
         hyper = hypercorn.config.Config()
         hyper.bind = [f"fd://{sock.fileno()}"]
         hyper.loglevel = "WARNING"
-        hyper.websocket_max_message_size = WS_MAX_SIZE
+        hyper.websocket_max_message_size = ws_max_size
 
         async def main() -> None:
             await hypercorn.asyncio.serve(app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
