@@ -63,6 +63,7 @@ function createAgent() {
       }
       return { stopReason: "end_turn" };
     })
+    .onRequest(acp.methods.agent.session.setMode, () => ({})) // answered at once (make bench: T5, T6)
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancelled.resolve();
     });
