@@ -119,6 +119,8 @@ class AcpApp:
     async def close(self) -> None:
         """Close every connection (as at the ASGI server's shutdown)."""
         await asyncio.gather(*(c.close() for c in list(self.connections.values())))
+        if self._reaper is not None:
+            self._reaper.cancel()
 
     # -- checks before anything else
 
@@ -170,7 +172,7 @@ class AcpApp:
         message = decode(body, self.max_depth)
         refusal = _malformed(message)
         if refusal is not None:
-            await respond(send, 400, *refusal)
+            await respond(send, 400, refusal[0], content_type=refusal[1])
             return
         if message.get("method") == self.routing.initialize and "id" in message:
             await self._initialize(request, message, body, receive, send)
@@ -413,14 +415,15 @@ async def _run(remote: RemoteConnection) -> None:
         await remote.close()
 
 
-def _malformed(message: Any) -> tuple[str, ...] | None:
+def _malformed(message: Any) -> tuple[str, str] | None:
     """Why a POST body is refused (body text, and its content type), or None."""
+    text = "text/plain; charset=utf-8"
     if type(message) is Unreadable:
-        return (message.error.message,)
+        return (message.error.message, text)
     if type(message) is list:
         return (json.dumps(_BATCH), "application/json")
     if type(message) is not dict:
-        return ("Invalid JSON-RPC message",)
+        return ("Invalid JSON-RPC message", text)
     return None
 
 
