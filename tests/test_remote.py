@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from acp_bindings import PROTOCOL_VERSION, builders, capabilities, errors, models
-from acp_bindings.remote import connect_agent
+from acp_bindings.remote import RemoteLimits, connect_agent
 
 from tests.remote import TIMEOUT, TurnClient, expected, node_client, node_server, play, serving, turn_app
 
@@ -52,7 +52,9 @@ def test_our_client_and_our_server_under_uvicorn(profile: str) -> None:
 
 
 def test_streamable_http_over_http2_under_hypercorn() -> None:
-    with serving(turn_app(), "hypercorn") as url:
+    """hypercorn 0.18 over HTTP/2 can hold an SSE event until the next write on its stream (seen here:
+    bursts every keep-alive); a short keep-alive bounds that wait, as a deployment on it would set."""
+    with serving(turn_app(remote_limits=RemoteLimits(keepalive=0.2)), "hypercorn") as url:
         _check(_run(_turn(url, "http", http2=True)))
 
 

@@ -435,6 +435,9 @@ async def _pump(stream: Any, receive: Receive, send: Send, keepalive: float) -> 
         (b"x-accel-buffering", b"no"),
     ]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
+    # a comment at once: some servers (hypercorn over HTTP/2) send the headers only with
+    # the first body bytes, and a client waits for them before it posts to the session
+    await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
 
     async def events() -> None:
         while (data := await stream.take(keepalive)) is not None:
