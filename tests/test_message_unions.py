@@ -86,12 +86,15 @@ def test_params_are_read_as_the_model_of_their_method(variant: str) -> None:
 @pytest.mark.parametrize("variant", ["stable", "unstable"])
 def test_what_the_method_refuses_is_read_as_the_union_reads_it(variant: str) -> None:
     """``session/prompt`` without its prompt, and a method no model knows, still read (the
-    extension member takes them), as before the key and as the reference reader does."""
+    extension member takes them, whole), as the reference reader does."""
     bindings = models(variant)
     not_a_prompt = bindings.ClientRequest.model_validate_json(
         _envelope("session/prompt", {"sessionId": "s", "cwd": "/x"}, request=True)
     )
     assert not isinstance(not_a_prompt.params, bindings.PromptRequest)
+    # no params of session/prompt, and none of another method either (ResumeSessionRequest takes
+    # this JSON): the extension's, whole
+    assert not_a_prompt.params == {"sessionId": "s", "cwd": "/x"}
     unknown = bindings.ClientRequest.model_validate_json(_envelope("_vendor/thing", {"anything": [1]}, request=True))
     assert unknown.params == {"anything": [1]}
     absent = bindings.ClientNotification.model_validate_json(b'{"jsonrpc":"2.0","method":"session/cancel"}')

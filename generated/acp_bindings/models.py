@@ -14,6 +14,7 @@ from ._support import (
     KeepUnrecognised,
     NotNull,
     OmitNone,
+    OrDefault,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
@@ -39,6 +40,7 @@ class ReadTextFileRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -136,6 +138,7 @@ class TextResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -174,6 +177,7 @@ class BlobResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -216,6 +220,7 @@ class Diff(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -264,6 +269,7 @@ class Terminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -297,6 +303,7 @@ class ToolCallLocation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -353,6 +360,7 @@ class EnvVariable(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -385,6 +393,7 @@ class TerminalOutputRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -417,6 +426,7 @@ class ReleaseTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -449,6 +459,7 @@ class WaitForTerminalExitRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -481,6 +492,7 @@ class KillTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -517,6 +529,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -561,6 +574,7 @@ class EnumOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -606,6 +620,7 @@ class StringPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -696,6 +711,7 @@ class NumberPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -758,6 +774,7 @@ class IntegerPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -837,6 +854,7 @@ class BooleanPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -887,6 +905,7 @@ class StringMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -917,6 +936,7 @@ class TitledMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -986,6 +1006,7 @@ class PromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1031,6 +1052,7 @@ class McpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1065,6 +1087,7 @@ class SessionListCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1091,6 +1114,7 @@ class SessionDeleteCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1120,6 +1144,7 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1146,6 +1171,7 @@ class SessionResumeCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1172,6 +1198,7 @@ class SessionCloseCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1198,6 +1225,7 @@ class LogoutCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1234,6 +1262,7 @@ class AuthMethodTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1289,6 +1318,7 @@ class AuthMethodAgent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1329,6 +1359,7 @@ class Implementation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1372,6 +1403,7 @@ class AuthenticateResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1396,6 +1428,7 @@ class LogoutResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1428,6 +1461,7 @@ class SessionMode(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1499,6 +1533,7 @@ class SessionConfigSelectOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1545,6 +1580,7 @@ class SessionConfigBoolean(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1563,6 +1599,7 @@ class SessionInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1621,6 +1658,7 @@ class DeleteSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1645,6 +1683,7 @@ class CloseSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1669,6 +1708,7 @@ class SetSessionModeResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1747,6 +1787,7 @@ class UnstructuredCommandInput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1777,6 +1818,7 @@ class CurrentModeUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1808,6 +1850,7 @@ class SessionInfoUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1844,6 +1887,7 @@ class Cost(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1877,6 +1921,7 @@ class UsageUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1935,6 +1980,7 @@ class Notice(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1990,6 +2036,7 @@ class CompleteElicitationNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2032,6 +2079,7 @@ class FileSystemCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2085,6 +2133,7 @@ class BooleanConfigOptionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2128,6 +2177,7 @@ class AuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2164,6 +2214,7 @@ class ElicitationFormCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2192,6 +2243,7 @@ class ElicitationUrlCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2220,6 +2272,7 @@ class AuthenticateRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2251,6 +2304,7 @@ class LogoutRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2275,6 +2329,7 @@ class HttpHeader(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2307,6 +2362,7 @@ class McpServerHttp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2345,6 +2401,7 @@ class McpServerSse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2383,6 +2440,7 @@ class McpServerStdio(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2425,6 +2483,7 @@ class ListSessionsRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2459,6 +2518,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2493,6 +2553,7 @@ class CloseSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2521,6 +2582,7 @@ class SetSessionModeRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2553,6 +2615,7 @@ class WriteTextFileResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2577,6 +2640,7 @@ class ReadTextFileResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2605,6 +2669,7 @@ class SelectedPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2633,6 +2698,7 @@ class CreateTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2661,6 +2727,7 @@ class TerminalExitStatus(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2699,6 +2766,7 @@ class ReleaseTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2723,6 +2791,7 @@ class WaitForTerminalExitResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2761,6 +2830,7 @@ class KillTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2787,6 +2857,7 @@ class CancelNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2816,6 +2887,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2878,6 +2950,7 @@ class DeclineCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2905,6 +2978,7 @@ class CancelCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2988,6 +3062,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3003,6 +3078,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3018,6 +3094,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3033,6 +3110,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3079,6 +3157,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3114,6 +3193,7 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3131,6 +3211,7 @@ class SseMcpServer(McpServerSse):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3146,6 +3227,7 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3203,6 +3285,7 @@ class CancelledRequestPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3218,6 +3301,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3233,6 +3317,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3281,6 +3366,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3298,6 +3384,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3315,6 +3402,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3333,6 +3421,7 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3348,6 +3437,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3389,6 +3479,7 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3425,6 +3516,7 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3444,6 +3536,7 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3477,6 +3570,7 @@ class WriteTextFileRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3513,6 +3607,7 @@ class Annotations(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3557,6 +3652,7 @@ class TextContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3591,6 +3687,7 @@ class ImageContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3633,6 +3730,7 @@ class AudioContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3671,6 +3769,7 @@ class ResourceLink(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3747,6 +3846,7 @@ class EmbeddedResource(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3781,6 +3881,7 @@ class PermissionOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3817,6 +3918,7 @@ class CreateTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3884,6 +3986,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3913,6 +4016,7 @@ MultiSelectItems = TypeAliasType(
                     malformed="<other>",
                 )
             ),
+            OrDefault(TitledMultiSelectItems),
         ],
         StrictJson(),
     ],
@@ -3928,6 +4032,7 @@ class MultiSelectPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4010,6 +4115,7 @@ class SessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4091,6 +4197,7 @@ class AgentAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4134,6 +4241,7 @@ AuthMethod = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(AuthMethodAgent),
         ],
         StrictJson(),
     ],
@@ -4152,6 +4260,7 @@ class SessionModeState(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4188,6 +4297,7 @@ class SessionConfigSelectGroup(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4228,6 +4338,7 @@ class ListSessionsResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4269,6 +4380,7 @@ class PromptResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4319,6 +4431,7 @@ class PlanEntry(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4362,6 +4475,7 @@ class Plan(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4405,6 +4519,7 @@ class SessionConfigOptionsCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4441,6 +4556,7 @@ class ElicitationCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4498,6 +4614,7 @@ McpServer = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(McpServerStdio),
         ],
         StrictJson(),
     ],
@@ -4522,6 +4639,7 @@ class LoadSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4578,6 +4696,7 @@ class ResumeSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4641,6 +4760,7 @@ SetSessionConfigOptionRequest = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(ValueIdSetSessionConfigOptionRequest),
         ],
         StrictJson(),
     ],
@@ -4671,6 +4791,7 @@ class TerminalOutputResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4723,6 +4844,7 @@ class ElicitationAcceptAction(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4743,6 +4865,7 @@ class ClientNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4755,8 +4878,8 @@ class ClientNotification(WireModel):
     """
     params: Annotated[
         Annotated[CancelNotification | ExtNotification | None, Field(alias="params")],
-        ByMethod({"session/cancel": CancelNotification}),
         KeepUnrecognised(),
+        ByMethod({"session/cancel": CancelNotification}, any_member=True),
     ] = None
     """
     Method-specific notification parameters.
@@ -4771,6 +4894,7 @@ class CancelRequestNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4802,6 +4926,7 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4819,6 +4944,7 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4836,6 +4962,7 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4853,6 +4980,7 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4872,6 +5000,7 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4887,6 +5016,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4982,6 +5112,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5009,6 +5140,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5025,6 +5157,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5048,6 +5181,7 @@ class PlanSessionUpdate(Plan):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5092,6 +5226,7 @@ class Content(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5167,6 +5302,7 @@ class AgentCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5251,6 +5387,7 @@ class SessionConfigSelect(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5278,6 +5415,7 @@ class Error(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5307,6 +5445,7 @@ class ContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5344,6 +5483,7 @@ class AvailableCommand(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5382,6 +5522,7 @@ class AvailableCommandsUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5421,6 +5562,7 @@ class CompactionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5466,6 +5608,7 @@ class CompactionSummaryChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5494,6 +5637,7 @@ class ClientSessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5549,6 +5693,7 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5599,6 +5744,7 @@ class PromptRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5643,6 +5789,7 @@ class RequestPermissionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5698,6 +5845,7 @@ class ErrorAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5720,6 +5868,7 @@ class ResultClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5757,6 +5906,7 @@ class ErrorClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5779,6 +5929,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5819,6 +5970,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5865,6 +6017,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5882,6 +6035,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5899,6 +6053,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5916,6 +6071,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5936,6 +6092,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5956,6 +6113,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5973,6 +6131,7 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6011,6 +6170,7 @@ class ElicitationSchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6076,6 +6236,7 @@ class InitializeResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6173,6 +6334,7 @@ class LoadSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6213,6 +6375,7 @@ class ResumeSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6253,6 +6416,7 @@ class SetSessionConfigOptionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6290,6 +6454,7 @@ class ToolCall(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6381,6 +6546,7 @@ class ConfigOptionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6418,6 +6584,7 @@ class ClientCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6501,6 +6668,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6520,6 +6688,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6538,6 +6707,7 @@ class ToolCallSessionUpdate(ToolCall):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6553,6 +6723,7 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6575,6 +6746,7 @@ class ToolCallUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6667,6 +6839,7 @@ class NewSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6717,6 +6890,7 @@ class InitializeRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6776,6 +6950,7 @@ class ResultAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6816,6 +6991,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6847,6 +7023,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6887,6 +7064,7 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6906,6 +7084,7 @@ class RequestPermissionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7012,6 +7191,7 @@ class ClientRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7044,6 +7224,7 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "authenticate": AuthenticateRequest,
@@ -7058,9 +7239,9 @@ class ClientRequest(WireModel):
                 "session/resume": ResumeSessionRequest,
                 "session/set_config_option": SetSessionConfigOptionRequest,
                 "session/set_mode": SetSessionModeRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -7073,6 +7254,7 @@ class AgentRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7102,6 +7284,7 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/create": CreateElicitationRequest,
@@ -7113,9 +7296,9 @@ class AgentRequest(WireModel):
                 "terminal/output": TerminalOutputRequest,
                 "terminal/release": ReleaseTerminalRequest,
                 "terminal/wait_for_exit": WaitForTerminalExitRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -7132,6 +7315,7 @@ class SessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7164,6 +7348,7 @@ class AgentNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7182,13 +7367,14 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/complete": CompleteElicitationNotification,
                 "session/update": SessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.

@@ -14,6 +14,7 @@ from ._support import (
     KeepUnrecognised,
     NotNull,
     OmitNone,
+    OrDefault,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
@@ -111,6 +112,7 @@ class TextResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -151,6 +153,7 @@ class BlobResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -211,6 +214,7 @@ class DiffPathChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -229,6 +233,7 @@ class DiffPathPairChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -268,6 +273,7 @@ class Terminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -301,6 +307,7 @@ class ToolCallLocation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -340,6 +347,7 @@ class ToolCallCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -364,6 +372,7 @@ class CommandPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -432,6 +441,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -476,6 +486,7 @@ class EnumOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -519,6 +530,7 @@ class StringPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -611,6 +623,7 @@ class NumberPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -671,6 +684,7 @@ class IntegerPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -748,6 +762,7 @@ class BooleanPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -796,6 +811,7 @@ class StringMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -824,6 +840,7 @@ class TitledMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -882,6 +899,7 @@ class Implementation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -929,6 +947,7 @@ class PromptImageCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -955,6 +974,7 @@ class PromptAudioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -981,6 +1001,7 @@ class PromptEmbeddedContextCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1007,6 +1028,7 @@ class McpStdioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1033,6 +1055,7 @@ class McpHttpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1059,6 +1082,7 @@ class SessionDeleteCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1088,6 +1112,7 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1116,6 +1141,7 @@ class AgentAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1146,6 +1172,7 @@ class EnvVariable(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1184,6 +1211,7 @@ class AuthMethodTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1242,6 +1270,7 @@ class AuthMethodAgent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1282,6 +1311,7 @@ class LoginAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1306,6 +1336,7 @@ class LogoutAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1363,6 +1394,7 @@ class SessionConfigSelectOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1411,6 +1443,7 @@ class SessionConfigBoolean(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1429,6 +1462,7 @@ class TextCommandInput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1457,6 +1491,7 @@ class SessionInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1523,6 +1558,7 @@ class DeleteSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1547,6 +1583,7 @@ class CloseSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1571,6 +1608,7 @@ class CancelToolCallResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1595,6 +1633,7 @@ class CancelTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1641,6 +1680,7 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1676,6 +1716,7 @@ class SessionNotFoundErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1704,6 +1745,7 @@ class BackgroundTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1732,6 +1774,7 @@ class BackgroundToolCall(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1760,6 +1803,7 @@ class TerminalOutput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1793,6 +1837,7 @@ class TerminalExitStatus(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1839,6 +1884,7 @@ class TerminalSize(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1873,6 +1919,7 @@ class TerminalCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1897,6 +1944,7 @@ class TerminalOutputChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1971,6 +2019,7 @@ class SessionInfoUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2010,6 +2059,7 @@ class Cost(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2043,6 +2093,7 @@ class UsageUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2101,6 +2152,7 @@ class Notice(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2160,6 +2212,7 @@ class CompleteElicitationNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2202,6 +2255,7 @@ class TerminalAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2228,6 +2282,7 @@ class ElicitationFormCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2254,6 +2309,7 @@ class ElicitationUrlCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2284,6 +2340,7 @@ class LoginAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2319,6 +2376,7 @@ class LogoutAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2343,6 +2401,7 @@ class HttpHeader(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2375,6 +2434,7 @@ class McpServerHttp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2416,6 +2476,7 @@ class McpServerStdio(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2463,6 +2524,7 @@ class ListSessionsRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2504,6 +2566,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2532,6 +2595,7 @@ class ReplayFromStart(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2575,6 +2639,7 @@ class CloseSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2614,6 +2679,7 @@ class CancelToolCallRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2658,6 +2724,7 @@ class CancelTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2690,6 +2757,7 @@ class CancelledPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2714,6 +2782,7 @@ class SelectedPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2744,6 +2813,7 @@ class CancelSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2784,6 +2854,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2801,6 +2872,7 @@ class AgentAuthMethod(AuthMethodAgent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2896,6 +2968,7 @@ class TextAvailableCommandInput(TextCommandInput):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2944,6 +3017,7 @@ class TerminalBackgroundWork(BackgroundTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2961,6 +3035,7 @@ class ToolCallBackgroundWork(BackgroundToolCall):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3084,6 +3159,7 @@ class DeclineCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3109,6 +3185,7 @@ class CancelCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3175,6 +3252,7 @@ class AddDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3216,6 +3294,7 @@ class DeleteDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3257,6 +3336,7 @@ class ModifyDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3298,6 +3378,7 @@ class MoveDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3339,6 +3420,7 @@ class CopyDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3446,6 +3528,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3461,6 +3544,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3476,6 +3560,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3491,6 +3576,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3537,6 +3623,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3572,6 +3659,7 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3589,6 +3677,7 @@ class StdioMcpServer(McpServerStdio):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3636,6 +3725,7 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3710,6 +3800,7 @@ class StartReplayFrom(ReplayFromStart):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3779,6 +3870,7 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3797,6 +3889,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3844,6 +3937,7 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3891,6 +3985,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4007,6 +4102,7 @@ class IdleStateUpdateSessionUpdate1(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4022,6 +4118,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4039,6 +4136,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4056,6 +4154,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4074,6 +4173,7 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4120,6 +4220,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4157,6 +4258,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4279,6 +4381,7 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4337,6 +4440,7 @@ class Annotations(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4391,6 +4495,7 @@ class TextContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4427,6 +4532,7 @@ class ImageContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4475,6 +4581,7 @@ class AudioContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4517,6 +4624,7 @@ class Icon(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4577,6 +4685,7 @@ class ResourceLink(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4670,6 +4779,7 @@ class EmbeddedResource(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4738,6 +4848,7 @@ class DiffPatch(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4777,6 +4888,7 @@ class Diff(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4823,6 +4935,7 @@ class ToolCallCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4857,6 +4970,7 @@ class PermissionOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4894,6 +5008,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4923,6 +5038,7 @@ MultiSelectItems = TypeAliasType(
                     malformed="<other>",
                 )
             ),
+            OrDefault(TitledMultiSelectItems),
         ],
         StrictJson(),
     ],
@@ -4938,6 +5054,7 @@ class MultiSelectPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5021,6 +5138,7 @@ class PromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5080,6 +5198,7 @@ class McpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5159,6 +5278,7 @@ class SessionConfigSelectGroup(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5228,6 +5348,7 @@ class Command(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5270,6 +5391,7 @@ class ListSessionsResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5317,6 +5439,7 @@ class PromptResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5414,6 +5537,7 @@ class RunningStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5459,6 +5583,7 @@ class RequiresActionStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5502,6 +5627,7 @@ class TerminalCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5542,6 +5668,7 @@ class TerminalUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5621,6 +5748,7 @@ class PlanEntry(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5658,6 +5786,7 @@ class PlanItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5699,6 +5828,7 @@ class ClientAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5735,6 +5865,7 @@ class ElicitationCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5908,6 +6039,7 @@ class ElicitationAcceptAction(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5930,6 +6062,7 @@ class ClientNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5944,8 +6077,8 @@ class ClientNotification(WireModel):
         Annotated[
             CancelSessionNotification | ExtNotification | None, Field(alias="params")
         ],
-        ByMethod({"session/cancel": CancelSessionNotification}),
         KeepUnrecognised(),
+        ByMethod({"session/cancel": CancelSessionNotification}, any_member=True),
     ] = None
     """
     Method-specific notification parameters.
@@ -5960,6 +6093,7 @@ class CancelRequestNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5989,6 +6123,7 @@ class CommandAvailableCommand(Command):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6008,6 +6143,7 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6025,6 +6161,7 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6042,6 +6179,7 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6059,6 +6197,7 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6078,6 +6217,7 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6093,6 +6233,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6184,6 +6325,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6209,6 +6351,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6225,6 +6368,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6248,6 +6392,7 @@ class EndTurnIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6289,6 +6434,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6331,6 +6477,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6373,6 +6520,7 @@ class RefusalIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6423,6 +6571,7 @@ class CancelledIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6515,6 +6664,7 @@ class NoneIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6556,6 +6706,7 @@ class ItemsPlanUpdateContent(PlanItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6571,6 +6722,7 @@ class OtherStateUpdateSessionUpdate(OtherStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6586,6 +6738,7 @@ class TerminalUpdateSessionUpdate(TerminalUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6601,6 +6754,7 @@ class StateUpdateRunning(RunningStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6616,6 +6770,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6631,6 +6786,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6646,6 +6802,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6661,6 +6818,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6676,6 +6834,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6691,6 +6850,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6706,6 +6866,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6721,6 +6882,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6736,6 +6898,7 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6791,6 +6954,7 @@ class Content(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6871,6 +7035,7 @@ class SessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6959,6 +7124,7 @@ class SessionConfigSelect(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7014,6 +7180,7 @@ class Error(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7049,6 +7216,7 @@ class ContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7097,6 +7265,7 @@ class UserMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7148,6 +7317,7 @@ class AgentMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7199,6 +7369,7 @@ class AgentThought(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7238,6 +7409,7 @@ class ErrorStopReason(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7286,6 +7458,7 @@ class PlanUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7314,6 +7487,7 @@ class AvailableCommandsUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7351,6 +7525,7 @@ class CompactionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7401,6 +7576,7 @@ class CompactionSummaryChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7439,6 +7615,7 @@ class ClientCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7487,6 +7664,7 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7538,6 +7716,7 @@ class ResumeSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7615,6 +7794,7 @@ class PromptRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7662,6 +7842,7 @@ class RequestPermissionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7717,6 +7898,7 @@ class ErrorAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7742,6 +7924,7 @@ class ResultClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7770,6 +7953,7 @@ class ErrorClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7795,6 +7979,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7837,6 +8022,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7878,6 +8064,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7928,6 +8115,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7949,6 +8137,7 @@ class UserMessageSessionUpdate(UserMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7964,6 +8153,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7985,6 +8175,7 @@ class AgentMessageSessionUpdate(AgentMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8000,6 +8191,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8021,6 +8213,7 @@ class AgentThoughtSessionUpdate(AgentThought):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8036,6 +8229,7 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8053,6 +8247,7 @@ class IdleStateUpdateSessionUpdate2(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8070,6 +8265,7 @@ class IdleStateUpdateSessionUpdate3(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8087,6 +8283,7 @@ class IdleStateUpdateSessionUpdate4(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8104,6 +8301,7 @@ class IdleStateUpdateSessionUpdate5(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8121,6 +8319,7 @@ class IdleStateUpdateSessionUpdate6(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8138,6 +8337,7 @@ class IdleStateUpdateSessionUpdate8(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8153,6 +8353,7 @@ class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionU
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8168,6 +8369,7 @@ class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8184,6 +8386,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8199,6 +8402,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8216,6 +8420,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8233,6 +8438,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8250,6 +8456,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8287,6 +8494,7 @@ StateUpdateIdle = TypeAliasType(
                 malformed="<default>",
             )
         ),
+        OrDefault(NoneStateUpdateIdle),
     ],
 )
 """
@@ -8300,6 +8508,7 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8350,6 +8559,7 @@ class ElicitationSchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8411,6 +8621,7 @@ class AgentCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8490,6 +8701,7 @@ class ResumeSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8542,6 +8754,7 @@ class SetSessionConfigOptionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8596,6 +8809,7 @@ IdleStateUpdate = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(NoneIdleStateUpdate),
         ],
         StrictJson(),
     ],
@@ -8689,6 +8903,7 @@ class ToolCallContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8722,6 +8937,7 @@ class ConfigOptionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8757,6 +8973,7 @@ class InitializeRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8807,6 +9024,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8826,6 +9044,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8846,6 +9065,7 @@ class IdleStateUpdateSessionUpdate7(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8901,6 +9121,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8918,6 +9139,7 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8948,6 +9170,7 @@ class ToolCallUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9055,6 +9278,7 @@ class ToolCallPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9100,6 +9324,7 @@ class InitializeResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9166,6 +9391,7 @@ class NewSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9224,6 +9450,7 @@ class ClientRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9256,6 +9483,7 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "auth/login": LoginAuthRequest,
@@ -9270,9 +9498,9 @@ class ClientRequest(WireModel):
                 "session/set_config_option": SetSessionConfigOptionRequest,
                 "terminal/cancel": CancelTerminalRequest,
                 "tool_call/cancel": CancelToolCallRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -9285,6 +9513,7 @@ class ResultAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9325,6 +9554,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9354,6 +9584,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9392,6 +9623,7 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9407,6 +9639,7 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9575,6 +9808,7 @@ class RequestPermissionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9635,6 +9869,7 @@ class UpdateSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9667,6 +9902,7 @@ class AgentRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9686,13 +9922,14 @@ class AgentRequest(WireModel):
             RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/create": CreateElicitationRequest,
                 "session/request_permission": RequestPermissionRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -9705,6 +9942,7 @@ class AgentNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9723,13 +9961,14 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/complete": CompleteElicitationNotification,
                 "session/update": UpdateSessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.

@@ -14,6 +14,7 @@ from ._support import (
     KeepUnrecognised,
     NotNull,
     OmitNone,
+    OrDefault,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
@@ -111,6 +112,7 @@ class TextResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -151,6 +153,7 @@ class BlobResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -211,6 +214,7 @@ class DiffPathChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -229,6 +233,7 @@ class DiffPathPairChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -268,6 +273,7 @@ class Terminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -301,6 +307,7 @@ class ToolCallLocation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -340,6 +347,7 @@ class ToolCallCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -364,6 +372,7 @@ class CommandPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -432,6 +441,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -476,6 +486,7 @@ class EnumOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -519,6 +530,7 @@ class StringPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -611,6 +623,7 @@ class NumberPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -671,6 +684,7 @@ class IntegerPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -748,6 +762,7 @@ class BooleanPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -796,6 +811,7 @@ class StringMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -824,6 +840,7 @@ class TitledMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -905,6 +922,7 @@ class Implementation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -952,6 +970,7 @@ class PromptImageCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -978,6 +997,7 @@ class PromptAudioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1004,6 +1024,7 @@ class PromptEmbeddedContextCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1030,6 +1051,7 @@ class McpStdioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1056,6 +1078,7 @@ class McpHttpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1086,6 +1109,7 @@ class McpAcpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1112,6 +1136,7 @@ class SessionDeleteCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1141,6 +1166,7 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1172,6 +1198,7 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1202,6 +1229,7 @@ class SessionForkCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1233,6 +1261,7 @@ class SessionArchiveCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1263,6 +1292,7 @@ class SessionStatusCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1294,6 +1324,7 @@ class SessionTitleCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1324,6 +1355,7 @@ class AuthStatusCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1354,6 +1386,7 @@ class ProvidersCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1384,6 +1417,7 @@ class EnvVariable(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1422,6 +1456,7 @@ class AuthMethodTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1480,6 +1515,7 @@ class AuthMethodAgent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1520,6 +1556,7 @@ class LoginAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1578,6 +1615,7 @@ class ProviderCurrentConfig(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1614,6 +1652,7 @@ class SetProviderResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1642,6 +1681,7 @@ class DisableProviderResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1666,6 +1706,7 @@ class LogoutAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1715,6 +1756,7 @@ class AuthAccount(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1809,6 +1851,7 @@ class SessionConfigSelectOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1857,6 +1900,7 @@ class SessionConfigBoolean(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1875,6 +1919,7 @@ class TextCommandInput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1903,6 +1948,7 @@ class SessionInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -1982,6 +2028,7 @@ class DeleteSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2010,6 +2057,7 @@ class ArchiveSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2038,6 +2086,7 @@ class UnarchiveSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2074,6 +2123,7 @@ class BackgroundTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2102,6 +2152,7 @@ class BackgroundToolCall(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2134,6 +2185,7 @@ class BackgroundSubagent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2164,6 +2216,7 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2199,6 +2252,7 @@ class SessionNotFoundErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2231,6 +2285,7 @@ class Usage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2316,6 +2371,7 @@ class SetSessionTitleResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2347,6 +2403,7 @@ class CloseSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2371,6 +2428,7 @@ class CancelToolCallResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2395,6 +2453,7 @@ class CancelTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2439,6 +2498,7 @@ class TerminalOutput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2472,6 +2532,7 @@ class TerminalExitStatus(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2518,6 +2579,7 @@ class TerminalSize(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2552,6 +2614,7 @@ class TerminalCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2576,6 +2639,7 @@ class TerminalOutputChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2647,6 +2711,7 @@ class PlanFile(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2683,6 +2748,7 @@ class PlanMarkdown(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2719,6 +2785,7 @@ class PlanRemoved(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2754,6 +2821,7 @@ class SessionInfoUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2793,6 +2861,7 @@ class Cost(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2826,6 +2895,7 @@ class UsageUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2884,6 +2954,7 @@ class Notice(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2947,6 +3018,7 @@ class SessionCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -2973,6 +3045,7 @@ class CompleteElicitationNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3009,6 +3082,7 @@ class AuthStatusUpdateNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3068,6 +3142,7 @@ class TerminalAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3094,6 +3169,7 @@ class ElicitationFormCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3120,6 +3196,7 @@ class ElicitationUrlCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3150,6 +3227,7 @@ class LoginAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3183,6 +3261,7 @@ class ListProvidersRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3213,6 +3292,7 @@ class SetProviderRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3260,6 +3340,7 @@ class DisableProviderRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3294,6 +3375,7 @@ class LogoutAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3327,6 +3409,7 @@ class AuthStatusRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3351,6 +3434,7 @@ class HttpHeader(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3383,6 +3467,7 @@ class McpServerHttp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3431,6 +3516,7 @@ class McpServerAcp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3466,6 +3552,7 @@ class McpServerStdio(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3547,6 +3634,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3586,6 +3674,7 @@ class ArchiveSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3626,6 +3715,7 @@ class UnarchiveSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3664,6 +3754,7 @@ class SessionStatusRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3704,6 +3795,7 @@ class SetSessionTitleRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3741,6 +3833,7 @@ class ReplayFromStart(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3784,6 +3877,7 @@ class CloseSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3823,6 +3917,7 @@ class CancelToolCallRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3867,6 +3962,7 @@ class CancelTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3899,6 +3995,7 @@ class CancelledPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3923,6 +4020,7 @@ class SelectedPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -3987,6 +4085,7 @@ class CancelSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4018,6 +4117,7 @@ class MessageMcpNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4076,6 +4176,7 @@ class ProxySuccessorRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4138,6 +4239,7 @@ class ProxySuccessorNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4190,6 +4292,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4207,6 +4310,7 @@ class AgentAuthMethod(AuthMethodAgent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4302,6 +4406,7 @@ class TextAvailableCommandInput(TextCommandInput):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4350,6 +4455,7 @@ class TerminalBackgroundWork(BackgroundTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4367,6 +4473,7 @@ class ToolCallBackgroundWork(BackgroundToolCall):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4387,6 +4494,7 @@ class SubagentBackgroundWork(BackgroundSubagent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4510,6 +4618,7 @@ class DeclineCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4535,6 +4644,7 @@ class CancelCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4601,6 +4711,7 @@ class AddDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4642,6 +4753,7 @@ class DeleteDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4683,6 +4795,7 @@ class ModifyDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4724,6 +4837,7 @@ class MoveDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4765,6 +4879,7 @@ class CopyDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4872,6 +4987,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4887,6 +5003,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4902,6 +5019,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4917,6 +5035,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4963,6 +5082,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -4998,6 +5118,7 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5020,6 +5141,7 @@ class AcpMcpServer(McpServerAcp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5037,6 +5159,7 @@ class StdioMcpServer(McpServerStdio):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5086,6 +5209,7 @@ class ResultMessageMcpResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5117,6 +5241,7 @@ class ErrorMessageMcpResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5146,6 +5271,7 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5188,6 +5314,7 @@ class FilePlanUpdateContent(PlanFile):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5207,6 +5334,7 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5258,6 +5386,7 @@ class StartReplayFrom(ReplayFromStart):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5327,6 +5456,7 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5345,6 +5475,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5392,6 +5523,7 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5439,6 +5571,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5555,6 +5688,7 @@ class IdleStateUpdateSessionUpdate1(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5570,6 +5704,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5591,6 +5726,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5606,6 +5742,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5623,6 +5760,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5641,6 +5779,7 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5687,6 +5826,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5724,6 +5864,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5846,6 +5987,7 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5904,6 +6046,7 @@ class Annotations(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5958,6 +6101,7 @@ class TextContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -5994,6 +6138,7 @@ class ImageContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6042,6 +6187,7 @@ class AudioContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6084,6 +6230,7 @@ class Icon(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6144,6 +6291,7 @@ class ResourceLink(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6237,6 +6385,7 @@ class EmbeddedResource(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6305,6 +6454,7 @@ class DiffPatch(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6344,6 +6494,7 @@ class Diff(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6390,6 +6541,7 @@ class ToolCallCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6424,6 +6576,7 @@ class PermissionOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6461,6 +6614,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6490,6 +6644,7 @@ MultiSelectItems = TypeAliasType(
                     malformed="<other>",
                 )
             ),
+            OrDefault(TitledMultiSelectItems),
         ],
         StrictJson(),
     ],
@@ -6505,6 +6660,7 @@ class MultiSelectPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6579,6 +6735,7 @@ class MessageMcpRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6631,6 +6788,7 @@ class PromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6690,6 +6848,7 @@ class McpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6752,6 +6911,7 @@ class SessionSystemPromptModeCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6793,6 +6953,7 @@ class AgentAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6863,6 +7024,7 @@ class ProviderInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6913,6 +7075,7 @@ class AuthStatusResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -6967,6 +7130,7 @@ class SessionConfigSelectGroup(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7036,6 +7200,7 @@ class Command(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7078,6 +7243,7 @@ class ListSessionsResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7150,6 +7316,7 @@ class RunningStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7225,6 +7392,7 @@ class RequiresActionStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7275,6 +7443,7 @@ class UnknownStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7322,6 +7491,7 @@ class PromptResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7361,6 +7531,7 @@ class TerminalCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7401,6 +7572,7 @@ class TerminalUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7480,6 +7652,7 @@ class PlanEntry(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7517,6 +7690,7 @@ class PlanItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7561,6 +7735,7 @@ class SubagentSessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7598,6 +7773,7 @@ class ClientAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7634,6 +7810,7 @@ class ElicitationCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7710,6 +7887,7 @@ class ListSessionsRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7859,6 +8037,7 @@ class ElicitationAcceptAction(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7899,6 +8078,7 @@ class ClientNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7914,13 +8094,14 @@ class ClientNotification(WireModel):
             CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "mcp/message": MessageMcpNotification,
                 "session/cancel": CancelSessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
@@ -7935,6 +8116,7 @@ class CancelRequestNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7966,6 +8148,7 @@ class ProxyNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -7988,6 +8171,7 @@ class CommandAvailableCommand(Command):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8007,6 +8191,7 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8024,6 +8209,7 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8041,6 +8227,7 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8058,6 +8245,7 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8077,6 +8265,7 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8092,6 +8281,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8183,6 +8373,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8208,6 +8399,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8224,6 +8416,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8247,6 +8440,7 @@ class EndTurnIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8301,6 +8495,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8356,6 +8551,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8411,6 +8607,7 @@ class RefusalIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8474,6 +8671,7 @@ class CancelledIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8592,6 +8790,7 @@ class NoneIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8646,6 +8845,7 @@ class ItemsPlanUpdateContent(PlanItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8661,6 +8861,7 @@ class OtherStateUpdateSessionUpdate(OtherStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8676,6 +8877,7 @@ class TerminalUpdateSessionUpdate(TerminalUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8691,6 +8893,7 @@ class StateUpdateRunning(RunningStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8706,6 +8909,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8721,6 +8925,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8736,6 +8941,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8751,6 +8957,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8766,6 +8973,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8781,6 +8989,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8796,6 +9005,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8811,6 +9021,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8831,6 +9042,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8846,6 +9058,7 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8901,6 +9114,7 @@ class Content(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -8978,6 +9192,7 @@ class SessionSystemPromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9015,6 +9230,7 @@ class ListProvidersResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9061,6 +9277,7 @@ class SessionConfigSelect(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9116,6 +9333,7 @@ class Error(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9151,6 +9369,7 @@ class ErrorStopReason(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9174,6 +9393,7 @@ class ContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9222,6 +9442,7 @@ class UserMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9273,6 +9494,7 @@ class AgentMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9324,6 +9546,7 @@ class AgentThought(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9390,6 +9613,7 @@ class PlanUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9418,6 +9642,7 @@ class AvailableCommandsUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9455,6 +9680,7 @@ class CompactionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9505,6 +9731,7 @@ class CompactionSummaryChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9542,6 +9769,7 @@ class SessionMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9625,6 +9853,7 @@ class SessionMessageChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9663,6 +9892,7 @@ class ClientCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9718,6 +9948,7 @@ class SystemPrompt(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9770,6 +10001,7 @@ class ForkSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9839,6 +10071,7 @@ class ResumeSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9930,6 +10163,7 @@ class PromptRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -9977,6 +10211,7 @@ class RequestPermissionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10032,6 +10267,7 @@ class ErrorAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10057,6 +10293,7 @@ class ResultClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10088,6 +10325,7 @@ class ErrorClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10113,6 +10351,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10155,6 +10394,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10211,6 +10451,7 @@ class ErrorProxyResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10236,6 +10477,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10286,6 +10528,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10307,6 +10550,7 @@ class UserMessageSessionUpdate(UserMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10322,6 +10566,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10343,6 +10588,7 @@ class AgentMessageSessionUpdate(AgentMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10358,6 +10604,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10379,6 +10626,7 @@ class AgentThoughtSessionUpdate(AgentThought):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10394,6 +10642,7 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10411,6 +10660,7 @@ class IdleStateUpdateSessionUpdate2(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10428,6 +10678,7 @@ class IdleStateUpdateSessionUpdate3(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10445,6 +10696,7 @@ class IdleStateUpdateSessionUpdate4(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10462,6 +10714,7 @@ class IdleStateUpdateSessionUpdate5(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10479,6 +10732,7 @@ class IdleStateUpdateSessionUpdate6(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10496,6 +10750,7 @@ class IdleStateUpdateSessionUpdate8(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10511,6 +10766,7 @@ class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionU
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10526,6 +10782,7 @@ class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10541,6 +10798,7 @@ class UnknownStateUpdateSessionUpdate(StateUpdateUnknown):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10557,6 +10815,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10572,6 +10831,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10589,6 +10849,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10606,6 +10867,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10628,6 +10890,7 @@ class SessionMessageSessionUpdate(SessionMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10647,6 +10910,7 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10664,6 +10928,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10701,6 +10966,7 @@ StateUpdateIdle = TypeAliasType(
                 malformed="<default>",
             )
         ),
+        OrDefault(NoneStateUpdateIdle),
     ],
 )
 """
@@ -10714,6 +10980,7 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10764,6 +11031,7 @@ class ElicitationSchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -10830,6 +11098,7 @@ class SessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11003,6 +11272,7 @@ class ForkSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11149,6 +11419,7 @@ IdleStateUpdate = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(NoneIdleStateUpdate),
         ],
         StrictJson(),
     ],
@@ -11177,6 +11448,7 @@ class ResumeSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11229,6 +11501,7 @@ class SetSessionConfigOptionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11265,6 +11538,7 @@ class ToolCallContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11298,6 +11572,7 @@ class ConfigOptionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11364,6 +11639,7 @@ class SubagentUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11456,6 +11732,7 @@ class InitializeRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11499,6 +11776,7 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11596,6 +11874,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11615,6 +11894,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11635,6 +11915,7 @@ class IdleStateUpdateSessionUpdate7(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11691,6 +11972,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11708,6 +11990,7 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11730,6 +12013,7 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11758,6 +12042,7 @@ class ToolCallUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11865,6 +12150,7 @@ class ToolCallPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11911,6 +12197,7 @@ class AgentCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -11978,6 +12265,7 @@ class NewSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12043,6 +12331,7 @@ class SessionStatusResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12085,6 +12374,7 @@ class ClientRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12126,6 +12416,7 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "auth/login": LoginAuthRequest,
@@ -12149,9 +12440,9 @@ class ClientRequest(WireModel):
                 "session/unarchive": UnarchiveSessionRequest,
                 "terminal/cancel": CancelTerminalRequest,
                 "tool_call/cancel": CancelToolCallRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -12166,6 +12457,7 @@ class ProxyRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12202,6 +12494,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12231,6 +12524,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12269,6 +12563,7 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12284,6 +12579,7 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12371,6 +12667,7 @@ class InitializeResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12534,6 +12831,7 @@ class ResultAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12585,6 +12883,7 @@ class ResultProxyResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12616,6 +12915,7 @@ class RequestPermissionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12684,6 +12984,7 @@ class UpdateSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12726,6 +13027,7 @@ class AgentRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12749,14 +13051,15 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/create": CreateElicitationRequest,
                 "mcp/message": MessageMcpRequest,
                 "session/request_permission": RequestPermissionRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -12769,6 +13072,7 @@ class AgentNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -12788,14 +13092,15 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "auth/status_update": AuthStatusUpdateNotification,
                 "elicitation/complete": CompleteElicitationNotification,
                 "session/update": UpdateSessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.

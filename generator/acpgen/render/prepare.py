@@ -53,6 +53,8 @@ MODEL_CONFIG: tuple[tuple[str, str], ...] = (
 )
 ROOT_BASE = "WireModel"
 """The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
+SUPPORT_RULES = frozenset({"OrDefault", "TagRouter"})
+"""The names of the package's ``_support`` a routed union's annotation uses."""
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -103,6 +105,8 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             _merge_constants(node)
     _bound_integers(defs)
     _type_nullable_maps(defs)
+    for definition in defs.values():
+        _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_root(doc, defs))
     return ModelInput(
@@ -148,7 +152,8 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
     (an optional property that is not nullable, whose Python type admits None for "absent") is
     innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
     ``by_method`` (an envelope's params: method -> model class, :func:`method_keys`) reads the
-    params by the envelope's method, inside ``KeepUnrecognised``, which still judges the result.
+    params by the envelope's method, outside ``KeepUnrecognised``: what the method's model reads
+    is final; ``KeepUnrecognised`` judges what the union reads.
     """
     rules: list[Call | Name] = []
     default = _default_value(f)
@@ -163,10 +168,11 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
         rules.append(Call("DefaultOnError", given))
     if f.lenience.default_on_null and not f.nullable:
         rules.append(Call("DefaultOnNull", given))
-    if by_method:
-        rules.append(Call("ByMethod", ({method: Name(cls) for method, cls in by_method.items()},)))
     if f.extensible:
         rules.append(Call("KeepUnrecognised"))
+    if by_method:
+        keyed = {method: Name(cls) for method, cls in by_method.items()}
+        rules.append(Call("ByMethod", (keyed,), (("any_member", True),) if f.extensible else ()))
     if not f.required and not f.nullable and f.default_json is None:
         rules.append(Name("OmitNone"))  # its None means absent: never written as null
     return tuple(rules)
@@ -279,11 +285,10 @@ def _hoist_union(
         replacement[keyword] = refs
         if t.discriminator is not None:
             template_data.setdefault(t.class_name, {})["acp_annotation"] = _routed_annotation(t)
-    if any("acp_annotation" in template_data.get(v.class_name, {}) for v in t.variants) or (
-        "acp_annotation" in template_data.get(t.class_name, {})
-    ):
-        support.add("TagRouter")
-        pydantic.update(("Discriminator", "Tag"))
+    for name in (t.class_name, *(v.class_name for v in t.variants)):
+        if (annotation := template_data.get(name, {}).get("acp_annotation")) is not None:
+            support.update(names(annotation) & SUPPORT_RULES)
+            pydantic.update(("Discriminator", "Tag"))
     node.clear()
     node.update(replacement)
 
@@ -391,7 +396,11 @@ def _routed_annotation(t: ir.TypeDef) -> Annotated:
         (t.discriminator, naming.snake(t.discriminator), tuple(sorted(known))),
         (("default", default), ("other", other), ("malformed", malformed)),
     )
-    return Annotated(members=tuple(members), metadata=(Call("Discriminator", (router,)),))
+    metadata = [Call("Discriminator", (router,))]
+    default_class = next((v.class_name for v in t.variants if v.tag is None and not v.catch_all), None)
+    if default_class is not None:  # a known variant its branch refuses may be the default branch's
+        metadata.append(Call("OrDefault", (Name(default_class),)))
+    return Annotated(members=tuple(members), metadata=tuple(metadata))
 
 
 def _lenient_tag(t: ir.TypeDef) -> bool:
@@ -424,6 +433,31 @@ def _bound_integers(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _bound_integers(value)
+
+
+def _keep_unknown_members(schema: Any) -> None:
+    """Every object schema with properties keeps the members it does not name, unless it says
+    otherwise (``additionalProperties``, ``unevaluatedProperties``): JSON Schema admits them, so a
+    peer may send them, and a model that dropped them would write back another message.
+    datamodel-code-generator renders ``additionalProperties: true`` as ``extra="allow"``."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("properties"), dict) and not {"additionalProperties", "unevaluatedProperties"} & set(schema):
+        schema["additionalProperties"] = True
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            for sub in value.values():
+                _keep_unknown_members(sub)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for sub in value:
+                _keep_unknown_members(sub)
+        elif key in _SCHEMA_KEYS:
+            _keep_unknown_members(value)
+
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_KEYS = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains"})
 
 
 def _type_nullable_maps(node: Any) -> None:

@@ -21,6 +21,7 @@ class AcpMessage(WireModel):
 
 class SessionResumeCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -32,6 +33,7 @@ class SessionResumeCapabilities(WireModel):
 
 class SessionCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -46,6 +48,7 @@ class SessionCapabilities(WireModel):
 
 class PromptCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -57,6 +60,7 @@ class PromptCapabilities(WireModel):
 
 class AgentCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -76,6 +80,7 @@ class AgentCapabilities(WireModel):
 
 class FileSystemCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -87,6 +92,7 @@ class FileSystemCapabilities(WireModel):
 
 class ClientCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -108,6 +114,7 @@ class ClientCapabilities(WireModel):
 
 class InitializeRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -128,6 +135,7 @@ class InitializeRequest(WireModel):
 
 class InitializeResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -144,6 +152,7 @@ class InitializeResponse(WireModel):
 
 class LoadSessionRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -166,6 +175,7 @@ class LoadSessionResponse(WireModel):
 
 class TextContent(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -177,6 +187,7 @@ class TextContent(WireModel):
 
 class ImageContent(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -199,6 +210,7 @@ class PromptResponse(WireModel):
 
 class ReadTextFileRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -210,6 +222,7 @@ class ReadTextFileRequest(WireModel):
 
 class ReadTextFileResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -221,6 +234,7 @@ class ReadTextFileResponse(WireModel):
 
 class TextContentBlock(TextContent):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -232,6 +246,7 @@ class TextContentBlock(TextContent):
 
 class ImageContentBlock(ImageContent):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -252,6 +267,7 @@ ContentBlock = TypeAliasType(
 
 class PromptRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

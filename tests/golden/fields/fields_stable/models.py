@@ -28,6 +28,7 @@ class AcpMessage(WireModel):
 
 class Caps(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -39,6 +40,7 @@ class Caps(WireModel):
 
 class Item(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -54,6 +56,7 @@ class Record(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

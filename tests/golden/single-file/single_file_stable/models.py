@@ -33,6 +33,7 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -47,6 +48,7 @@ class NewSessionRequest(WireModel):
 
 class NewSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -58,6 +60,7 @@ class NewSessionResponse(WireModel):
 
 class Text(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -69,6 +72,7 @@ class Text(WireModel):
 
 class MessageUpdate(Text):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -86,6 +90,7 @@ Update = TypeAliasType(
 
 class SessionNotification(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

@@ -33,6 +33,7 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -59,6 +60,7 @@ class NewSessionRequest(WireModel):
 
 class NewSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -70,6 +72,7 @@ class NewSessionResponse(WireModel):
 
 class Text(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -87,6 +90,7 @@ class Plan(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -106,6 +110,7 @@ class ForkSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -123,6 +128,7 @@ class ForkSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -134,6 +140,7 @@ class ForkSessionResponse(WireModel):
 
 class MessageUpdate(Text):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -151,6 +158,7 @@ class PlanUpdate(Plan):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -170,6 +178,7 @@ Update = TypeAliasType(
 
 class SessionNotification(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

@@ -6,7 +6,15 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import Integral, NotNull, OmitNone, StrictJson, TagRouter, WireModel
+from ._support import (
+    Integral,
+    NotNull,
+    OmitNone,
+    OrDefault,
+    StrictJson,
+    TagRouter,
+    WireModel,
+)
 
 
 class AcpMessage(WireModel):
@@ -25,6 +33,7 @@ class Circle(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -40,6 +49,7 @@ class Square(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -53,6 +63,7 @@ class Square(WireModel):
 
 class Stdio(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -64,6 +75,7 @@ class Stdio(WireModel):
 
 class Http(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -75,6 +87,7 @@ class Http(WireModel):
 
 class Started(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -98,6 +111,7 @@ A closed enum.
 
 class TextBody(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -109,6 +123,7 @@ class TextBody(WireModel):
 
 class BlobBody(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -157,6 +172,7 @@ Any other code.
 
 class StartedEvent(Started):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -198,6 +214,7 @@ class CircleShape(Circle):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -213,6 +230,7 @@ class SquareShape(Square):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -224,6 +242,7 @@ class SquareShape(Square):
 
 class HttpTransport(Http):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -259,6 +278,7 @@ Transport = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(Stdio),
         ],
         StrictJson(),
     ],
@@ -299,6 +319,7 @@ class DrawRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

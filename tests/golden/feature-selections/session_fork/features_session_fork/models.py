@@ -21,6 +21,7 @@ class AcpMessage(WireModel):
 
 class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -32,6 +33,7 @@ class SessionListCapabilities(WireModel):
 
 class ClientCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -45,6 +47,7 @@ class ClientCapabilities(WireModel):
 
 class ContentChunk(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -65,6 +68,7 @@ class SessionForkCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -80,6 +84,7 @@ class SessionSystemPromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -105,6 +110,7 @@ class ForkSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -116,6 +122,7 @@ class ForkSessionResponse(WireModel):
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -129,6 +136,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 class InitializeRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -147,6 +155,7 @@ class InitializeRequest(WireModel):
 
 class SessionCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -168,6 +177,7 @@ class SessionCapabilities(WireModel):
 
 class NewSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -197,6 +207,7 @@ class SystemPrompt(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -215,6 +226,7 @@ class ForkSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -227,6 +239,7 @@ class ForkSessionRequest(WireModel):
 
 class AgentCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -245,6 +258,7 @@ class AgentCapabilities(WireModel):
 
 class NewSessionRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -260,6 +274,7 @@ class NewSessionRequest(WireModel):
 
 class SessionNotification(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -272,6 +287,7 @@ class SessionNotification(WireModel):
 
 class InitializeResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,

@@ -21,6 +21,7 @@ class AcpMessage(WireModel):
 
 class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -32,6 +33,7 @@ class SessionListCapabilities(WireModel):
 
 class NewSessionRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -43,6 +45,7 @@ class NewSessionRequest(WireModel):
 
 class ContentChunk(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -66,6 +69,7 @@ class PlanCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -81,6 +85,7 @@ class PlanUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -95,6 +100,7 @@ class PlanUpdate(WireModel):
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -112,6 +118,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -123,6 +130,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
 
 class SessionCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -134,6 +142,7 @@ class SessionCapabilities(WireModel):
 
 class ClientCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -151,6 +160,7 @@ class ClientCapabilities(WireModel):
 
 class NewSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -177,6 +187,7 @@ SessionUpdate = TypeAliasType(
 
 class InitializeRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -195,6 +206,7 @@ class InitializeRequest(WireModel):
 
 class AgentCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -213,6 +225,7 @@ class AgentCapabilities(WireModel):
 
 class SessionNotification(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
@@ -225,6 +238,7 @@ class SessionNotification(WireModel):
 
 class InitializeResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
         validate_by_alias=True,
         validate_by_name=True,
