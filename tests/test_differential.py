@@ -5,8 +5,9 @@ is read by our models and by the SDK (one node process); the readers must agree 
 reject and, where both accept, on the value read, and what our models dump must be the wire.
 Named cases (``PINNED_CASES``: disagreements found before, such as a malformed known tag that the
 default branch admits) are read on every run. Every disagreement is fixed or listed in
-tests/differential/exclusions.json with the SDK defect it stems from; an exclusion that no longer covers anything fails this test, as does any exception
-other than a validation error. ``--differential-size 100000`` runs a larger set (default 10000),
+tests/differential/exclusions.json with the SDK defect it stems from; an exclusion that no longer
+covers anything fails this test, as does any exception other than a validation error.
+``--differential-size 100000`` runs a larger set (default 10000),
 ``--differential-seed N`` another one; ``python -m tests.differential.run`` prints the figure.
 """
 

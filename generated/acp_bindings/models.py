@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByEnvelope,
     ByMethod,
     DefaultOnError,
     DefaultOnNull,
@@ -5191,6 +5192,35 @@ class PlanSessionUpdate(Plan):
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
 
+class ProtocolLevelMessage(WireModel):
+    """
+    A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+    [required by JSON-RPC 2.0 Specification][1].
+
+    [1]: https://www.jsonrpc.org/specification#compatibility
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    method: str
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelRequestNotification | None,
+        ByMethod({"$/cancel_request": CancelRequestNotification}),
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
+
+
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
@@ -7248,6 +7278,18 @@ class ClientRequest(WireModel):
     """
 
 
+ClientOutgoingMessage = TypeAliasType(
+    "ClientOutgoingMessage",
+    Annotated[ClientRequest | ClientResponse | ClientNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
@@ -7381,17 +7423,26 @@ class AgentNotification(WireModel):
     """
 
 
+AgentOutgoingMessage = TypeAliasType(
+    "AgentOutgoingMessage",
+    Annotated[AgentRequest | AgentResponse | AgentNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 AcpMessage = TypeAliasType(
     "AcpMessage",
     Annotated[
-        AgentRequest
-        | AgentResponse
-        | AgentNotification
-        | ClientRequest
-        | ClientResponse
-        | ClientNotification
-        | CancelRequestNotification,
-        Field(title="AcpMessage"),
+        Annotated[
+            AgentOutgoingMessage | ClientOutgoingMessage | ProtocolLevelMessage,
+            Field(title="AcpMessage"),
+        ],
+        ByEnvelope(),
     ],
 )
 """
@@ -7405,6 +7456,7 @@ __all__ = [
     "AgentCapabilities",
     "AgentMessageChunkSessionUpdate",
     "AgentNotification",
+    "AgentOutgoingMessage",
     "AgentRequest",
     "AgentResponse",
     "AgentThoughtChunkSessionUpdate",
@@ -7435,6 +7487,7 @@ __all__ = [
     "CancelledRequestPermissionOutcome",
     "ClientCapabilities",
     "ClientNotification",
+    "ClientOutgoingMessage",
     "ClientRequest",
     "ClientResponse",
     "ClientSessionCapabilities",
@@ -7545,6 +7598,7 @@ __all__ = [
     "PromptCapabilities",
     "PromptRequest",
     "PromptResponse",
+    "ProtocolLevelMessage",
     "ProtocolVersion",
     "ReadTextFileRequest",
     "ReadTextFileResponse",

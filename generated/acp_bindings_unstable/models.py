@@ -7,6 +7,7 @@ from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByEnvelope,
     ByMethod,
     DefaultOnError,
     DefaultOnNull,
@@ -7315,7 +7316,10 @@ class ProxyNotification(WireModel):
     """
     The notification method name.
     """
-    params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
+    params: Annotated[
+        Annotated[ProxySuccessorNotification | None, Field(alias="params")],
+        ByMethod({"proxy/successor": ProxySuccessorNotification}),
+    ] = None
     """
     Method-specific notification parameters.
     """
@@ -7611,6 +7615,35 @@ class PlanSessionUpdate(Plan):
         defer_build=True,
     )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
+
+
+class ProtocolLevelMessage(WireModel):
+    """
+    A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+    [required by JSON-RPC 2.0 Specification][1].
+
+    [1]: https://www.jsonrpc.org/specification#compatibility
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    method: str
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelRequestNotification | None,
+        ByMethod({"$/cancel_request": CancelRequestNotification}),
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
 
 
 ContentBlock = TypeAliasType(
@@ -11019,6 +11052,18 @@ class ResultProxyResponse(WireModel):
     """
 
 
+ClientOutgoingMessage = TypeAliasType(
+    "ClientOutgoingMessage",
+    Annotated[ClientRequest | ClientResponse | ClientNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
@@ -11133,6 +11178,18 @@ A JSON-RPC response object.
 """
 
 
+ProxyOutgoingMessage = TypeAliasType(
+    "ProxyOutgoingMessage",
+    Annotated[ProxyRequest | ProxyResponse | ProxyNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 class AgentNotification(WireModel):
     """
     A JSON-RPC notification object.
@@ -11174,20 +11231,29 @@ class AgentNotification(WireModel):
     """
 
 
+AgentOutgoingMessage = TypeAliasType(
+    "AgentOutgoingMessage",
+    Annotated[AgentRequest | AgentResponse | AgentNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 AcpMessage = TypeAliasType(
     "AcpMessage",
     Annotated[
-        AgentRequest
-        | AgentResponse
-        | AgentNotification
-        | ClientRequest
-        | ClientResponse
-        | ClientNotification
-        | CancelRequestNotification
-        | ProxyRequest
-        | ProxyResponse
-        | ProxyNotification,
-        Field(title="AcpMessage"),
+        Annotated[
+            AgentOutgoingMessage
+            | ClientOutgoingMessage
+            | ProtocolLevelMessage
+            | ProxyOutgoingMessage,
+            Field(title="AcpMessage"),
+        ],
+        ByEnvelope(),
     ],
 )
 """
@@ -11202,6 +11268,7 @@ __all__ = [
     "AgentCapabilities",
     "AgentMessageChunkSessionUpdate",
     "AgentNotification",
+    "AgentOutgoingMessage",
     "AgentRequest",
     "AgentResponse",
     "AgentThoughtChunkSessionUpdate",
@@ -11242,6 +11309,7 @@ __all__ = [
     "CancelledStateUpdateIdle",
     "ClientCapabilities",
     "ClientNotification",
+    "ClientOutgoingMessage",
     "ClientRequest",
     "ClientResponse",
     "ClientSessionCapabilities",
@@ -11398,12 +11466,14 @@ __all__ = [
     "PromptCapabilities",
     "PromptRequest",
     "PromptResponse",
+    "ProtocolLevelMessage",
     "ProtocolVersion",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
     "ProxyNotification",
+    "ProxyOutgoingMessage",
     "ProxyRequest",
     "ProxyResponse",
     "ProxySuccessorNotification",

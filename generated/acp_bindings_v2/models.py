@@ -7,6 +7,7 @@ from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByEnvelope,
     ByMethod,
     DefaultOnError,
     DefaultOnNull,
@@ -6908,6 +6909,35 @@ class DiffToolCallContent(Diff):
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
+class ProtocolLevelMessage(WireModel):
+    """
+    A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+    [required by JSON-RPC 2.0 Specification][1].
+
+    [1]: https://www.jsonrpc.org/specification#compatibility
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    method: str
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelRequestNotification | None,
+        ByMethod({"$/cancel_request": CancelRequestNotification}),
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
+
+
 ContentBlock = TypeAliasType(
     "ContentBlock",
     Annotated[
@@ -9649,6 +9679,18 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
+ClientOutgoingMessage = TypeAliasType(
+    "ClientOutgoingMessage",
+    Annotated[ClientRequest | ClientResponse | ClientNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 RequestPermissionSubject = TypeAliasType(
     "RequestPermissionSubject",
     Annotated[
@@ -9975,17 +10017,26 @@ class AgentNotification(WireModel):
     """
 
 
+AgentOutgoingMessage = TypeAliasType(
+    "AgentOutgoingMessage",
+    Annotated[AgentRequest | AgentResponse | AgentNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 AcpMessage = TypeAliasType(
     "AcpMessage",
     Annotated[
-        AgentRequest
-        | AgentResponse
-        | AgentNotification
-        | ClientRequest
-        | ClientResponse
-        | ClientNotification
-        | CancelRequestNotification,
-        Field(title="AcpMessage"),
+        Annotated[
+            AgentOutgoingMessage | ClientOutgoingMessage | ProtocolLevelMessage,
+            Field(title="AcpMessage"),
+        ],
+        ByEnvelope(),
     ],
 )
 """
@@ -10004,6 +10055,7 @@ __all__ = [
     "AgentMessageChunkSessionUpdate",
     "AgentMessageSessionUpdate",
     "AgentNotification",
+    "AgentOutgoingMessage",
     "AgentRequest",
     "AgentResponse",
     "AgentThought",
@@ -10043,6 +10095,7 @@ __all__ = [
     "ClientAuthCapabilities",
     "ClientCapabilities",
     "ClientNotification",
+    "ClientOutgoingMessage",
     "ClientRequest",
     "ClientResponse",
     "CloseSessionRequest",
@@ -10211,6 +10264,7 @@ __all__ = [
     "PromptImageCapabilities",
     "PromptRequest",
     "PromptResponse",
+    "ProtocolLevelMessage",
     "ProtocolVersion",
     "RefusalIdleStateUpdate",
     "RefusalStateUpdateIdle",

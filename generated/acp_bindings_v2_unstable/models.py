@@ -7,6 +7,7 @@ from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._support import (
+    ByEnvelope,
     ByMethod,
     DefaultOnError,
     DefaultOnNull,
@@ -8159,7 +8160,10 @@ class ProxyNotification(WireModel):
     """
     The notification method name.
     """
-    params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
+    params: Annotated[
+        Annotated[ProxySuccessorNotification | None, Field(alias="params")],
+        ByMethod({"proxy/successor": ProxySuccessorNotification}),
+    ] = None
     """
     Method-specific notification parameters.
     """
@@ -9066,6 +9070,35 @@ class DiffToolCallContent(Diff):
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
+
+
+class ProtocolLevelMessage(WireModel):
+    """
+    A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+    [required by JSON-RPC 2.0 Specification][1].
+
+    [1]: https://www.jsonrpc.org/specification#compatibility
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    method: str
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelRequestNotification | None,
+        ByMethod({"$/cancel_request": CancelRequestNotification}),
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
 
 
 ContentBlock = TypeAliasType(
@@ -12589,6 +12622,18 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
+ClientOutgoingMessage = TypeAliasType(
+    "ClientOutgoingMessage",
+    Annotated[ClientRequest | ClientResponse | ClientNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 RequestPermissionSubject = TypeAliasType(
     "RequestPermissionSubject",
     Annotated[
@@ -13021,6 +13066,18 @@ A JSON-RPC response object.
 """
 
 
+ProxyOutgoingMessage = TypeAliasType(
+    "ProxyOutgoingMessage",
+    Annotated[ProxyRequest | ProxyResponse | ProxyNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
@@ -13107,20 +13164,29 @@ class AgentNotification(WireModel):
     """
 
 
+AgentOutgoingMessage = TypeAliasType(
+    "AgentOutgoingMessage",
+    Annotated[AgentRequest | AgentResponse | AgentNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 AcpMessage = TypeAliasType(
     "AcpMessage",
     Annotated[
-        AgentRequest
-        | AgentResponse
-        | AgentNotification
-        | ClientRequest
-        | ClientResponse
-        | ClientNotification
-        | CancelRequestNotification
-        | ProxyRequest
-        | ProxyResponse
-        | ProxyNotification,
-        Field(title="AcpMessage"),
+        Annotated[
+            AgentOutgoingMessage
+            | ClientOutgoingMessage
+            | ProtocolLevelMessage
+            | ProxyOutgoingMessage,
+            Field(title="AcpMessage"),
+        ],
+        ByEnvelope(),
     ],
 )
 """
@@ -13140,6 +13206,7 @@ __all__ = [
     "AgentMessageChunkSessionUpdate",
     "AgentMessageSessionUpdate",
     "AgentNotification",
+    "AgentOutgoingMessage",
     "AgentRequest",
     "AgentResponse",
     "AgentThought",
@@ -13188,6 +13255,7 @@ __all__ = [
     "ClientAuthCapabilities",
     "ClientCapabilities",
     "ClientNotification",
+    "ClientOutgoingMessage",
     "ClientRequest",
     "ClientResponse",
     "CloseSessionRequest",
@@ -13381,12 +13449,14 @@ __all__ = [
     "PromptImageCapabilities",
     "PromptRequest",
     "PromptResponse",
+    "ProtocolLevelMessage",
     "ProtocolVersion",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
     "ProxyNotification",
+    "ProxyOutgoingMessage",
     "ProxyRequest",
     "ProxyResponse",
     "ProxySuccessorNotification",

@@ -18,7 +18,8 @@ from typing import Any
 import jsonschema_rs
 
 from acpgen.load.inventory import tag_of, union_branches
-from tests.bindings import SCHEMA_FILES, schema
+from tests.bindings import SCHEMA_FILES
+from tests.bindings import schema as pinned_schema
 from tests.instances import Path, Site, sample
 from tests.mutations import mutate
 
@@ -61,11 +62,50 @@ PINNED_CASES: dict[str, tuple[str, Any]] = {
         {"id": None, "result": {"outcome": {"outcome": "selected", "optionId": None}}},
     ),
     "null-message-in-client-response-error": ("ClientResponse", {"id": 1, "error": {"code": -32603, "message": None}}),
+    # A url with spaces and a tab, which JSON Schema's uri format (an annotation) admits: we read the
+    # string that was sent, the SDK's z.url() another (sdk-rewrites-urls).
+    "url-with-white-space": (
+        "CreateElicitationRequest",
+        {"mode": "url", "sessionId": "s1", "elicitationId": "e1", "message": "Sign in", "url": " https://a.test/x\ty "},
+    ),
 }
 VALID_SHARE = 4  # one valid instance in four
 ATTEMPTS = 3  # samples tried per wanted instance (small types have few distinct values)
 SMALL_TYPES_MARGIN = 8
 """Percent more wanted per type than ``size`` asks: small types (``SessionId``) have fewer distinct instances."""
+
+
+ENVELOPES = {"Agent": ("AgentRequest", "AgentResponse", "AgentNotification")}
+ENVELOPES["Client"] = ("ClientRequest", "ClientResponse", "ClientNotification")
+ENVELOPES["Proxy"] = ("ProxyRequest", "ProxyResponse", "ProxyNotification")
+PROTOCOL_LEVEL = "ProtocolLevelMessage"
+ROOT = "AcpMessage"
+
+
+@cache
+def schema(build: str) -> dict[str, Any]:
+    """The pinned schema of a build, with the top-level message unions the models name beside its
+    ``$defs``: each side's outgoing messages (``AgentOutgoingMessage``: its envelopes), the
+    protocol-level notification envelope (``ProtocolLevelMessage``, ``$/cancel_request``) and the
+    root (``AcpMessage``), as the schema's root branches give them (without their ``jsonrpc``, which
+    the envelope definitions do not name either; both readers keep or drop it as any other member)."""
+    pinned = pinned_schema(build)
+    defs = dict(pinned["$defs"])
+    unions = [f"{side}OutgoingMessage" for side, names in ENVELOPES.items() if all(n in defs for n in names)]
+    for side, names in ENVELOPES.items():
+        if f"{side}OutgoingMessage" in unions:
+            defs[f"{side}OutgoingMessage"] = {"anyOf": [{"$ref": f"#/$defs/{n}"} for n in names]}
+    defs[PROTOCOL_LEVEL] = {
+        "type": "object",
+        "properties": {
+            "method": {"type": "string"},
+            "params": {"anyOf": [{"$ref": "#/$defs/CancelRequestNotification"}, {"type": "null"}]},
+        },
+        "required": ["method"],
+    }
+    members = [unions[0], unions[1], PROTOCOL_LEVEL, *unions[2:]]  # the root's order
+    defs[ROOT] = {"anyOf": [{"$ref": f"#/$defs/{n}"} for n in members]}
+    return {**pinned, "$defs": defs}
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,12 +117,10 @@ def _without_dropped(value: Any, unknown: tuple[tuple[Any, ...], ...], other: An
 
 def _holds(value: Any, path: tuple[Any, ...]) -> bool:
     for step in path:
-        if isinstance(value, dict) and step in value:
-            value = value[step]
-        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
-            value = value[step]
-        else:
+        inside = isinstance(value, dict) and step in value
+        if not inside and not (isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value)):
             return False
+        value = value[step]
     return True
 
 

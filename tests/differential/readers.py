@@ -43,6 +43,8 @@ class Reading:
 
 @cache
 def adapter(build: str, type_name: str) -> TypeAdapter[Any]:
+    if type_name not in bindings.schema(build)["$defs"]:  # a top-level message union, by its own name
+        return TypeAdapter(getattr(bindings.models(build), type_name))
     return bindings.adapter(build, type_name)
 
 

@@ -35,12 +35,11 @@ from typing import Any
 from acpgen import ir
 from acpgen.ir import naming
 from acpgen.load.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen.render import message_unions
 from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
-
-ROOT_NAME = "AcpMessage"
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
 # constructors take the Python attribute names as well as the wire names, dumps write the wire names.
@@ -108,7 +107,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     for definition in defs.values():
         _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    schema.update(_root(doc, defs))
+    schema.update(_message_unions(doc, defs, protocol, template_data, support))
     return ModelInput(
         schema=schema,
         template_data=template_data,
@@ -180,13 +179,14 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
 
 def method_keys(t: ir.TypeDef, f: ir.Field, protocol: ir.Protocol) -> dict[str, str]:
     """For the ``params`` of a message envelope (an object with a string ``method`` and params
-    that are a union of methods' params types): each method of the envelope's kind (a request
-    when it has an ``id``) whose params type is a branch of that union -> its params class."""
+    that are a union of methods' params types, or one such type): each method of the envelope's
+    kind (a request when it has an ``id``) whose params type is a branch of that union -> its
+    params class."""
     wires = {g.wire: g for g in t.fields}
     method = wires.get("method")
     if t.kind != "object" or f.wire != "params" or method is None or method.shape.get("type") != "string":
         return {}
-    branches = {b.get("ref") for b in f.shape.get("union", ())}
+    branches = {b.get("ref") for b in f.shape.get("union", ())} | {f.shape.get("ref")}
     kind = "request" if "id" in wires else "notification"
     return {
         m.wire: protocol.type(m.params).class_name
@@ -408,6 +408,32 @@ def _lenient_tag(t: ir.TypeDef) -> bool:
     return any(f.wire == t.discriminator and f.lenience.default_on_error for f in t.fields)
 
 
+def _message_unions(
+    doc: Mapping[str, Any],
+    defs: dict[str, Any],
+    protocol: ir.Protocol,
+    template_data: dict[str, dict[str, Any]],
+    support: set[str],
+) -> dict[str, Any]:
+    """The schema's top-level message unions (:mod:`acpgen.render.message_unions`) added to the
+    definitions and template data; the root schema (``AcpMessage``)."""
+    top = message_unions.root(doc, defs, protocol)
+    defs.update(top.definitions)
+    for name, data in top.template_data.items():
+        template_data.setdefault(name, {}).update(data)
+        support.update(n for value in data.values() for n in _names_in(value))
+    return top.schema
+
+
+def _names_in(value: Any) -> set[str]:
+    """The names the expressions of some template data use (a rule, rules, rules by field)."""
+    if isinstance(value, Mapping):
+        return set().union(*(_names_in(v) for v in value.values()))
+    if isinstance(value, tuple | list):
+        return set().union(*(_names_in(v) for v in value))
+    return names(value)
+
+
 def _mark(node: dict[str, Any]) -> None:
     """Prefix a description with the unstable marker unless upstream already did."""
     text = node.get("description")
@@ -442,7 +468,9 @@ def _keep_unknown_members(schema: Any) -> None:
     datamodel-code-generator renders ``additionalProperties: true`` as ``extra="allow"``."""
     if not isinstance(schema, dict):
         return
-    if isinstance(schema.get("properties"), dict) and not {"additionalProperties", "unevaluatedProperties"} & set(schema):
+    if isinstance(schema.get("properties"), dict) and not {"additionalProperties", "unevaluatedProperties"} & set(
+        schema
+    ):
         schema["additionalProperties"] = True
     for key, value in schema.items():
         if key in _SCHEMA_MAPS and isinstance(value, dict):
@@ -475,29 +503,3 @@ def _type_nullable_maps(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _type_nullable_maps(value)
-
-
-def _root(doc: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
-    """The root of the models' schema: a union of every type the schema's root refers to."""
-    refs: list[str] = []
-    _collect_refs({k: v for k, v in doc.items() if k != "$defs"}, refs)
-    names = [r for r in dict.fromkeys(refs) if r in defs]
-    if not names:
-        return {"title": ROOT_NAME, "type": "object"}
-    return {
-        "title": ROOT_NAME,
-        "description": "Any message of the protocol, as the schema's root lists them.",
-        "anyOf": [{"$ref": f"#/$defs/{n}"} for n in names],
-    }
-
-
-def _collect_refs(node: Any, out: list[str]) -> None:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            out.append(ref.removeprefix("#/$defs/"))
-        for value in node.values():
-            _collect_refs(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _collect_refs(value, out)
