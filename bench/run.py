@@ -23,7 +23,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench.figures import Figure, p1, p2, p3, p4, r1, r2
+from bench.cold_start import p2
+from bench.figures import Figure, p1, p3, p4, r1, r2
 from bench.read_path import t1
 from bench.round_trip import t3
 from bench.rss import t4

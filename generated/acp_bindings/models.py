@@ -43,6 +43,7 @@ class ReadTextFileRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -141,6 +142,7 @@ class TextResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -180,6 +182,7 @@ class BlobResourceContents(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -223,6 +226,7 @@ class Diff(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -272,6 +276,7 @@ class Terminal(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -306,6 +311,7 @@ class ToolCallLocation(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -363,6 +369,7 @@ class EnvVariable(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -396,6 +403,7 @@ class TerminalOutputRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -429,6 +437,7 @@ class ReleaseTerminalRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -462,6 +471,7 @@ class WaitForTerminalExitRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -495,6 +505,7 @@ class KillTerminalRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -532,6 +543,7 @@ class ElicitationSessionScope(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -577,6 +589,7 @@ class EnumOption(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -623,6 +636,7 @@ class StringPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -714,6 +728,7 @@ class NumberPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -777,6 +792,7 @@ class IntegerPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -857,6 +873,7 @@ class BooleanPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -908,6 +925,7 @@ class StringMultiSelectItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -939,6 +957,7 @@ class TitledMultiSelectItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1009,6 +1028,7 @@ class PromptCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1055,6 +1075,7 @@ class McpCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1090,6 +1111,7 @@ class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1117,6 +1139,7 @@ class SessionDeleteCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1147,6 +1170,7 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1174,6 +1198,7 @@ class SessionResumeCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1201,6 +1226,7 @@ class SessionCloseCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1228,6 +1254,7 @@ class LogoutCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1265,6 +1292,7 @@ class AuthMethodTerminal(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1321,6 +1349,7 @@ class AuthMethodAgent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1362,6 +1391,7 @@ class Implementation(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1406,6 +1436,7 @@ class AuthenticateResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1431,6 +1462,7 @@ class LogoutResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1464,6 +1496,7 @@ class SessionMode(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1536,6 +1569,7 @@ class SessionConfigSelectOption(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1583,6 +1617,7 @@ class SessionConfigBoolean(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1602,6 +1637,7 @@ class SessionInfo(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1661,6 +1697,7 @@ class DeleteSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1686,6 +1723,7 @@ class CloseSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1711,6 +1749,7 @@ class SetSessionModeResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1790,6 +1829,7 @@ class UnstructuredCommandInput(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1821,6 +1861,7 @@ class CurrentModeUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1853,6 +1894,7 @@ class SessionInfoUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1890,6 +1932,7 @@ class Cost(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1924,6 +1967,7 @@ class UsageUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1983,6 +2027,7 @@ class Notice(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2039,6 +2084,7 @@ class CompleteElicitationNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2082,6 +2128,7 @@ class FileSystemCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2119,6 +2166,7 @@ class CompactionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2136,6 +2184,7 @@ class BooleanConfigOptionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2161,6 +2210,7 @@ class NoticeCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2180,6 +2230,7 @@ class AuthCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2217,6 +2268,7 @@ class ElicitationFormCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2246,6 +2298,7 @@ class ElicitationUrlCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2275,6 +2328,7 @@ class AuthenticateRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2307,6 +2361,7 @@ class LogoutRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2332,6 +2387,7 @@ class HttpHeader(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2365,6 +2421,7 @@ class McpServerHttp(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2404,6 +2461,7 @@ class McpServerSse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2443,6 +2501,7 @@ class McpServerStdio(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2486,6 +2545,7 @@ class ListSessionsRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2521,6 +2581,7 @@ class DeleteSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2556,6 +2617,7 @@ class CloseSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2585,6 +2647,7 @@ class SetSessionModeRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2618,6 +2681,7 @@ class WriteTextFileResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2643,6 +2707,7 @@ class ReadTextFileResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2672,6 +2737,7 @@ class SelectedPermissionOutcome(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2701,6 +2767,7 @@ class CreateTerminalResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2730,6 +2797,7 @@ class TerminalExitStatus(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2769,6 +2837,7 @@ class ReleaseTerminalResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2794,6 +2863,7 @@ class WaitForTerminalExitResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2833,6 +2903,7 @@ class KillTerminalResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2860,6 +2931,7 @@ class CancelNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2890,6 +2962,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2914,6 +2987,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2953,6 +3027,7 @@ class DeclineCreateElicitationResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2981,6 +3056,7 @@ class CancelCreateElicitationResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3017,6 +3093,7 @@ class OtherCreateElicitationResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3065,6 +3142,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3081,6 +3159,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3097,6 +3176,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3113,6 +3193,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3137,6 +3218,7 @@ class OtherElicitationPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3160,6 +3242,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3196,6 +3279,7 @@ class HttpMcpServer(McpServerHttp):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3214,6 +3298,7 @@ class SseMcpServer(McpServerSse):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3230,6 +3315,7 @@ class MultiSelectItemsString(StringMultiSelectItems):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3246,6 +3332,7 @@ class OtherMultiSelectItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3288,6 +3375,7 @@ class CancelledRequestPermissionOutcome(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3304,6 +3392,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3320,6 +3409,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3369,6 +3459,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3387,6 +3478,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3405,6 +3497,7 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3424,6 +3517,7 @@ class NoticeSessionUpdate(Notice):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3440,6 +3534,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3482,6 +3577,7 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3519,6 +3615,7 @@ class DiffToolCallContent(Diff):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3539,6 +3636,7 @@ class TerminalToolCallContent(Terminal):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3573,6 +3671,7 @@ class WriteTextFileRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3610,6 +3709,7 @@ class Annotations(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3655,6 +3755,7 @@ class TextContent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3690,6 +3791,7 @@ class ImageContent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3733,6 +3835,7 @@ class AudioContent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3772,6 +3875,7 @@ class ResourceLink(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3849,6 +3953,7 @@ class EmbeddedResource(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3884,6 +3989,7 @@ class PermissionOption(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3921,6 +4027,7 @@ class CreateTerminalRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3989,6 +4096,7 @@ class ElicitationRequestScope(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4035,6 +4143,7 @@ class MultiSelectPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4118,6 +4227,7 @@ class SessionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4200,6 +4310,7 @@ class AgentAuthCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4263,6 +4374,7 @@ class SessionModeState(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4300,6 +4412,7 @@ class SessionConfigSelectGroup(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4341,6 +4454,7 @@ class ListSessionsResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4383,6 +4497,7 @@ class PromptResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4434,6 +4549,7 @@ class PlanEntry(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4478,6 +4594,7 @@ class Plan(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4522,6 +4639,7 @@ class SessionConfigOptionsCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4559,6 +4677,7 @@ class ElicitationCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4642,6 +4761,7 @@ class LoadSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4699,6 +4819,7 @@ class ResumeSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4794,6 +4915,7 @@ class TerminalOutputResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4847,6 +4969,7 @@ class ElicitationAcceptAction(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4868,6 +4991,7 @@ class ClientNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4897,6 +5021,7 @@ class CancelRequestNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4929,6 +5054,7 @@ class TextContentBlock(TextContent):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4947,6 +5073,7 @@ class ImageContentBlock(ImageContent):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4965,6 +5092,7 @@ class AudioContentBlock(AudioContent):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4983,6 +5111,7 @@ class ResourceLinkContentBlock(ResourceLink):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5003,6 +5132,7 @@ class ResourceContentBlock(EmbeddedResource):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5019,6 +5149,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5059,6 +5190,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5115,6 +5247,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5143,6 +5276,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5160,6 +5294,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5184,6 +5319,7 @@ class PlanSessionUpdate(Plan):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5203,6 +5339,7 @@ class ProtocolLevelMessage(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5258,6 +5395,7 @@ class Content(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5334,6 +5472,7 @@ class AgentCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5419,6 +5558,7 @@ class SessionConfigSelect(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5447,6 +5587,7 @@ class Error(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5477,6 +5618,7 @@ class ContentChunk(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5515,6 +5657,7 @@ class AvailableCommand(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5554,6 +5697,7 @@ class AvailableCommandsUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5594,6 +5738,7 @@ class CompactionUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5640,6 +5785,7 @@ class CompactionSummaryChunk(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5669,6 +5815,7 @@ class ClientSessionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5725,6 +5872,7 @@ class NewSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5776,6 +5924,7 @@ class PromptRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5821,6 +5970,7 @@ class RequestPermissionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5877,6 +6027,7 @@ class ErrorAgentResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5900,6 +6051,7 @@ class ResultClientResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5938,6 +6090,7 @@ class ErrorClientResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5961,6 +6114,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6002,6 +6156,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6049,6 +6204,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6067,6 +6223,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6085,6 +6242,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6103,6 +6261,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6124,6 +6283,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6145,6 +6305,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6163,6 +6324,7 @@ class ContentToolCallContent(Content):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6202,6 +6364,7 @@ class ElicitationSchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6268,6 +6431,7 @@ class InitializeResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6366,6 +6530,7 @@ class LoadSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6407,6 +6572,7 @@ class ResumeSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6448,6 +6614,7 @@ class SetSessionConfigOptionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6486,6 +6653,7 @@ class ToolCall(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6578,6 +6746,7 @@ class ConfigOptionUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6616,6 +6785,7 @@ class ClientCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6700,6 +6870,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6720,6 +6891,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6739,6 +6911,7 @@ class ToolCallSessionUpdate(ToolCall):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6755,6 +6928,7 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6778,6 +6952,7 @@ class ToolCallUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6871,6 +7046,7 @@ class NewSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6922,6 +7098,7 @@ class InitializeRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6982,6 +7159,7 @@ class ResultAgentResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7023,6 +7201,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7055,6 +7234,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7096,6 +7276,7 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7116,6 +7297,7 @@ class RequestPermissionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7223,6 +7405,7 @@ class ClientRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7298,6 +7481,7 @@ class AgentRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7359,6 +7543,7 @@ class SessionNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7392,6 +7577,7 @@ class AgentNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,

@@ -41,10 +41,12 @@ from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
 
-# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
-# constructors take the Python attribute names as well as the wire names, dumps write the wire names.
+# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion, no NaN
+# or infinity, which JSON does not have), constructors take the Python attribute names as well as
+# the wire names, dumps write the wire names.
 MODEL_CONFIG: tuple[tuple[str, str], ...] = (
     ("strict", "True"),
+    ("allow_inf_nan", "False"),
     ("validate_by_alias", "True"),
     ("validate_by_name", "True"),
     ("serialize_by_alias", "True"),

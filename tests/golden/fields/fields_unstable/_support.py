@@ -9,6 +9,7 @@ malformed or null value there is tolerated, as upstream's own readers tolerate i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from copy import deepcopy
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -30,6 +31,7 @@ __all__ = [
     "DefaultOnNull",
     "Integral",
     "KeepUnrecognised",
+    "MessageReader",
     "NotNull",
     "OmitNone",
     "OrDefault",
@@ -276,6 +278,58 @@ class ByMethod:
         return self._models
 
 
+class MessageReader:
+    """Reads one incoming line as a message, in one pydantic-core call from the bytes.
+
+    ``MessageReader(models.AgentOutgoingMessage, models.ProtocolLevelMessage)`` reads
+    what a client receives (``ClientOutgoingMessage`` for an agent): a request or
+    notification as its envelope with its params read as the method's model
+    (:class:`ByEnvelope`), a response as the union reads it. The models' lenient
+    keywords and extensible unions apply as in any other reading. A line that
+    pydantic-core's JSON reader refuses but the standard library's reads (a lone
+    surrogate escape, ``"\\ud800"``) is read by that, then validated: the same value.
+    Raises ``ValueError`` for a line that is no JSON, :class:`pydantic.ValidationError`
+    for JSON that is no message of the union.
+
+    Like ``json.loads``, pydantic-core's reader takes ``NaN`` and ``Infinity``, which
+    JSON does not have; the models refuse them where a number is typed, not inside a
+    member of any value (``_meta``, unknown members). Nesting deeper than
+    pydantic-core's limit (200) is read by the standard library's reader.
+    """
+
+    __slots__ = ("_members", "_validate_json", "_validate_python")
+
+    def __init__(self, *members: Any) -> None:
+        self._members = members
+        self._validate_json: Callable[..., Any] | None = None
+        self._validate_python: Callable[..., Any] | None = None
+
+    def __call__(self, line: bytes | str) -> Any:
+        validate = self._validate_json or self._build()
+        try:
+            return validate(line)
+        except ValidationError as error:
+            if error.errors(include_url=False)[0]["type"] != "json_invalid":
+                raise
+        try:
+            value = json.loads(line, parse_constant=_not_json)
+        except RecursionError:
+            raise ValueError("JSON nested too deep") from None
+        assert self._validate_python is not None
+        return self._validate_python(value)
+
+    def _build(self) -> Callable[..., Any]:
+        messages: Any = _Messages(self._members)
+        adapter: TypeAdapter[Any] = TypeAdapter(messages)
+        self._validate_python = adapter.validator.validate_python
+        self._validate_json = adapter.validator.validate_json
+        return self._validate_json
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 _NOT_ID = core_schema.str_schema(pattern=r"(?s)^(?:|[^i].*|i|i[^d].*|id.+)$")
 """Any member name but ``id`` (a pattern without look-around, for pydantic-core's
 regex engine)."""
@@ -304,23 +358,45 @@ class ByEnvelope:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        requests, responses, notifications = _by_shape(source)
-        members: list[_Choice] = [
-            handler.generate_schema(m) for m in (*requests, *responses, *notifications)
+        return _keyed_union(_members(source), handler)
+
+
+class _Messages:
+    """The union of some message types (each a union of envelopes, or one), keyed as
+    :class:`ByEnvelope` keys a union."""
+
+    __slots__ = ("_members",)
+
+    def __init__(self, members: tuple[Any, ...]) -> None:
+        self._members = members
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return _keyed_union([m for t in self._members for m in _members(t)], handler)
+
+
+def _keyed_union(
+    members: list[Any], handler: GetCoreSchemaHandler
+) -> core_schema.CoreSchema:
+    """The core schema of :class:`ByEnvelope` for a union of these members."""
+    requests, responses, notifications = _by_shape(members)
+    choices: list[_Choice] = [
+        handler.generate_schema(m) for m in (*requests, *responses, *notifications)
+    ]
+    whole = core_schema.union_schema(choices, mode="left_to_right")
+    keyed: dict[str, core_schema.CoreSchema] = {}
+    for method, (request, notification) in _keys(requests, notifications).items():
+        ways: list[_Choice] = [
+            _keyed(envelope, handler, params, request=envelope is request[0])
+            for envelope, params in (request, notification)
+            if envelope is not None
         ]
-        whole = core_schema.union_schema(members, mode="left_to_right")
-        keyed: dict[str, core_schema.CoreSchema] = {}
-        for method, (request, notification) in _keys(requests, notifications).items():
-            ways: list[_Choice] = [
-                _keyed(envelope, handler, params, request=envelope is request[0])
-                for envelope, params in (request, notification)
-                if envelope is not None
-            ]
-            keyed[method] = core_schema.union_schema(ways, mode="left_to_right")
-        if not keyed:
-            return whole
-        by_method = core_schema.tagged_union_schema(keyed, "method")
-        return core_schema.union_schema([by_method, whole], mode="left_to_right")
+        keyed[method] = core_schema.union_schema(ways, mode="left_to_right")
+    if not keyed:
+        return whole
+    by_method = core_schema.tagged_union_schema(keyed, "method")
+    return core_schema.union_schema([by_method, whole], mode="left_to_right")
 
 
 _Way = tuple[Any, Any]  # (envelope, params type), or (None, None)
@@ -339,11 +415,11 @@ def _members(source: Any) -> list[Any]:
     return [source]
 
 
-def _by_shape(source: Any) -> tuple[list[Any], list[Any], list[Any]]:
+def _by_shape(members: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
     """A union's members: request envelopes (an ``id`` and a ``method``), the others
     (responses), notification envelopes (a ``method``, no ``id``), in union order."""
     requests, responses, notifications = [], [], []
-    for member in dict.fromkeys(_members(source)):
+    for member in dict.fromkeys(members):
         fields = _fields(member)
         if "method" not in fields:
             responses.append(member)

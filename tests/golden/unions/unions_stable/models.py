@@ -20,6 +20,7 @@ from ._support import (
 class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -35,6 +36,7 @@ class Circle(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -51,6 +53,7 @@ class Square(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -65,6 +68,7 @@ class Stdio(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -77,6 +81,7 @@ class Http(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -89,6 +94,7 @@ class Started(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -113,6 +119,7 @@ class TextBody(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -125,6 +132,7 @@ class BlobBody(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -143,6 +151,7 @@ class DrawResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -174,6 +183,7 @@ class StartedEvent(Started):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -190,6 +200,7 @@ class OtherEvent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -216,6 +227,7 @@ class CircleShape(Circle):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -232,6 +244,7 @@ class SquareShape(Square):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -244,6 +257,7 @@ class HttpTransport(Http):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -321,6 +335,7 @@ class DrawRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,

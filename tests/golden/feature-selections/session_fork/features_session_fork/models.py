@@ -12,6 +12,7 @@ from ._support import Integral, NotNull, OmitNone, StrictJson, WireModel
 class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -23,6 +24,7 @@ class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -35,6 +37,7 @@ class ClientCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -49,6 +52,7 @@ class ContentChunk(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -70,6 +74,7 @@ class SessionForkCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -86,6 +91,7 @@ class SessionSystemPromptCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -112,6 +118,7 @@ class ForkSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -124,6 +131,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -138,6 +146,7 @@ class InitializeRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -157,6 +166,7 @@ class SessionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -179,6 +189,7 @@ class NewSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -209,6 +220,7 @@ class SystemPrompt(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -228,6 +240,7 @@ class ForkSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -241,6 +254,7 @@ class AgentCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -260,6 +274,7 @@ class NewSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -276,6 +291,7 @@ class SessionNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -289,6 +305,7 @@ class InitializeResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,

@@ -12,6 +12,7 @@ from ._support import Integral, NotNull, OmitNone, StrictJson, WireModel
 class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -23,6 +24,7 @@ class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -35,6 +37,7 @@ class NewSessionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -47,6 +50,7 @@ class ContentChunk(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -71,6 +75,7 @@ class PlanCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -87,6 +92,7 @@ class PlanUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -102,6 +108,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -120,6 +127,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -132,6 +140,7 @@ class SessionCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -144,6 +153,7 @@ class ClientCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -162,6 +172,7 @@ class NewSessionResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -189,6 +200,7 @@ class InitializeRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -208,6 +220,7 @@ class AgentCapabilities(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -227,6 +240,7 @@ class SessionNotification(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -240,6 +254,7 @@ class InitializeResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
