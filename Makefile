@@ -30,7 +30,7 @@ check: install ## fail if generated/ is stale, or lint/type errors
 	$(RUN) ruff format --check generator tests bench examples
 	$(RUN) mypy
 
-test: install interop-deps ## run the whole test suite (includes the stale-output check)
+test: install interop-deps browser-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q -n 2
@@ -39,6 +39,12 @@ test: install interop-deps ## run the whole test suite (includes the stale-outpu
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
 	@test tests/interop/node_modules/.package-lock.json -nt tests/interop/package-lock.json \
 		|| npm ci --prefix tests/interop --no-audit --no-fund
+
+.PHONY: browser-deps
+browser-deps: ## install what the trace viewer's browser test needs: Debian's chromium (apt-get, when missing) and the pinned playwright-core (npm ci)
+	@test -x $${CHROMIUM:-/usr/bin/chromium} || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	@test tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json \
+		|| npm ci --prefix tests/browser --no-audit --no-fund
 
 schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))

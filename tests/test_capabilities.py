@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.ir.capabilities import load_rules
 from acpgen.ir.naming import snake
+from acpgen.load.rule_table import load_rules
 from acpgen.pipeline import Revision, read_schema_file
 from tests.bindings import PACKAGES
 

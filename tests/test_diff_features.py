@@ -19,8 +19,8 @@ from acpgen.cli import main
 from acpgen.diff.compare import Finding, compare
 from acpgen.diff.report import to_json, to_text
 from acpgen.diff.snapshot import Snapshot, snapshot
-from acpgen.load.feature_manifest import load_manifest
-from acpgen.load.feature_selection import selected_schema
+from acpgen.features.manifest import load_manifest
+from acpgen.features.selection import selected_schema
 from acpgen.load.schema import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -483,7 +483,8 @@ def test_capability_rule_table_changes() -> None:
     ],
 )
 def test_shapes_read_plainly(node: dict[str, Any], text: str) -> None:
-    from acpgen.ir.shapes import canonical, describe
+    from acpgen.diff.relations import describe
+    from acpgen.ir.shapes import canonical
 
     assert describe(canonical(node)) == text
 

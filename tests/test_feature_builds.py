@@ -26,8 +26,8 @@ import pytest
 from acpgen import ir
 from acpgen.cli import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
-from acpgen.load.feature_manifest import load_manifest
-from acpgen.load.features import Manifest
+from acpgen.features.manifest import load_manifest
+from acpgen.features.model import Manifest
 from acpgen.pipeline import Revision, render_variant
 from tests.goldens import check_goldens
 from tests.test_features import fixture_revision, fixture_table

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.load.feature_selection import select, selected_schema
-from acpgen.load.features import Manifest
+from acpgen.features.model import Manifest
+from acpgen.features.selection import select, selected_schema
 from acpgen.load.inventory import item_map
 from acpgen.load.schema import check_schema
 from tests.test_features import fixture_revision, fixture_table, pinned_manifest

@@ -14,8 +14,8 @@ import pytest
 
 from acpgen.cli import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, AcpgenError
-from acpgen.load.feature_manifest import load_manifest, parse_manifest
-from acpgen.load.features import Manifest
+from acpgen.features.manifest import load_manifest, parse_manifest
+from acpgen.features.model import Manifest
 from acpgen.pipeline import Revision, read_schema_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -382,7 +382,9 @@ def test_malformed_manifest_is_refused_with_its_place(text: str, what: str, wher
     problem = caught.value.problems[0]
     assert what in problem.what
     assert problem.where == where
-    assert problem.hint.endswith("The manifest's shape: acpgen/feature_manifest.schema.json.") or "JSON" in problem.hint
+    assert (
+        problem.hint.endswith("The manifest's shape: acpgen/features/manifest.schema.json.") or "JSON" in problem.hint
+    )
 
 
 def test_shape_errors_explain_what_belongs_there() -> None:

@@ -70,7 +70,7 @@ def test_tool_versions_are_read_as_the_package_metadata_says() -> None:
     assert installed_version("no-such-distribution-anywhere") is None
 
 
-@pytest.mark.parametrize("data_file", ["load/feature_manifest.schema.json", "runtime/ruff.toml"])
+@pytest.mark.parametrize("data_file", ["features/manifest.schema.json", "runtime/ruff.toml"])
 def test_every_file_of_the_generator_is_an_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_file: str
 ) -> None:

@@ -38,6 +38,8 @@ modules = {{
     "stable": importlib.import_module("{STABLE_PACKAGE}.models"),
     "unstable": importlib.import_module("{UNSTABLE_PACKAGE}.models"),
 }}
+for package in ("{STABLE_PACKAGE}", "{UNSTABLE_PACKAGE}"):  # the session state of every revision imports
+    importlib.import_module(package + ".session_state")
 names = json.loads(sys.argv[1])
 print(json.dumps({{v: sorted(n for n in names if hasattr(m, n)) for v, m in modules.items()}}))
 """

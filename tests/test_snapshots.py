@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from acpgen.ir.capabilities import RULES_FILE, load_rules
+from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.pipeline import VARIANTS, Revision, read_schema_file, render_variant
 from tests.bindings import field_doc
 from tests.goldens import check_goldens

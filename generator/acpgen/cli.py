@@ -155,8 +155,8 @@ def pinned_revision(
 ) -> Revision:
     """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
     feature manifest; ``experimental`` marks a draft protocol's build (:mod:`acpgen.source.protocols`)."""
-    from acpgen.ir.capabilities import load_rules
-    from acpgen.load.feature_manifest import load_manifest
+    from acpgen.features.manifest import load_manifest
+    from acpgen.load.rule_table import load_rules
     from acpgen.pipeline import Revision, read_schema_file
 
     lock = read_lock(settings.schema_dir)

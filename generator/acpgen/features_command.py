@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from acpgen.errors import EXIT_OK, AcpgenError, Problem
-from acpgen.load.features import Feature, Manifest
+from acpgen.features.model import Feature, Manifest
 from acpgen.load.inventory import item_owner
 from acpgen.source.config import Settings
 
@@ -40,7 +40,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.cli import pinned_revision
-    from acpgen.load.feature_selection import select
+    from acpgen.features.selection import select
 
     revision = pinned_revision(settings)
     manifest = revision.manifest()

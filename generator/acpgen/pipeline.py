@@ -11,12 +11,13 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem
+from acpgen.features.check import resolve_manifest
+from acpgen.features.manifest import MANIFEST_FILE
+from acpgen.features.model import Manifest
+from acpgen.features.selection import Selection, select, selected_schema
 from acpgen.ir.build import build_protocol
-from acpgen.ir.capabilities import RULES_FILE, attach_rules, capability_tree
-from acpgen.load.feature_check import resolve_manifest
-from acpgen.load.feature_manifest import MANIFEST_FILE
-from acpgen.load.feature_selection import Selection, select, selected_schema
-from acpgen.load.features import Manifest
+from acpgen.ir.capabilities import attach_rules, capability_tree
+from acpgen.load.rule_table import RULES_FILE
 from acpgen.load.schema import check_schema, load_schema
 from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 

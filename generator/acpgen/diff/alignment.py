@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from acpgen import ir
 from acpgen.diff.findings import Recorder
-from acpgen.diff.snapshot import Item, Snapshot
+from acpgen.diff.snapshot import Item, Snapshot, field_item
 from acpgen.ir.shapes import ANY
 from acpgen.load.inventory import item_owner
 
@@ -69,11 +69,11 @@ def alias_target(side: Snapshot, t: ir.TypeDef, depth: int = 0) -> str | None:
 
 
 def _spelled_out(owner: str, target: ir.TypeDef, item: Item) -> dict[str, Item]:
+    """The fields of ``target`` as the fields of ``owner`` (a variant or an alias), read as
+    :func:`~acpgen.diff.snapshot.field_item` reads any field (lenient-reading keywords, default)."""
     prefix = "field:" + owner.split(":", 1)[1]
     return {
-        f"{prefix}.{f.wire}": Item(
-            key=f"{prefix}.{f.wire}", stability=item.stability, shape=f.shape, required=f.required
-        )
+        f"{prefix}.{f.wire}": field_item(f"{prefix}.{f.wire}", f, item.stability)
         for f in sorted(target.fields, key=lambda f: f.wire)
     }
 

@@ -13,10 +13,10 @@ from acpgen.diff.features import compare_features
 from acpgen.diff.findings import Finding, Recorder
 from acpgen.diff.items import compare_items
 from acpgen.diff.methods import compare_methods
+from acpgen.diff.relations import Context
 from acpgen.diff.renames import find_renames
 from acpgen.diff.rule_tables import compare_rule_tables
 from acpgen.diff.snapshot import Snapshot
-from acpgen.ir.shapes import Context
 
 __all__ = ["Finding", "compare"]
 

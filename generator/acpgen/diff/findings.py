@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from acpgen.diff.relations import Context
 from acpgen.diff.rules import LEVELS, Level, rule
 from acpgen.diff.snapshot import BOTH, Snapshot, Writer
-from acpgen.ir.shapes import Context
 from acpgen.load.inventory import item_owner
 
 PEER: dict[Writer, Writer] = {"agent": "client", "client": "agent"}

@@ -5,8 +5,8 @@ and a notification of the same name (``proxy/successor``): both are compared."""
 from __future__ import annotations
 
 from acpgen.diff.findings import Recorder
+from acpgen.diff.relations import Relation, relate
 from acpgen.diff.snapshot import BOTH, CALLERS, Method, Snapshot, Writer
-from acpgen.ir.shapes import Relation, relate
 
 MethodKey = tuple[str, str, str]
 

@@ -12,9 +12,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from acpgen import ir
 from acpgen.diff.findings import Recorder
+from acpgen.diff.relations import Relation, relate
 from acpgen.diff.snapshot import Item, Snapshot
-from acpgen.ir.shapes import ANY, Relation, relate, shape_key
+from acpgen.ir.shapes import ANY, Shape, shape_key
 from acpgen.load.inventory import item_owner
 
 
@@ -51,10 +53,14 @@ def _trivial(shape: Mapping[str, Any]) -> bool:
 
 
 def find_variant_renames(diff: Recorder, old_items: dict[str, Item], new_items: dict[str, Item]) -> dict[str, str]:
-    """Removed variant -> added variant of the same union that reads the same JSON (its key
-    changed: another title, keyed by its title now rather than by the type it refers to, or by
-    required properties now that it has a title). Identity is the wire shape, however spelled:
-    a referenced type and the same shape written inline are one variant."""
+    """Removed variant -> added variant of the same union that is the same branch on the wire (its
+    key changed: another title, keyed by its title now rather than by the type it refers to, or by
+    required properties now that it has a title).
+
+    Identity is the wire shape, however spelled: a referenced type and the same shape written
+    inline are one variant; so are two spellings of an untagged branch that require the same
+    members (what a reader tells the branch by), whatever else changed inside it: those changes
+    are reported on its fields, not as a removed and an added variant."""
     removed = sorted(k for k in old_items.keys() - new_items.keys() if k.startswith("variant:"))
     added = sorted(k for k in new_items.keys() - old_items.keys() if k.startswith("variant:"))
     found: dict[str, str] = {}
@@ -69,7 +75,55 @@ def find_variant_renames(diff: Recorder, old_items: dict[str, Item], new_items: 
         ]
         if len(matches) == 1:
             found[key] = matches[0]
+    found.update(_same_required_members(diff, removed, added, old_items, new_items, found))
     return found
+
+
+def _same_required_members(
+    diff: Recorder,
+    removed: list[str],
+    added: list[str],
+    old_items: Mapping[str, Item],
+    new_items: Mapping[str, Item],
+    paired: Mapping[str, str],
+) -> dict[str, str]:
+    """The remaining removed and added variants of one union that require the same members, where
+    that identity is unique on both sides."""
+    old_ids = {k: wire_identity(old_items[k].shape, diff.old.types) for k in removed if k not in paired}
+    new_ids = {k: wire_identity(new_items[k].shape, diff.new.types) for k in added if k not in paired.values()}
+    found: dict[str, str] = {}
+    for key, identity in old_ids.items():
+        union = item_owner(key)
+        if identity is None or _count(old_ids, union, identity) != 1:
+            continue
+        matches = [k for k, other in new_ids.items() if item_owner(k) == union and other == identity]
+        if len(matches) == 1:
+            found[key] = matches[0]
+    return found
+
+
+def _count(ids: Mapping[str, str | None], union: str, identity: str) -> int:
+    return sum(1 for k, other in ids.items() if item_owner(k) == union and other == identity)
+
+
+def wire_identity(shape: Shape, types: Mapping[str, ir.TypeDef]) -> str | None:
+    """What tells an untagged object branch apart on the wire: the members it requires, and the
+    constant each of them must hold if any (references followed); None for a branch that requires
+    nothing (it cannot be told apart by its members)."""
+    for _ in range(_REFERENCE_HOPS):
+        ref = shape.get("ref")
+        if set(shape) != {"ref"} or not isinstance(ref, str) or ref not in types:
+            break
+        shape = types[ref].shape
+    required = shape.get("required")
+    if not required:
+        return None
+    props = shape.get("properties", {})
+    constants = {name: props[name]["enum"] for name in required if len(props.get(name, {}).get("enum", ())) == 1}
+    return shape_key({"required": required, "constants": constants})
+
+
+_REFERENCE_HOPS = 4
 
 
 def rekey(items: dict[str, Item], renames: Mapping[str, str]) -> dict[str, Item]:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from acpgen import ir
+from acpgen.features.manifest import MANIFEST_FILE
 from acpgen.ir.writers import BOTH, CALLERS
-from acpgen.load.feature_manifest import MANIFEST_FILE
 from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
 from acpgen.pipeline import Revision, SchemaFile
 
@@ -145,7 +145,7 @@ def _items(protocol: ir.Protocol, stability: Stability) -> Iterator[Item]:
     for t in protocol.types:
         yield Item(key=f"type:{t.wire}", stability=stability, shape=t.shape, name=t.class_name, definition=t)
         for f in t.fields:
-            yield _field(f"field:{t.wire}.{f.wire}", f, stability)
+            yield field_item(f"field:{t.wire}.{f.wire}", f, stability)
         for value in t.enum_values if t.kind == "enum" else ():
             yield Item(key=f"value:{t.wire}={value}", stability=stability, shape={})
         for v in t.variants:
@@ -157,12 +157,13 @@ def _items(protocol: ir.Protocol, stability: Stability) -> Iterator[Item]:
             )
             for f in v.fields:
                 if not _is_tag(f):
-                    yield _field(f"field:{t.wire}[{v.key}].{f.wire}", f, stability)
+                    yield field_item(f"field:{t.wire}[{v.key}].{f.wire}", f, stability)
     for m in protocol.methods:
         yield Item(key=f"method:{m.side}:{m.wire}", stability=stability, shape={}, name=m.python_name)
 
 
-def _field(key: str, f: ir.Field, stability: Stability) -> Item:
+def field_item(key: str, f: ir.Field, stability: Stability) -> Item:
+    """A field as the comparison reads it."""
     lenience = {
         DEFAULT_ON_ERROR: f.lenience.default_on_error,
         SKIP_INVALID_ITEMS: f.lenience.skip_invalid_items,

@@ -26,8 +26,8 @@ from typing import Any
 
 from acpgen.diff.snapshot import Snapshot, from_revision
 from acpgen.errors import AcpgenError, Problem
-from acpgen.ir.capabilities import RULES_FILE, load_rules
-from acpgen.load.feature_manifest import MANIFEST_FILE, load_manifest
+from acpgen.features.manifest import MANIFEST_FILE, load_manifest
+from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.pipeline import Revision, read_schema_file
 from acpgen.source.fetch import VERSION, fetch_schema
 from acpgen.source.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files

@@ -10,37 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, cast
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
 from acpgen.load.inventory import Node, description, ref_name
-from acpgen.load.nesting import parse
-from acpgen.load.rule_table import check_rule_table
 
-RULES_FILE = "capability-rules.json"
 _ROOTS = (
     ("agentCapabilities", "agent", "InitializeResponse", "AgentCapabilities"),
     ("clientCapabilities", "client", "InitializeRequest", "ClientCapabilities"),
 )
 _SUBJECT_KINDS: tuple[ir.SubjectKind, ...] = ("method", "field", "variant", "value")
-
-
-def load_rules(path: Path) -> dict[str, Any]:
-    """The rule table at ``path``, checked for shape (not yet against a schema)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, ValueError) as error:
-        raise AcpgenError(
-            Problem(
-                what=f"cannot read the capability rule table: {error}", where=str(path), hint="Fix or restore the file."
-            )
-        ) from None
-    table = parse(text, str(path), what="the capability rule table", hint="Fix or restore the file.")
-    check_rule_table(table, str(path))
-    return table  # type: ignore[no-any-return]
 
 
 def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Capability, ...]:

@@ -1,4 +1,4 @@
-"""The shape of a capability rule table (``capability-rules.json``), checked when it is read.
+"""The capability rule table file (``capability-rules.json``): read, and its shape checked.
 
 Generation then checks each rule against the schema (:func:`acpgen.ir.capabilities.attach_rules`)
 and the spec diff compares two tables by subject; both rely on this shape:
@@ -12,12 +12,30 @@ and the spec diff compares two tables by subject; both rely on this shape:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.load.nesting import parse
 
+RULES_FILE = "capability-rules.json"
 SUBJECTS = ("method", "field", "variant", "value")
 _STRINGS = ("needs", "side", "presence")
+
+
+def load_rules(path: Path) -> dict[str, Any]:
+    """The rule table at ``path``, checked for shape (not yet against a schema)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as error:
+        raise AcpgenError(
+            Problem(
+                what=f"cannot read the capability rule table: {error}", where=str(path), hint="Fix or restore the file."
+            )
+        ) from None
+    table = parse(text, str(path), what="the capability rule table", hint="Fix or restore the file.")
+    check_rule_table(table, str(path))
+    return table  # type: ignore[no-any-return]
 
 
 def check_rule_table(table: Any, origin: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from acpgen import ir
 from acpgen.render.builders import builder_module
 from acpgen.render.error_codes import error_code_views
+from acpgen.render.fold_rules import fold_rules, permission_data
 from acpgen.render.formatting import format_files
 from acpgen.render.header import REGENERATE, generator_version, header
 from acpgen.render.model_keys import check_class_names, keyed_by_class
@@ -91,6 +92,12 @@ def render_unformatted(
     }
     for name in PACKAGE_TEMPLATES:
         files[name] = render_template(f"{name}.jinja", **data)
+    rules = fold_rules(protocol)
+    files["session_state.py"] = render_template("session_state.py.jinja", header=data["header"], rules=rules)
+    files["trace.py"] = render_template("trace.py.jinja", header=data["header"], package=package, rules=rules)
+    files["permissions.py"] = render_template(
+        "permissions.py.jinja", header=data["header"], **permission_data(protocol)
+    )
     for name in RUNTIME_MODULES:
         files[name] = top + runtime_source(name)
     folder = folder or package

@@ -16,10 +16,15 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent
 
 MODULES = (
+    "_fold.py",
+    "_permissions.py",
     "_process.py",
     "_rpc.py",
     "_sender.py",
+    "_state.py",
     "_support.py",
+    "_tracker.py",
+    "_transcript.py",
     "connection.py",
     "dispatch.py",
 )

@@ -1,10 +1,10 @@
 """Read the unstable feature manifest (``schema/unstable-features.json``) and check its shape.
 
-The shape is stated as a JSON Schema shipped with acpgen (``feature_manifest.schema.json``, which
+The shape is stated as a JSON Schema shipped with acpgen (``manifest.schema.json``, which
 also documents every key); this module reads the file, refuses duplicate keys (which JSON
 parsers silently drop), and reports every place that does not fit, each with its JSON pointer
 and the description of what belongs there. Whether the items exist and are unstable is checked
-against the schema by :mod:`acpgen.load.feature_check`.
+against the schema by :mod:`acpgen.features.check`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 from acpgen.errors import AcpgenError, Problem, pointer
 
 MANIFEST_FILE = "unstable-features.json"
-SHAPE_FILE = Path(__file__).with_name("feature_manifest.schema.json")
+SHAPE_FILE = Path(__file__).with_name("manifest.schema.json")
 
 
 def load_manifest(path: Path) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def parse_manifest(text: str, origin: str) -> dict[str, Any]:
         Problem(
             f"the feature manifest does not fit its schema: {error.message}",
             f"{origin}#{pointer(*error.absolute_path)}",
-            f"{_hint(error.schema)} The manifest's shape: acpgen/{SHAPE_FILE.name}.",
+            f"{_hint(error.schema)} The manifest's shape: acpgen/features/{SHAPE_FILE.name}.",
         )
         for error in sorted(_validator().iter_errors(table), key=lambda e: [str(p) for p in e.absolute_path])
     ]

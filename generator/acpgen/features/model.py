@@ -1,9 +1,9 @@
 """Unstable features: named groups of the schema's unstable items, like the Rust crate's cargo features.
 
 The schema marks nothing per feature, so a curated manifest (``schema/unstable-features.json``,
-read by :mod:`acpgen.load.feature_manifest`, checked against the schema by :mod:`acpgen.load.feature_check`)
+read by :mod:`acpgen.features.manifest`, checked against the schema by :mod:`acpgen.features.check`)
 assigns every unstable item to one feature, named after the Rust crate's cargo feature without its
-``unstable_`` prefix. This module holds the checked result; :mod:`acpgen.load.feature_selection` turns a
+``unstable_`` prefix. This module holds the checked result; :mod:`acpgen.features.selection` turns a
 choice of names into the items a build keeps.
 """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
-from acpgen.load.features import Manifest
+from acpgen.features.model import Manifest
 from acpgen.load.inventory import const_of, ref_name, union_branches, variant_keys
 from acpgen.load.stability import drop_default_members, drop_property, without_types
 

@@ -9,7 +9,7 @@ Against the widest schema of a revision (``schema.unstable.json``) and its unsta
 - every unstable item belongs to exactly one feature, and every unstable capability is listed by
   exactly one: a schema update that adds one fails here, naming it and its place in the schema;
 - every feature owns something (one whose items were all stabilised is to be removed);
-- dependencies: see :mod:`acpgen.load.feature_dependencies`.
+- dependencies: see :mod:`acpgen.features.dependencies`.
 
 Every problem is reported, each with its place (the manifest entry, or the item in the schema).
 """
@@ -23,10 +23,10 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.features.dependencies import dependency_problems
+from acpgen.features.items import by_owner, capability_field, covered_by_type, item_pointer, kind_of
+from acpgen.features.model import Feature, Manifest
 from acpgen.ir.capabilities import capability_tree
-from acpgen.load.feature_dependencies import dependency_problems
-from acpgen.load.feature_items import by_owner, capability_field, covered_by_type, item_pointer, kind_of
-from acpgen.load.features import Feature, Manifest
 from acpgen.load.inventory import Node, item_map, item_owner
 
 _KEYS = "type:X, field:X.wireName, variant:X[tag], value:X=value, method:side:wire"

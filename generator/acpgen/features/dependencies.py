@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Mapping
 
 from acpgen.errors import Problem, pointer
-from acpgen.load.feature_items import references
-from acpgen.load.features import Feature, Manifest
+from acpgen.features.items import references
+from acpgen.features.model import Feature, Manifest
 from acpgen.load.inventory import Node
 
 

@@ -1,0 +1,631 @@
+"""How each session update kind folds into a session's state, derived from the IR.
+
+Nothing here is a list of update kinds: every rule follows from the ``SessionUpdate`` union's
+variants, their members and what the schema says of each (required, nullable, its type), and
+from two naming conventions of the schema (a kind named ``..._chunk`` is a piece of a thing,
+one named ``..._removed`` removes one). A variant that fits none of the rules (a chunk with two
+pieces, a removal that carries more than its id, a kind with two ids) fails generation with a
+problem naming it, where it is, and what to do; a new kind or member that fits them is folded
+with no change here.
+
+- A kind's **key** is its one required member whose name ends in ``Id`` and that holds a
+  string (``toolCallId``), or the one such member of every branch of a required object member
+  (``plan.planId``); a chunk may have an optional one (``messageId``). Kinds keyed by members
+  of the same name share a slot named after it (``toolCallId`` -> ``tool_calls``); a kind
+  with no key has a slot of its own, named after it (``usage_update`` -> ``usage``).
+- **append** (``..._chunk``): the one required member besides the key is the piece; it joins
+  the list member of the slot's other kinds that holds items of its type
+  (``compaction_summary_chunk``'s ``content`` -> ``summary``), or a list of its own name.
+- **remove** (``..._removed``): a keyed kind that carries nothing but its key.
+- **patch**: a keyed kind, or one whose members are all optional (``session_info_update``).
+- **whole**: a kind with no key and a required member (the plan, the usage, a notice).
+- A null clears a member only where every kind of the slot that declares it admits null.
+
+Methods about a session (their params or result have the session id that ``session/update``
+has) fold what they carry: a member whose type is an update kind's payload folds as that kind
+(a permission request's ``toolCall``), one of the type of a member of a session-wide slot
+patches that member (``configOptions``, ``session/set_mode``'s ``modeId``), and an object that
+holds such a member patches the slot with all of its members (``session/new``'s ``modes``).
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from acpgen import ir
+from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.ir import naming
+from acpgen.ir.shapes import shape_key
+
+UNION = "SessionUpdate"
+"""The union of update kinds (``session/update``'s ``update``)."""
+UPDATE_METHOD = "session/update"
+META = "_meta"
+HINT = (
+    "acpgen derives how each update kind folds from its members (see docs/session-state.md); "
+    "if the schema is right, teach acpgen.render.fold_rules the new shape."
+)
+RESERVED = frozenset(
+    {"wire", "new", "session_id", "update", "call", "calls", "unknown", "timeline", "to_json", "from_trace"}
+    | {"from_lines", "RULES", "KINDS", "TAG", "NOTIFICATION", "SESSION", "UPDATE", "METHODS"}
+)
+"""Names of ``SessionState`` that a slot's property may not take (it gets a trailing ``_``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A member of an update kind (or of a type a method carries), as folding sees it."""
+
+    wire: str
+    required: bool
+    nullable: bool
+    shape: str
+    """The member's wire shape without null (:func:`acpgen.ir.shapes.shape_key`)."""
+    ref: str | None
+    item_ref: str | None
+    """The type of a list's items, for a list of a named type."""
+    plain: bool
+    """A string, number or boolean (no named type)."""
+
+
+@dataclass(frozen=True, slots=True)
+class KindRule:
+    """How one update kind folds (a row of ``session_state.RULES``)."""
+
+    kind: str
+    how: str
+    slot: str
+    key: tuple[str, ...]
+    key_required: bool
+    tag: str | None
+    declared: tuple[str, ...]
+    piece: str | None
+    into: str | None
+    classes: tuple[str, ...]
+    """The model classes of the variant (several when its payload is a union)."""
+    validator: str | None
+    """How its record is read as a model (a Python expression), if it is read as one."""
+    richness: int
+    """Required members: a record is read as the richest kind's model first."""
+    piece_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRule:
+    source: str
+    name: str
+    kind: str | None = None
+    slot: str | None = None
+    target: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MethodRule:
+    method: str
+    session: str
+    fields: tuple[FieldRule, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SlotRule:
+    """A place in the state and how ``SessionState`` reads it."""
+
+    name: str
+    attr: str
+    keyed: bool
+    clears: tuple[str, ...]
+    readers: tuple[tuple[str, str], ...]
+    """``(kind, validator)``: the models its things are read as, richest first."""
+    record_type: str
+    piece_type: str
+    into: str | None
+    kinds: tuple[str, ...]
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class FoldRules:
+    """Everything ``session_state.py`` is rendered from."""
+
+    available: bool
+    reason: str
+    kinds: tuple[KindRule, ...] = ()
+    slots: tuple[SlotRule, ...] = ()
+    methods: tuple[MethodRule, ...] = ()
+    notification: str = ""
+    session: tuple[str, str] = ("", "")
+    update: tuple[str, str] = ("", "")
+    tag: str | None = None
+    trackers: tuple[Tracker, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Tracker:
+    """A thing agents report with a creating kind and patches (a tool call): what its tracker
+    sends."""
+
+    name: str
+    slot: str
+    key: str
+    key_attr: str
+    create_kind: str
+    create_class: str
+    patch_kind: str
+    patch_class: str
+    members: tuple[tuple[str, str], ...]
+    """``(attribute, wire name)`` of the patch kind's members besides the key and the tag."""
+
+
+def fold_rules(protocol: ir.Protocol) -> FoldRules:
+    """The fold rules of ``protocol``, or why it has none (no ``SessionUpdate`` union)."""
+    union = next((t for t in protocol.types if t.wire == UNION and t.kind == "union"), None)
+    notify = next((m for m in protocol.methods if m.wire == UPDATE_METHOD), None)
+    if union is None or notify is None:
+        what = f"no {UNION} union" if union is None else f"no {UPDATE_METHOD} notification"
+        return FoldRules(False, f"The schema ({protocol.source.file}) has {what}: there is no session update to fold.")
+    return _Derivation(protocol, union, notify).rules()
+
+
+@dataclass
+class _Derivation:
+    protocol: ir.Protocol
+    union: ir.TypeDef
+    notify: ir.Method
+    problems: list[Problem] = field(default_factory=list)
+
+    def rules(self) -> FoldRules:
+        notification = self.protocol.type(self.notify.params)
+        session = _id_member(notification.fields, self.protocol)
+        update = next((f for f in notification.fields if f.ref == UNION), None)
+        if session is None or update is None:
+            self._fail(notification.wire, f"{notification.wire} has no session id or no {UNION} member")
+            raise AcpgenError(*self.problems)
+        kinds = [k for v in self.union.variants if not v.catch_all and (k := self._kind(v)) is not None]
+        kinds = self._placed(kinds)
+        slots = self._slots(kinds)
+        methods = self._methods(session.wire, kinds, slots)
+        slots = self._with_method_readers(slots, methods)
+        if self.problems:
+            raise AcpgenError(*self.problems)
+        return FoldRules(
+            available=True,
+            reason="",
+            kinds=tuple(kinds),
+            slots=tuple(slots.values()),
+            methods=tuple(methods),
+            notification=notification.class_name,
+            session=(session.attr, session.wire),
+            update=(update.attr, update.wire),
+            tag=self.union.discriminator,
+            trackers=tuple(self._trackers(kinds)),
+        )
+
+    # -- update kinds
+
+    def _kind(self, variant: ir.UnionVariant) -> KindRule | None:
+        members = self._variant_members(variant)
+        kind = variant.tag if variant.tag is not None else variant.key
+        where = pointer("$defs", variant.payload or UNION)
+        snake = naming.snake(kind)
+        key = self._key(kind, members, where, chunk=snake.endswith("_chunk"), removal=snake.endswith("_removed"))
+        if isinstance(key, bool):
+            return None
+        path, required = key if key is not None else ((), True)
+        rest = [m for m in members if m.wire not in (path[:1]) and m.wire != META]
+        how, piece = self._how(kind, snake, path, rest, members, where)
+        if how is None:
+            return None
+        slot = _slot_name(self._key_name(members, path), snake)
+        payload = self.protocol.type(variant.payload) if variant.payload else None
+        return KindRule(
+            kind=kind,
+            how=how,
+            slot=slot,
+            key=path,
+            key_required=required,
+            tag=self.union.discriminator if variant.tag is not None else None,
+            declared=tuple(sorted({m.wire for m in members})) if how == "whole" else (),
+            piece=piece.wire if piece is not None else None,
+            into=None,
+            classes=tuple(cls for _, cls, _ in variant.spread) or (variant.class_name,),
+            validator=_validator(payload, variant, self.union.discriminator) if how != "append" else None,
+            richness=sum(1 for m in members if m.required),
+            piece_type=self._annotation(piece) if piece is not None else None,
+        )
+
+    def _how(
+        self, kind: str, snake: str, path: tuple[str, ...], rest: list[Member], members: list[Member], where: str
+    ) -> tuple[str | None, Member | None]:
+        if snake.endswith("_chunk"):
+            pieces = [m for m in rest if m.required]
+            if len(pieces) != 1:
+                named = ", ".join(m.wire for m in pieces) or "none"
+                self._fail(
+                    where,
+                    f"the chunk update kind {kind!r} has {len(pieces)} required members besides its id "
+                    f"({named}), not one piece",
+                )
+                return None, None
+            return "append", pieces[0]
+        if snake.endswith("_removed"):
+            if not path or rest:
+                extra = ", ".join(m.wire for m in rest)
+                why = "has no id" if not path else f"carries more than its id: {extra}"
+                self._fail(where, f"the update kind {kind!r} removes a thing but {why}")
+                return None, None
+            return "remove", None
+        if path or not any(m.required for m in members):
+            return "patch", None
+        return "whole", None
+
+    def _key(
+        self, kind: str, members: list[Member], where: str, *, chunk: bool, removal: bool
+    ) -> tuple[tuple[str, ...], bool] | bool | None:
+        """The key's path and whether it is required; ``None`` for no key, ``False`` after a problem."""
+        required = [m for m in members if m.required and self._is_id(m)]
+        if len(required) > 1:
+            named = ", ".join(m.wire for m in required)
+            self._fail(
+                where, f"the update kind {kind!r} has {len(required)} ids ({named}): which thing it is about is unclear"
+            )
+            return False
+        if required:
+            others = [m for m in members if m.wire not in (required[0].wire, META)]
+            if others or chunk or removal:
+                return (required[0].wire,), True
+            return None  # it carries nothing but the id: the id is its value (``currentModeId``)
+        nested = self._nested_key(members)
+        if nested is not None:
+            return nested, True
+        optional = [m for m in members if not m.required and self._is_id(m)]
+        if chunk and len(optional) == 1:
+            return (optional[0].wire,), False
+        return None
+
+    def _nested_key(self, members: list[Member]) -> tuple[str, str] | None:
+        for member in members:
+            if not member.required or member.ref is None:
+                continue
+            branches = self._branches(self.protocol.type(member.ref))
+            ids = {m.wire for b in branches for m in b if m.required and self._is_id(m)}
+            if branches and len(ids) == 1 and all(any(m.wire in ids and m.required for m in b) for b in branches):
+                return member.wire, next(iter(ids))
+        return None
+
+    def _is_id(self, member: Member) -> bool:
+        """A member holding a thing's id: named ``...Id`` and holding a string, or named ``id`` and
+        holding an id type (``PlanId``)."""
+        target = self._type(member.ref)
+        id_type = target is not None and target.kind == "alias" and shape_key(target.shape) == '{"type": "string"}'
+        if member.wire == "id":
+            return id_type and target is not None and target.wire.endswith("Id")
+        if not member.wire.endswith("Id") or member.wire[:-2].endswith("_"):
+            return False
+        return id_type or member.shape == '{"type": "string"}'
+
+    def _key_name(self, members: list[Member], path: tuple[str, ...]) -> str:
+        """What a key is named after: its id type (``ToolCallId``), else its member."""
+        if not path:
+            return ""
+        found: list[Member] = members
+        for step in path[:-1]:
+            holder = next(m for m in found if m.wire == step)
+            holder_type = self._type(holder.ref)
+            found = [m for b in (self._branches(holder_type) if holder_type is not None else []) for m in b]
+        leaf = next((m for m in found if m.wire == path[-1]), None)
+        target = self._type(leaf.ref if leaf is not None else None)
+        return target.wire if target is not None and target.wire.endswith("Id") else path[-1]
+
+    def _placed(self, kinds: list[KindRule]) -> list[KindRule]:
+        """Chunk kinds with the list their piece joins."""
+        placed = []
+        for rule in kinds:
+            if rule.how == "append":
+                rule = _replace(rule, into=self._into(rule, kinds))
+            placed.append(rule)
+        return placed
+
+    def _into(self, chunk: KindRule, kinds: list[KindRule]) -> str:
+        assert chunk.piece is not None
+        variant = self._variant(chunk.kind)
+        piece = next(m for m in self._variant_members(variant) if m.wire == chunk.piece)
+        lists = {
+            m.wire
+            for rule in kinds
+            if rule.slot == chunk.slot and rule.how in ("patch", "whole")
+            for m in self._variant_members(self._variant(rule.kind))
+            if m.item_ref is not None and m.item_ref == piece.ref
+        }
+        if len(lists) > 1:
+            self._fail(
+                pointer("$defs", UNION),
+                f"the chunk kind {chunk.kind!r} could join any of the lists {', '.join(sorted(lists))}",
+            )
+        return min(lists) if lists else chunk.piece
+
+    # -- slots
+
+    def _slots(self, kinds: list[KindRule]) -> dict[str, SlotRule]:
+        slots: dict[str, SlotRule] = {}
+        taken: dict[str, str] = {}
+        for name in sorted({k.slot for k in kinds}):
+            mine = [k for k in kinds if k.slot == name]
+            attr = _attr(name)
+            if attr in taken:
+                self._fail(
+                    pointer("$defs", UNION), f"the slots {taken[attr]!r} and {name!r} would both be SessionState.{attr}"
+                )
+            taken[attr] = name
+            chunks = [k for k in mine if k.how == "append"]
+            readers = self._readers(mine)
+            slots[name] = SlotRule(
+                name=name,
+                attr=attr,
+                keyed=any(k.key for k in mine),
+                clears=self._clears(mine),
+                readers=readers,
+                record_type=_union_type(readers) if readers else "Never",
+                piece_type=_union_of([k.piece_type or "Any" for k in chunks]) if chunks else "Never",
+                into=chunks[0].into if chunks else None,
+                kinds=tuple(k.kind for k in mine),
+                doc=_slot_doc(name, mine),
+            )
+            if len({k.into for k in chunks}) > 1:
+                self._fail(pointer("$defs", UNION), f"the chunk kinds of {name!r} join different lists")
+        return slots
+
+    def _readers(self, kinds: Sequence[KindRule]) -> tuple[tuple[str, str], ...]:
+        owners = [k for k in kinds if k.validator is not None]
+        rows: list[tuple[int, int, str, str]] = []
+        for index, rule in enumerate(kinds):
+            if rule.validator is not None:
+                rows.append((-rule.richness, index, rule.kind, rule.validator))
+            elif rule.how == "append":
+                for owner in owners:
+                    rows.append((-owner.richness, index, rule.kind, owner.validator or ""))
+        return tuple((kind, validator) for _, _, kind, validator in sorted(rows) if validator)
+
+    def _clears(self, kinds: Sequence[KindRule]) -> tuple[str, ...]:
+        declared: dict[str, list[bool]] = {}
+        for rule in kinds:
+            for m in self._variant_members(self._variant(rule.kind)):
+                declared.setdefault(m.wire, []).append(m.nullable)
+        return tuple(sorted(name for name, nullable in declared.items() if all(nullable)))
+
+    # -- methods
+
+    def _methods(self, session: str, kinds: list[KindRule], slots: Mapping[str, SlotRule]) -> list[MethodRule]:
+        found = []
+        for method in self.protocol.methods:
+            if method.wire == UPDATE_METHOD:
+                continue
+            params = self.protocol.type(method.params)
+            result = self.protocol.type(method.result) if method.result else None
+            where = _session_source(session, params, result)
+            if where is None:
+                continue
+            fields = [
+                rule
+                for source, t in (("params", params), ("result", result))
+                if t is not None
+                for m in t.fields
+                if m.wire not in (session, META) and (rule := self._field(source, m, kinds, slots)) is not None
+            ]
+            found.append(MethodRule(method.wire, where, tuple(fields)))
+        return sorted(found, key=lambda m: m.method)
+
+    def _field(
+        self, source: str, field_: ir.Field, kinds: list[KindRule], slots: Mapping[str, SlotRule]
+    ) -> FieldRule | None:
+        member = _member(field_)
+        as_kind = [k for k in kinds if k.how in ("patch", "whole") and self._variant(k.kind).payload == member.ref]
+        if member.ref is not None and len(as_kind) == 1:
+            return FieldRule(source, member.wire, kind=as_kind[0].kind)
+        target = self._singleton_member(member, kinds, slots)
+        if target is not None:
+            return FieldRule(source, member.wire, slot=target[0], target=target[1], label=target[2])
+        inner = self._type(member.ref)
+        if inner is not None and inner.kind == "object":
+            found = {t[0] for m in inner.fields if (t := self._singleton_member(_member(m), kinds, slots)) is not None}
+            if len(found) == 1:
+                return FieldRule(source, member.wire, slot=found.pop(), label=inner.wire)
+        return None
+
+    def _singleton_member(
+        self, member: Member, kinds: list[KindRule], slots: Mapping[str, SlotRule]
+    ) -> tuple[str, str, str] | None:
+        if member.wire == META:
+            return None
+        found = set()
+        for rule in kinds:
+            if slots[rule.slot].keyed or rule.how not in ("patch", "whole"):
+                continue
+            for m in self._variant_members(self._variant(rule.kind)):
+                same_type = m.shape == member.shape and not member.plain
+                if m.wire != META and (same_type or (m.wire == member.wire and m.shape == member.shape)):
+                    found.add((rule.slot, m.wire, rule.kind))
+        return found.pop() if len(found) == 1 else None
+
+    def _with_method_readers(self, slots: dict[str, SlotRule], methods: list[MethodRule]) -> dict[str, SlotRule]:
+        extra: dict[str, dict[str, str]] = {}
+        for method in methods:
+            for f in method.fields:
+                if f.slot is not None and f.target is None and f.label is not None:
+                    t = self.protocol.type(f.label)
+                    extra.setdefault(f.slot, {})[f.label] = f"_validator(models.{t.class_name})"
+        for name, labels in extra.items():
+            slot = slots[name]
+            ranked = sorted(
+                labels.items(), key=lambda item: -sum(1 for m in self.protocol.type(item[0]).fields if m.required)
+            )
+            readers = (*ranked, *slot.readers)
+            slots[name] = _replace_slot(slot, readers=readers, record_type=_union_type(readers))
+        return slots
+
+    # -- trackers
+
+    def _trackers(self, kinds: list[KindRule]) -> Iterator[Tracker]:
+        for slot in sorted({k.slot for k in kinds}):
+            mine = [k for k in kinds if k.slot == slot and k.how == "patch" and k.key and len(k.key) == 1]
+            patch = next((k for k in mine if k.richness == 1 and len(k.classes) == 1), None)
+            if patch is None:
+                continue
+            create = max(mine, key=lambda k: k.richness)
+            members = [
+                m for m in self._variant_fields(self._variant(patch.kind)) if m.wire not in (patch.key[0], patch.tag)
+            ]
+            key_attr = next(f.attr for f in self._variant_fields(self._variant(patch.kind)) if f.wire == patch.key[0])
+            yield Tracker(
+                name=naming.class_name(slot.removesuffix("s"), "tracker"),
+                slot=slot,
+                key=patch.key[0],
+                key_attr=key_attr,
+                create_kind=create.kind,
+                create_class=create.classes[0],
+                patch_kind=patch.kind,
+                patch_class=patch.classes[0],
+                members=tuple((m.attr, m.wire) for m in members),
+            )
+
+    # -- reading the IR
+
+    def _variant(self, kind: str) -> ir.UnionVariant:
+        return next(v for v in self.union.variants if (v.tag if v.tag is not None else v.key) == kind)
+
+    def _variant_fields(self, variant: ir.UnionVariant) -> list[ir.Field]:
+        own = [f for f in variant.fields if variant.tag is None or f.wire != self.union.discriminator]
+        payload = self._type(variant.payload)
+        inherited = list(payload.fields) if payload is not None else []
+        names = {f.wire for f in own}
+        return sorted([f for f in inherited if f.wire not in names] + own, key=lambda f: f.wire)
+
+    def _variant_members(self, variant: ir.UnionVariant) -> list[Member]:
+        members = [_member(f) for f in self._variant_fields(variant)]
+        payload = self._type(variant.payload)
+        if payload is not None and payload.kind == "union":
+            members += [m for branch in self._branches(payload) for m in branch]
+        return members
+
+    def _branches(self, union: ir.TypeDef) -> list[list[Member]]:
+        if union.kind == "object":
+            return [[_member(f) for f in union.fields]]
+        branches = []
+        for variant in union.variants:
+            fields = [_member(f) for f in variant.fields]
+            payload = self._type(variant.payload)
+            if payload is not None:
+                fields += [_member(f) for f in payload.fields]
+            branches.append(fields)
+        return branches if union.kind == "union" else []
+
+    def _type(self, name: str | None) -> ir.TypeDef | None:
+        if name is None:
+            return None
+        try:
+            return self.protocol.type(name)
+        except KeyError:
+            return None
+
+    def _annotation(self, member: Member) -> str:
+        target = self._type(member.ref)
+        if target is not None:
+            return f"models.{target.class_name}"
+        return {'{"type": "string"}': "str", '{"type": "boolean"}': "bool"}.get(member.shape, "Any")
+
+    def _fail(self, where: str, what: str) -> None:
+        location = f"{self.protocol.source.file}#{where}"
+        self.problems.append(Problem(what=what, where=location, hint=HINT))
+
+
+def _member(f: ir.Field) -> Member:
+    shape = {k: v for k, v in f.shape.items() if k != "null"}
+    items = shape.get("items") if shape.get("type") == "array" else None
+    item_ref = items.get("ref") if isinstance(items, Mapping) else None
+    plain = "ref" not in shape and item_ref is None
+    return Member(f.wire, f.required, f.nullable, shape_key(shape), shape.get("ref"), item_ref, plain)
+
+
+def _id_member(fields: Iterable[ir.Field], protocol: ir.Protocol) -> ir.Field | None:
+    return next((f for f in fields if f.required and f.wire.endswith("Id")), None)
+
+
+def _session_source(session: str, params: ir.TypeDef, result: ir.TypeDef | None) -> str | None:
+    if result is not None and any(f.wire == session and f.required for f in result.fields):
+        return "result"
+    if any(f.wire == session and f.required for f in params.fields):
+        return "params"
+    return None
+
+
+def _slot_name(key: str, snake_kind: str) -> str:
+    if key:
+        base = naming.snake(key).removesuffix("_id")
+        return base if base.endswith("s") else base + "s"
+    return snake_kind.removesuffix("_update").removesuffix("_chunk") or snake_kind
+
+
+def _attr(name: str) -> str:
+    return name + "_" if name in RESERVED or keyword.iskeyword(name) else name
+
+
+def _validator(payload: ir.TypeDef | None, variant: ir.UnionVariant, tag: str | None) -> str:
+    if payload is not None and payload.kind == "object":
+        return f"_validator(models.{payload.class_name})"
+    if payload is not None:
+        return f"_alias_validator(models.{payload.class_name})"
+    if variant.tag is not None and tag is not None:
+        return f"_validator(models.{variant.class_name}, {tag!r}, {variant.tag!r})"
+    return f"_validator(models.{variant.class_name})"
+
+
+def _union_type(readers: Sequence[tuple[str, str]]) -> str:
+    names = []
+    for _, validator in readers:
+        inner = validator.split("(", 1)[1].split(",", 1)[0].rstrip(")")
+        if inner not in names:
+            names.append(inner)
+    return _union_of(names)
+
+
+def _union_of(names: Sequence[str]) -> str:
+    unique = list(dict.fromkeys(names))
+    return " | ".join(unique) if unique else "Never"
+
+
+def _slot_doc(name: str, kinds: Sequence[KindRule]) -> str:
+    parts = [f"``{k.kind}`` ({k.how})" for k in kinds]
+    return f"What the update kinds {', '.join(parts)} fold into."
+
+
+def _replace(rule: KindRule, **changes: object) -> KindRule:
+    import dataclasses
+
+    return dataclasses.replace(rule, **changes)  # type: ignore[arg-type]
+
+
+def _replace_slot(slot: SlotRule, **changes: object) -> SlotRule:
+    import dataclasses
+
+    return dataclasses.replace(slot, **changes)  # type: ignore[arg-type]
+
+
+PERMISSION_METHOD = "session/request_permission"
+PERMISSION_MEMBERS = ("sessionId", "toolCall", "options")
+
+
+def permission_data(protocol: ir.Protocol) -> dict[str, object]:
+    """What ``permissions.py`` is rendered from: the permission request's and answer's models,
+    or why the package has none."""
+    method = next((m for m in protocol.methods if m.wire == PERMISSION_METHOD and m.result), None)
+    if method is None or method.result is None:
+        reason = f"The schema ({protocol.source.file}) has no {PERMISSION_METHOD} request."
+        return {"available": False, "reason": reason}
+    request, response = protocol.type(method.params), protocol.type(method.result)
+    missing = [name for name in PERMISSION_MEMBERS if name not in {f.wire for f in request.fields}]
+    if missing or "outcome" not in {f.wire for f in response.fields}:
+        reason = f"{request.wire} lacks {', '.join(missing) or 'an outcome in its answer'}: no policy can read it."
+        return {"available": False, "reason": reason}
+    return {"available": True, "reason": "", "request": request.class_name, "response": response.class_name}

@@ -1,0 +1,477 @@
+"""Fold a session's wire into its state: the engine behind ``session_state``.
+
+Schema-independent: it folds JSON (the wire form of each update, as the package's models
+dump it) by a table of rules that the generator derives from the schema and renders into
+``session_state.py``. Every state is an immutable snapshot: folding returns a new
+:class:`Folded` and never changes the one it was given (the wire values inside are
+shared between snapshots and must not be modified).
+
+How an update kind folds (:class:`Fold`):
+
+- ``patch``: into the thing its key names (a tool call, a message), or the session-wide
+  record of its slot: a member present replaces, an absent one keeps, a null clears the
+  member where every kind of the slot admits null there (elsewhere a null is ignored);
+- ``whole``: the kind is a whole value (the plan, the usage): the members it declares
+  are replaced together (absent ones cleared), other members of the record are kept;
+- ``append``: a chunk: its piece joins a list of the thing (a message's content blocks),
+  its other members patch it; a chunk without an id joins the last thing made, if that
+  was a chunk of the same kind without an id, else starts a new one;
+- ``remove``: the thing its key names is removed;
+- ``keep``: an update kind the schema does not name: kept as it came, in
+  :attr:`Folded.unknown`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal
+
+How = Literal["patch", "whole", "append", "remove", "keep"]
+Key = str | int | None
+"""A thing's key in its slot: its id (a string), a sequence number for a chunk-made
+thing without an id, ``None`` for a slot's session-wide record."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    """How one update kind folds."""
+
+    kind: str
+    how: How
+    slot: str
+    key: tuple[str, ...] = ()
+    """The wire path of the key in the update (``("toolCallId",)``, ``("plan",
+    "planId")``); empty for a session-wide kind."""
+    key_required: bool = True
+    tag: str | None = None
+    """The discriminator's wire name, left out of the record."""
+    declared: tuple[str, ...] = ()
+    """``whole``: the members the kind declares."""
+    piece: str | None = None
+    """``append``: the member appended."""
+    into: str | None = None
+    """``append``: the list of the record it joins."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A place in the state: keyed things (tool calls) or one session-wide record (the
+    plan)."""
+
+    name: str
+    keyed: bool
+    clears: frozenset[str] = frozenset()
+    """Members a null clears."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldFold:
+    """A member of a method's params or result that folds into the state."""
+
+    source: Literal["params", "result"]
+    name: str
+    kind: str | None = None
+    """Fold the value as an update of this kind."""
+    slot: str | None = None
+    """Or patch this session-wide slot with it..."""
+    target: str | None = None
+    """... as this member (``None``: the value is an object whose members patch the
+    record)."""
+    label: str = ""
+    """What the record then holds, among its kinds (the type its model reads it as)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MethodFold:
+    """A method about one session: where its session id is, and what of it folds."""
+
+    method: str
+    session: Literal["params", "result"]
+    fields: tuple[FieldFold, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Everything the engine needs to know about one schema."""
+
+    slots: Mapping[str, Slot]
+    kinds: Mapping[str, Fold]
+    methods: Mapping[str, MethodFold]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing of a session (a message, a tool call), or a slot's session-wide
+    record."""
+
+    slot: str
+    key: Key
+    kind: str
+    """The kind that made it."""
+    kinds: tuple[str, ...]
+    """Every kind folded into it, in first-seen order."""
+    fields: Mapping[str, Any]
+    """The merged wire record (read-only)."""
+    order: int
+    """Its place in the session's timeline (when it was made)."""
+    cache: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Typed readings of :attr:`fields`, by reader (see ``_state``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A request about the session (or a notification other than ``session/update``)."""
+
+    method: str
+    params: Any
+    result: Any = None
+    error: Any = None
+    answered: bool = False
+    order: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """Something that could not be folded, kept as it came."""
+
+    kind: str | None
+    payload: Any
+    reason: str
+    order: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """The state of one session: an immutable snapshot."""
+
+    session_id: str
+    slots: Mapping[str, Mapping[Key, Entry]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    calls: tuple[Call, ...] = ()
+    unknown: tuple[Unknown, ...] = ()
+    count: int = 0
+    """Things in the timeline so far."""
+    tail: tuple[str, Key] | None = None
+    """The thing made last (a chunk without an id joins it when it is of the same
+    kind)."""
+
+    def entries(self, slot: str) -> Mapping[Key, Entry]:
+        """The things of a slot, in the order they were made."""
+        return self.slots.get(slot, _EMPTY)
+
+    def record(self, slot: str) -> Entry | None:
+        """The session-wide record of a slot, if any update made it."""
+        return self.slots.get(slot, _EMPTY).get(None)
+
+    def timeline(self) -> list[Entry | Call | Unknown]:
+        """Things, calls and unknown updates in the order they first appeared."""
+        items: list[Entry | Call | Unknown] = [
+            e for s in self.slots.values() for e in s.values() if e.key is not None
+        ]
+        items += self.calls
+        items += self.unknown
+        return sorted(items, key=lambda item: item.order)
+
+
+_EMPTY: Mapping[Key, Entry] = MappingProxyType({})
+
+
+def fold_update(rules: Rules, state: Folded, kind: str, payload: Any) -> Folded:
+    """``state`` with one update folded in (its kind, and its wire form without the
+    session id)."""
+    rule = rules.kinds.get(kind)
+    if rule is None or rule.how == "keep" or not isinstance(payload, Mapping):
+        reason = (
+            "an update kind the schema does not name"
+            if rule is None or rule.how == "keep"
+            else "not an object"
+        )
+        return keep(state, kind, payload, reason)
+    slot = rules.slots[rule.slot]
+    record = {k: v for k, v in payload.items() if k != rule.tag}
+    key = _dig(record, rule.key) if rule.key else None
+    if rule.key and not isinstance(key, str) and (rule.key_required or key is not None):
+        return keep(state, kind, payload, f"no id at {'.'.join(rule.key)}")
+    if rule.how == "remove":
+        return _remove(state, slot.name, key)
+    if rule.how == "append":
+        return _append(state, rule, slot, key, record)
+    entries = state.entries(slot.name)
+    old = entries.get(key)
+    base = dict(old.fields) if old is not None else {}
+    if rule.how == "whole":
+        base = {k: v for k, v in base.items() if k not in rule.declared}
+        merged = _patch(
+            base, {k: v for k, v in record.items() if v is not None}, slot.clears
+        )
+    else:
+        merged = _patch(base, record, slot.clears)
+    return _put(state, slot.name, key, rule.kind, merged, old)
+
+
+def fold_call(
+    rules: Rules,
+    state: Folded,
+    method: str,
+    params: Any,
+    *,
+    result: Any = None,
+    error: Any = None,
+    answered: bool = True,
+) -> Folded:
+    """``state`` with a call recorded, and what its params and result say folded in
+    (only when it was answered with a result: an error or no answer changes nothing
+    else)."""
+    call = Call(method, params, result, error, answered, state.count)
+    state = replace(
+        state, calls=(*state.calls, call), count=state.count + 1, tail=("", state.count)
+    )
+    rule = rules.methods.get(method)
+    if rule is None or not answered or error is not None:
+        return state
+    for member in rule.fields:
+        source = params if member.source == "params" else result
+        value = source.get(member.name) if isinstance(source, Mapping) else None
+        if value is None:
+            continue
+        if member.kind is not None:
+            state = fold_update(rules, state, member.kind, value)
+        elif member.slot is not None:
+            state = _patch_record(rules, state, member, value)
+    return state
+
+
+def _patch_record(rules: Rules, state: Folded, member: FieldFold, value: Any) -> Folded:
+    assert member.slot is not None
+    slot = rules.slots[member.slot]
+    if member.target is None and not isinstance(value, Mapping):
+        return state
+    record = dict(value) if member.target is None else {member.target: value}
+    old = state.record(slot.name)
+    merged = _patch(dict(old.fields) if old is not None else {}, record, slot.clears)
+    return _put(state, slot.name, None, member.label or member.name, merged, old)
+
+
+def _patch(
+    base: dict[str, Any], new: Mapping[str, Any], clears: frozenset[str]
+) -> dict[str, Any]:
+    for name, value in new.items():
+        if value is not None:
+            base[name] = value
+        elif name in clears:
+            base.pop(name, None)
+    return base
+
+
+def _append(
+    state: Folded, rule: Fold, slot: Slot, key: Any, record: dict[str, Any]
+) -> Folded:
+    assert rule.piece is not None and rule.into is not None
+    entries = state.entries(slot.name)
+    if key is None:
+        joins = (
+            state.tail is not None
+            and state.tail[0] == slot.name
+            and isinstance(state.tail[1], int)
+            and (last := entries.get(state.tail[1])) is not None
+            and last.kind == rule.kind
+        )
+        key = state.tail[1] if joins and state.tail is not None else -state.count - 1
+    old = entries.get(key)
+    piece = record.pop(rule.piece, None)
+    base = _patch(dict(old.fields) if old is not None else {}, record, slot.clears)
+    joined = base.get(rule.into)
+    base[rule.into] = [*(joined if isinstance(joined, list) else ()), piece]
+    return _put(state, slot.name, key, rule.kind, base, old)
+
+
+def _put(
+    state: Folded,
+    slot: str,
+    key: Key,
+    kind: str,
+    fields: dict[str, Any],
+    old: Entry | None,
+) -> Folded:
+    entries = dict(state.entries(slot))
+    if old is not None:
+        kinds = old.kinds if kind in old.kinds else (*old.kinds, kind)
+        entries[key] = Entry(
+            slot, key, old.kind, kinds, MappingProxyType(fields), old.order
+        )
+        return replace(state, slots=_with(state.slots, slot, entries))
+    if isinstance(key, int) and key < 0:
+        key = (
+            -key
+        )  # a sequence number for a thing without an id: its place in the timeline + 1
+    entries[key] = Entry(
+        slot, key, kind, (kind,), MappingProxyType(fields), state.count
+    )
+    tail = (slot, key) if key is not None else state.tail
+    return replace(
+        state, slots=_with(state.slots, slot, entries), count=state.count + 1, tail=tail
+    )
+
+
+def _remove(state: Folded, slot: str, key: Any) -> Folded:
+    entries = dict(state.entries(slot))
+    if entries.pop(key, None) is None:
+        return state
+    return replace(state, slots=_with(state.slots, slot, entries))
+
+
+def _with(
+    slots: Mapping[str, Mapping[Key, Entry]], name: str, entries: dict[Key, Entry]
+) -> Mapping[str, Any]:
+    updated = dict(slots)
+    updated[name] = MappingProxyType(entries)
+    return MappingProxyType(updated)
+
+
+def keep(state: Folded, kind: str | None, payload: Any, reason: str) -> Folded:
+    """``state`` with something that could not be folded kept in
+    :attr:`Folded.unknown`."""
+    item = Unknown(kind, payload, reason, state.count)
+    return replace(state, unknown=(*state.unknown, item), count=state.count + 1)
+
+
+def _dig(record: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = record
+    for name in path:
+        value = value.get(name) if isinstance(value, Mapping) else None
+    return value
+
+
+# -- the wire trace
+# ---------------------------------------------------------------------
+
+UPDATE_METHOD = "session/update"
+
+
+@dataclass(frozen=True, slots=True)
+class TraceUpdate:
+    """A ``session/update`` notification of the trace (its params, as written)."""
+
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class TraceCall:
+    """A request of the trace with its answer (at the answer's place), a request never
+    answered (at the end), or a notification other than ``session/update``."""
+
+    method: str
+    params: Any
+    result: Any = None
+    error: Any = None
+    answered: bool = False
+
+
+@dataclass
+class TraceProblems:
+    """Lines of a trace that hold no JSON-RPC message (not JSON, or the trace's ``raw``
+    entries)."""
+
+    lines: list[int] = field(default_factory=list)
+
+
+def read_trace(
+    lines: Iterable[str], problems: TraceProblems | None = None
+) -> Iterator[TraceUpdate | TraceCall]:
+    """The messages of a wire trace (JSON lines ``{"at", "direction", "message" |
+    "raw"}``, as the connection writes them) in wire order, each request paired with its
+    answer: a request of one direction is answered by the response of the other
+    direction with the same id."""
+    pending: dict[tuple[str, str], tuple[str, Any]] = {}
+    for number, line in enumerate(lines, 1):
+        message, direction = _trace_message(line)
+        if message is None:
+            if line.strip() and problems is not None:
+                problems.lines.append(number)
+            continue
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" in message:
+                pending[(direction, _id_key(message["id"]))] = (
+                    method,
+                    message.get("params"),
+                )
+            elif method == UPDATE_METHOD:
+                yield TraceUpdate(message.get("params"))
+            else:
+                yield TraceCall(method, message.get("params"), answered=True)
+            continue
+        asked = pending.pop(
+            ("out" if direction == "in" else "in", _id_key(message.get("id"))), None
+        )
+        if asked is not None and ("result" in message or "error" in message):
+            yield TraceCall(
+                asked[0],
+                asked[1],
+                message.get("result"),
+                message.get("error"),
+                answered=True,
+            )
+    for method, params in pending.values():
+        yield TraceCall(method, params)
+
+
+def _trace_message(line: str) -> tuple[dict[str, Any] | None, str]:
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None, ""
+    if not isinstance(entry, dict) or not isinstance(entry.get("message"), dict):
+        return None, ""
+    return entry["message"], str(entry.get("direction"))
+
+
+def _id_key(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+# -- JSON
+# ---------------------------------------------------------------------
+
+
+def to_json(state: Folded) -> dict[str, Any]:
+    """The state as JSON data: slots (sorted by name) with their things in the order
+    they were made, calls and unknown updates in order."""
+    return {
+        "sessionId": state.session_id,
+        "slots": {
+            name: [_entry_json(e) for e in entries.values()]
+            for name, entries in sorted(state.slots.items())
+            if entries
+        },
+        "calls": [
+            {
+                "method": c.method,
+                "params": c.params,
+                "result": c.result,
+                "error": c.error,
+                "answered": c.answered,
+            }
+            for c in state.calls
+        ],
+        "unknown": [
+            {"kind": u.kind, "payload": u.payload, "reason": u.reason}
+            for u in state.unknown
+        ],
+    }
+
+
+def _entry_json(entry: Entry) -> dict[str, Any]:
+    return {
+        "key": entry.key,
+        "kind": entry.kind,
+        "kinds": list(entry.kinds),
+        "fields": dict(entry.fields),
+    }
