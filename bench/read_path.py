@@ -113,8 +113,8 @@ def ours_union(transcript: Transcript) -> Callable[[], None]:
 
 def ours_one_pass(transcript: Transcript, package: Callable[[str], ModuleType] = bindings) -> Callable[[], None]:
     """Every line through the reading entry point, as a client's runtime would read it."""
-    models, support = package("models"), package("_support")
-    read_line = support.MessageReader(models.AgentOutgoingMessage, models.ProtocolLevelMessage)
+    models, messages = package("models"), package("_messages")
+    read_line = messages.MessageReader(models.AgentOutgoingMessage, models.ProtocolLevelMessage)
     lines = transcript.received
 
     def read() -> None:

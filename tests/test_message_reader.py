@@ -21,12 +21,12 @@ from tests.bindings import models
 
 
 def _package(variant: str) -> Any:
-    return __import__(models(variant).__package__, fromlist=["_support", "connection", "dispatch", "methods"])
+    return __import__(models(variant).__package__, fromlist=["_messages", "connection", "dispatch", "methods"])
 
 
 def _client_reader(variant: str) -> Any:
     bindings, package = models(variant), _package(variant)
-    return package._support.MessageReader(bindings.AgentOutgoingMessage, bindings.ProtocolLevelMessage)
+    return package._messages.MessageReader(bindings.AgentOutgoingMessage, bindings.ProtocolLevelMessage)
 
 
 @pytest.mark.parametrize("variant", ["stable", "unstable"])

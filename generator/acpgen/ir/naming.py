@@ -73,6 +73,7 @@ _MODULE_NAMES = frozenset(
         *("BaseModel", "ConfigDict", "Discriminator", "Field", "RootModel", "Tag"),
         *("DefaultOnError", "DefaultOnNull", "Integral", "KeepUnrecognised", "NotNull", "OmitNone"),
         *("SkipInvalidItems", "StrictJson", "TagRouter", "WireModel", "ByMethod", "OrDefault"),
+        *("ByEnvelope",),
         *("AcpMessage", "False", "None", "True"),
     }
 )

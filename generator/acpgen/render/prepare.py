@@ -55,6 +55,8 @@ MODEL_CONFIG: tuple[tuple[str, str], ...] = (
 ROOT_BASE = "WireModel"
 """The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
 SUPPORT_RULES = frozenset({"OrDefault", "TagRouter"})
+MESSAGE_RULES = frozenset({"ByEnvelope"})
+"""The reading rules of the package's ``_messages`` module (the others are ``_support``'s)."""
 """The names of the package's ``_support`` a routed union's annotation uses."""
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
@@ -70,6 +72,8 @@ class ModelInput:
     support_names: tuple[str, ...]
     """Names the models module imports from the package's ``_support`` module."""
     pydantic_names: tuple[str, ...] = field(default=())
+    message_names: tuple[str, ...] = field(default=())
+    """Names the models module imports from the package's ``_messages`` module."""
 
 
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
@@ -114,8 +118,9 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
         schema=schema,
         template_data=template_data,
         aliases=dict(sorted(aliases.items())),
-        support_names=tuple(sorted(support)),
+        support_names=tuple(sorted(support - MESSAGE_RULES)),
         pydantic_names=tuple(sorted(pydantic)),
+        message_names=tuple(sorted(support & MESSAGE_RULES)),
     )
 
 

@@ -17,6 +17,7 @@ RUNTIME = Path(__file__).resolve().parent
 
 MODULES = (
     "_fold.py",
+    "_messages.py",
     "_permissions.py",
     "_process.py",
     "_rpc.py",
