@@ -53,7 +53,7 @@ diff: install ## what changed between two spec revisions: make diff FROM=2.3.0 [
 	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }
 	$(RUN) acpgen diff $(FROM) $(TO) --format $(FORMAT)
 
-bench: ## benchmarks against the official Python SDK and datamodel-code-generator (installs the bench group; figures also in bench/results.json)
+bench: interop-deps ## benchmarks against the official Python SDK, the TypeScript SDK's remote server and datamodel-code-generator (installs the bench group; figures also in bench/results.json)
 	@$(ENSURE_UV)
 	$(UV) sync --frozen --group bench --quiet --compile-bytecode
 	$(UV) run --frozen --group bench python -m bench.run

@@ -252,10 +252,7 @@ def r2(rounds: int) -> list[Figure]:
     """Line splitting is linear: time per MiB to read one 32 MiB line vs one 4 MiB line (64 KiB chunks)."""
     import asyncio
 
-    from acpgen.runtime.connection import Connection, Limits
-
-    async def ignore(message: object) -> None:
-        return None
+    from acpgen.runtime.stdio import LineTransport
 
     def reading(mib: int) -> Callable[[], None]:
         data = b"x" * (mib * 1024 * 1024 - 1) + b"\n"
@@ -270,8 +267,8 @@ def r2(rounds: int) -> list[Figure]:
                 return chunk
 
         async def count() -> int:
-            connection = Connection(Chunks(), None, ignore, limits=Limits(max_message_bytes=len(data)))  # type: ignore[arg-type]
-            return sum([1 async for _ in connection._lines()])
+            lines = LineTransport(Chunks(), None).lines(len(data))
+            return sum([1 async for _ in lines])
 
         def run() -> None:
             assert asyncio.run(count()) == 1

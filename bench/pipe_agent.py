@@ -21,9 +21,9 @@ from bench.generated import bindings
 SESSION = "sess-pipe-1"
 
 
-async def serve_ours() -> None:
-    connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
-    interfaces, errors = bindings("interfaces"), bindings("errors")
+def quick_agent() -> Any:
+    """Our agent that answers at once (a new one per call)."""
+    models, interfaces, errors = bindings("models"), bindings("interfaces"), bindings("errors")
 
     base: Any = interfaces.Agent
 
@@ -49,9 +49,14 @@ async def serve_ours() -> None:
         async def set_session_config_option(self, params: Any) -> Any:
             raise errors.RequestError.method_not_found("session/set_config_option")
 
+    return QuickAgent()
+
+
+async def serve_ours() -> None:
+    connection, dispatch, methods = (bindings(m) for m in ("connection", "dispatch", "methods"))
     reader, writer = await connection.stdio_streams()
-    handler = dispatch.Dispatcher(QuickAgent(), methods.handled_by("agent", "both")).dispatch
-    await connection.Connection(reader, writer, handler).run()
+    handler = dispatch.Dispatcher(quick_agent(), methods.handled_by("agent", "both")).dispatch
+    await connection.Connection(connection.LineTransport(reader, writer), handler).run()
 
 
 async def serve_theirs() -> None:

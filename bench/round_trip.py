@@ -76,7 +76,7 @@ async def connect_ours(profile: str | None = None) -> Peer:
 
     process = await _spawn("ours", profile)
     handler = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both")).dispatch
-    opened = connection.Connection(process.stdout, process.stdin, handler)
+    opened = connection.Connection(connection.LineTransport(process.stdout, process.stdin), handler)
     opened.start()
     agent = senders.AgentSender(opened)
     await agent.initialize(models.InitializeRequest(protocol_version=1))

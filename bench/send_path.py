@@ -149,7 +149,7 @@ def ours_connection(transcript: Transcript, loop: asyncio.AbstractEventLoop, clo
     notifications = [read(m["params"]) for m in _messages(transcript) if m.get("method") == "session/update"]
 
     async def start() -> Any:
-        return connection.Connection(asyncio.StreamReader(), null_writer(), _ignore)
+        return connection.Connection(connection.LineTransport(asyncio.StreamReader(), null_writer()), _ignore)
 
     opened = loop.run_until_complete(start())
     closers.append(opened.close)

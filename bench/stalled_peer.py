@@ -43,9 +43,9 @@ async def measure(side: str) -> float:
     writer = await _stalled_writer()
     if side == "ours":
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
-        from acp_bindings.connection import Connection
+        from acp_bindings.connection import Connection, LineTransport
 
-        notify = Connection(asyncio.StreamReader(), writer, _ignore).notify
+        notify = Connection(LineTransport(asyncio.StreamReader(), writer), _ignore).notify
     else:
         from acp.connection import Connection as SdkConnection
 

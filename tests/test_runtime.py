@@ -38,8 +38,8 @@ async def pair(
     left, right = socket.socketpair()
     a_reader, a_writer = await asyncio.open_connection(sock=left)
     b_reader, b_writer = await asyncio.open_connection(sock=right)
-    conn_a = rt.Connection(a_reader, a_writer, a, limits=limits_a)
-    conn_b = rt.Connection(b_reader, b_writer, b, limits=limits_b)
+    conn_a = rt.Connection(rt.LineTransport(a_reader, a_writer), a, limits=limits_a)
+    conn_b = rt.Connection(rt.LineTransport(b_reader, b_writer), b, limits=limits_b)
     conn_a.start()
     conn_b.start()
     return conn_a, conn_b
@@ -181,7 +181,7 @@ def test_senders_wait_while_the_peer_does_not_read_and_hold_no_encoded_bytes() -
 
     async def scenario() -> None:
         writer, read_fd = await _pipe_writer()
-        conn = rt.Connection(asyncio.StreamReader(), writer, ignore)
+        conn = rt.Connection(rt.LineTransport(asyncio.StreamReader(), writer), ignore)
         sent = 0
 
         async def send_one() -> None:
@@ -357,9 +357,9 @@ def test_close_is_idempotent_and_the_context_manager_starts_and_closes() -> None
         left, right = socket.socketpair()
         reader, writer = await asyncio.open_connection(sock=left)
         peer_reader, peer_writer = await asyncio.open_connection(sock=right)
-        peer = rt.Connection(peer_reader, peer_writer, answering(lambda m: asyncio.sleep(0, "pong")))
+        peer = rt.Connection(rt.LineTransport(peer_reader, peer_writer), answering(lambda m: asyncio.sleep(0, "pong")))
         peer.start()
-        async with rt.Connection(reader, writer, ignore) as conn:
+        async with rt.Connection(rt.LineTransport(reader, writer), ignore) as conn:
             assert await conn.request("ping") == "pong"
         await conn.close()
         await conn.close()
@@ -415,12 +415,10 @@ class _Chunks:
 
 
 def _lines(chunks: list[bytes], limit: int) -> list[bytes | str]:
-    conn = rt.Connection(_Chunks(chunks), None, ignore, limits=rt.Limits(max_message_bytes=limit))  # type: ignore[arg-type]
+    lines = rt.LineTransport(_Chunks(chunks), None).lines(limit)
 
     async def collect() -> list[bytes | str]:
-        return [
-            f"oversized:{line.head[:12]!r}" if isinstance(line, rt._Oversized) else line async for line in conn._lines()
-        ]
+        return [f"oversized:{line.head[:12]!r}" if isinstance(line, rt.Oversized) else line async for line in lines]
 
     return asyncio.run(collect())
 
@@ -563,11 +561,11 @@ def test_models_are_written_in_one_pass_and_spliced_into_the_envelope() -> None:
 
     answer = asyncio.run(Dispatcher(Greeter(), SPECS).dispatch({"id": 7, "method": "greet", "params": {"name": "é"}}))
     assert type(answer["result"]) is Encoded  # pydantic-core wrote the JSON; no dict in between
-    assert rt.encode(answer) == '{"jsonrpc":"2.0","id":7,"result":{"greeting":"hello é"}}\n'.encode()
+    assert rt.encode(answer) == '{"jsonrpc":"2.0","id":7,"result":{"greeting":"hello é"}}'.encode()
     lone = asyncio.run(
         Dispatcher(Greeter(), SPECS).dispatch({"id": 8, "method": "greet", "params": {"name": "\ud800"}})
     )
-    assert rt.encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}\n'  # escaped, never lost
+    assert rt.encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}'  # escaped, never lost
 
 
 @pytest.mark.parametrize(

@@ -176,10 +176,12 @@ async def _pair(agent_handler: Any, client_handler: Any) -> tuple[Any, Any, list
     a_reader, a_writer = await asyncio.open_connection(sock=left)
     c_reader, c_writer = await asyncio.open_connection(sock=right)
     agent_side = connection.Connection(
-        a_reader, a_writer, dispatch.Dispatcher(agent_handler, methods.handled_by("agent", "both")).dispatch
+        connection.LineTransport(a_reader, a_writer),
+        dispatch.Dispatcher(agent_handler, methods.handled_by("agent", "both")).dispatch,
     )
     client_side = connection.Connection(
-        c_reader, c_writer, dispatch.Dispatcher(client_handler, methods.handled_by("client", "both")).dispatch
+        connection.LineTransport(c_reader, c_writer),
+        dispatch.Dispatcher(client_handler, methods.handled_by("client", "both")).dispatch,
     )
     tasks = [asyncio.create_task(agent_side.run()), asyncio.create_task(client_side.run())]
     return agent_side, client_side, tasks

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import capabilities, methods, models
-from acp_bindings.connection import Connection, stdio_streams
+from acp_bindings.connection import Connection, LineTransport, stdio_streams
 from acp_bindings.dispatch import Dispatcher
 from acp_bindings.errors import RequestError
 from acp_bindings.initialization import negotiate_version
@@ -185,7 +185,9 @@ class InteropAgent(Agent):
 async def main() -> None:
     reader, writer = await stdio_streams()
     agent = InteropAgent()
-    connection = Connection(reader, writer, Dispatcher(agent, methods.handled_by("agent", "both")).dispatch)
+    connection = Connection(
+        LineTransport(reader, writer), Dispatcher(agent, methods.handled_by("agent", "both")).dispatch
+    )
     agent.client = ClientSender(connection)
     await connection.run()  # until the client closes our stdin
 

@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "generated"))
 
 from acp_bindings import PROTOCOL_VERSION, methods, models
-from acp_bindings.connection import Connection
+from acp_bindings.connection import Connection, LineTransport
 from acp_bindings.dispatch import Dispatcher
 from acp_bindings.errors import METHOD_NOT_FOUND, RequestError
 from acp_bindings.initialization import accepts_version
@@ -262,8 +262,7 @@ class Run:
         )
         assert proc.stdin is not None and proc.stdout is not None
         connection = Connection(
-            TapReader(proc.stdout, self.transcript),  # type: ignore[arg-type]
-            TapWriter(proc.stdin, self.transcript),  # type: ignore[arg-type]
+            LineTransport(TapReader(proc.stdout, self.transcript), TapWriter(proc.stdin, self.transcript)),
             Dispatcher(client, methods.handled_by("client", "both")).dispatch,
         )
         runner = asyncio.create_task(connection.run())

@@ -14,7 +14,7 @@ from acpgen.render.header import REGENERATE, generator_version, header
 from acpgen.render.model_keys import check_class_names, keyed_by_class
 from acpgen.render.models import render_models
 from acpgen.render.prepare import prepare
-from acpgen.render.stubs import capability_views, connected_roles, method_views, roles, rule_views
+from acpgen.render.stubs import capability_views, connected_roles, method_views, remote_routing, roles, rule_views
 from acpgen.render.templating import render_template
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
@@ -34,6 +34,7 @@ PACKAGE_TEMPLATES = (
     "initialization.py",
     "interfaces.py",
     "methods.py",
+    "remote.py",
     "senders.py",
     "serve.py",
     "stability.py",
@@ -82,6 +83,7 @@ def render_unformatted(
         "methods": method_views(protocol),
         "roles": roles(protocol),
         "connected": connected_roles(protocol),
+        "remote": remote_routing(protocol) if connected_roles(protocol) else None,
         "constant_values": sorted({(m.constant, m.wire) for m in protocol.methods}),
         "constants": sorted({m.constant for m in protocol.methods}),
         "capabilities": capability_views(protocol),

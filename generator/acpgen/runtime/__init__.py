@@ -16,18 +16,29 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent
 
 MODULES = (
+    "_asgi.py",
     "_fold.py",
     "_messages.py",
     "_permissions.py",
     "_process.py",
+    "_remote_client.py",
+    "_remote_deps.py",
+    "_remote_server.py",
+    "_remote_socket.py",
+    "_remote_state.py",
     "_rpc.py",
     "_sender.py",
     "_state.py",
     "_support.py",
     "_tracker.py",
     "_transcript.py",
+    "_wire_log.py",
+    "_work.py",
+    "codec.py",
     "connection.py",
     "dispatch.py",
+    "stdio.py",
+    "transport.py",
 )
 """The files copied into every generated package."""
 

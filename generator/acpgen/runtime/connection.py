@@ -1,7 +1,10 @@
-"""A JSON-RPC 2.0 connection over asyncio streams, one JSON message per line.
+"""A JSON-RPC 2.0 connection over any transport that moves whole messages.
 
-Support code: it knows no method of the protocol. What it guarantees, whatever the peer
-writes:
+Support code: it knows no method of the protocol. A transport (``transport.Transport``)
+moves each message's bytes: lines on stdio (``stdio.LineTransport``), WebSocket frames
+and HTTP bodies and events (the remote module); the wire codec (``codec``) reads and
+writes them. What the connection guarantees, whatever the peer writes and over whichever
+transport:
 
 - **Conformance.** Ids are strings, integers (64-bit) or null. A line that is not JSON
   gets -32700; a message that is not a JSON-RPC object (not an object, a batch, a wrong
@@ -20,8 +23,9 @@ writes:
   returns after the turn's ``session/update`` notifications were applied), except to a
   notification handler waiting for it, which gets it at once (otherwise it would wait
   for itself).
-- **Bounds.** Writing waits while the peer does not read (at most one message beyond the
-  transport's buffer limit is held). At most ``Limits.max_running_requests`` peer
+- **Bounds.** Writing waits while the peer does not read (a message is encoded only once
+  the transport is ready for it, so at most one message beyond the transport's buffer
+  limit is held). At most ``Limits.max_running_requests`` peer
   requests run at once and at most ``Limits.max_queued_notifications`` notifications
   (and ``Limits.max_queued_bytes``) wait; beyond that, reading pauses, so the peer's
   writes wait in turn. Reading never pauses while a handler waits for the peer's answer
@@ -40,29 +44,28 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import contextvars
-import datetime
 import itertools
-import json
 import logging
-import os
-import re
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any, Self
 
-from pydantic_core import from_json
-
-from ._rpc import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    Encoded,
-    RequestError,
-    read_id,
+from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
+from ._wire_log import TRACE_VARIABLE, Trace, WireLog, traced
+from ._work import (
+    CURRENT,
+    Answer,
+    Incoming,
+    Notification,
+    Outgoing,
+    Work,
+    error_message,
+    settle,
 )
+from .codec import Unreadable, decode, encode, find_id, too_deep
+from .stdio import LineTransport, stdio_streams
+from .transport import Oversized, Transport
 
 __all__ = [
     "CANCEL_REQUEST",
@@ -70,10 +73,16 @@ __all__ = [
     "TRACE_VARIABLE",
     "Connection",
     "Limits",
+    "LineTransport",
+    "Oversized",
     "Trace",
+    "Transport",
     "Unreadable",
     "decode",
+    "encode",
+    "find_id",
     "stdio_streams",
+    "too_deep",
     "traced",
 ]
 
@@ -84,16 +93,7 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 None."""
 
 CANCEL_REQUEST = "$/cancel_request"
-TRACE_VARIABLE = "ACP_TRACE"
-"""The environment variable naming a file to trace the wire to (see :func:`trace_file`).
-"""
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-_CHUNK = 64 * 1024
-_ID_WINDOW = 64 * 1024
-"""How much of an oversized or over-deep message is searched for its id."""
-_FAST_DEPTH = 200
-"""The nesting pydantic-core's JSON reader refuses beyond (without recursing into it).
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ class Limits:
     """What one peer may make this process hold."""
 
     max_message_bytes: int = MAX_MESSAGE_BYTES
-    """The longest line read (a longer one is answered -32600 and skipped)."""
+    """The longest message read (a longer one is answered -32600 and skipped)."""
     max_depth: int = 512
     """The deepest nesting of arrays and objects read (deeper is answered -32600)."""
     max_running_requests: int = 1024
@@ -117,126 +117,37 @@ class Limits:
                 raise ValueError(f"Limits.{name} must be at least 1")
 
 
-async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Streams over this process's stdin and stdout, for an agent its client spawned."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
-    )
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout
-    )
-    return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
-
-
-Trace = str | os.PathLike[str] | TextIO | None
-"""Where to trace the wire: a path (appended to), an open text file, or nowhere."""
-
-
-def traced(trace: Trace) -> Trace:
-    """``trace``, or else the file named by the ``ACP_TRACE`` environment variable, if
-    set."""
-    return trace if trace is not None else os.environ.get(TRACE_VARIABLE) or None
-
-
-class _Work:
-    """A peer request or notification while its handler runs, and how many answers it
-    awaits."""
-
-    __slots__ = ("awaiting", "connection", "notification", "running")
-
-    def __init__(self, connection: Connection, *, notification: bool) -> None:
-        self.connection = connection
-        self.notification = notification
-        self.awaiting = 0
-        self.running = True
-
-
-_CURRENT: contextvars.ContextVar[_Work | None] = contextvars.ContextVar(
-    "acp_current_work", default=None
-)
-"""The peer message whose handler runs in this context (each connection's own)."""
-
-
-class _Outgoing:
-    """One of our requests until its answer is delivered."""
-
-    __slots__ = ("answered", "future", "origin")
-
-    def __init__(self, future: asyncio.Future[Any], origin: _Work | None) -> None:
-        self.future = future
-        self.origin = origin
-        self.answered = False
-        """Its answer arrived (perhaps still queued behind notifications) or it was
-        failed."""
-
-
-class _Incoming:
-    """A peer request being handled."""
-
-    __slots__ = ("answering", "task")
-
-    def __init__(self, task: asyncio.Task[None]) -> None:
-        self.task = task
-        self.answering = False
-        """The handler is done and its answer is being written: too late to cancel."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Notification:
-    message: dict[str, Any]
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    outgoing: _Outgoing
-    message: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class _Oversized:
-    head: bytes
-    """The start of the line, searched for its id."""
-
-
 class Connection:
     """Both ends of a JSON-RPC conversation: sends requests to the peer and answers the
     peer's.
 
-    ``handler`` is usually ``Dispatcher(my_handler, methods).dispatch``. Serve with
-    ``await connection.run()`` (until the peer closes its end), or ``async with
-    connection:`` (reading in the background until the block ends). Given ``trace`` (a
-    text file, or a path to append to), every message in and out is written to it as one
-    JSON line: ``{"at": <UTC time>, "direction": "in"|"out", "message": ...}``
-    (``"raw"``, the text, for a line that is not JSON).
+    ``transport`` moves the messages (``LineTransport(reader, writer)`` over a pipe or
+    a socket); ``handler`` is usually ``Dispatcher(my_handler, methods).dispatch``.
+    Serve with ``await connection.run()`` (until the peer closes its end), or
+    ``async with connection:`` (reading in the background until the block ends). Given
+    ``trace`` (a text file, or a path to append to), every message in and out is written
+    to it as one JSON line (see ``_wire_log``).
     """
 
     def __init__(
         self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        transport: Transport,
         handler: Handler,
         *,
         limits: Limits | None = None,
         trace: Trace = None,
     ) -> None:
-        self._reader = reader
-        self._owns_trace = isinstance(trace, str | os.PathLike)
-        if isinstance(trace, str | os.PathLike):
-            trace = open(trace, "a", encoding="utf-8")  # noqa: SIM115 - closed when reading ends
-        self._trace: TextIO | None = trace
-        self._writer = writer
+        self.transport = transport
+        self._trace = WireLog(trace) if trace is not None else None
         self._handler = handler
         self.limits = limits or Limits()
         self._ids = itertools.count(1)
-        self._pending: dict[int, _Outgoing] = {}
-        self._running: dict[str | int | None, _Incoming] = {}
-        self._inbox: collections.deque[_Notification | _Answer] = collections.deque()
+        self._pending: dict[int, Outgoing] = {}
+        self._running: dict[str | int | None, Incoming] = {}
+        self._inbox: collections.deque[Notification | Answer] = collections.deque()
         self._queued = 0
         self._queued_bytes = 0
-        self._current: _Work | None = None
+        self._current: Work | None = None
         """The notification being handled."""
         self._awaiting = 0
         """Our requests, sent by handlers of peer messages, that await their answer."""
@@ -261,13 +172,13 @@ class Connection:
         if self._closed or self._input_ended:
             raise ConnectionError("the connection is closed")
         request_id = next(self._ids)
-        work = _CURRENT.get()
+        work = CURRENT.get()
         origin = (
             work
             if work is not None and work.connection is self and work.running
             else None
         )
-        outgoing = _Outgoing(asyncio.get_running_loop().create_future(), origin)
+        outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
         self._pending[request_id] = outgoing
         self._await_peer(origin, 1)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
@@ -314,9 +225,8 @@ class Connection:
         self._fail_pending(ConnectionError("the connection is closed"))
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
-        self._writer.close()
         with contextlib.suppress(Exception):
-            await self._writer.wait_closed()
+            await self.transport.close()
         if self._task is None:
             self._close_trace()
 
@@ -361,7 +271,8 @@ class Connection:
             self._close_trace()
 
     async def _read_messages(self) -> None:
-        async for line in self._lines():
+        most = self.limits.max_message_bytes
+        while (line := await self.transport.receive(most)) is not None:
             while not self._may_read():
                 self._changed.clear()
                 if self._may_read():
@@ -369,10 +280,10 @@ class Connection:
                 await self._changed.wait()
             try:
                 if self._trace is not None:
-                    self._record(
-                        "in", line.head if isinstance(line, _Oversized) else line
+                    self._trace.record(
+                        "in", line.head if isinstance(line, Oversized) else line
                     )
-                if isinstance(line, _Oversized):
+                if isinstance(line, Oversized):
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
                 elif line.strip():
@@ -381,39 +292,6 @@ class Connection:
                 _log.debug("could not answer the peer: %s", error)
             except Exception:  # noqa: BLE001 - one message never ends the conversation
                 _log.exception("a message from the peer could not be handled")
-
-    async def _lines(self) -> AsyncIterator[bytes | _Oversized]:
-        """Lines of input in linear time, each byte copied once; an over-long line is
-        skipped.
-
-        The pieces of an unfinished line are kept as they came and joined once, when its
-        newline arrives; a line that outgrows the limit is dropped up to its newline,
-        its head kept so that the refusal can name its id.
-        """
-        limit = self.limits.max_message_bytes
-        pieces: list[bytes] = []
-        size = 0
-        head: bytes | None = None  # set while skipping the rest of an over-long line
-        while chunk := await self._reader.read(_CHUNK):
-            start = 0
-            while (end := chunk.find(b"\n", start)) >= 0:
-                piece = chunk[start:end]
-                if head is None and size + len(piece) <= limit:
-                    yield b"".join((*pieces, piece)) if pieces else piece
-                else:
-                    yield _Oversized(
-                        head if head is not None else _head((*pieces, piece))
-                    )
-                pieces, size, head, start = [], 0, None, end + 1
-            if head is None and start < len(chunk):
-                pieces.append(chunk[start:] if start else chunk)
-                size += len(chunk) - start
-                if size > limit:
-                    head, pieces, size = _head(pieces), [], 0
-        if head is not None or size > limit:
-            yield _Oversized(head if head is not None else _head(pieces))
-        elif pieces and (rest := b"".join(pieces)).strip():
-            yield rest
 
     def _may_read(self) -> bool:
         limits = self.limits
@@ -472,7 +350,7 @@ class Connection:
             task = asyncio.get_running_loop().create_task(
                 self._answer(request_id, message)
             )
-            self._running[request_id] = _Incoming(task)
+            self._running[request_id] = Incoming(task)
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
         current, limits = self._current, self.limits
@@ -481,12 +359,12 @@ class Connection:
             piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes
         ):
             self._give_up_waiting(current)
-        self._inbox.append(_Notification(message, size))
+        self._inbox.append(Notification(message, size))
         self._queued += 1
         self._queued_bytes += size
         self._changed.set()
 
-    def _give_up_waiting(self, work: _Work) -> None:
+    def _give_up_waiting(self, work: Work) -> None:
         """Fail the requests of a notification handler while the peer's notifications
         pile up."""
         error = RequestError(
@@ -496,9 +374,7 @@ class Connection:
         )
         for outgoing in self._pending.values():
             if outgoing.origin is work and not outgoing.answered:
-                outgoing.answered = True
-                if not outgoing.future.done():
-                    outgoing.future.set_exception(error)
+                outgoing.fail(error)
 
     def _on_answer(self, message: dict[str, Any]) -> None:
         valid, response_id = read_id(message["id"])
@@ -519,9 +395,9 @@ class Connection:
         origin = outgoing.origin
         waiting_handler = origin is not None and origin.notification and origin.running
         if waiting_handler or (not self._inbox and self._current is None):
-            _settle(outgoing, message)
+            settle(outgoing, message)
         else:
-            self._inbox.append(_Answer(outgoing, message))
+            self._inbox.append(Answer(outgoing, message))
             self._changed.set()
 
     def _cancel(self, params: Any) -> None:
@@ -537,15 +413,12 @@ class Connection:
     def _end_of_input(self) -> None:
         self._input_ended = True
         for outgoing in self._pending.values():
-            if (
-                not outgoing.answered
-            ):  # answers already received are still delivered in order
-                outgoing.answered = True
-                if not outgoing.future.done():
-                    error = ConnectionError(
-                        "the peer closed the connection before answering"
-                    )
-                    outgoing.future.set_exception(error)
+            # answers already received are still delivered in order
+            if not outgoing.answered:
+                error = ConnectionError(
+                    "the peer closed the connection before answering"
+                )
+                outgoing.fail(error)
         for incoming in self._running.values():
             incoming.task.cancel()
         self._changed.set()
@@ -562,13 +435,13 @@ class Connection:
                 self._changed.clear()
                 await self._changed.wait()
             item = self._inbox.popleft()
-            if isinstance(item, _Answer):
-                _settle(item.outgoing, item.message)
+            if isinstance(item, Answer):
+                settle(item.outgoing, item.message)
                 continue
             self._queued -= 1
             self._queued_bytes -= item.size
-            work = self._current = _Work(self, notification=True)
-            token = _CURRENT.set(work)
+            work = self._current = Work(self, notification=True)
+            token = CURRENT.set(work)
             try:
                 await self._handler(item.message)
             except Exception:  # noqa: BLE001 - a failing handler never ends the connection
@@ -576,7 +449,7 @@ class Connection:
                     "handler of notification %.100r failed", item.message.get("method")
                 )
             finally:
-                _CURRENT.reset(token)
+                CURRENT.reset(token)
                 work.running = False
                 self._current = None
                 self._changed.set()
@@ -584,24 +457,24 @@ class Connection:
     async def _answer(
         self, request_id: str | int | None, message: dict[str, Any]
     ) -> None:
-        work = _Work(self, notification=False)
-        _CURRENT.set(work)  # this task's own context
+        work = Work(self, notification=False)
+        CURRENT.set(work)  # this task's own context
         try:
             try:
                 response = await self._handler(message)
             except asyncio.CancelledError:
                 if self._input_ended or self._closed:
                     raise
-                response = _error_message(request_id, RequestError.cancelled())
+                response = error_message(request_id, RequestError.cancelled())
             except Exception:  # noqa: BLE001 - answered -32603, logged here
                 _log.exception("handler of %.100r failed", message.get("method"))
-                response = _error_message(request_id, RequestError.internal_error())
+                response = error_message(request_id, RequestError.internal_error())
             if response is None:
                 _log.error(
                     "the handler of request %.100r gave no answer",
                     message.get("method"),
                 )
-                response = _error_message(request_id, RequestError.internal_error())
+                response = error_message(request_id, RequestError.internal_error())
             self._running[request_id].answering = True
             await self._send_answer(request_id, response)
         except (ConnectionError, OSError) as error:
@@ -611,7 +484,7 @@ class Connection:
             self._running.pop(request_id, None)
             self._changed.set()
 
-    def _await_peer(self, origin: _Work | None, step: int) -> None:
+    def _await_peer(self, origin: Work | None, step: int) -> None:
         if origin is not None:
             origin.awaiting += step
             self._awaiting += step
@@ -619,9 +492,7 @@ class Connection:
 
     def _fail_pending(self, error: Exception) -> None:
         for outgoing in self._pending.values():
-            outgoing.answered = True
-            if not outgoing.future.done():
-                outgoing.future.set_exception(error)
+            outgoing.fail(error)
 
     def _in_background(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -640,11 +511,11 @@ class Connection:
         async with self._write_lock:
             if self._closed:
                 raise ConnectionError("the connection is closed")
-            await self._writer.drain()
+            await self.transport.ready()
             data = encode(message)
-            self._writer.write(data)
+            await self.transport.send(data)
         if self._trace is not None:
-            self._record("out", data)
+            self._trace.record("out", data)
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]
@@ -659,12 +530,12 @@ class Connection:
             _log.error(
                 "the answer to request %.100r is not JSON: %s", request_id, error
             )
-            await self._send(_error_message(request_id, RequestError.internal_error()))
+            await self._send(error_message(request_id, RequestError.internal_error()))
 
     async def _send_error(
         self, request_id: str | int | None, error: RequestError
     ) -> None:
-        await self._send(_error_message(request_id, error))
+        await self._send(error_message(request_id, error))
 
     async def _refuse(
         self, request_id: Any, message: str, data: dict[str, Any]
@@ -674,205 +545,9 @@ class Connection:
         await self._send_error(answer_id, RequestError(INVALID_REQUEST, message, data))
 
     def _close_trace(self) -> None:
-        if self._owns_trace and self._trace is not None:
+        if self._trace is not None:
             self._trace.close()
-        self._trace = None
-
-    def _record(self, direction: str, line: bytes) -> None:
-        """One line of the wire trace (a failing trace is logged, never fatal)."""
-        assert self._trace is not None
-        at = datetime.datetime.now(datetime.UTC).isoformat(timespec="microseconds")
-        entry: dict[str, Any] = {"at": at, "direction": direction}
-        try:
-            entry["message"] = json.loads(line, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError):
-            entry["raw"] = line[:_ID_WINDOW].decode("utf-8", "replace")
-        try:
-            self._trace.write(json.dumps(entry, separators=(",", ":")) + "\n")
-            self._trace.flush()
-        except (OSError, ValueError, RecursionError) as error:
-            _log.warning("could not write the wire trace: %s", error)
 
     async def _send_quietly(self, method: str, params: Any) -> None:
         with contextlib.suppress(Exception):
             await self.notify(method, params)
-
-
-def _head(pieces: tuple[bytes, ...] | list[bytes]) -> bytes:
-    """The first bytes of a line given in pieces (enough to find its id)."""
-    taken: list[bytes] = []
-    size = 0
-    for piece in pieces:
-        taken.append(piece[: _ID_WINDOW - size])
-        size += len(taken[-1])
-        if size >= _ID_WINDOW:
-            break
-    return b"".join(taken)
-
-
-def _error_message(request_id: str | int | None, error: RequestError) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
-
-
-def _settle(outgoing: _Outgoing, message: dict[str, Any]) -> None:
-    future = outgoing.future
-    if future.done():  # the caller stopped waiting
-        return
-    has_result, has_error = "result" in message, "error" in message
-    if message.get("jsonrpc") != "2.0" or has_result == has_error:
-        reason = 'a response has "jsonrpc": "2.0" and either "result" or "error"'
-        future.set_exception(
-            RequestError(INTERNAL_ERROR, "Malformed response", {"reason": reason})
-        )
-    elif has_error:
-        future.set_exception(RequestError.from_wire(message["error"]))
-    else:
-        future.set_result(message["result"])
-
-
-@dataclass(frozen=True, slots=True)
-class Unreadable:
-    """A line that is not read: the error it is answered with, and the id when it is
-    known."""
-
-    request_id: Any
-    error: RequestError
-
-
-def decode(line: bytes, max_depth: int = 512) -> Any:
-    """The JSON value a line holds, or :class:`Unreadable` (-32700, or -32600 when too
-    deep).
-
-    pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
-    ``_FAST_DEPTH`` without recursing into it); what it refuses is read again by the
-    standard library's, which also reads lone surrogates, after an exact depth check
-    that never recurses either.
-    """
-    if max_depth >= _FAST_DEPTH or not too_deep(line, max_depth):
-        try:
-            return from_json(line, allow_inf_nan=False)
-        except ValueError:
-            pass
-    if too_deep(line, max_depth):
-        head = line[:_ID_WINDOW]
-        refusal = RequestError(
-            INVALID_REQUEST, "Nesting too deep", {"limit": max_depth}
-        )
-        return Unreadable(read_id(find_id(head))[1], refusal)
-    try:
-        return json.loads(line, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        return Unreadable(None, RequestError(PARSE_ERROR, "Parse error"))
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-_JSON = json.JSONEncoder(
-    ensure_ascii=False, allow_nan=False, separators=(",", ":")
-).encode
-_ASCII_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
-
-
-def encode(message: dict[str, Any]) -> bytes:
-    """One line of JSON; raises on what JSON cannot hold (NaN, infinities, other
-    objects).
-
-    Members that are already JSON (:class:`Encoded`: params and results serialised by
-    pydantic-core) are spliced in as they are.
-    """
-    return (
-        b"{"
-        + b",".join([_member(key, value) for key, value in message.items()])
-        + b"}\n"
-    )
-
-
-def _member(key: str, value: Any) -> bytes:
-    """``"key":value`` of an envelope, its common parts written without the JSON
-    encoder."""
-    head = _MEMBERS.get(key) or _dumps(key) + b":"
-    if type(value) is Encoded:
-        return head + value
-    if type(value) is int:  # an id
-        return head + str(value).encode()
-    if type(value) is str:  # a method, an id, "2.0"
-        try:
-            return head + _string(value).encode()
-        except UnicodeEncodeError:
-            pass
-    return head + _dumps(value)
-
-
-_string = json.encoder.encode_basestring
-_MEMBERS = {
-    key: f'"{key}":'.encode()
-    for key in ("jsonrpc", "id", "method", "params", "result", "error")
-}
-
-
-def _dumps(value: Any) -> bytes:
-    try:
-        return _JSON(value).encode()
-    except (
-        UnicodeEncodeError
-    ):  # a lone surrogate: written escaped, as it may have come in
-        return _ASCII_JSON(value).encode()
-
-
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{},:]', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_OPENING = frozenset(b"[{")
-
-
-def too_deep(line: bytes, limit: int) -> bool:
-    """Whether arrays and objects nest deeper than ``limit`` (in linear time, without
-    parsing)."""
-    if line.count(b"[") + line.count(b"{") <= limit:
-        return False
-    depth = 0
-    for byte in _STRING.sub(b"", line).translate(None, _NOT_BRACKETS):
-        if byte in _OPENING:
-            depth += 1
-            if depth > limit:
-                return True
-        else:
-            depth -= 1
-    return False
-
-
-def find_id(data: bytes) -> Any:
-    """The top-level ``"id"`` of a JSON object, read from its text (which may be cut
-    short).
-
-    Used for messages that are not parsed (too long, too deep) so that the refusal can
-    name the request; ``None`` when no valid id can be read.
-    """
-    depth, key_next = 0, False
-    for match in _TOKEN.finditer(data):
-        token = match.group()
-        if token in (b"{", b"["):
-            depth += 1
-            key_next = depth == 1 and token == b"{"
-        elif token in (b"}", b"]"):
-            depth -= 1
-        elif token == b",":
-            key_next = depth == 1
-        elif token != b":" and key_next:
-            key_next = False
-            if token == b'"id"':
-                return _id_after(data, match.end())
-    return None
-
-
-def _id_after(data: bytes, position: int) -> Any:
-    text = data[position : position + 4096].decode("utf-8", "replace").lstrip()
-    if not text.startswith(":"):
-        return None
-    try:
-        value, _ = json.JSONDecoder().raw_decode(text[1:].lstrip())
-    except ValueError:
-        return None
-    return read_id(value)[1]

@@ -3,6 +3,9 @@
 # Do not edit: regenerate with `make generate`.
 """Connect in one call: serve an agent over stdio, or spawn an agent process as a client.
 
+(The ``remote`` module does the same over the network: ``asgi_app`` serves an agent,
+``connect_agent`` connects a client to one.)
+
 Each helper builds the connection, its dispatcher and the typed sender for the peer, hands the
 sender to your handler (``on_connect``: an agent gets ``self.client``, a client
 ``self.agent``), and records what the peer advertises at ``initialize``, so that the sender
@@ -26,12 +29,53 @@ from typing import IO, Any
 
 from . import methods
 from ._process import spawn, stop
-from .connection import Connection, Limits, Trace, stdio_streams, traced
+from .connection import (
+    Connection,
+    Limits,
+    LineTransport,
+    Trace,
+    Transport,
+    stdio_streams,
+    traced,
+)
 from .dispatch import Dispatcher
 from .interfaces import Agent, Client
 from .senders import AgentSender, ClientSender
 
-__all__ = ["run_agent", "serve_agent", "serve_client", "spawn_agent"]
+__all__ = [
+    "attach_agent",
+    "attach_client",
+    "run_agent",
+    "serve_agent",
+    "serve_client",
+    "spawn_agent",
+]
+
+
+def attach_agent(
+    agent: Agent,
+    transport: Transport,
+    *,
+    check_capabilities: bool = True,
+    limits: Limits | None = None,
+    trace: Trace = None,
+) -> tuple[Connection, ClientSender]:
+    """Connect ``agent`` to its client over ``transport`` (any ``connection.Transport``).
+
+    Returns the connection (start it with ``await connection.run()`` or ``async with``) and
+    the sender for calls to the client, which ``agent.on_connect`` has received.
+    """
+    peer: ClientSender  # bound below; the observers run only once messages flow
+    observers: dict[str, Any] = {}
+    dispatcher = Dispatcher(
+        agent, methods.handled_by("agent", "both"), observers=observers
+    )
+    connection = Connection(
+        transport, dispatcher.dispatch, limits=limits, trace=traced(trace)
+    )
+    peer = ClientSender(connection, check_capabilities=check_capabilities)
+    agent.on_connect(peer)
+    return connection, peer
 
 
 def serve_agent(
@@ -43,21 +87,43 @@ def serve_agent(
     limits: Limits | None = None,
     trace: Trace = None,
 ) -> tuple[Connection, ClientSender]:
-    """Connect ``agent`` to its client over ``reader``/``writer``.
+    """Connect ``agent`` to its client over ``reader``/``writer``, one message per line.
 
     Returns the connection (start it with ``await connection.run()`` or ``async with``) and
     the sender for calls to the client, which ``agent.on_connect`` has received.
     """
-    peer: ClientSender  # bound below; the observers run only once messages flow
+    return attach_agent(
+        agent,
+        LineTransport(reader, writer),
+        check_capabilities=check_capabilities,
+        limits=limits,
+        trace=trace,
+    )
+
+
+def attach_client(
+    client: Client,
+    transport: Transport,
+    *,
+    check_capabilities: bool = True,
+    limits: Limits | None = None,
+    trace: Trace = None,
+) -> tuple[Connection, AgentSender]:
+    """Connect ``client`` to its agent over ``transport`` (any ``connection.Transport``).
+
+    Returns the connection (start it with ``await connection.run()`` or ``async with``) and
+    the sender for calls to the agent, which ``client.on_connect`` has received.
+    """
+    peer: AgentSender  # bound below; the observers run only once messages flow
     observers: dict[str, Any] = {}
     dispatcher = Dispatcher(
-        agent, methods.handled_by("agent", "both"), observers=observers
+        client, methods.handled_by("client", "both"), observers=observers
     )
     connection = Connection(
-        reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace)
+        transport, dispatcher.dispatch, limits=limits, trace=traced(trace)
     )
-    peer = ClientSender(connection, check_capabilities=check_capabilities)
-    agent.on_connect(peer)
+    peer = AgentSender(connection, check_capabilities=check_capabilities)
+    client.on_connect(peer)
     return connection, peer
 
 
@@ -70,22 +136,18 @@ def serve_client(
     limits: Limits | None = None,
     trace: Trace = None,
 ) -> tuple[Connection, AgentSender]:
-    """Connect ``client`` to its agent over ``reader``/``writer``.
+    """Connect ``client`` to its agent over ``reader``/``writer``, one message per line.
 
     Returns the connection (start it with ``await connection.run()`` or ``async with``) and
     the sender for calls to the agent, which ``client.on_connect`` has received.
     """
-    peer: AgentSender  # bound below; the observers run only once messages flow
-    observers: dict[str, Any] = {}
-    dispatcher = Dispatcher(
-        client, methods.handled_by("client", "both"), observers=observers
+    return attach_client(
+        client,
+        LineTransport(reader, writer),
+        check_capabilities=check_capabilities,
+        limits=limits,
+        trace=trace,
     )
-    connection = Connection(
-        reader, writer, dispatcher.dispatch, limits=limits, trace=traced(trace)
-    )
-    peer = AgentSender(connection, check_capabilities=check_capabilities)
-    client.on_connect(peer)
-    return connection, peer
 
 
 def _or_default(value: Any, model: Any) -> Any:

@@ -3,6 +3,9 @@
 # Do not edit: regenerate with `make generate`.
 """Connect in one call: serve an agent over stdio, or spawn an agent process as a client.
 
+(The ``remote`` module does the same over the network: ``asgi_app`` serves an agent,
+``connect_agent`` connects a client to one.)
+
 Each helper builds the connection, its dispatcher and the typed sender for the peer, hands the
 sender to your handler (``on_connect``: an agent gets ``self.client``, a client
 ``self.agent``), and records what the peer advertises at ``initialize``, so that the sender

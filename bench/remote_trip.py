@@ -1,0 +1,101 @@
+"""T5, T6: request round trips over WebSocket and over Streamable HTTP, our server against the
+TypeScript SDK's, with the same client.
+
+Ours: the generated ASGI app (``remote.asgi_app``) under uvicorn (``bench.remote_server``);
+theirs: the TypeScript SDK's ``AcpServer`` on node's http server with its node adapter and ``ws``
+(``tests/interop/remote_server.mjs``, needs ``make interop-deps``). Each is a process of its own on a
+loopback port; this process is the client for both, the generated ``connect_agent`` (so the ratio
+compares the servers). After ``initialize`` and ``session/new``, each round sends ``session/set_mode``
+requests (answered at once) one after another; the four contenders run alternately on one event
+loop. The note gives the CPU each server process spends per request (from ``/proc``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import subprocess
+import sys
+from typing import Any
+
+from bench.figures import Figure
+from bench.generated import ROOT, bindings
+from bench.round_trip import _process_seconds, running
+from bench.timing import alternate
+
+SEQUENTIAL = 200
+PROFILES = {"ws": "T5 round trips over WebSocket", "http": "T6 round trips over Streamable HTTP"}
+
+
+def _start(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    port = json.loads(process.stdout.readline())["port"]
+    return process, f"http://127.0.0.1:{port}/acp"
+
+
+async def _connect(stack: contextlib.AsyncExitStack, url: str, profile: str) -> Any:
+    models, remote, interfaces = bindings("models"), bindings("remote"), bindings("interfaces")
+    base: Any = interfaces.Client
+
+    class QuietClient(base):  # type: ignore[misc]
+        async def request_permission(self, params: Any) -> Any:
+            raise NotImplementedError
+
+        async def session_update(self, params: Any) -> None:
+            return None
+
+    agent = await stack.enter_async_context(remote.connect_agent(url, QuietClient(), transport=profile))
+    await agent.initialize(models.InitializeRequest(protocol_version=1))
+    session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+    request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")
+    return lambda: agent.set_session_mode(request)
+
+
+async def one_at_a_time(call: Any) -> None:
+    for _ in range(SEQUENTIAL):
+        await call()
+
+
+def t5_t6(rounds: int) -> list[Figure]:
+    """Requests per second over WebSocket and Streamable HTTP, 1 in flight."""
+    servers = {
+        "ours": _start([sys.executable, "-m", "bench.remote_server"]),
+        "theirs": _start(["node", str(ROOT / "tests" / "interop" / "remote_server.mjs")]),
+    }
+    loop = asyncio.new_event_loop()
+    stack = contextlib.AsyncExitStack()
+    try:
+        calls = {
+            f"{who}-{profile}": loop.run_until_complete(_connect(stack, url, profile))
+            for who, (_, url) in servers.items()
+            for profile in PROFILES
+        }
+        contenders = {name: running(loop, one_at_a_time, call) for name, call in calls.items()}
+        medians = alternate(contenders, rounds)
+        cpu = {}
+        for name, run in contenders.items():
+            pid = servers[name.split("-")[0]][0].pid
+            before = _process_seconds(pid)
+            run()
+            after = _process_seconds(pid)
+            cpu[name] = (after - before) / SEQUENTIAL * 1e6 if before is not None and after is not None else None
+    finally:
+        loop.run_until_complete(stack.aclose())
+        loop.close()
+        for process, _ in servers.values():
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait(30)
+    figures = []
+    for profile, title in PROFILES.items():
+        ours, theirs = SEQUENTIAL / medians[f"ours-{profile}"], SEQUENTIAL / medians[f"theirs-{profile}"]
+        server_cpu = ", ".join(
+            f"{who} {cpu[f'{who}-{profile}']:.0f}" for who in ("ours", "theirs") if cpu[f"{who}-{profile}"] is not None
+        )
+        note = (f"{1e6 / ours:.0f} vs {1e6 / theirs:.0f} us per request, same client (ours); "
+                f"server CPU us per request: {server_cpu}")  # fmt: skip
+        figures.append(Figure(f"{title}, our server vs the TS SDK's", ours, theirs, "req/s", ">= 1.0x",
+                              ours / theirs >= 1.0, note))  # fmt: skip
+    return figures

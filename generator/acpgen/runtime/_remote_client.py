@@ -1,0 +1,392 @@
+"""The remote client's transports: WebSocket (``websockets``) and Streamable HTTP
+(``httpx``), each a ``transport.Transport`` under the same connection as stdio.
+
+Support code: it knows no method of the protocol (the one it must name, the
+``initialize`` that opens a Streamable HTTP connection, is given). It needs the
+``remote`` extra (``_remote_deps``). What the peer sends is bounded as on stdio: a
+WebSocket frame longer than the message limit closes the socket (1009), an SSE line
+longer than it ends the stream, and the messages waiting for the connection are
+bounded in bytes (the SSE readers stop reading meanwhile).
+
+Streamable HTTP, as the RFD and the TypeScript SDK's ``createHttpStream`` do it: the
+first message (``initialize``) is POSTed alone and answered with ``200`` and the
+``Acp-Connection-Id``; then the connection-scoped SSE stream is opened, and a session's
+stream before its first message (and as soon as an answer names a new session); every
+other message is POSTed (``202``) with the connection's id and, for a session's, its
+``Acp-Session-Id``; closing DELETEs the connection. A POST refused with 401, 403, 404
+or 410 ends the connection; another refusal fails only that request (a JSON-RPC error
+whose data has the status and the start of the body).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from pydantic_core import from_json
+
+from ._remote_deps import missing_extra
+
+try:
+    import h2  # noqa: F401 - httpx speaks HTTP/2 with it
+    import httpx
+    import websockets
+    from websockets.asyncio.client import ClientConnection, connect
+except ImportError as error:  # the remote extra is not installed
+    raise missing_extra(__name__) from error
+
+from ._remote_state import id_key
+from .stdio import LineTransport
+from .transport import Oversized
+
+__all__ = ["HttpClientTransport", "WebSocketClientTransport", "websocket_url"]
+
+_log = logging.getLogger(__name__)
+_GONE = frozenset({401, 403, 404, 410})
+
+
+def websocket_url(url: str) -> str:
+    """``url`` with the WebSocket scheme (``http`` -> ``ws``, ``https`` -> ``wss``)."""
+    for plain, secure in (("http://", "ws://"), ("https://", "wss://")):
+        if url.startswith(plain):
+            return secure + url[len(plain) :]
+    return url
+
+
+def http_url(url: str) -> str:
+    """``url`` with the HTTP scheme (``ws`` -> ``http``, ``wss`` -> ``https``)."""
+    for socket, plain in (("ws://", "http://"), ("wss://", "https://")):
+        if url.startswith(socket):
+            return plain + url[len(socket) :]
+    return url
+
+
+class WebSocketClientTransport:
+    """ACP over one WebSocket: a text frame per message."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.connection_id = (
+            socket.response.headers.get("Acp-Connection-Id")
+            if socket.response
+            else None
+        )
+
+    @classmethod
+    async def open(
+        cls, url: str, headers: Mapping[str, str], max_bytes: int
+    ) -> WebSocketClientTransport:
+        socket = await connect(
+            websocket_url(url),
+            additional_headers=dict(headers),
+            max_size=max_bytes,
+            compression=None,
+        )
+        return cls(socket)
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        while True:
+            try:
+                frame = await self.socket.recv()
+            except websockets.ConnectionClosed:
+                return None
+            if isinstance(frame, str):
+                return frame.encode("utf-8", "surrogatepass")
+            _log.debug("ignored a binary WebSocket frame")
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        try:
+            await self.socket.send(data, text=True)
+        except websockets.ConnectionClosed as error:
+            raise ConnectionError(str(error)) from None
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+class _Inbox:
+    """Messages from the SSE streams, waiting for the connection (bounded in bytes)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._items: collections.deque[bytes | Oversized | None] = collections.deque()
+        self._size = 0
+        self._max = max_bytes
+        self._changed = asyncio.Event()
+
+    async def put(self, item: bytes | Oversized | None) -> None:
+        size = len(item) if isinstance(item, bytes) else 0
+        while item is not None and self._items and self._size + size > self._max:
+            self._changed.clear()
+            await self._changed.wait()
+        self._items.append(item)
+        self._size += size
+        self._changed.set()
+
+    async def get(self) -> bytes | Oversized | None:
+        while not self._items:
+            self._changed.clear()
+            await self._changed.wait()
+        item = self._items[0]
+        if item is not None:  # the end stays for every later reader
+            self._items.popleft()
+            self._size -= len(item) if isinstance(item, bytes) else 0
+            self._changed.set()
+        return item
+
+
+class _Chunks:
+    """An httpx response body as a reader of chunks (for the line splitter)."""
+
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def read(self, n: int = -1) -> bytes:
+        return await anext(self._chunks, b"")
+
+
+class HttpClientTransport:
+    """ACP over Streamable HTTP: POSTs out, SSE streams in."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        initialize: str,
+        max_bytes: int,
+        http2: bool | None = None,
+        timeout: float = 120.0,
+    ) -> None:
+        self.url = http_url(url)
+        self._initialize = initialize
+        self._max_bytes = max_bytes
+        limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
+        self.client = httpx.AsyncClient(
+            headers=dict(headers),
+            timeout=limits,
+            http1=http2 is not True,
+            http2=http2 is not False,
+        )
+        self.connection_id: str | None = None
+        self._inbox = _Inbox(2 * max_bytes)
+        self._streams: dict[str | None, asyncio.Task[None]] = {}
+        self._opened: dict[str | None, asyncio.Future[None]] = {}
+        self._answer_routes: dict[tuple[str, Any], str] = {}
+        """Agent request id -> the session whose stream it came on."""
+        self._session_requests: dict[tuple[str, Any], tuple[str, Any]] = {}
+        """Our pending request id -> (its session, its id)."""
+        self._closed = False
+
+    # -- Transport
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        return await self._inbox.get()
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        if self._closed:
+            raise ConnectionError("the connection is closed")
+        message = _parsed(data)
+        if self.connection_id is None:
+            await self._post_initialize(message, data)
+            return
+        session = self._session_of(message)
+        if session is not None:
+            await self._open(session)
+        headers = {
+            "Content-Type": "application/json",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        key = (
+            id_key(message.get("id"))
+            if "method" in message and "id" in message
+            else None
+        )
+        if key is not None and session is not None:
+            self._session_requests[key] = (session, message.get("id"))
+        try:
+            response = await self.client.post(self.url, content=data, headers=headers)
+        except httpx.HTTPError as error:
+            await self._end(f"POST failed: {error!r}")
+            raise ConnectionError(str(error)) from None
+        if response.status_code != 202:
+            await self._refused(message, key, response)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        others = [t for t in self._streams.values() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await self._inbox.put(None)
+        if self.connection_id is not None:
+            with contextlib.suppress(httpx.HTTPError):
+                headers = {"Acp-Connection-Id": self.connection_id}
+                await self.client.delete(self.url, headers=headers)
+        await asyncio.gather(*others, return_exceptions=True)
+        await self.client.aclose()
+
+    # -- sending
+
+    async def _post_initialize(self, message: dict[str, Any], data: bytes) -> None:
+        if message.get("method") != self._initialize:
+            raise ConnectionError(
+                f"the first message over Streamable HTTP is {self._initialize}"
+            )
+        headers = {"Content-Type": "application/json"}
+        try:
+            response = await self.client.post(self.url, content=data, headers=headers)
+        except httpx.HTTPError as error:
+            raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
+        connection_id = response.headers.get("Acp-Connection-Id")
+        if response.status_code != 200 or not connection_id:
+            status, text = response.status_code, response.text[:200]
+            raise ConnectionError(f"{self._initialize} refused: HTTP {status} {text!r}")
+        if len(response.content) > self._max_bytes:
+            raise ConnectionError(
+                f"the {self._initialize} answer is larger than the message limit"
+            )
+        self.connection_id = connection_id
+        await self._inbox.put(response.content)
+        self._stream(None)
+
+    def _session_of(self, message: dict[str, Any]) -> str | None:
+        params = message.get("params")
+        session = params.get("sessionId") if type(params) is dict else None
+        if type(session) is str:
+            return session
+        if "method" not in message:  # our answer to the agent: the session it asked on
+            key = id_key(message.get("id"))
+            return self._answer_routes.pop(key, None) if key else None
+        return None
+
+    async def _refused(
+        self, message: dict[str, Any], key: Any, response: httpx.Response
+    ) -> None:
+        status, body = response.status_code, response.text[:8192]
+        if status in _GONE or key is None:
+            await self._end(f"the server refused a message: HTTP {status} {body!r}")
+            raise ConnectionError(f"HTTP {status}")
+        self._session_requests.pop(key, None)
+        await self._inbox.put(
+            _error_answer(
+                message.get("id"), f"HTTP {status}", {"status": status, "body": body}
+            )
+        )
+
+    # -- receiving
+
+    async def _open(self, session: str) -> None:
+        """Open a session's stream (once) and wait until the server has accepted it."""
+        if session not in self._streams:
+            self._stream(session)
+        with contextlib.suppress(ConnectionError):
+            await asyncio.shield(self._opened[session])
+
+    def _stream(self, session: str | None) -> None:
+        self._opened[session] = asyncio.get_running_loop().create_future()
+        self._streams[session] = asyncio.ensure_future(self._read_stream(session))
+
+    async def _read_stream(self, session: str | None) -> None:
+        assert self.connection_id is not None
+        headers = {
+            "Accept": "text/event-stream",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        opened = self._opened[session]
+        try:
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    raise ConnectionError(f"HTTP {response.status_code}")
+                opened.set_result(None)
+                await self._events(session, response)
+        except (httpx.HTTPError, ConnectionError) as error:
+            _log.debug("the %s stream ended: %r", session or "connection", error)
+        finally:
+            if not opened.done():
+                opened.set_exception(ConnectionError("the stream was refused"))
+            await self._stream_ended(session)
+
+    async def _events(self, session: str | None, response: httpx.Response) -> None:
+        lines = LineTransport(_Chunks(response.aiter_raw()), None).lines(
+            self._max_bytes + 16
+        )
+        data: list[bytes] = []
+        async for line in lines:
+            if isinstance(line, Oversized):
+                raise ConnectionError("an SSE line is longer than the message limit")
+            line = line.removesuffix(b"\r")
+            if line.startswith(b"data:"):
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif not line and data:
+                await self._arrived(session, b"\n".join(data))
+                data = []
+
+    async def _arrived(self, session: str | None, data: bytes) -> None:
+        message = _parsed(data)
+        if "method" in message and "id" in message and session is not None:
+            key = id_key(message["id"])
+            if key is not None:
+                self._answer_routes[key] = session
+        elif "method" not in message:
+            key = id_key(message.get("id"))
+            if key is not None:
+                self._session_requests.pop(key, None)
+            result = message.get("result")
+            created = result.get("sessionId") if type(result) is dict else None
+            if (
+                type(created) is str
+                and created not in self._streams
+                and not self._closed
+            ):
+                self._stream(created)
+        await self._inbox.put(data)
+
+    async def _stream_ended(self, session: str | None) -> None:
+        if self._closed:
+            return
+        if session is None:
+            await self._end("the connection stream ended")
+            return
+        self._streams.pop(session, None)
+        for key, (owner, request_id) in list(self._session_requests.items()):
+            if owner == session:
+                del self._session_requests[key]
+                await self._inbox.put(
+                    _error_answer(request_id, "the session stream ended", None)
+                )
+
+    async def _end(self, why: str) -> None:
+        _log.debug("ending the ACP connection: %s", why)
+        if not self._closed:
+            await self.close()
+
+
+def _parsed(data: bytes) -> dict[str, Any]:
+    try:
+        message = from_json(data)
+    except ValueError:
+        return {}
+    return message if type(message) is dict else {}
+
+
+def _error_answer(request_id: Any, message: str, data: Any) -> bytes:
+    error: dict[str, Any] = {"code": -32603, "message": message}
+    if data is not None:
+        error["data"] = data
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
