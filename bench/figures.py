@@ -1,7 +1,7 @@
 """The four figures of the benchmark, each measured against its reference.
 
 - P1: parse throughput (JSON bytes -> model), ours vs the official Python SDK, per corpus group;
-- P2: a fresh process that imports the bindings and parses one notification, ours vs the SDK's;
+- P2: a fresh process that imports the bindings and parses one notification (``bench.cold_start``);
 - P3: ``acpgen generate`` of both builds vs datamodel-code-generator alone on the same schemas
   with the same settings; and a no-op regeneration (absolute);
 - P4: a session/prompt request through the generated dispatcher vs bare params validation;
@@ -118,70 +118,6 @@ def _batch(items: list[tuple[Callable[[bytes], object], bytes]]) -> Callable[[],
             parse(payload)
 
     return run
-
-
-_P2_SCRIPT = """
-import sys
-from {module} import SessionNotification
-SessionNotification.model_validate_json(sys.argv[1].encode())
-"""
-_P2_FLOOR = """
-import sys
-from typing import Any
-from pydantic import BaseModel
-class SessionNotification(BaseModel):
-    sessionId: str
-    update: dict[str, Any]
-SessionNotification.model_validate_json(sys.argv[1].encode())
-"""
-"""The floor under any pydantic bindings: import pydantic, create one model, read the same line."""
-
-
-def p2(rounds: int) -> list[Figure]:
-    """Seconds for a fresh interpreter to import the bindings and parse one notification.
-
-    Every process reads compiled bytecode, as after a normal install: the cache lives in a
-    temporary ``PYTHONPYCACHEPREFIX`` that the warm-up round fills (``uv sync`` compiles nothing
-    and this machine sets ``PYTHONDONTWRITEBYTECODE``, so without it both sides would be timed
-    compiling their sources on every start).
-    """
-    payload = load("session-update")[0].payload_bytes.decode()
-    with tempfile.TemporaryDirectory(prefix="acpgen-bench-pycache-") as cache:
-        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = cache
-
-        def process(script: str, extra: dict[str, str]) -> Callable[[], None]:
-            full_env = {**env, **extra}
-
-            def run() -> None:
-                subprocess.run([sys.executable, "-c", script, payload], check=True, env=full_env)
-
-            return run
-
-        medians = alternate(
-            {
-                "ours": process(_P2_SCRIPT.format(module="acp_bindings.models"), {"PYTHONPATH": str(GENERATED)}),
-                "theirs": process(_P2_SCRIPT.format(module="acp.schema"), {}),
-                "bare": process("pass", {}),
-                "pydantic": process(_P2_FLOOR, {}),
-            },
-            rounds,
-        )
-    ratio = medians["ours"] / medians["theirs"]
-    floor = medians["pydantic"]
-    return [
-        Figure(
-            "P2 fresh process: import + parse one notification",
-            medians["ours"],
-            medians["theirs"],
-            "s",
-            "<= 0.25x",
-            ratio <= 0.25,
-            f"bytecode cached; bare interpreter start {medians['bare']:.3f} s included in both; "
-            f"pydantic alone (import, one two-field model, read the line) {floor:.3f} s, "
-            f"{floor / medians['theirs']:.2f}x",
-        )
-    ]
 
 
 def p3(rounds: int) -> list[Figure]:

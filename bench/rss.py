@@ -42,7 +42,8 @@ def _sample(script: str, env: dict[str, str]) -> float:
 
 
 def t4(rounds: int) -> list[Figure]:
-    """MiB resident after import (target <= 0.5x of the SDK's), and after reading the turn."""
+    """MiB resident after import, and after reading the turn, ours against the SDK's (the memory
+    target is against pydantic alone, P2)."""
     samples: dict[str, list[float]] = {name: [] for name in SCRIPTS}
     with tempfile.TemporaryDirectory(prefix="acpgen-bench-pycache-") as cache:
         env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -51,10 +52,13 @@ def t4(rounds: int) -> list[Figure]:
             for name, script in SCRIPTS.items():
                 samples[name].append(_sample(script, env))
     rss = {name: median(values[1:]) for name, values in samples.items()}
-    base = f"bare interpreter {rss['bare']:.1f} MiB, with pydantic's BaseModel imported {rss['pydantic']:.1f} MiB"
+    base = (
+        f"bare interpreter {rss['bare']:.1f} MiB, with pydantic's BaseModel imported {rss['pydantic']:.1f} MiB "
+        f"({rss['pydantic'] / rss['theirs']:.2f}x the SDK's); targets against pydantic alone: P2"
+    )
     return [
         Figure("T4 RSS of a fresh process after importing the bindings", rss["ours"], rss["theirs"], "MiB",
-               "<= 0.5x", rss["ours"] / rss["theirs"] <= 0.5, base),
+               "-", True, base),
         Figure("T4 RSS of a fresh process after import + reading the turn", rss["ours-read"],
                rss["theirs-read"], "MiB", "-", True, "method known, as T1 reads it"),
     ]  # fmt: skip

@@ -24,7 +24,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench.figures import Figure, p1, p2, p3, p4, r1, r2
+from bench.cold_start import p2
+from bench.figures import Figure, p1, p3, p4, r1, r2
 from bench.read_path import t1
 from bench.remote_trip import t5_t6
 from bench.round_trip import t3

@@ -3,9 +3,11 @@
 A seeded set of valid and mutated instances of every type of both builds (tests/differential/)
 is read by our models and by the SDK (one node process); the readers must agree on accept or
 reject and, where both accept, on the value read, and what our models dump must be the wire.
-Every disagreement is fixed or listed in tests/differential/exclusions.json with the SDK defect it
-stems from; an exclusion that no longer covers anything fails this test, as does any exception
-other than a validation error. ``--differential-size 100000`` runs a larger set (default 10000),
+Named cases (``PINNED_CASES``: disagreements found before, such as a malformed known tag that the
+default branch admits) are read on every run. Every disagreement is fixed or listed in
+tests/differential/exclusions.json with the SDK defect it stems from; an exclusion that no longer
+covers anything fails this test, as does any exception other than a validation error.
+``--differential-size 100000`` runs a larger set (default 10000),
 ``--differential-seed N`` another one; ``python -m tests.differential.run`` prints the figure.
 """
 
@@ -15,7 +17,7 @@ from collections import Counter
 
 import pytest
 
-from tests.differential.cases import BUILDS, VALID, schema
+from tests.differential.cases import BUILDS, PINNED, PINNED_CASES, VALID, schema
 from tests.differential.run import Report, run
 from tests.mutations import KINDS
 
@@ -35,6 +37,9 @@ def _problems(report: Report, size: int) -> list[str]:
     scarce = {k: kinds[k] for k in (VALID, *KINDS) if kinds[k] < LEAST_PER_KIND * size // 10_000}
     if scarce:
         problems.append(f"too few instances of these kinds: {scarce}")
+    pinned = {c.site for c in report.cases if c.kind == PINNED}
+    if pinned != set(PINNED_CASES):
+        problems.append(f"named cases not read: {sorted(set(PINNED_CASES) - pinned)}")
     stale = [e.id for e in report.exclusions if report.covered[e.id] == 0]
     if stale:
         problems.append(f"exclusions that cover nothing any more (remove them): {stale}")

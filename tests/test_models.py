@@ -106,6 +106,38 @@ def test_extensible_union_still_rejects_a_malformed_known_variant() -> None:
     assert all("Other" not in str(e["loc"]) for e in errors), "a malformed known variant fell into the catch-all"
 
 
+MALFORMED_KNOWN = {
+    # (union, value, branch read): the known branch refuses it, the untagged default branch admits it
+    "terminal-auth-method-bad-args": (
+        "AuthMethod",
+        {"type": "terminal", "id": "login", "name": "Log in", "args": "--no-browser"},
+        "AuthMethodAgent",
+    ),
+    "boolean-config-value-not-boolean": (
+        "SetSessionConfigOptionRequest",
+        {"sessionId": "s1", "configId": "effort", "type": "boolean", "value": "high"},
+        "ValueIdSetSessionConfigOptionRequest",
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", ["stable", "unstable"])
+@pytest.mark.parametrize("case", sorted(MALFORMED_KNOWN))
+def test_a_malformed_known_variant_is_read_as_the_default_branch_that_admits_it(case: str, variant: str) -> None:
+    # the schema's anyOf admits it through the untagged default branch (which takes members it does
+    # not name), as upstream's serde reader (an untagged fallback variant) and the TypeScript SDK do
+    union, value, branch = MALFORMED_KNOWN[case]
+    read_value = read(variant, union, value)
+    assert type(read_value).__name__ == branch
+    assert wire(variant, union, read_value) == value  # what the branch does not name is kept
+    assert read_value.model_extra.get("type") == value["type"]
+
+
+def test_a_malformed_known_variant_the_default_refuses_reports_its_own_branch() -> None:
+    errors = _errors("stable", "McpServer", {"type": "http", "name": "web", "url": 5, "headers": []})
+    assert [e["loc"][-1] for e in errors] == ["url"], errors  # the http branch's error, not stdio's
+
+
 @pytest.mark.parametrize("tag", [[], ["http"], {}, {"type": "http"}, 1, True])
 def test_a_tag_that_is_not_a_string_is_read_not_crashed_on(tag: Any) -> None:
     # a defaulted union: the untagged default branch ignores the malformed tag, as the SDK's reader does

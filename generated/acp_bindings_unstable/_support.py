@@ -31,6 +31,7 @@ __all__ = [
     "KeepUnrecognised",
     "NotNull",
     "OmitNone",
+    "OrDefault",
     "SkipInvalidItems",
     "StrictJson",
     "TagRouter",
@@ -182,10 +183,10 @@ def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler)
         isinstance(read, BaseModel)
         and isinstance(value, dict)
         and value
-        and not read.model_fields_set
-        and not read.__pydantic_extra__
+        and read.model_fields_set <= (read.__pydantic_extra__ or {}).keys()
     ):
-        # no typed member knows any of its members: the member of any value, whole
+        # no typed member knows any of its members (what it read, it kept as unknown
+        # members): the member of any value, whole
         return value
     return read
 
@@ -193,8 +194,8 @@ def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler)
 class KeepUnrecognised:
     """A union of object types with a member of any value (an envelope's ``params``,
     where ``ExtRequest`` takes any JSON): an object of which the typed member read no
-    member at all (``{"x": 1}`` read as an empty ``LogoutRequest``, whose properties are
-    all optional) is the extension's, kept whole."""
+    member it names (``{"x": 1}`` read as a ``LogoutRequest``, whose properties are all
+    optional, holding ``x`` as an unknown member) is the extension's, kept whole."""
 
     __slots__ = ()
 
@@ -214,14 +215,20 @@ class ByMethod:
     params, and several of those models take the same JSON (``{"sessionId": ...}``):
     tried in turn, ``session/close`` params would be read as whichever fits first. Here
     the envelope's ``method`` (read before ``params``) is the key: its model reads the
-    params. What that model refuses, a method it does not know and a missing value go
-    on to the union, so the envelope accepts exactly what the schema's union accepts.
+    params, and what it reads is final (members it does not name are kept on it).
+    Params that the method's model refuses are no params of that method: where the
+    union has a member of any value (``any_member``: ``ExtRequest``), they are that
+    member's, whole, never another method's model; else the union decides. A method it
+    does not know and a missing value go on to the union (inside
+    :class:`KeepUnrecognised`), so the envelope accepts exactly what the schema's union
+    accepts.
     """
 
-    __slots__ = ("_models", "_readers")
+    __slots__ = ("_any_member", "_models", "_readers")
 
-    def __init__(self, models: dict[str, Any]) -> None:
+    def __init__(self, models: dict[str, Any], *, any_member: bool = False) -> None:
         self._models = models
+        self._any_member = any_member
         self._readers: dict[str, Callable[..., Any]] = {}
 
     def __get_pydantic_core_schema__(
@@ -245,7 +252,9 @@ class ByMethod:
                 try:
                     return reader(value, context=info.context)
                 except ValidationError:
-                    pass  # the union decides, as it would without the key
+                    if self._any_member:
+                        handler(value)  # the union's member of any value takes it
+                        return value
         return handler(value)
 
     def _reader(self, method: str) -> Callable[..., Any] | None:
@@ -259,6 +268,11 @@ class ByMethod:
         reader: Callable[..., Any] = adapter.validator.validate_python
         self._readers[method] = reader
         return reader
+
+    @property
+    def models(self) -> dict[str, Any]:
+        """Method -> the model (or a union's type alias) that reads its params."""
+        return self._models
 
 
 # The core schemas that take a ``strict`` setting, and where their inner schemas are.
@@ -370,6 +384,52 @@ def TagRouter(
         return fallback if fallback is not None else tag
 
     return route
+
+
+class OrDefault:
+    """A tagged union with an untagged default branch (``AuthMethod``: a terminal
+    method, else the agent method): a value that the branch of its known tag refuses is
+    read as the default branch when that admits it, as the schema's ``anyOf`` admits it
+    (the default branch takes members it does not name, ``type`` among them; upstream's
+    readers fall back to the untagged variant likewise). When the default branch
+    refuses it too, the error is the known branch's. Valid input never reaches
+    Python."""
+
+    __slots__ = ("_default", "_reader")
+
+    def __init__(self, default: Any) -> None:
+        self._default = default
+        self._reader: Callable[..., Any] | None = None
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.with_info_wrap_validator_function(
+            self._read, handler(source)
+        )
+
+    def _read(
+        self,
+        value: Any,
+        handler: core_schema.ValidatorFunctionWrapHandler,
+        info: core_schema.ValidationInfo,
+    ) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            if type(value) is not dict:
+                raise
+            try:
+                return (self._reader or self._build())(value, context=info.context)
+            except ValidationError:
+                pass
+            raise
+
+    def _build(self) -> Callable[..., Any]:
+        adapter: TypeAdapter[Any] = TypeAdapter(self._default)
+        adapter.rebuild()  # the models defer building their validators
+        self._reader = adapter.validator.validate_python
+        return self._reader
 
 
 def _is_none(value: Any) -> bool:

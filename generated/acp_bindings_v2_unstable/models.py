@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
+from ._messages import ByEnvelope
 from ._support import (
     ByMethod,
     DefaultOnError,
@@ -14,6 +15,7 @@ from ._support import (
     KeepUnrecognised,
     NotNull,
     OmitNone,
+    OrDefault,
     SkipInvalidItems,
     StrictJson,
     TagRouter,
@@ -111,7 +113,9 @@ class TextResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -151,7 +155,9 @@ class BlobResourceContents(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -211,7 +217,9 @@ class DiffPathChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -229,7 +237,9 @@ class DiffPathPairChange(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -268,7 +278,9 @@ class Terminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -301,7 +313,9 @@ class ToolCallLocation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -340,7 +354,9 @@ class ToolCallCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -364,7 +380,9 @@ class CommandPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -432,7 +450,9 @@ class ElicitationSessionScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -476,7 +496,9 @@ class EnumOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -519,7 +541,9 @@ class StringPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -611,7 +635,9 @@ class NumberPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -671,7 +697,9 @@ class IntegerPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -748,7 +776,9 @@ class BooleanPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -796,7 +826,9 @@ class StringMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -824,7 +856,9 @@ class TitledMultiSelectItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -905,7 +939,9 @@ class Implementation(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -952,7 +988,9 @@ class PromptImageCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -978,7 +1016,9 @@ class PromptAudioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1004,7 +1044,9 @@ class PromptEmbeddedContextCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1030,7 +1072,9 @@ class McpStdioCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1056,7 +1100,9 @@ class McpHttpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1086,7 +1132,9 @@ class McpAcpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1112,7 +1160,9 @@ class SessionDeleteCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1141,7 +1191,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1172,7 +1224,9 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1202,7 +1256,9 @@ class SessionForkCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1233,7 +1289,9 @@ class SessionArchiveCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1263,7 +1321,9 @@ class SessionStatusCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1294,7 +1354,9 @@ class SessionTitleCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1324,7 +1386,9 @@ class AuthStatusCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1354,7 +1418,9 @@ class ProvidersCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1384,7 +1450,9 @@ class EnvVariable(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1422,7 +1490,9 @@ class AuthMethodTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1480,7 +1550,9 @@ class AuthMethodAgent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1520,7 +1592,9 @@ class LoginAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1578,7 +1652,9 @@ class ProviderCurrentConfig(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1614,7 +1690,9 @@ class SetProviderResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1642,7 +1720,9 @@ class DisableProviderResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1666,7 +1746,9 @@ class LogoutAuthResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1715,7 +1797,9 @@ class AuthAccount(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1809,7 +1893,9 @@ class SessionConfigSelectOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1857,7 +1943,9 @@ class SessionConfigBoolean(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1875,7 +1963,9 @@ class TextCommandInput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1903,7 +1993,9 @@ class SessionInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -1982,7 +2074,9 @@ class DeleteSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2010,7 +2104,9 @@ class ArchiveSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2038,7 +2134,9 @@ class UnarchiveSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2074,7 +2172,9 @@ class BackgroundTerminal(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2102,7 +2202,9 @@ class BackgroundToolCall(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2134,7 +2236,9 @@ class BackgroundSubagent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2164,7 +2268,9 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2199,7 +2305,9 @@ class SessionNotFoundErrorData(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2231,7 +2339,9 @@ class Usage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2316,7 +2426,9 @@ class SetSessionTitleResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2347,7 +2459,9 @@ class CloseSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2371,7 +2485,9 @@ class CancelToolCallResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2395,7 +2511,9 @@ class CancelTerminalResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2439,7 +2557,9 @@ class TerminalOutput(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2472,7 +2592,9 @@ class TerminalExitStatus(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2518,7 +2640,9 @@ class TerminalSize(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2552,7 +2676,9 @@ class TerminalCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2576,7 +2702,9 @@ class TerminalOutputChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2647,7 +2775,9 @@ class PlanFile(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2683,7 +2813,9 @@ class PlanMarkdown(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2719,7 +2851,9 @@ class PlanRemoved(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2754,7 +2888,9 @@ class SessionInfoUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2793,7 +2929,9 @@ class Cost(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2826,7 +2964,9 @@ class UsageUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2884,7 +3024,9 @@ class Notice(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2947,7 +3089,9 @@ class SessionCancelCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -2973,7 +3117,9 @@ class CompleteElicitationNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3009,7 +3155,9 @@ class AuthStatusUpdateNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3068,7 +3216,9 @@ class TerminalAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3094,7 +3244,9 @@ class ElicitationFormCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3120,7 +3272,9 @@ class ElicitationUrlCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3150,7 +3304,9 @@ class LoginAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3183,7 +3339,9 @@ class ListProvidersRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3213,7 +3371,9 @@ class SetProviderRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3260,7 +3420,9 @@ class DisableProviderRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3294,7 +3456,9 @@ class LogoutAuthRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3327,7 +3491,9 @@ class AuthStatusRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3351,7 +3517,9 @@ class HttpHeader(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3383,7 +3551,9 @@ class McpServerHttp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3431,7 +3601,9 @@ class McpServerAcp(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3466,7 +3638,9 @@ class McpServerStdio(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3547,7 +3721,9 @@ class DeleteSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3586,7 +3762,9 @@ class ArchiveSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3626,7 +3804,9 @@ class UnarchiveSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3664,7 +3844,9 @@ class SessionStatusRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3704,7 +3886,9 @@ class SetSessionTitleRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3741,7 +3925,9 @@ class ReplayFromStart(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3784,7 +3970,9 @@ class CloseSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3823,7 +4011,9 @@ class CancelToolCallRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3867,7 +4057,9 @@ class CancelTerminalRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3899,7 +4091,9 @@ class CancelledPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3923,7 +4117,9 @@ class SelectedPermissionOutcome(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3958,6 +4154,7 @@ class McpError(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -3987,7 +4184,9 @@ class CancelSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4018,7 +4217,9 @@ class MessageMcpNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4076,7 +4277,9 @@ class ProxySuccessorRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4138,7 +4341,9 @@ class ProxySuccessorNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4190,7 +4395,9 @@ class TerminalAuthMethod(AuthMethodTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4207,7 +4414,9 @@ class AgentAuthMethod(AuthMethodAgent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4232,6 +4441,7 @@ class OtherAuthMethod(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4272,6 +4482,7 @@ class OtherAvailableCommand(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4302,7 +4513,9 @@ class TextAvailableCommandInput(TextCommandInput):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4328,6 +4541,7 @@ class OtherAvailableCommandInput(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4350,7 +4564,9 @@ class TerminalBackgroundWork(BackgroundTerminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4367,7 +4583,9 @@ class ToolCallBackgroundWork(BackgroundToolCall):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4387,7 +4605,9 @@ class SubagentBackgroundWork(BackgroundSubagent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4411,6 +4631,7 @@ class OtherBackgroundWork(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4444,6 +4665,7 @@ class OtherContentBlock(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4475,6 +4697,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4510,7 +4733,9 @@ class DeclineCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4535,7 +4760,9 @@ class CancelCreateElicitationResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4570,6 +4797,7 @@ class OtherCreateElicitationResponse(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4601,7 +4829,9 @@ class AddDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4642,7 +4872,9 @@ class DeleteDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4683,7 +4915,9 @@ class ModifyDiffChange(DiffPathChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4724,7 +4958,9 @@ class MoveDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4765,7 +5001,9 @@ class CopyDiffChange(DiffPathPairChange):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4812,6 +5050,7 @@ class OtherDiffChange(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4872,7 +5111,9 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4887,7 +5128,9 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4902,7 +5145,9 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4917,7 +5162,9 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4942,6 +5189,7 @@ class OtherElicitationPropertySchema(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4963,7 +5211,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -4998,7 +5248,9 @@ class HttpMcpServer(McpServerHttp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5020,7 +5272,9 @@ class AcpMcpServer(McpServerAcp):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5037,7 +5291,9 @@ class StdioMcpServer(McpServerStdio):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5063,6 +5319,7 @@ class OtherMcpServer(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5086,7 +5343,9 @@ class ResultMessageMcpResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5117,7 +5376,9 @@ class ErrorMessageMcpResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5146,7 +5407,9 @@ class MultiSelectItemsString(StringMultiSelectItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5163,6 +5426,7 @@ class OtherMultiSelectItems(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5188,7 +5452,9 @@ class FilePlanUpdateContent(PlanFile):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5207,7 +5473,9 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5233,6 +5501,7 @@ class OtherPlanUpdateContent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5258,7 +5527,9 @@ class StartReplayFrom(ReplayFromStart):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5284,6 +5555,7 @@ class OtherReplayFrom(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5327,7 +5599,9 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5345,7 +5619,9 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5371,6 +5647,7 @@ class OtherRequestPermissionOutcome(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5392,7 +5669,9 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5418,6 +5697,7 @@ class OtherRequestPermissionSubject(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5439,7 +5719,9 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5499,6 +5781,7 @@ class OtherSessionConfigOption(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5555,7 +5838,9 @@ class IdleStateUpdateSessionUpdate1(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5570,7 +5855,9 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5591,7 +5878,9 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5606,7 +5895,9 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5623,7 +5914,9 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5641,7 +5934,9 @@ class NoticeSessionUpdate(Notice):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5666,6 +5961,7 @@ class OtherSessionUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5687,7 +5983,9 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5724,7 +6022,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5770,6 +6070,7 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5825,6 +6126,7 @@ class OtherStateUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5846,7 +6148,9 @@ class TerminalToolCallContent(Terminal):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5871,6 +6175,7 @@ class OtherToolCallContent(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5904,7 +6209,9 @@ class Annotations(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5958,7 +6265,9 @@ class TextContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -5994,7 +6303,9 @@ class ImageContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6042,7 +6353,9 @@ class AudioContent(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6084,7 +6397,9 @@ class Icon(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6144,7 +6459,9 @@ class ResourceLink(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6237,7 +6554,9 @@ class EmbeddedResource(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6305,7 +6624,9 @@ class DiffPatch(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6344,7 +6665,9 @@ class Diff(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6390,7 +6713,9 @@ class ToolCallCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6424,7 +6749,9 @@ class PermissionOption(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6461,7 +6788,9 @@ class ElicitationRequestScope(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6490,6 +6819,7 @@ MultiSelectItems = TypeAliasType(
                     malformed="<other>",
                 )
             ),
+            OrDefault(TitledMultiSelectItems),
         ],
         StrictJson(),
     ],
@@ -6505,7 +6835,9 @@ class MultiSelectPropertySchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6579,7 +6911,9 @@ class MessageMcpRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6631,7 +6965,9 @@ class PromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6690,7 +7026,9 @@ class McpCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6752,7 +7090,9 @@ class SessionSystemPromptModeCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6793,7 +7133,9 @@ class AgentAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6863,7 +7205,9 @@ class ProviderInfo(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6913,7 +7257,9 @@ class AuthStatusResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -6967,7 +7313,9 @@ class SessionConfigSelectGroup(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7036,7 +7384,9 @@ class Command(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7078,7 +7428,9 @@ class ListSessionsResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7150,7 +7502,9 @@ class RunningStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7225,7 +7579,9 @@ class RequiresActionStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7275,7 +7631,9 @@ class UnknownStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7322,7 +7680,9 @@ class PromptResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7361,7 +7721,9 @@ class TerminalCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7401,7 +7763,9 @@ class TerminalUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7480,7 +7844,9 @@ class PlanEntry(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7517,7 +7883,9 @@ class PlanItems(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7561,7 +7929,9 @@ class SubagentSessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7598,7 +7968,9 @@ class ClientAuthCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7634,7 +8006,9 @@ class ElicitationCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7710,7 +8084,9 @@ class ListSessionsRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7859,7 +8235,9 @@ class ElicitationAcceptAction(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7899,7 +8277,9 @@ class ClientNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7914,13 +8294,14 @@ class ClientNotification(WireModel):
             CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "mcp/message": MessageMcpNotification,
                 "session/cancel": CancelSessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
@@ -7935,7 +8316,9 @@ class CancelRequestNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7966,7 +8349,9 @@ class ProxyNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -7976,7 +8361,10 @@ class ProxyNotification(WireModel):
     """
     The notification method name.
     """
-    params: Annotated[ProxySuccessorNotification | None, Field(alias="params")] = None
+    params: Annotated[
+        Annotated[ProxySuccessorNotification | None, Field(alias="params")],
+        ByMethod({"proxy/successor": ProxySuccessorNotification}),
+    ] = None
     """
     Method-specific notification parameters.
     """
@@ -7988,7 +8376,9 @@ class CommandAvailableCommand(Command):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8007,7 +8397,9 @@ class TextContentBlock(TextContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8024,7 +8416,9 @@ class ImageContentBlock(ImageContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8041,7 +8435,9 @@ class AudioContentBlock(AudioContent):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8058,7 +8454,9 @@ class ResourceLinkContentBlock(ResourceLink):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8077,7 +8475,9 @@ class ResourceContentBlock(EmbeddedResource):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8092,7 +8492,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8131,6 +8533,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8183,7 +8586,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8208,7 +8613,9 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8224,7 +8631,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8247,7 +8656,9 @@ class EndTurnIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8301,7 +8712,9 @@ class MaxTokensIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8356,7 +8769,9 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8411,7 +8826,9 @@ class RefusalIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8474,7 +8891,9 @@ class CancelledIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8534,6 +8953,7 @@ class OtherIdleStateUpdate(WireModel):
     model_config = ConfigDict(
         extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8592,7 +9012,9 @@ class NoneIdleStateUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8646,7 +9068,9 @@ class ItemsPlanUpdateContent(PlanItems):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8661,7 +9085,9 @@ class OtherStateUpdateSessionUpdate(OtherStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8676,7 +9102,9 @@ class TerminalUpdateSessionUpdate(TerminalUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8691,7 +9119,9 @@ class StateUpdateRunning(RunningStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8706,7 +9136,9 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8721,7 +9153,9 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8736,7 +9170,9 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8751,7 +9187,9 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8766,7 +9204,9 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8781,7 +9221,9 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8796,7 +9238,9 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8811,7 +9255,9 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8831,7 +9277,9 @@ class StateUpdateUnknown(UnknownStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8846,13 +9294,45 @@ class DiffToolCallContent(Diff):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
     type_: Annotated[Literal["diff"], Field(alias="type")]
+
+
+class ProtocolLevelMessage(WireModel):
+    """
+    A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+    [required by JSON-RPC 2.0 Specification][1].
+
+    [1]: https://www.jsonrpc.org/specification#compatibility
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        allow_inf_nan=False,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
+    method: str
+    """
+    The notification method name.
+    """
+    params: Annotated[
+        CancelRequestNotification | None,
+        ByMethod({"$/cancel_request": CancelRequestNotification}),
+    ] = None
+    """
+    Method-specific notification parameters.
+    """
 
 
 ContentBlock = TypeAliasType(
@@ -8901,7 +9381,9 @@ class Content(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -8978,7 +9460,9 @@ class SessionSystemPromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9015,7 +9499,9 @@ class ListProvidersResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9061,7 +9547,9 @@ class SessionConfigSelect(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9116,7 +9604,9 @@ class Error(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9151,7 +9641,9 @@ class ErrorStopReason(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9174,7 +9666,9 @@ class ContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9222,7 +9716,9 @@ class UserMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9273,7 +9769,9 @@ class AgentMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9324,7 +9822,9 @@ class AgentThought(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9390,7 +9890,9 @@ class PlanUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9418,7 +9920,9 @@ class AvailableCommandsUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9455,7 +9959,9 @@ class CompactionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9505,7 +10011,9 @@ class CompactionSummaryChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9542,7 +10050,9 @@ class SessionMessage(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9625,7 +10135,9 @@ class SessionMessageChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9663,7 +10175,9 @@ class ClientCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9718,7 +10232,9 @@ class SystemPrompt(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9770,7 +10286,9 @@ class ForkSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9839,7 +10357,9 @@ class ResumeSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9930,7 +10450,9 @@ class PromptRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -9977,7 +10499,9 @@ class RequestPermissionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10032,7 +10556,9 @@ class ErrorAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10057,7 +10583,9 @@ class ResultClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10088,7 +10616,9 @@ class ErrorClientResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10113,7 +10643,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10155,7 +10687,9 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10211,7 +10745,9 @@ class ErrorProxyResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10236,7 +10772,9 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10286,7 +10824,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10307,7 +10847,9 @@ class UserMessageSessionUpdate(UserMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10322,7 +10864,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10343,7 +10887,9 @@ class AgentMessageSessionUpdate(AgentMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10358,7 +10904,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10379,7 +10927,9 @@ class AgentThoughtSessionUpdate(AgentThought):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10394,7 +10944,9 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10411,7 +10963,9 @@ class IdleStateUpdateSessionUpdate2(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10428,7 +10982,9 @@ class IdleStateUpdateSessionUpdate3(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10445,7 +11001,9 @@ class IdleStateUpdateSessionUpdate4(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10462,7 +11020,9 @@ class IdleStateUpdateSessionUpdate5(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10479,7 +11039,9 @@ class IdleStateUpdateSessionUpdate6(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10496,7 +11058,9 @@ class IdleStateUpdateSessionUpdate8(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10511,7 +11075,9 @@ class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionU
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10526,7 +11092,9 @@ class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10541,7 +11109,9 @@ class UnknownStateUpdateSessionUpdate(StateUpdateUnknown):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10557,7 +11127,9 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10572,7 +11144,9 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10589,7 +11163,9 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10606,7 +11182,9 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10628,7 +11206,9 @@ class SessionMessageSessionUpdate(SessionMessage):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10647,7 +11227,9 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10664,7 +11246,9 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10701,6 +11285,7 @@ StateUpdateIdle = TypeAliasType(
                 malformed="<default>",
             )
         ),
+        OrDefault(NoneStateUpdateIdle),
     ],
 )
 """
@@ -10714,7 +11299,9 @@ class ContentToolCallContent(Content):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10764,7 +11351,9 @@ class ElicitationSchema(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -10830,7 +11419,9 @@ class SessionCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11003,7 +11594,9 @@ class ForkSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11149,6 +11742,7 @@ IdleStateUpdate = TypeAliasType(
                     malformed="<default>",
                 )
             ),
+            OrDefault(NoneIdleStateUpdate),
         ],
         StrictJson(),
     ],
@@ -11177,7 +11771,9 @@ class ResumeSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11229,7 +11825,9 @@ class SetSessionConfigOptionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11265,7 +11863,9 @@ class ToolCallContentChunk(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11298,7 +11898,9 @@ class ConfigOptionUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11364,7 +11966,9 @@ class SubagentUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11456,7 +12060,9 @@ class InitializeRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11499,7 +12105,9 @@ class NewSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11583,6 +12191,7 @@ class InitializeProxyRequest(InitializeRequest):
 
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11596,7 +12205,9 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11615,7 +12226,9 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11635,7 +12248,9 @@ class IdleStateUpdateSessionUpdate7(
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11691,7 +12306,9 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11708,7 +12325,9 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11730,7 +12349,9 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11758,7 +12379,9 @@ class ToolCallUpdate(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11865,7 +12488,9 @@ class ToolCallPermissionSubject(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11911,7 +12536,9 @@ class AgentCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -11978,7 +12605,9 @@ class NewSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12043,7 +12672,9 @@ class SessionStatusResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12085,7 +12716,9 @@ class ClientRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12126,6 +12759,7 @@ class ClientRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "auth/login": LoginAuthRequest,
@@ -12149,9 +12783,9 @@ class ClientRequest(WireModel):
                 "session/unarchive": UnarchiveSessionRequest,
                 "terminal/cancel": CancelTerminalRequest,
                 "tool_call/cancel": CancelToolCallRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -12166,7 +12800,9 @@ class ProxyRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12202,7 +12838,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12231,7 +12869,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12269,7 +12909,9 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12284,13 +12926,27 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
         defer_build=True,
     )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
+
+
+ClientOutgoingMessage = TypeAliasType(
+    "ClientOutgoingMessage",
+    Annotated[ClientRequest | ClientResponse | ClientNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
 
 
 RequestPermissionSubject = TypeAliasType(
@@ -12371,7 +13027,9 @@ class InitializeResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12521,6 +13179,7 @@ class InitializeProxyResponse(InitializeResponse):
 
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12534,7 +13193,9 @@ class ResultAgentResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12585,7 +13246,9 @@ class ResultProxyResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12616,7 +13279,9 @@ class RequestPermissionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12684,7 +13349,9 @@ class UpdateSessionNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12720,13 +13387,27 @@ A JSON-RPC response object.
 """
 
 
+ProxyOutgoingMessage = TypeAliasType(
+    "ProxyOutgoingMessage",
+    Annotated[ProxyRequest | ProxyResponse | ProxyNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 class AgentRequest(WireModel):
     """
     A JSON-RPC request object.
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12749,14 +13430,15 @@ class AgentRequest(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "elicitation/create": CreateElicitationRequest,
                 "mcp/message": MessageMcpRequest,
                 "session/request_permission": RequestPermissionRequest,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific request parameters.
@@ -12769,7 +13451,9 @@ class AgentNotification(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -12788,34 +13472,44 @@ class AgentNotification(WireModel):
             | None,
             Field(alias="params"),
         ],
+        KeepUnrecognised(),
         ByMethod(
             {
                 "auth/status_update": AuthStatusUpdateNotification,
                 "elicitation/complete": CompleteElicitationNotification,
                 "session/update": UpdateSessionNotification,
-            }
+            },
+            any_member=True,
         ),
-        KeepUnrecognised(),
     ] = None
     """
     Method-specific notification parameters.
     """
 
 
+AgentOutgoingMessage = TypeAliasType(
+    "AgentOutgoingMessage",
+    Annotated[AgentRequest | AgentResponse | AgentNotification, ByEnvelope()],
+)
+"""
+A message (request, response, or notification) with `"jsonrpc": "2.0"` specified as
+[required by JSON-RPC 2.0 Specification][1].
+
+[1]: https://www.jsonrpc.org/specification#compatibility
+"""
+
+
 AcpMessage = TypeAliasType(
     "AcpMessage",
     Annotated[
-        AgentRequest
-        | AgentResponse
-        | AgentNotification
-        | ClientRequest
-        | ClientResponse
-        | ClientNotification
-        | CancelRequestNotification
-        | ProxyRequest
-        | ProxyResponse
-        | ProxyNotification,
-        Field(title="AcpMessage"),
+        Annotated[
+            AgentOutgoingMessage
+            | ClientOutgoingMessage
+            | ProtocolLevelMessage
+            | ProxyOutgoingMessage,
+            Field(title="AcpMessage"),
+        ],
+        ByEnvelope(),
     ],
 )
 """
@@ -12835,6 +13529,7 @@ __all__ = [
     "AgentMessageChunkSessionUpdate",
     "AgentMessageSessionUpdate",
     "AgentNotification",
+    "AgentOutgoingMessage",
     "AgentRequest",
     "AgentResponse",
     "AgentThought",
@@ -12883,6 +13578,7 @@ __all__ = [
     "ClientAuthCapabilities",
     "ClientCapabilities",
     "ClientNotification",
+    "ClientOutgoingMessage",
     "ClientRequest",
     "ClientResponse",
     "CloseSessionRequest",
@@ -13076,12 +13772,14 @@ __all__ = [
     "PromptImageCapabilities",
     "PromptRequest",
     "PromptResponse",
+    "ProtocolLevelMessage",
     "ProtocolVersion",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
     "ProxyNotification",
+    "ProxyOutgoingMessage",
     "ProxyRequest",
     "ProxyResponse",
     "ProxySuccessorNotification",

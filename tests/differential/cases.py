@@ -18,16 +18,94 @@ from typing import Any
 import jsonschema_rs
 
 from acpgen.load.inventory import tag_of, union_branches
-from tests.bindings import SCHEMA_FILES, schema
+from tests.bindings import SCHEMA_FILES
+from tests.bindings import schema as pinned_schema
 from tests.instances import Path, Site, sample
 from tests.mutations import mutate
 
 BUILDS = tuple(SCHEMA_FILES)
 VALID = "valid"
+PINNED = "pinned"
+"""The kind of the named cases below: disagreements found before, read on every run by name."""
+PINNED_CASES: dict[str, tuple[str, Any]] = {
+    # A known tag whose branch refuses the value, which the untagged default branch admits (the
+    # schema's anyOf; upstream's serde reader falls back to its untagged variant too): both read it
+    # as the default branch; we keep the members that branch does not name (type, args, env).
+    "malformed-terminal-auth-method": (
+        "AuthMethod",
+        {"type": "terminal", "id": "login", "name": "Log in", "args": "--no-browser"},
+    ),
+    "malformed-terminal-auth-method-env": ("AuthMethod", {"type": "terminal", "id": "a", "name": "A", "env": ["A=1"]}),
+    "malformed-boolean-config-value": (
+        "SetSessionConfigOptionRequest",
+        {"sessionId": "s1", "configId": "effort", "type": "boolean", "value": "high"},
+    ),
+    "boolean-config-value-null": (
+        "SetSessionConfigOptionRequest",
+        {"sessionId": "s1", "configId": "effort", "type": "boolean", "value": None},
+    ),
+    # A null at a string member of an envelope's payload: no method's params or result, so the
+    # extension's (ExtRequest, ExtResponse: any JSON) in the schema; we read it whole, the SDK's
+    # first-match union reads it as an empty payload (sdk-envelope-unions-match-first).
+    "null-string-in-client-request": (
+        "ClientRequest",
+        {"id": 1, "method": "session/new", "params": {"cwd": None, "mcpServers": []}},
+    ),
+    "null-string-in-client-request-prompt": (
+        "ClientRequest",
+        {"id": 1, "method": "session/prompt", "params": {"sessionId": None, "prompt": []}},
+    ),
+    "null-method-in-client-request": ("ClientRequest", {"id": 1, "method": None, "params": {}}),
+    "null-string-in-client-response": ("ClientResponse", {"id": 1, "result": {"content": None}}),
+    "null-string-in-client-response-outcome": (
+        "ClientResponse",
+        {"id": None, "result": {"outcome": {"outcome": "selected", "optionId": None}}},
+    ),
+    "null-message-in-client-response-error": ("ClientResponse", {"id": 1, "error": {"code": -32603, "message": None}}),
+    # A url with spaces and a tab, which JSON Schema's uri format (an annotation) admits: we read the
+    # string that was sent, the SDK's z.url() another (sdk-rewrites-urls).
+    "url-with-white-space": (
+        "CreateElicitationRequest",
+        {"mode": "url", "sessionId": "s1", "elicitationId": "e1", "message": "Sign in", "url": " https://a.test/x\ty "},
+    ),
+}
 VALID_SHARE = 4  # one valid instance in four
 ATTEMPTS = 3  # samples tried per wanted instance (small types have few distinct values)
 SMALL_TYPES_MARGIN = 8
 """Percent more wanted per type than ``size`` asks: small types (``SessionId``) have fewer distinct instances."""
+
+
+ENVELOPES = {"Agent": ("AgentRequest", "AgentResponse", "AgentNotification")}
+ENVELOPES["Client"] = ("ClientRequest", "ClientResponse", "ClientNotification")
+ENVELOPES["Proxy"] = ("ProxyRequest", "ProxyResponse", "ProxyNotification")
+PROTOCOL_LEVEL = "ProtocolLevelMessage"
+ROOT = "AcpMessage"
+
+
+@cache
+def schema(build: str) -> dict[str, Any]:
+    """The pinned schema of a build, with the top-level message unions the models name beside its
+    ``$defs``: each side's outgoing messages (``AgentOutgoingMessage``: its envelopes), the
+    protocol-level notification envelope (``ProtocolLevelMessage``, ``$/cancel_request``) and the
+    root (``AcpMessage``), as the schema's root branches give them (without their ``jsonrpc``, which
+    the envelope definitions do not name either; both readers keep or drop it as any other member)."""
+    pinned = pinned_schema(build)
+    defs = dict(pinned["$defs"])
+    unions = [f"{side}OutgoingMessage" for side, names in ENVELOPES.items() if all(n in defs for n in names)]
+    for side, names in ENVELOPES.items():
+        if f"{side}OutgoingMessage" in unions:
+            defs[f"{side}OutgoingMessage"] = {"anyOf": [{"$ref": f"#/$defs/{n}"} for n in names]}
+    defs[PROTOCOL_LEVEL] = {
+        "type": "object",
+        "properties": {
+            "method": {"type": "string"},
+            "params": {"anyOf": [{"$ref": "#/$defs/CancelRequestNotification"}, {"type": "null"}]},
+        },
+        "required": ["method"],
+    }
+    members = [unions[0], unions[1], PROTOCOL_LEVEL, *unions[2:]]  # the root's order
+    defs[ROOT] = {"anyOf": [{"$ref": f"#/$defs/{n}"} for n in members]}
+    return {**pinned, "$defs": defs}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +117,8 @@ class Case:
     kind: str
     """``valid``, or the mutation kind (``tests.mutations.KINDS``)."""
     site: str
-    """Where the mutation is, as ``Type.property`` (``Type[]`` for an item); the type for the root."""
+    """Where the mutation is, as ``Type.property`` (``Type[]`` for an item); the type for the root; a
+    pinned case's name."""
     path: Path
     text: str
     schema_valid: bool
@@ -62,7 +141,17 @@ def build_cases(size: int, seed: int) -> list[Case]:
     cases: list[Case] = []
     for build, name in types:
         cases += _cases_of(build, name, per_type, random.Random(f"{seed}:{build}:{name}"))
-    return cases
+    return cases + pinned_cases()
+
+
+def pinned_cases() -> list[Case]:
+    """The named cases (``PINNED_CASES``), in both builds."""
+    found = []
+    for build in BUILDS:
+        for label, (name, value) in PINNED_CASES.items():
+            valid = schema_validator(build, name).is_valid(value)
+            found.append(Case(build, name, PINNED, label, (), _text(value), valid))
+    return found
 
 
 def _cases_of(build: str, name: str, wanted: int, rng: random.Random) -> list[Case]:

@@ -18,10 +18,13 @@ Where both accept, our dump (``wire``) must also be the wire (item 4 of issue 12
 - ``wire-rereads``: our models read it back as the same value;
 - ``wire-sdk-reads``: the SDK reads it as it read the input;
 - ``wire-not-input``: it reproduces the input: exactly for a valid instance and for the kinds
-  that change no value (an extra field, which is dropped unless the object keeps unknown
-  members; an integral float, which dumps as the integer; an integer given for a double, which
-  dumps as that double); for the other mutants (lenient fallbacks, which dump the default they
-  read as), it writes no member that the input lacked.
+  that change no value (an extra field, which the models keep as an unknown member; an integral
+  float, which dumps as the integer; an integer given for a double, which dumps as that double);
+  for the other mutants (lenient fallbacks, which dump the default they read as), it writes no
+  member that the input lacked.
+
+A case whose readings differ only by unknown members that we keep and the SDK drops
+(``sdk_drops_unknown``) is a finding (the exclusions name it) and still has its dump checked.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ from typing import Any
 
 from tests.differential.cases import VALID, Case
 from tests.differential.readers import Reading
-from tests.mutations import UNKNOWN_KEY
 
 SAFE_INTEGER = 2**53 - 1
 EXACT_KINDS = frozenset({VALID, "extra-field", "integral-float"})
@@ -61,6 +63,9 @@ class Finding:
     """Both read the input, and every member the SDK read we read too, the same (we read more)."""
     difference: str = ""
     """Where the values read first differ: a dotted path (``url``, ``result.configOptions.0``)."""
+    sdk_drops_unknown: bool = False
+    """Both read the input, and the values differ only by members the schema does not name, which
+    our models keep (``model_extra``) and the SDK dropped."""
 
     @property
     def unsafe_integer(self) -> bool:
@@ -97,8 +102,26 @@ def agreement(case: Case, ours: Reading, sdk: Reading) -> Finding | None:
         mine, theirs = normalised(ours.value), normalised(sdk.value)
         subset = _members_within(theirs, mine, exact=True)
         where = ".".join(map(str, _first_difference(mine, theirs) or ()))
-        return Finding(case, "values-differ", _summary(ours), _summary(sdk), subset, where)
+        dropped = normalised(_without_dropped(ours.value, ours.unknown, sdk.value)) == theirs
+        return Finding(case, "values-differ", _summary(ours), _summary(sdk), subset, where, dropped)
     return None
+
+
+def _without_dropped(value: Any, unknown: tuple[tuple[Any, ...], ...], other: Any) -> Any:
+    """``value`` without the unknown members (paths in it) that ``other`` lacks at the same place."""
+    for path in sorted(unknown, key=len, reverse=True):
+        if not _holds(other, path):
+            value = _without(value, path)
+    return value
+
+
+def _holds(value: Any, path: tuple[Any, ...]) -> bool:
+    for step in path:
+        inside = isinstance(value, dict) and step in value
+        if not inside and not (isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value)):
+            return False
+        value = value[step]
+    return True
 
 
 def wire_findings(
@@ -120,8 +143,7 @@ def wire_findings(
 def _reproduces(case: Case, wire: Any) -> bool:
     given = case.value
     if case.kind in EXACT_KINDS:
-        without_extra = _without(given, (*case.path, UNKNOWN_KEY)) if case.kind == "extra-field" else given
-        return _same(wire, given) or _same(wire, without_extra)
+        return _same(wire, given)
     return _members_within(wire, given)
 
 

@@ -7,7 +7,7 @@ the findings it covers. A finding is excluded when every key of an entry's ``mat
 ``type``, ``site``, ``ours``, ``sdk``,         a list of glob patterns (``fnmatch``), e.g. ``"*Invalid URL*"``
 ``difference``
 ``unsafe_integer``, ``schema_valid``,          true or false
-``sdk_subset``
+``sdk_subset``, ``sdk_drops_unknown``
 
 The list cannot rot: an entry that matches no finding of a run fails the test, and so does a
 finding that no entry matches. A ``crash`` is never excluded.
@@ -27,7 +27,7 @@ from tests.mutations import KINDS
 FILE = Path(__file__).with_name("exclusions.json")
 LISTS = ("outcome", "kind", "build", "format")
 GLOBS = ("type", "site", "ours", "sdk", "difference")
-FLAGS = ("unsafe_integer", "schema_valid", "sdk_subset")
+FLAGS = ("unsafe_integer", "schema_valid", "sdk_subset", "sdk_drops_unknown")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ def load(path: Path = FILE) -> list[Exclusion]:
         match = entry["match"]
         assert match and set(match) <= {*LISTS, *GLOBS, *FLAGS}, f"exclusion {entry['id']}: match keys {set(match)}"
         assert set(match.get("outcome", [])) <= set(OUTCOMES) - {"crash"}, f"exclusion {entry['id']}: outcome"
-        assert set(match.get("kind", [])) <= {"valid", *KINDS}, f"exclusion {entry['id']}: kind"
+        assert set(match.get("kind", [])) <= {"valid", "pinned", *KINDS}, f"exclusion {entry['id']}: kind"
         found.append(Exclusion(entry["id"], match, entry["reason"], entry["sdk_defect"]))
     assert len({e.id for e in found}) == len(found), "exclusion ids must be unique"
     return found
@@ -79,5 +79,6 @@ def _features(finding: Finding) -> dict[str, Any]:
         "unsafe_integer": finding.unsafe_integer,
         "schema_valid": case.schema_valid,
         "sdk_subset": finding.sdk_subset,
+        "sdk_drops_unknown": finding.sdk_drops_unknown,
         "difference": finding.difference,
     }

@@ -37,10 +37,14 @@ class Reading:
     """The reader raised something other than a validation error (never acceptable)."""
     wire: str | None = None
     """Ours: the JSON text the value dumps to (``model_dump_json()`` of a model, with no argument)."""
+    unknown: tuple[tuple[str | int, ...], ...] = ()
+    """Ours: where ``value`` holds members the schema does not name (kept on a model, its ``model_extra``)."""
 
 
 @cache
 def adapter(build: str, type_name: str) -> TypeAdapter[Any]:
+    if type_name not in bindings.schema(build)["$defs"]:  # a top-level message union, by its own name
+        return TypeAdapter(getattr(bindings.models(build), type_name))
     return bindings.adapter(build, type_name)
 
 
@@ -57,7 +61,7 @@ def read_ours(build: str, type_name: str, text: str) -> Reading:
             again = reader.validate_python(json.loads(text))
             if full(again) != full(value):
                 return Reading(False, detail="validate_json and validate_python read different values", crashed=True)
-            return Reading(True, value=full(value), wire=_dump(reader, value))
+            return Reading(True, value=full(value), wire=_dump(reader, value), unknown=tuple(unknown_members(value)))
     except Exception as error:  # noqa: BLE001 - anything but a validation error is a crash of our reader
         return Reading(False, detail=f"{type(error).__name__}: {error}", crashed=True)
 
@@ -93,6 +97,20 @@ def full(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: full(item) for key, item in value.items()}
     return value
+
+
+def unknown_members(value: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """The paths (in :func:`full`'s value) of the members our models keep without naming them."""
+    if isinstance(value, BaseModel):
+        found = [(*path, key) for key in value.__pydantic_extra__ or {}]
+        for name, field in type(value).model_fields.items():
+            found += unknown_members(getattr(value, name), (*path, field.alias or name))
+        return found
+    if isinstance(value, list):
+        return [p for index, item in enumerate(value) for p in unknown_members(item, (*path, index))]
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in unknown_members(item, (*path, key))]
+    return []
 
 
 def read_sdk(cases: Sequence[tuple[str, str, str]]) -> list[Reading]:

@@ -44,9 +44,11 @@ class Report:
         excluded = disagreeing - left
         outside = total - len(excluded)
         agreeing = total - len(disagreeing)
+        on_acceptance = total - len({id(f.case) for f in self.findings if f.outcome in ("sdk-accepts", "sdk-rejects")})
         return (
             f"{total} instances ({len({(c.build, c.type_name) for c in self.cases})} types of both builds): "
-            f"the readers agree on {agreeing} ({100 * agreeing / total:.2f} %); outside the "
+            f"the readers agree on accepting or refusing {on_acceptance} ({100 * on_acceptance / total:.2f} %), "
+            f"on the value read too on {agreeing} ({100 * agreeing / total:.2f} %); outside the "
             f"{len(self.exclusions)} exclusions ({len(excluded)} instances) on {outside - len(left)} of {outside} "
             f"({100 * (outside - len(left)) / outside:.2f} %)"
         )
@@ -61,7 +63,7 @@ def run(size: int = DEFAULT_SIZE, seed: int = DEFAULT_SEED) -> Report:
     batch += [(cases[i].build, cases[i].type_name, ours[i].wire or "") for i in dumped]
     sdk = read_sdk(batch)
     findings = [f for c, o, s in zip(cases, ours, sdk, strict=False) if (f := agreement(c, o, s)) is not None]
-    disagreeing = {id(f.case) for f in findings}
+    disagreeing = {id(f.case) for f in findings if not f.sdk_drops_unknown}  # those are still read and dumped
     for i, sdk_wire in zip(dumped, sdk[len(cases) :], strict=True):
         case = cases[i]
         if id(case) not in disagreeing:
@@ -98,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
     print(report.figure())
     for exclusion in report.exclusions:
         print(f"  excluded by {exclusion.id}: {report.covered[exclusion.id]} findings")
+    for case in (c for c in report.cases if c.kind == "pinned"):
+        found = [f for f in report.findings if f.case is case]
+        said = ", ".join(
+            f"{f.outcome}, excluded by {', '.join(e.id for e in report.exclusions if e.covers(f)) or 'nothing'}"
+            for f in found
+        )
+        print(f"  named case {case.build} {case.site}: {said or 'the readers agree'}")
     counts = Counter(f.outcome for f in report.uncovered)
     print(f"findings no exclusion covers: {len(report.uncovered)} {dict(counts) if counts else ''}".rstrip())
     for finding in report.uncovered[: args.show]:

@@ -13,10 +13,31 @@
 //         ["ok", jsonTextOfTheParsedValue] | ["rejected", issues] | ["crashed", message]
 // `JSON.parse` reads the text first, as the SDK's transport does (numbers become doubles).
 
+import * as z from "zod/v4";
 import * as stable from "./node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 import * as unstable from "./node_modules/@agentclientprotocol/sdk/dist/v1/unstable/schema/zod.gen.js";
 
-const builds = { stable, unstable };
+// The schema's top-level message unions, which the SDK reads envelope by envelope and has no zod
+// schema of: each side's outgoing messages, the protocol-level notification and the root, as the
+// schema's root gives them (tests/differential/cases.py: schema), made of the SDK's own envelopes.
+function withTopLevel(build) {
+  const sides = ["Agent", "Client", "Proxy"].filter((side) => build[`z${side}Request`] !== undefined);
+  const unions = Object.fromEntries(
+    sides.map((side) => [
+      `z${side}OutgoingMessage`,
+      z.union([build[`z${side}Request`], build[`z${side}Response`], build[`z${side}Notification`]]),
+    ]),
+  );
+  const zProtocolLevelMessage = z.object({
+    method: z.string(),
+    params: z.union([build.zCancelRequestNotification]).nullish(),
+  });
+  const members = [unions.zAgentOutgoingMessage, unions.zClientOutgoingMessage, zProtocolLevelMessage];
+  if (unions.zProxyOutgoingMessage !== undefined) members.push(unions.zProxyOutgoingMessage);
+  return { ...build, ...unions, zProtocolLevelMessage, zAcpMessage: z.union(members) };
+}
+
+const builds = { stable: withTopLevel(stable), unstable: withTopLevel(unstable) };
 
 // Every leaf issue of a rejection, as "path: message": a union's issue holds the issues of each
 // of its branches, and the one that tells why (an invalid URL) is often among those.

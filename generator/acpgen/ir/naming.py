@@ -72,7 +72,8 @@ _MODULE_NAMES = frozenset(
         *("Annotated", "Any", "Literal", "TypeAliasType", "Optional", "Union"),
         *("BaseModel", "ConfigDict", "Discriminator", "Field", "RootModel", "Tag"),
         *("DefaultOnError", "DefaultOnNull", "Integral", "KeepUnrecognised", "NotNull", "OmitNone"),
-        *("SkipInvalidItems", "StrictJson", "TagRouter", "WireModel"),
+        *("SkipInvalidItems", "StrictJson", "TagRouter", "WireModel", "ByMethod", "OrDefault"),
+        *("ByEnvelope",),
         *("AcpMessage", "False", "None", "True"),
     }
 )

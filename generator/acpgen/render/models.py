@@ -48,6 +48,8 @@ def render_models(model_input: ModelInput, header: str) -> tuple[str, ast.Module
     imports = [header.rstrip()]
     if model_input.pydantic_names:
         imports.append(f"from pydantic import {', '.join(model_input.pydantic_names)}")
+    if model_input.message_names:
+        imports.append(f"from ._messages import {', '.join(model_input.message_names)}")
     if model_input.support_names:
         imports.append(f"from ._support import {', '.join(model_input.support_names)}")
     with warnings.catch_warnings():

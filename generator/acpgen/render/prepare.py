@@ -35,17 +35,18 @@ from typing import Any
 from acpgen import ir
 from acpgen.ir import naming
 from acpgen.load.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen.render import message_unions
 from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
 
 UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
 
-ROOT_NAME = "AcpMessage"
-
-# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion),
-# constructors take the Python attribute names as well as the wire names, dumps write the wire names.
+# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion, no NaN
+# or infinity, which JSON does not have), constructors take the Python attribute names as well as
+# the wire names, dumps write the wire names.
 MODEL_CONFIG: tuple[tuple[str, str], ...] = (
     ("strict", "True"),
+    ("allow_inf_nan", "False"),
     ("validate_by_alias", "True"),
     ("validate_by_name", "True"),
     ("serialize_by_alias", "True"),
@@ -53,6 +54,10 @@ MODEL_CONFIG: tuple[tuple[str, str], ...] = (
 )
 ROOT_BASE = "WireModel"
 """The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
+SUPPORT_RULES = frozenset({"OrDefault", "TagRouter"})
+MESSAGE_RULES = frozenset({"ByEnvelope"})
+"""The reading rules of the package's ``_messages`` module (the others are ``_support``'s)."""
+"""The names of the package's ``_support`` a routed union's annotation uses."""
 DEFAULT_TAG = "<default>"
 OTHER_TAG = "<other>"
 
@@ -67,6 +72,8 @@ class ModelInput:
     support_names: tuple[str, ...]
     """Names the models module imports from the package's ``_support`` module."""
     pydantic_names: tuple[str, ...] = field(default=())
+    message_names: tuple[str, ...] = field(default=())
+    """Names the models module imports from the package's ``_messages`` module."""
 
 
 def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
@@ -103,14 +110,17 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
             _merge_constants(node)
     _bound_integers(defs)
     _type_nullable_maps(defs)
+    for definition in defs.values():
+        _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    schema.update(_root(doc, defs))
+    schema.update(_message_unions(doc, defs, protocol, template_data, support))
     return ModelInput(
         schema=schema,
         template_data=template_data,
         aliases=dict(sorted(aliases.items())),
-        support_names=tuple(sorted(support)),
+        support_names=tuple(sorted(support - MESSAGE_RULES)),
         pydantic_names=tuple(sorted(pydantic)),
+        message_names=tuple(sorted(support & MESSAGE_RULES)),
     )
 
 
@@ -148,7 +158,8 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
     (an optional property that is not nullable, whose Python type admits None for "absent") is
     innermost, so that a lenient field reads ``null`` as a malformed value, as the schema says.
     ``by_method`` (an envelope's params: method -> model class, :func:`method_keys`) reads the
-    params by the envelope's method, inside ``KeepUnrecognised``, which still judges the result.
+    params by the envelope's method, outside ``KeepUnrecognised``: what the method's model reads
+    is final; ``KeepUnrecognised`` judges what the union reads.
     """
     rules: list[Call | Name] = []
     default = _default_value(f)
@@ -163,10 +174,11 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
         rules.append(Call("DefaultOnError", given))
     if f.lenience.default_on_null and not f.nullable:
         rules.append(Call("DefaultOnNull", given))
-    if by_method:
-        rules.append(Call("ByMethod", ({method: Name(cls) for method, cls in by_method.items()},)))
     if f.extensible:
         rules.append(Call("KeepUnrecognised"))
+    if by_method:
+        keyed = {method: Name(cls) for method, cls in by_method.items()}
+        rules.append(Call("ByMethod", (keyed,), (("any_member", True),) if f.extensible else ()))
     if not f.required and not f.nullable and f.default_json is None:
         rules.append(Name("OmitNone"))  # its None means absent: never written as null
     return tuple(rules)
@@ -174,13 +186,14 @@ def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tupl
 
 def method_keys(t: ir.TypeDef, f: ir.Field, protocol: ir.Protocol) -> dict[str, str]:
     """For the ``params`` of a message envelope (an object with a string ``method`` and params
-    that are a union of methods' params types): each method of the envelope's kind (a request
-    when it has an ``id``) whose params type is a branch of that union -> its params class."""
+    that are a union of methods' params types, or one such type): each method of the envelope's
+    kind (a request when it has an ``id``) whose params type is a branch of that union -> its
+    params class."""
     wires = {g.wire: g for g in t.fields}
     method = wires.get("method")
     if t.kind != "object" or f.wire != "params" or method is None or method.shape.get("type") != "string":
         return {}
-    branches = {b.get("ref") for b in f.shape.get("union", ())}
+    branches = {b.get("ref") for b in f.shape.get("union", ())} | {f.shape.get("ref")}
     kind = "request" if "id" in wires else "notification"
     return {
         m.wire: protocol.type(m.params).class_name
@@ -279,11 +292,10 @@ def _hoist_union(
         replacement[keyword] = refs
         if t.discriminator is not None:
             template_data.setdefault(t.class_name, {})["acp_annotation"] = _routed_annotation(t)
-    if any("acp_annotation" in template_data.get(v.class_name, {}) for v in t.variants) or (
-        "acp_annotation" in template_data.get(t.class_name, {})
-    ):
-        support.add("TagRouter")
-        pydantic.update(("Discriminator", "Tag"))
+    for name in (t.class_name, *(v.class_name for v in t.variants)):
+        if (annotation := template_data.get(name, {}).get("acp_annotation")) is not None:
+            support.update(names(annotation) & SUPPORT_RULES)
+            pydantic.update(("Discriminator", "Tag"))
     node.clear()
     node.update(replacement)
 
@@ -391,12 +403,42 @@ def _routed_annotation(t: ir.TypeDef) -> Annotated:
         (t.discriminator, naming.snake(t.discriminator), tuple(sorted(known))),
         (("default", default), ("other", other), ("malformed", malformed)),
     )
-    return Annotated(members=tuple(members), metadata=(Call("Discriminator", (router,)),))
+    metadata = [Call("Discriminator", (router,))]
+    default_class = next((v.class_name for v in t.variants if v.tag is None and not v.catch_all), None)
+    if default_class is not None:  # a known variant its branch refuses may be the default branch's
+        metadata.append(Call("OrDefault", (Name(default_class),)))
+    return Annotated(members=tuple(members), metadata=tuple(metadata))
 
 
 def _lenient_tag(t: ir.TypeDef) -> bool:
     """The union's tag is a shared property read leniently: a malformed tag means no tag."""
     return any(f.wire == t.discriminator and f.lenience.default_on_error for f in t.fields)
+
+
+def _message_unions(
+    doc: Mapping[str, Any],
+    defs: dict[str, Any],
+    protocol: ir.Protocol,
+    template_data: dict[str, dict[str, Any]],
+    support: set[str],
+) -> dict[str, Any]:
+    """The schema's top-level message unions (:mod:`acpgen.render.message_unions`) added to the
+    definitions and template data; the root schema (``AcpMessage``)."""
+    top = message_unions.root(doc, defs, protocol)
+    defs.update(top.definitions)
+    for name, data in top.template_data.items():
+        template_data.setdefault(name, {}).update(data)
+        support.update(n for value in data.values() for n in _names_in(value))
+    return top.schema
+
+
+def _names_in(value: Any) -> set[str]:
+    """The names the expressions of some template data use (a rule, rules, rules by field)."""
+    if isinstance(value, Mapping):
+        return set().union(*(_names_in(v) for v in value.values()))
+    if isinstance(value, tuple | list):
+        return set().union(*(_names_in(v) for v in value))
+    return names(value)
 
 
 def _mark(node: dict[str, Any]) -> None:
@@ -426,6 +468,33 @@ def _bound_integers(node: Any) -> None:
             _bound_integers(value)
 
 
+def _keep_unknown_members(schema: Any) -> None:
+    """Every object schema with properties keeps the members it does not name, unless it says
+    otherwise (``additionalProperties``, ``unevaluatedProperties``): JSON Schema admits them, so a
+    peer may send them, and a model that dropped them would write back another message.
+    datamodel-code-generator renders ``additionalProperties: true`` as ``extra="allow"``."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("properties"), dict) and not {"additionalProperties", "unevaluatedProperties"} & set(
+        schema
+    ):
+        schema["additionalProperties"] = True
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            for sub in value.values():
+                _keep_unknown_members(sub)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for sub in value:
+                _keep_unknown_members(sub)
+        elif key in _SCHEMA_KEYS:
+            _keep_unknown_members(value)
+
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_KEYS = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains"})
+
+
 def _type_nullable_maps(node: Any) -> None:
     """``"type": ["object", "null"]`` with typed ``additionalProperties`` as ``anyOf: [map, null]``, whose
     values datamodel-code-generator then types (it reads the first spelling as ``dict[str, Any]``)."""
@@ -441,29 +510,3 @@ def _type_nullable_maps(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _type_nullable_maps(value)
-
-
-def _root(doc: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
-    """The root of the models' schema: a union of every type the schema's root refers to."""
-    refs: list[str] = []
-    _collect_refs({k: v for k, v in doc.items() if k != "$defs"}, refs)
-    names = [r for r in dict.fromkeys(refs) if r in defs]
-    if not names:
-        return {"title": ROOT_NAME, "type": "object"}
-    return {
-        "title": ROOT_NAME,
-        "description": "Any message of the protocol, as the schema's root lists them.",
-        "anyOf": [{"$ref": f"#/$defs/{n}"} for n in names],
-    }
-
-
-def _collect_refs(node: Any, out: list[str]) -> None:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            out.append(ref.removeprefix("#/$defs/"))
-        for value in node.values():
-            _collect_refs(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _collect_refs(value, out)

@@ -19,6 +19,7 @@ from ._support import (
 class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -28,7 +29,9 @@ class AcpMessage(WireModel):
 
 class Caps(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -39,7 +42,9 @@ class Caps(WireModel):
 
 class Item(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -54,7 +59,9 @@ class Record(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,

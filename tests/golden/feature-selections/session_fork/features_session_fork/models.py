@@ -12,6 +12,7 @@ from ._support import Integral, NotNull, OmitNone, StrictJson, WireModel
 class AcpMessage(WireModel):
     model_config = ConfigDict(
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -21,7 +22,9 @@ class AcpMessage(WireModel):
 
 class SessionListCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -32,7 +35,9 @@ class SessionListCapabilities(WireModel):
 
 class ClientCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -45,7 +50,9 @@ class ClientCapabilities(WireModel):
 
 class ContentChunk(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -65,7 +72,9 @@ class SessionForkCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -80,7 +89,9 @@ class SessionSystemPromptCapabilities(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -105,7 +116,9 @@ class ForkSessionResponse(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -116,7 +129,9 @@ class ForkSessionResponse(WireModel):
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -129,7 +144,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 class InitializeRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -147,7 +164,9 @@ class InitializeRequest(WireModel):
 
 class SessionCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -168,7 +187,9 @@ class SessionCapabilities(WireModel):
 
 class NewSessionResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -197,7 +218,9 @@ class SystemPrompt(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -215,7 +238,9 @@ class ForkSessionRequest(WireModel):
     """
 
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -227,7 +252,9 @@ class ForkSessionRequest(WireModel):
 
 class AgentCapabilities(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -245,7 +272,9 @@ class AgentCapabilities(WireModel):
 
 class NewSessionRequest(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -260,7 +289,9 @@ class NewSessionRequest(WireModel):
 
 class SessionNotification(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
@@ -272,7 +303,9 @@ class SessionNotification(WireModel):
 
 class InitializeResponse(WireModel):
     model_config = ConfigDict(
+        extra="allow",
         strict=True,
+        allow_inf_nan=False,
         validate_by_alias=True,
         validate_by_name=True,
         serialize_by_alias=True,
