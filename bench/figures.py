@@ -186,6 +186,7 @@ def p4(rounds: int) -> list[Figure]:
         async def prompt(self, params: object) -> object:
             return answer
 
+    encode = importlib.import_module("acp_bindings.codec").encode
     dispatcher = dispatch_module.Dispatcher(Handler(), methods.handled_by("agent", "both"))
     requests = [m.message for m in load("session-prompt")]
 
@@ -196,6 +197,7 @@ def p4(rounds: int) -> list[Figure]:
                 coroutine.send(None)
             except StopIteration as done:
                 assert done.value is not None and "result" in done.value
+                encode(done.value)  # the answer as the connection writes it
             else:  # pragma: no cover - the handler never suspends
                 raise AssertionError("dispatch suspended")
 
@@ -216,7 +218,7 @@ def p4(rounds: int) -> list[Figure]:
             "us/msg",
             "<= 1.15x",
             ratio <= 1.15,
-            "dispatch also calls the handler and dumps its result",
+            "dispatch also calls the handler; its answer is written as the connection writes it",
         )
     ]
 
@@ -237,13 +239,13 @@ def r1(rounds: int) -> list[Figure]:
     ours, theirs = (sorted(grown[side])[len(grown[side]) // 2] for side in ("ours", "theirs"))
     return [
         Figure(
-            "R1 RSS growth, 3000 x 64 KiB notifications to a stalled peer",
+            "R1 RSS growth, 3000 x 64 KiB session/update sends to a stalled peer",
             ours,
             theirs,
             "MiB",
             "<= 64 MiB",
             ours <= 64,
-            "ours encodes a message only when the peer can take it",
+            "typed senders; ours serialises a message only when its turn to be written comes",
         )
     ]
 

@@ -1,10 +1,11 @@
 """R1: the memory a process holds while its peer stops reading.
 
-One fresh process per side: it connects a JSON-RPC connection to a pipe that nobody reads,
-starts 3000 concurrent senders of a 64 KiB notification (one shared payload string), lets the
-event loop run until the senders have stalled, and prints how much its resident set grew (MiB).
-Ours: the generated runtime (``acp_bindings.connection``); the reference: the official Python
-SDK's ``acp.connection.Connection``.
+One fresh process per side: it connects an agent's connection to a pipe that nobody reads,
+starts 3000 concurrent ``session/update`` sends of a 64 KiB agent message chunk (one shared text
+string; each send its own model, as an agent streaming output builds them), lets the event loop
+run until the senders have stalled, and prints how much its resident set grew (MiB). Ours: the
+generated typed sender (``ClientSender.session_update`` over ``acp_bindings.connection``); the
+reference: the official Python SDK's ``AgentSideConnection.session_update``.
 
     python -m bench.stalled_peer ours|theirs
 """
@@ -39,20 +40,43 @@ async def _ignore(*args: Any) -> None:
     return None
 
 
+class _NoAgent:
+    """An agent that is never called (nothing is read here)."""
+
+
 async def measure(side: str) -> float:
     writer = await _stalled_writer()
     if side == "ours":
         sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
+        from acp_bindings import builders
         from acp_bindings.connection import Connection, LineTransport
+        from acp_bindings.senders import ClientSender
 
-        notify = Connection(LineTransport(asyncio.StreamReader(), writer), _ignore).notify
+        sender = ClientSender(Connection(LineTransport(asyncio.StreamReader(), writer), _ignore))
+
+        def send(number: int) -> Any:
+            chunk = builders.agent_message_chunk_session_update(builders.text_content_block(PAYLOAD))
+            return sender.session_update(builders.session_notification(f"s{number}", chunk))
     else:
-        from acp.connection import Connection as SdkConnection
+        import warnings
 
-        notify = SdkConnection(_ignore, writer, asyncio.StreamReader()).send_notification
+        import acp.schema as sdk
+
+        warnings.simplefilter("ignore", DeprecationWarning)  # the SDK's own class, used as its run_agent does
+        from acp import AgentSideConnection
+
+        agent = AgentSideConnection(_NoAgent(), writer, asyncio.StreamReader())
+
+        def send(number: int) -> Any:
+            chunk = sdk.AgentMessageChunk(
+                session_update="agent_message_chunk", content=sdk.TextContentBlock(type="text", text=PAYLOAD)
+            )
+            return agent.session_update(session_id=f"s{number}", update=chunk)
+
+    await send(-1)  # builds what the first send builds, before measuring
     await asyncio.sleep(0.05)
     before = rss_mib()
-    senders = [asyncio.ensure_future(notify("session/update", {"text": PAYLOAD})) for _ in range(SENDERS)]
+    senders = [asyncio.ensure_future(send(number)) for number in range(SENDERS)]
     for _ in range(50):
         await asyncio.sleep(0.01)
     grown = rss_mib() - before

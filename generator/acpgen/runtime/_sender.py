@@ -1,4 +1,8 @@
-"""The base of the typed senders: serialise params, send them, parse the answer.
+"""The base of the typed senders: send params, parse the answer.
+
+The params are serialised when the connection writes them, not before: a send that waits
+for its turn (the peer is not reading) holds its model, not its bytes, so thousands of
+concurrent sends hold no more encoded bytes than one.
 
 Support code: it knows no method of the protocol; the generated ``senders`` module
 subclasses :class:`Sender` once per role, with the methods of that role and its
@@ -12,7 +16,7 @@ from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
 
-from ._rpc import MethodSpec, to_json
+from ._rpc import Deferred, MethodSpec
 
 __all__ = ["Sender", "Transport"]
 
@@ -68,8 +72,10 @@ class Sender:
             adapter.rebuild()  # build the deferred schema now: its serializer is used
         return adapter
 
-    def _dump(self, spec: MethodSpec, params: Any) -> Any:
-        return to_json(self._adapter(spec.params).serializer, params)
+    def _dump(self, spec: MethodSpec, params: Any) -> Deferred:
+        """The params, serialised only when the connection writes them (so that a send
+        waiting for its turn holds no bytes)."""
+        return Deferred(self._adapter(spec.params).serializer, params)
 
     async def _request(
         self,

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from ._rpc import INVALID_REQUEST, PARSE_ERROR, Encoded, RequestError, read_id
+from ._rpc import INVALID_REQUEST, PARSE_ERROR, Deferred, Encoded, RequestError, read_id
 
 __all__ = [
     "ID_WINDOW",
@@ -91,7 +91,8 @@ def encode(message: dict[str, Any]) -> bytes:
     (NaN, infinities, other objects).
 
     Members that are already JSON (:class:`Encoded`: params and results serialised by
-    pydantic-core) are spliced in as they are.
+    pydantic-core) are spliced in as they are; a :class:`Deferred` member is serialised
+    now.
     """
     return (
         b"{" + b",".join([_member(key, value) for key, value in message.items()]) + b"}"
@@ -102,6 +103,8 @@ def _member(key: str, value: Any) -> bytes:
     """``"key":value`` of an envelope, its common parts written without the JSON
     encoder."""
     head = _MEMBERS.get(key) or _dumps(key) + b":"
+    if type(value) is Deferred:
+        value = value.encode()
     if type(value) is Encoded:
         return head + value
     if type(value) is int:  # an id

@@ -5,12 +5,13 @@
 
 Support code: it knows no method of the protocol, only the method table it is given. The
 dispatcher validates params with the method's model, calls the handler's method of the
-same Python name, and serialises the result by alias. Failures become JSON-RPC errors:
-unknown method -32601, invalid params -32602 (the validation errors, without the input,
-in ``data``), a :class:`RequestError` raised by the handler its own code, anything else
-(including a result that does not fit the result model) -32603, logged here and never
-detailed to the peer. Names starting with ``_`` go to the handler's extension hooks. A
-notification never produces a response; its failures are logged.
+same Python name, and answers with the result, serialised by alias when the connection
+writes it. Failures become JSON-RPC errors: unknown method -32601, invalid params -32602
+(the validation errors, without the input, in ``data``), a :class:`RequestError` raised
+by the handler its own code, anything else (including a result that does not fit the
+result model) -32603, logged and never detailed to the peer. Names starting with ``_``
+go to the handler's extension hooks. A notification never produces a response; its
+failures are logged.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._rpc import INVALID_REQUEST, MethodSpec, RequestError, to_json
+from ._rpc import INVALID_REQUEST, Deferred, MethodSpec, RequestError
 
 __all__ = ["Dispatcher"]
 
@@ -72,12 +73,13 @@ class _Route:
             details = error.json(include_url=False, include_input=False)
             raise RequestError.invalid_params(json.loads(details)) from None
 
-    def answer(self, result: Any) -> Any:
-        """The handler's result as wire JSON bytes (None reads as the result model's
-        defaults).
+    def answer(self, result: Any) -> Deferred:
+        """The handler's result, to be written by alias when the connection sends the
+        answer (None reads as the result model's defaults).
 
         A result that is not the result model is validated as one (so a dict of wire
-        names works); one that does not fit raises (and so answers -32603).
+        names works); one that does not fit raises (and so answers -32603), as does,
+        when it is written, a result that fits no branch of a union.
         """
         if self._serialize is None:
             self._build()
@@ -93,7 +95,7 @@ class _Route:
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
         strict = "error" if not isinstance(expected, type) else True
-        return to_json(self._serialize, result, warnings=strict)
+        return Deferred(self._serialize, result, warnings=strict)
 
 
 def _built(model: Any) -> TypeAdapter[Any]:

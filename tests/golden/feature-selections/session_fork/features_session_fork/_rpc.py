@@ -21,6 +21,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "REQUEST_CANCELLED",
+    "Deferred",
     "Encoded",
     "MethodSpec",
     "RequestError",
@@ -67,6 +68,29 @@ def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
         return serializer.to_python(
             value, mode="json", by_alias=True, exclude_unset=True, **options
         )
+
+
+class Deferred:
+    """A value to be serialised by alias, straight to JSON, only when its message is
+    written.
+
+    The typed senders and the dispatcher put one where a message's params or result go;
+    the connection encodes it under its write lock, once the transport has room
+    (:func:`to_json` then), so a message that waits for its turn holds its model, not
+    its bytes. A model is written as it is when its turn comes.
+    """
+
+    __slots__ = ("_options", "_serializer", "value")
+
+    def __init__(self, serializer: Any, value: Any, **options: Any) -> None:
+        self._serializer = serializer
+        self.value = value
+        self._options = options
+
+    def encode(self) -> Encoded | Any:
+        """The value as JSON bytes (see :func:`to_json`); raises what serialising
+        raises."""
+        return to_json(self._serializer, self.value, **self._options)
 
 
 RequestId = str | int | None
