@@ -65,6 +65,7 @@ from ._work import (
     Work,
     error_message,
     settle,
+    start_task,
 )
 from .codec import Unreadable, decode, encode, find_id, too_deep
 from .stdio import LineTransport, stdio_streams
@@ -347,13 +348,11 @@ class Connection:
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
         else:
-            message["id"] = (
-                request_id  # as read: the answer carries it in the same form
-            )
-            task = asyncio.get_running_loop().create_task(
-                self._answer(request_id, message)
-            )
-            self._running[request_id] = Incoming(task)
+            message["id"] = request_id  # as read: the answer carries it in that form
+            incoming = self._running[request_id] = Incoming()
+            # started at once where that cannot overtake a notification read before it
+            eager = not self._inbox
+            incoming.task = start_task(self._answer(request_id, message), eager=eager)
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
         current, limits = self._current, self.limits

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "Work",
     "error_message",
     "settle",
+    "start_task",
 ]
 
 
@@ -67,14 +69,43 @@ class Outgoing:
 
 
 class Incoming:
-    """A peer request being handled."""
+    """A peer request being handled.
+
+    Registered before its task is started (an eagerly started handler may be done before
+    :func:`start_task` returns); :attr:`task` is set right after.
+    """
 
     __slots__ = ("answering", "task")
 
-    def __init__(self, task: asyncio.Task[None]) -> None:
-        self.task = task
+    task: asyncio.Task[None]
+
+    def __init__(self) -> None:
         self.answering = False
         """The handler is done and its answer is being written: too late to cancel."""
+
+
+_EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
+    asyncio, "eager_task_factory", None
+)
+"""The running Python's factory of eager tasks (3.12+), else None."""
+
+
+def start_task(
+    coroutine: Coroutine[Any, Any, None], *, eager: bool
+) -> asyncio.Task[None]:
+    """A task running ``coroutine`` on the running loop.
+
+    Where the running Python has eager tasks, ``eager`` is asked and the loop has no
+    task factory of its own, the task starts at once: its coroutine runs, as that task
+    (so ``asyncio.current_task()`` and time-outs inside it are its own), up to its first
+    suspension before this returns. Elsewhere (Python 3.11) it starts at the loop's next
+    turn, as any task.
+    """
+    loop = asyncio.get_running_loop()
+    if eager and _EAGER is not None and loop.get_task_factory() is None:
+        task: asyncio.Task[None] = _EAGER(loop, coroutine)
+        return task
+    return loop.create_task(coroutine)
 
 
 @dataclass(frozen=True, slots=True)
