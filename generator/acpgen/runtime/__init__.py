@@ -19,6 +19,7 @@ RUNTIME = files(__name__)
 MODULES = (
     "_asgi.py",
     "_fold.py",
+    "_incoming.py",
     "_messages.py",
     "_permissions.py",
     "_process.py",

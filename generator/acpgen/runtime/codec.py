@@ -89,36 +89,40 @@ def encode(message: dict[str, Any]) -> bytes:
 
     Members that are already JSON (:class:`Encoded`: params and results serialised by
     pydantic-core) are spliced in as they are; a :class:`Deferred` member is serialised
-    now.
+    now. The envelope's own parts are written without the JSON encoder.
     """
-    return (
-        b"{" + b",".join([_member(key, value) for key, value in message.items()]) + b"}"
-    )
-
-
-def _member(key: str, value: Any) -> bytes:
-    """``"key":value`` of an envelope, its common parts written without the JSON
-    encoder."""
-    head = _MEMBERS.get(key) or _dumps(key) + b":"
-    if type(value) is Deferred:
-        value = value.encode()
-    if type(value) is Encoded:
-        return head + value
-    if type(value) is int:  # an id
-        return head + str(value).encode()
-    if type(value) is str:  # a method, an id, "2.0"
-        try:
-            return head + _string(value).encode()
-        except UnicodeEncodeError:
-            pass
-    return head + _dumps(value)
+    members = []
+    for key, value in message.items():
+        kind = type(value)
+        if kind is str:  # a method, an id, "2.0"
+            data = _WORDS.get(value) or _text(value)
+        elif kind is Deferred:  # a model: pydantic-core writes it now
+            data = value.encode()
+            if type(data) is not bytes:
+                data = _dumps(data)
+        elif kind is int:  # an id
+            data = b"%d" % value
+        elif kind is Encoded:  # JSON already
+            data = value
+        else:
+            data = _dumps(value)
+        members.append((_MEMBERS.get(key) or b"," + _dumps(key) + b":") + data)
+    return b"{" + b"".join(members)[1:] + b"}"
 
 
 _string = json.encoder.encode_basestring
 _MEMBERS = {
-    key: f'"{key}":'.encode()
+    key: f',"{key}":'.encode()
     for key in ("jsonrpc", "id", "method", "params", "result", "error")
 }
+_WORDS = {"2.0": b'"2.0"'}
+
+
+def _text(value: str) -> bytes:
+    try:
+        return _string(value).encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return _dumps(value)
 
 
 def _dumps(value: Any) -> bytes:

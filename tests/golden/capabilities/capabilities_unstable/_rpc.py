@@ -51,7 +51,7 @@ class Encoded(bytes):
     __slots__ = ()
 
 
-def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
+def to_json(serializer: Any, value: Any, **options: Any) -> bytes | Any:
     """``value`` serialised by alias, without what was not set, straight to JSON bytes.
 
     Falls back to JSON-compatible Python values where pydantic-core cannot write the
@@ -59,8 +59,8 @@ def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
     writes.
     """
     try:
-        return Encoded(
-            serializer.to_json(value, by_alias=True, exclude_unset=True, **options)
+        written: bytes = serializer.to_json(
+            value, by_alias=True, exclude_unset=True, **options
         )
     except ValueError as error:  # PydanticSerializationError
         if "surrogates not allowed" not in str(error):
@@ -68,6 +68,7 @@ def to_json(serializer: Any, value: Any, **options: Any) -> Encoded | Any:
         return serializer.to_python(
             value, mode="json", by_alias=True, exclude_unset=True, **options
         )
+    return written
 
 
 class Deferred:
@@ -80,17 +81,25 @@ class Deferred:
     its bytes. A model is written as it is when its turn comes.
     """
 
-    __slots__ = ("_options", "_serializer", "value")
+    __slots__ = ("_serializer", "_warnings", "value")
 
-    def __init__(self, serializer: Any, value: Any, **options: Any) -> None:
+    def __init__(
+        self, serializer: Any, value: Any, *, warnings: bool | str = True
+    ) -> None:
         self._serializer = serializer
         self.value = value
-        self._options = options
+        self._warnings = warnings
+        """pydantic-core's ``warnings`` ("error": refuse a value of another type)."""
 
-    def encode(self) -> Encoded | Any:
-        """The value as JSON bytes (see :func:`to_json`); raises what serialising
-        raises."""
-        return to_json(self._serializer, self.value, **self._options)
+    def encode(self) -> bytes | Any:
+        """The value as :func:`to_json` writes it; raises what serialising raises."""
+        try:  # the common case first, without to_json's keyword arguments
+            written: bytes = self._serializer.to_json(
+                self.value, by_alias=True, exclude_unset=True, warnings=self._warnings
+            )
+        except ValueError:  # a lone surrogate (or what to_json raises again)
+            return to_json(self._serializer, self.value, warnings=self._warnings)
+        return written
 
 
 RequestId = str | int | None

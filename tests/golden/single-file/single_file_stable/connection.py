@@ -21,20 +21,22 @@ transport:
   with a debug log. Notifications are never answered.
 - **Order.** Notifications from the peer are handled one at a time, in arrival order: a
   handler that awaits delays the next notification, never reorders it. Requests from the
-  peer run concurrently. The answer to one of our requests is delivered only after every
-  notification that arrived before it has been handled (so a ``session/prompt`` call
-  returns after the turn's ``session/update`` notifications were applied), except to a
-  notification handler waiting for it, which gets it at once (otherwise it would wait
-  for itself).
+  peer run concurrently, each as its own task (started at once where the Python has
+  eager tasks and no notification read before it waits: ``_work.start_task``). The
+  answer to one of our requests is delivered only after every notification that arrived
+  before it has been handled (so a ``session/prompt`` call returns after the turn's
+  ``session/update`` notifications were applied), except to a notification handler
+  waiting for it, which gets it at once (otherwise it would wait for itself).
 - **Bounds.** Writing waits while the peer does not read (a message is encoded only once
-  the transport is ready for it, so at most one message beyond the transport's buffer
-  limit is held). At most ``Limits.max_running_requests`` peer
-  requests run at once and at most ``Limits.max_queued_notifications`` notifications
-  (and ``Limits.max_queued_bytes``) wait; beyond that, reading pauses, so the peer's
-  writes wait in turn. Reading never pauses while a handler waits for the peer's answer
-  (the answer may be behind): a request arriving then over the limit is answered -32603
-  at once, and a notification handler that waits while twice the limit of notifications
-  piles up has its requests failed rather than wait forever.
+  the transport is ready for it, typed params and results included, so at most one
+  message beyond the transport's buffer limit is held, however many senders wait). At
+  most ``Limits.max_running_requests`` peer requests run at once and at most
+  ``Limits.max_queued_notifications`` notifications (and ``Limits.max_queued_bytes``)
+  wait; beyond that, reading pauses, so the peer's writes wait in turn. Reading never
+  pauses while a handler waits for the peer's answer (the answer may be behind): a
+  request arriving then over the limit is answered -32603 at once, and a notification
+  handler that waits while twice the limit of notifications piles up has its requests
+  failed rather than wait forever.
 - **Lifecycle.** At the end of input, the notifications already received are still
   handled, pending requests fail with :class:`ConnectionError`, running handlers are
   cancelled and :meth:`Connection.run` returns. :meth:`Connection.close` is idempotent;
@@ -50,10 +52,10 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
+from ._incoming import MAX_MESSAGE_BYTES, Limits, Refused, read_line
 from ._rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
 from ._wire_log import TRACE_VARIABLE, Trace, WireLog, traced
 from ._work import (
@@ -97,28 +99,6 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 None."""
 
 CANCEL_REQUEST = "$/cancel_request"
-MAX_MESSAGE_BYTES = 32 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """What one peer may make this process hold."""
-
-    max_message_bytes: int = MAX_MESSAGE_BYTES
-    """The longest message read (a longer one is answered -32600 and skipped)."""
-    max_depth: int = 512
-    """The deepest nesting of arrays and objects read (deeper is answered -32600)."""
-    max_running_requests: int = 1024
-    """Peer requests handled at once; beyond it, reading pauses."""
-    max_queued_notifications: int = 1024
-    """Peer notifications waiting for their turn; beyond it, reading pauses."""
-    max_queued_bytes: int = 64 * 1024 * 1024
-    """Bytes of the waiting notifications; beyond it, reading pauses."""
-
-    def __post_init__(self) -> None:
-        for name in self.__slots__:
-            if getattr(self, name) < 1:
-                raise ValueError(f"Limits.{name} must be at least 1")
 
 
 class Connection:
@@ -155,7 +135,10 @@ class Connection:
         """The notification being handled."""
         self._awaiting = 0
         """Our requests, sent by handlers of peer messages, that await their answer."""
-        self._changed = asyncio.Event()
+        self._queued_or_ended = asyncio.Event()
+        """Set when a message waits for the notification worker, or the input ends."""
+        self._room = asyncio.Event()
+        """Set when a handler ends or awaits the peer: reading may go on."""
         self._write_lock = asyncio.Lock()
         self._background: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
@@ -278,10 +261,10 @@ class Connection:
         most = self.limits.max_message_bytes
         while (line := await self.transport.receive(most)) is not None:
             while not self._may_read():
-                self._changed.clear()
+                self._room.clear()
                 if self._may_read():
                     break
-                await self._changed.wait()
+                await self._room.wait()
             try:
                 if self._trace is not None:
                     self._trace.record(
@@ -290,7 +273,7 @@ class Connection:
                 if isinstance(line, Oversized):
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
-                elif line.strip():
+                elif line and not line.isspace():  # (no copy of the line)
                     await self._receive(line)
             except (ConnectionError, OSError) as error:
                 _log.debug("could not answer the peer: %s", error)
@@ -308,47 +291,30 @@ class Connection:
         return not busy or self._awaiting > 0
 
     async def _receive(self, line: bytes) -> None:
-        message = decode(line, self.limits.max_depth)
-        if type(message) is Unreadable:
+        message = read_line(line, self.limits.max_depth)
+        if isinstance(message, Refused):
             await self._send_error(message.request_id, message.error)
-            return
-        if type(message) is not dict:
-            await self._refuse(
-                None, "Invalid request", {"reason": "a message is a JSON object"}
-            )
-        elif "method" in message:
-            await self._on_call(message, len(line))
-        elif "id" in message:
+        elif "method" not in message:
             self._on_answer(message)
-        else:
-            what = {"reason": "neither a request, a notification nor a response"}
-            await self._refuse(None, "Invalid request", what)
-
-    async def _on_call(self, message: dict[str, Any], size: int) -> None:
-        method = message["method"]
-        valid, request_id = read_id(message.get("id"))
-        if not valid:
-            reason = "an id is a string, an integer or null"
-            await self._refuse(None, "Invalid request", {"reason": reason})
-        elif message.get("jsonrpc") != "2.0" or type(method) is not str:
-            reason = 'a request has "jsonrpc": "2.0" and a string "method"'
-            await self._refuse(request_id, "Invalid request", {"reason": reason})
         elif "id" not in message:
-            if method == CANCEL_REQUEST:
+            if message["method"] == CANCEL_REQUEST:
                 self._cancel(message.get("params"))
             else:
-                self._queue_notification(message, size)
-        elif request_id in self._running:
-            await self._refuse(
-                request_id, "Invalid request", {"reason": "the id is in use"}
-            )
+                self._queue_notification(message, len(line))
+        else:
+            await self._on_request(message)
+
+    async def _on_request(self, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        if request_id in self._running:
+            reason = {"reason": "the id is in use"}
+            await self._refuse(request_id, "Invalid request", reason)
         elif len(self._running) >= self.limits.max_running_requests:
             limit = {"limit": self.limits.max_running_requests}
             await self._send_error(
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
         else:
-            message["id"] = request_id  # as read: the answer carries it in that form
             incoming = self._running[request_id] = Incoming()
             # started at once where that cannot overtake a notification read before it
             eager = not self._inbox
@@ -364,7 +330,7 @@ class Connection:
         self._inbox.append(Notification(message, size))
         self._queued += 1
         self._queued_bytes += size
-        self._changed.set()
+        self._queued_or_ended.set()
 
     def _give_up_waiting(self, work: Work) -> None:
         """Fail the requests of a notification handler while the peer's notifications
@@ -400,7 +366,7 @@ class Connection:
             settle(outgoing, message)
         else:
             self._inbox.append(Answer(outgoing, message))
-            self._changed.set()
+            self._queued_or_ended.set()
 
     def _cancel(self, params: Any) -> None:
         valid, request_id = read_id(
@@ -414,16 +380,13 @@ class Connection:
 
     def _end_of_input(self) -> None:
         self._input_ended = True
+        closed = "the peer closed the connection before answering"
         for outgoing in self._pending.values():
-            # answers already received are still delivered in order
-            if not outgoing.answered:
-                error = ConnectionError(
-                    "the peer closed the connection before answering"
-                )
-                outgoing.fail(error)
+            if not outgoing.answered:  # answers received are still delivered in order
+                outgoing.fail(ConnectionError(closed))
         for incoming in self._running.values():
             incoming.task.cancel()
-        self._changed.set()
+        self._queued_or_ended.set()
 
     # -- handling
     # -----------------------------------------------------------------------------
@@ -434,8 +397,8 @@ class Connection:
             while not self._inbox:
                 if self._input_ended:
                     return
-                self._changed.clear()
-                await self._changed.wait()
+                self._queued_or_ended.clear()
+                await self._queued_or_ended.wait()
             item = self._inbox.popleft()
             if isinstance(item, Answer):
                 settle(item.outgoing, item.message)
@@ -454,7 +417,7 @@ class Connection:
                 CURRENT.reset(token)
                 work.running = False
                 self._current = None
-                self._changed.set()
+                self._room.set()
 
     async def _answer(
         self, request_id: str | int | None, message: dict[str, Any]
@@ -484,13 +447,13 @@ class Connection:
         finally:
             work.running = False
             self._running.pop(request_id, None)
-            self._changed.set()
+            self._room.set()
 
     def _await_peer(self, origin: Work | None, step: int) -> None:
         if origin is not None:
             origin.awaiting += step
             self._awaiting += step
-            self._changed.set()
+            self._room.set()
 
     def _fail_pending(self, error: Exception) -> None:
         for outgoing in self._pending.values():
@@ -524,15 +487,9 @@ class Connection:
     ) -> None:
         try:
             await self._send(response)
-        except (
-            TypeError,
-            ValueError,
-            RecursionError,
-        ) as error:  # not JSON: NaN, objects, cycles
-            _log.error(
-                "the answer to request %.100r is not JSON: %s", request_id, error
-            )
-            await self._send(error_message(request_id, RequestError.internal_error()))
+        except (TypeError, ValueError, RecursionError) as error:  # NaN, objects, cycles
+            _log.error("the answer to %.100r is not JSON: %s", request_id, error)
+            await self._send_error(request_id, RequestError.internal_error())
 
     async def _send_error(
         self, request_id: str | int | None, error: RequestError
