@@ -11,6 +11,7 @@ from typing import Any, Literal, cast
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
+from acpgen.ir.capabilities import RuleTable, gating
 from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
 from acpgen.load.cycles import check_reference_cycles
@@ -36,6 +37,18 @@ from acpgen.load.inventory import (
 _SIDES = frozenset(ir.SIDES)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Features:
+    """What a build holds of the unstable features (from the feature manifest, checked)."""
+
+    names: tuple[str, ...] = ()
+    """The features the build holds (none in the stable build, all in the unstable one)."""
+    selected: bool = False
+    """The build is a selection of features (``--unstable-feature``) rather than all or none."""
+    owners: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Unstable item key -> the feature that owns it (every unstable item of the revision)."""
+
+
 def build_protocol(
     doc: Mapping[str, Any],
     *,
@@ -43,10 +56,16 @@ def build_protocol(
     source: ir.Source,
     protocol_version: int,
     unstable_items: frozenset[str],
+    rules: RuleTable | None = None,
+    features: Features | None = None,
+    experimental: bool = False,
 ) -> ir.Protocol:
-    """The IR of one protocol variant; ``unstable_items`` are the keys not in the stable protocol."""
+    """The IR of one protocol variant, whole: its types and methods, the capability rules that apply
+    to it (``rules``, checked against it), the features it holds, and the schema nodes the models
+    are rendered from. ``unstable_items`` are the keys of the revision that are not stable."""
     try:
-        return _build(doc, variant, source, protocol_version, unstable_items)
+        features = features or Features()
+        return _build(doc, variant, source, protocol_version, unstable_items, rules, features, experimental)
     except AcpgenError as error:
         raise AcpgenError(
             *(
@@ -62,6 +81,9 @@ def _build(
     source: ir.Source,
     protocol_version: int,
     unstable_items: frozenset[str],
+    rules: RuleTable | None,
+    features: Features,
+    experimental: bool,
 ) -> ir.Protocol:
     defs: Mapping[str, Node] = doc["$defs"]
     check_reference_cycles(defs)
@@ -73,6 +95,8 @@ def _build(
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
     methods = _methods(defs, present)
+    gated = gating(defs, types, methods, rules, unstable_items)
+    methods = tuple(dataclasses.replace(m, gate=gated.gates.get((m.wire, m.side))) for m in methods)
     return ir.Protocol(
         variant=variant,
         protocol_version=protocol_version,
@@ -81,7 +105,17 @@ def _build(
         types=types,
         unstable_items=present,
         error_codes=_error_codes(defs, present),
+        capabilities=gated.capabilities,
+        rules=gated.rules,
+        informational=gated.informational,
+        ungated=gated.ungated,
+        features=features.names,
+        selected=features.selected,
+        feature_of=tuple((key, owner) for key in sorted(present) if (owner := features.owners.get(key)) is not None),
+        experimental=experimental,
         writers=writers(methods, types),
+        definition_order=tuple(defs),
+        root={key: value for key, value in doc.items() if key != "$defs"},
     )
 
 
@@ -264,6 +298,7 @@ def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
         "shape": canonical(node),
         "declares_properties": isinstance(node.get("properties"), Mapping),
         "references": references(node),
+        "node": node,
     }
     values = enum_values(node)
     found = union_branches(node)

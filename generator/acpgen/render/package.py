@@ -1,9 +1,6 @@
-"""Pure rendering: IR (and the schema it came from) to ``{relative path: text}``."""
+"""Pure rendering: IR to ``{relative path: text}``."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from acpgen import ir
 from acpgen.render.builders import builder_module
@@ -43,7 +40,6 @@ PACKAGE_TEMPLATES = (
 
 def render(
     protocol: ir.Protocol,
-    doc: Mapping[str, Any],
     package: str,
     *,
     folder: str | None = None,
@@ -54,12 +50,11 @@ def render(
     ``package`` is the import name the package is documented under, ``folder`` the folder it is
     written to (by default the package name), ``regenerate`` the command its headers name.
     """
-    return format_files(render_unformatted(protocol, doc, package, folder=folder, regenerate=regenerate))
+    return format_files(render_unformatted(protocol, package, folder=folder, regenerate=regenerate))
 
 
 def render_unformatted(
     protocol: ir.Protocol,
-    doc: Mapping[str, Any],
     package: str,
     *,
     folder: str | None = None,
@@ -68,7 +63,7 @@ def render_unformatted(
     """What :func:`render` gives before formatting: a command that renders several packages
     formats them all in one run of ruff (:func:`acpgen.render.formatting.format_files`)."""
     top = header(protocol, regenerate)
-    models, tree = render_models(keyed_by_class(prepare(protocol, doc), protocol), top)
+    models, tree = render_models(keyed_by_class(prepare(protocol), protocol), top)
     check_class_names(tree, protocol)
     files = {"models.py": models}
     builders = builder_module(protocol, tree)

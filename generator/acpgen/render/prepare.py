@@ -76,9 +76,11 @@ class ModelInput:
     """Names the models module imports from the package's ``_messages`` module."""
 
 
-def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
-    """The input of datamodel-code-generator for one protocol variant."""
-    defs: dict[str, Any] = json_copy(dict(doc["$defs"]))
+def prepare(protocol: ir.Protocol) -> ModelInput:
+    """The input of datamodel-code-generator for one protocol variant: the schema's definitions as
+    the IR keeps them (:attr:`acpgen.ir.TypeDef.node`), prepared."""
+    nodes = {t.wire: t.node for t in protocol.types}
+    defs: dict[str, Any] = json_copy({name: nodes[name] for name in protocol.definition_order})
     template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
     aliases: dict[str, str] = {}
     support: set[str] = {ROOT_BASE}
@@ -113,7 +115,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     for definition in defs.values():
         _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    schema.update(_message_unions(doc, defs, protocol, template_data, support))
+    schema.update(_message_unions(defs, protocol, template_data, support))
     return ModelInput(
         schema=schema,
         template_data=template_data,
@@ -416,7 +418,6 @@ def _lenient_tag(t: ir.TypeDef) -> bool:
 
 
 def _message_unions(
-    doc: Mapping[str, Any],
     defs: dict[str, Any],
     protocol: ir.Protocol,
     template_data: dict[str, dict[str, Any]],
@@ -424,7 +425,7 @@ def _message_unions(
 ) -> dict[str, Any]:
     """The schema's top-level message unions (:mod:`acpgen.render.message_unions`) added to the
     definitions and template data; the root schema (``AcpMessage``)."""
-    top = message_unions.root(doc, defs, protocol)
+    top = message_unions.root(defs, protocol)
     defs.update(top.definitions)
     for name, data in top.template_data.items():
         template_data.setdefault(name, {}).update(data)
