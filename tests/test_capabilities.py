@@ -342,9 +342,10 @@ def test_pinned_rule_table_is_strict_clean_and_covers_every_leaf() -> None:
 @pytest.mark.parametrize("variant", ["stable", "unstable"])
 def test_only_payloads_that_can_hold_a_gated_model_are_walked(variant: str) -> None:
     caps, m = helpers(variant), models(variant)
-    assert caps._may_hold(m.PromptRequest, "agent")  # a prompt may hold an image block
-    assert caps._may_hold(m.NewSessionRequest, "agent")  # MCP servers over http
-    assert not caps._may_hold(m.SetSessionModeRequest, "agent")  # nothing in it is gated
+    book = caps._BOOK
+    assert book._may_hold(m.PromptRequest, "agent")  # a prompt may hold an image block
+    assert book._may_hold(m.NewSessionRequest, "agent")  # MCP servers over http
+    assert not book._may_hold(m.SetSessionModeRequest, "agent")  # nothing in it is gated
     for rule in caps.RULES:  # every class a rule gates is found from itself
         for cls in rule.classes:
-            assert caps._may_hold(cls, rule.capability.side)
+            assert book._may_hold(cls, rule.capability.side)

@@ -34,12 +34,9 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.ir import naming
-from acpgen.load.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen.load.inventory import INTEGER_BOUNDS, UNSTABLE_MARKER, UNSTABLE_NOTE, json_copy, union_branches
 from acpgen.render import message_unions
 from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
-
-UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
-
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion, no NaN
 # or infinity, which JSON does not have), constructors take the Python attribute names as well as
@@ -149,7 +146,7 @@ def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Pro
             _mark(props[f.wire])
     values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
     if t.kind == "enum" and values:
-        node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
+        node["description"] = _joined(node.get("description"), f"{UNSTABLE_MARKER} values: " + ", ".join(values) + ".")
 
 
 def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tuple[Call | Name, ...]:
@@ -445,7 +442,7 @@ def _names_in(value: Any) -> set[str]:
 def _mark(node: dict[str, Any]) -> None:
     """Prefix a description with the unstable marker unless upstream already did."""
     text = node.get("description")
-    if not isinstance(text, str) or "**UNSTABLE**" not in text:
+    if not isinstance(text, str) or UNSTABLE_MARKER not in text:
         node["description"] = _joined(UNSTABLE_NOTE, text)
 
 

@@ -18,7 +18,9 @@ RUNTIME = files(__name__)
 
 MODULES = (
     "_asgi.py",
+    "_capabilities.py",
     "_fold.py",
+    "_lazy.py",
     "_messages.py",
     "_permissions.py",
     "_process.py",
@@ -38,6 +40,7 @@ MODULES = (
     "codec.py",
     "connection.py",
     "dispatch.py",
+    "initialization.py",
     "stdio.py",
     "transport.py",
 )
