@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acpgen import features_command, vendor
+from acpgen.diff import command as diff_command
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.output import atomic_write, freshness
 from acpgen.render.header import generator_version
@@ -24,20 +25,11 @@ if TYPE_CHECKING:
 # Rendering pulls in datamodel-code-generator, jsonschema and pydantic: those modules are
 # imported by the commands that render, so that a no-op ``acpgen generate`` stays fast.
 
-# Subcommands defined in modules of their own: each module's ``register`` adds its parser to the
-# subparsers object and sets ``run`` to a function (args, settings) -> exit code. A module is
-# imported only when its command runs, or when every command is listed (help, an error).
-_EXTRA_COMMANDS: dict[str, str] = {
-    "diff": "acpgen.diff.command",
-    "vendor": "acpgen.vendor",
-    "features": "acpgen.features_command",
-}
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acpgen`` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(_command_of(words)).parse_args(words)
+    args = _parser().parse_args(words)
     try:
         settings = load_settings(Path(args.config))
         return int(args.run(args, settings))
@@ -47,21 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
-def _command_of(words: Sequence[str]) -> str | None:
-    """The command named in ``words`` (after the global ``--config FILE``), or ``None`` when the
-    words start otherwise (``--help``, ``--version``, nothing)."""
-    rest = iter(words)
-    for word in rest:
-        if word == "--config":
-            next(rest, None)
-        elif not word.startswith("--config="):
-            return None if word.startswith("-") else word
-    return None
-
-
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``command``, the other commands defined in modules of
-    their own are left out (their modules not imported)."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line's parser: ``generate`` and ``schema`` here, ``diff``, ``vendor`` and
+    ``features`` from the modules that run them."""
     parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
     parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
     parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
@@ -75,9 +55,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
     fetch.set_defaults(run=_fetch)
 
-    for name, module in _EXTRA_COMMANDS.items():
-        if command is None or command == name or command not in (*_EXTRA_COMMANDS, "generate", "schema"):
-            importlib.import_module(module).register(commands)
+    for command in (diff_command, vendor, features_command):
+        command.register(commands)
     return parser
 
 

@@ -90,7 +90,7 @@ def _build(
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(_class_names(defs).values())
     open_defs = frozenset(name for name in defs if is_unconstrained(defs[name]))
-    scope = _Scope(unstable=present, taken=taken, open_defs=open_defs)
+    scope = _TypeContext(unstable=present, taken=taken, open_defs=open_defs)
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
@@ -277,7 +277,7 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Scope:
+class _TypeContext:
     """What building a type needs to know of the others."""
 
     unstable: frozenset[str]
@@ -288,7 +288,7 @@ class _Scope:
     """The definitions that admit any JSON value (``ExtRequest``)."""
 
 
-def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
+def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
     cls = naming.type_class_name(name)
     common: dict[str, Any] = {
         "wire": name,
@@ -338,7 +338,7 @@ def _scalar_key(branch: Node, branches: list[Node]) -> str:
     return ""
 
 
-def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -> tuple[ir.UnionVariant, ...]:
+def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _TypeContext) -> tuple[ir.UnionVariant, ...]:
     """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
     constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
     constants and plain types are written inline."""
@@ -388,7 +388,7 @@ def _union(
     node: Node,
     branches: list[Node],
     shared: tuple[ir.Field, ...],
-    scope: _Scope,
+    scope: _TypeContext,
     common: dict[str, Any],
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
@@ -431,7 +431,7 @@ def _branch_key(name: str, node: Node, index: int, key: str | None) -> str:
 
 
 def _variant(
-    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _Scope
+    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _TypeContext
 ) -> ir.UnionVariant:
     """One branch of union ``name`` (class ``cls``); ``shared``: the union has fields of its own;
     ``tagged``: its branches are told apart by one tag property."""
@@ -454,7 +454,9 @@ def _variant(
     )
 
 
-def _variant_class(branch: Node, key: str, cls: str, scope: _Scope, *, unconstrained: bool, adds_nothing: bool) -> str:
+def _variant_class(
+    branch: Node, key: str, cls: str, scope: _TypeContext, *, unconstrained: bool, adds_nothing: bool
+) -> str:
     """A branch's class: ``Any`` for any value, the referenced type's class for a bare reference,
     else a class of its own named after its key."""
     if unconstrained:
@@ -468,7 +470,7 @@ def _union_keyword(node: Node) -> str:
     return "oneOf" if "oneOf" in node else "anyOf"
 
 
-def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
+def _fields(owner: str, node: Node, scope: _TypeContext) -> tuple[ir.Field, ...]:
     props = node.get("properties")
     if not isinstance(props, Mapping):
         return ()

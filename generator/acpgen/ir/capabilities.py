@@ -134,7 +134,7 @@ def gating(
     capabilities = capability_tree(defs, all_unstable)
     if table is None:
         return Gating(capabilities=capabilities)
-    scope = _Scope(
+    scope = _RuleContext(
         types=types,
         methods=methods,
         by_path={c.path: c for c in capabilities},
@@ -158,7 +158,7 @@ def gating(
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Scope:
+class _RuleContext:
     """What checking one rule of the table needs to know."""
 
     types: tuple[ir.TypeDef, ...]
@@ -179,7 +179,7 @@ class _Scope:
         return key in self.all_unstable
 
 
-def _rules(table: Mapping[str, Any], scope: _Scope) -> tuple[list[ir.GatingRule], list[Problem]]:
+def _rules(table: Mapping[str, Any], scope: _RuleContext) -> tuple[list[ir.GatingRule], list[Problem]]:
     rules: list[ir.GatingRule] = []
     problems: list[Problem] = []
     for index, raw in enumerate(table["rules"]):
@@ -210,7 +210,7 @@ def _gates_nothing(path: str, origin: str) -> Problem:
     )
 
 
-def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
+def _resolve(raw: Any, scope: _RuleContext, where: str) -> ir.GatingRule | None:
     """One rule of the table, or None when its subject or capability is unstable and absent from this build."""
     if not isinstance(raw, Mapping):
         raise AcpgenError(Problem(what="a rule must be an object", where=where, hint="Fix the rule table."))
@@ -242,7 +242,7 @@ def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
     return rule
 
 
-def _capability(raw: Mapping[str, Any], subject: str, scope: _Scope, where: str) -> ir.Capability | None:
+def _capability(raw: Mapping[str, Any], subject: str, scope: _RuleContext, where: str) -> ir.Capability | None:
     """The capability a rule needs, checked against the side and presence the rule states."""
     path = raw.get("needs")
     capability = scope.by_path.get(path) if isinstance(path, str) else None
@@ -278,7 +278,7 @@ def _subject_key(kind: str, subject: str, side: Any) -> str:
     }[kind]
 
 
-def _locate(kind: str, subject: str, capability: ir.Capability, scope: _Scope) -> ir.GatingRule | None:
+def _locate(kind: str, subject: str, capability: ir.Capability, scope: _RuleContext) -> ir.GatingRule | None:
     types = {t.wire: t for t in scope.types}
     if kind == "method":
         if any(m.wire == subject and m.side == capability.owner for m in scope.methods):
