@@ -17,10 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import builders, models
-from acp_bindings.initialization import negotiate_version
-from acp_bindings.interfaces import Agent
-from acp_bindings.serve import run_agent
+from acp_bindings import Agent, builders, models, negotiate_version, run_agent
 
 
 class EchoAgent(Agent):

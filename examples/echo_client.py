@@ -16,9 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import PROTOCOL_VERSION, builders, models
-from acp_bindings.interfaces import Client
-from acp_bindings.serve import spawn_agent
+from acp_bindings import PROTOCOL_VERSION, Client, builders, models, spawn_agent
 
 ECHO_AGENT = [sys.executable, str(Path(__file__).with_name("echo_agent.py"))]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example beside this file
 
-from acp_bindings.remote import asgi_app
+from acp_bindings import asgi_app
 from echo_agent import EchoAgent
 
 app = asgi_app(EchoAgent)

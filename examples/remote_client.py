@@ -19,8 +19,7 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example beside this file
 
-from acp_bindings import PROTOCOL_VERSION, builders
-from acp_bindings.remote import connect_agent
+from acp_bindings import PROTOCOL_VERSION, builders, connect_agent
 from echo_client import PrintingClient
 
 

@@ -1,11 +1,17 @@
-"""Compare rendered files with a folder of golden files, or rewrite the folder (--update-goldens)."""
+"""Render a build as the commands do; compare rendered files with a folder of golden files, or rewrite
+the folder (--update-goldens)."""
 
 from __future__ import annotations
 
 import difflib
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from acpgen.ir import Variant
+from acpgen.pipeline import Revision, render_builds
+from acpgen.render.header import REGENERATE
+from acpgen.source.config import Build
 
 
 def files_in(folder: Path) -> set[str]:
@@ -32,3 +38,12 @@ def check_goldens(files: Mapping[str, str], target: Path, *, update: bool, label
             )
             problems.append("".join(diff) or f"{rel}: present on one side only\n")
     assert not problems, "".join(problems) + f"\ngolden output of {label} is stale; update with: {update_with}"
+
+
+def render_build(
+    revision: Revision, variant: Variant, package: str, features: Sequence[str] | None = None
+) -> dict[str, str]:
+    """Every file of one build (``features``: a selection of unstable features), rendered the one way
+    ``acpgen generate`` and ``acpgen vendor`` render (:func:`acpgen.pipeline.render_builds`)."""
+    build = Build(variant, package, tuple(features) if features is not None else None)
+    return render_builds(revision, [build], regenerate=REGENERATE)

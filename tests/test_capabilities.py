@@ -277,7 +277,7 @@ def fixture_rules() -> dict[str, Any]:
 
 
 def test_fixture_rule_table_is_accepted() -> None:
-    protocol, _ = fixture_revision(fixture_rules()).protocol("stable")
+    protocol = fixture_revision(fixture_rules()).protocol("stable")
     assert [r.subject for r in protocol.rules] == [
         "session/load",
         "PromptRequest.additionalDirectories",
@@ -317,7 +317,7 @@ def test_capability_without_a_rule_fails_in_strict_mode_and_is_reported_otherwis
     del rules["informational"]["clientCapabilities.telemetry"]
     with pytest.raises(AcpgenError, match=r"capability 'clientCapabilities\.telemetry' gates nothing"):
         fixture_revision(rules).protocol("stable")
-    protocol, _ = fixture_revision(rules, strict=False).protocol("stable")
+    protocol = fixture_revision(rules, strict=False).protocol("stable")
     assert protocol.ungated == ("clientCapabilities.telemetry",)
 
 
@@ -333,7 +333,7 @@ def test_pinned_rule_table_is_strict_clean_and_covers_every_leaf() -> None:
         strict_capabilities=True,
     )
     for variant in ("stable", "unstable"):
-        protocol, _ = pinned.protocol(variant)  # raises if any rule is broken or any leaf is ungated
+        protocol = pinned.protocol(variant)  # raises if any rule is broken or any leaf is ungated
         leaves = {c.path for c in protocol.capabilities if c.leaf}
         assert leaves <= {r.capability.path for r in protocol.rules} | {p for p, _ in protocol.informational}
     assert json.loads((ROOT / "schema" / "capability-rules.json").read_text())["rules"]
@@ -342,9 +342,10 @@ def test_pinned_rule_table_is_strict_clean_and_covers_every_leaf() -> None:
 @pytest.mark.parametrize("variant", ["stable", "unstable"])
 def test_only_payloads_that_can_hold_a_gated_model_are_walked(variant: str) -> None:
     caps, m = helpers(variant), models(variant)
-    assert caps._may_hold(m.PromptRequest, "agent")  # a prompt may hold an image block
-    assert caps._may_hold(m.NewSessionRequest, "agent")  # MCP servers over http
-    assert not caps._may_hold(m.SetSessionModeRequest, "agent")  # nothing in it is gated
+    book = caps._BOOK
+    assert book._may_hold(m.PromptRequest, "agent")  # a prompt may hold an image block
+    assert book._may_hold(m.NewSessionRequest, "agent")  # MCP servers over http
+    assert not book._may_hold(m.SetSessionModeRequest, "agent")  # nothing in it is gated
     for rule in caps.RULES:  # every class a rule gates is found from itself
         for cls in rule.classes:
-            assert caps._may_hold(cls, rule.capability.side)
+            assert book._may_hold(cls, rule.capability.side)

@@ -11,7 +11,7 @@ import pytest
 
 from acpgen.cli import main
 from acpgen.source.fetch import DEFAULT_PACKAGE
-from acpgen.source.schema_lock import read_lock, write_lock
+from acpgen.source.schema_lock import LOCK_NAME, lock_to_json, read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,7 +77,8 @@ def test_npm_side_is_read_from_the_cache(config: str, capsys: pytest.CaptureFixt
     cache = Path(config).parent / "cache" / "npm" / f"{DEFAULT_PACKAGE.replace('/', '+')}@9.9.9"
     shutil.copytree(ROOT / "schema", cache)
     lock = read_lock(cache)
-    write_lock(cache, type(lock)(DEFAULT_PACKAGE, "9.9.9", lock.integrity, lock.files))
+    relabelled = type(lock)(DEFAULT_PACKAGE, "9.9.9", lock.integrity, lock.files)
+    (cache / LOCK_NAME).write_text(lock_to_json(relabelled), encoding="utf-8")
     code, out, err = _run(capsys, "--config", config, "diff", "npm:9.9.9", str(ROOT / "schema"))
     assert code == 0, err
     assert "no API change" in out

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from acpgen.diff.catalogue import LEVELS, RULES
 from acpgen.diff.compare import Finding, compare
-from acpgen.diff.rules import LEVELS, RULES
 from acpgen.diff.snapshot import snapshot
 
 Defs = dict[str, Any]

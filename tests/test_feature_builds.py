@@ -28,8 +28,8 @@ from acpgen.cli import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
 from acpgen.features.manifest import load_manifest
 from acpgen.features.model import Manifest
-from acpgen.pipeline import Revision, render_variant
-from tests.goldens import check_goldens
+from acpgen.pipeline import Revision
+from tests.goldens import check_goldens, render_build
 from tests.test_features import fixture_revision, fixture_table
 from tests.test_stability import revision as pinned_schemas
 
@@ -54,7 +54,7 @@ def manifest() -> Manifest:
 
 @functools.cache
 def unstable_protocol() -> ir.Protocol:
-    return pinned().protocol("unstable")[0]
+    return pinned().protocol("unstable")
 
 
 def _without_build_names(files: dict[str, str], *, draft_links: bool = False) -> dict[str, str]:
@@ -70,18 +70,16 @@ def _without_build_names(files: dict[str, str], *, draft_links: bool = False) ->
 
 
 def test_no_feature_renders_the_stable_build() -> None:
-    selection = pinned().selection([], "--unstable-feature")
-    chosen = render_variant(pinned(), "unstable", "p", selection)
-    stable = render_variant(pinned(), "stable", "p")
+    chosen = render_build(pinned(), "unstable", "p", [])
+    stable = render_build(pinned(), "stable", "p")
     assert chosen.keys() == stable.keys()
     assert _without_build_names(chosen, draft_links=True) == _without_build_names(stable)
     assert "from p@v v1/schema.unstable.json (stable + no unstable feature build)" in chosen["p/models.py"]
 
 
 def test_every_feature_renders_the_unstable_build() -> None:
-    selection = pinned().selection(manifest().names(), "--unstable-feature")
-    chosen = render_variant(pinned(), "unstable", "p", selection)
-    unstable = render_variant(pinned(), "unstable", "p")
+    chosen = render_build(pinned(), "unstable", "p", manifest().names())
+    unstable = render_build(pinned(), "unstable", "p")
     assert _without_build_names(chosen) == _without_build_names(unstable)
 
 
@@ -136,7 +134,7 @@ def _checkable(key: str) -> bool:
 def test_a_build_of_one_feature_holds_its_items_and_no_other_features(feature: str, importable: Path) -> None:
     selection = pinned().selection([feature], "--unstable-feature")
     package = f"selection_{feature}"
-    modules = _import(importable, render_variant(pinned(), "unstable", package, selection), package)
+    modules = _import(importable, render_build(pinned(), "unstable", package, [feature]), package)
 
     assert selection.features == modules["_version"].FEATURES
     assert "stable + " + ", ".join(selection.features) == modules["_version"].BUILD
@@ -158,7 +156,7 @@ def test_a_build_of_one_feature_holds_its_items_and_no_other_features(feature: s
 def test_fixture_selection_golden(names: tuple[str, ...], request: pytest.FixtureRequest) -> None:
     fixture = fixture_revision(fixture_table())
     label = "_".join(names)
-    files = render_variant(fixture, "unstable", f"features_{label}", fixture.selection(names, "--unstable-feature"))
+    files = render_build(fixture, "unstable", f"features_{label}", names)
     update = bool(request.config.getoption("--update-goldens"))
     check_goldens(files, GOLDEN / label, update=update, label=f"the selection {label}", update_with=UPDATE)
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from acpgen.diff.sources import locate
-from acpgen.pipeline import Revision, SchemaFile, read_schema_file, render_variant
+from acpgen.pipeline import Revision, SchemaFile, read_schema_file
+from tests.goldens import render_build
 
 STABLE_PACKAGE = "acp_hist_stable"
 UNSTABLE_PACKAGE = "acp_hist_unstable"
@@ -116,8 +117,8 @@ def load_revision(root: Path, entry: Entry) -> Revision:
 
 def unstable_only_classes(revision: Revision) -> list[str]:
     """Class names (in the unstable build) of the unstable types that the stable schema lacks."""
-    unstable_ir = revision.protocol("unstable")[0]
-    stable_defs = revision.protocol("stable")[1]["$defs"]
+    unstable_ir = revision.protocol("unstable")
+    stable_defs = {t.wire for t in revision.protocol("stable").types}
     wires = {key.removeprefix("type:") for key in revision.unstable_items() if key.startswith("type:")}
     return sorted(unstable_ir.type(wire).class_name for wire in wires if wire not in stable_defs)
 
@@ -129,7 +130,7 @@ def test_revision_generates_and_imports(
         pytest.fail(history_entry.message)
     root: Path = request.getfixturevalue("acp_schemas")
     revision = load_revision(root, history_entry)
-    files = render_variant(revision, "stable", STABLE_PACKAGE) | render_variant(revision, "unstable", UNSTABLE_PACKAGE)
+    files = render_build(revision, "stable", STABLE_PACKAGE) | render_build(revision, "unstable", UNSTABLE_PACKAGE)
     for relative, text in files.items():
         target = tmp_path / relative
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -26,6 +26,17 @@ def test_generated_copy_is_the_header_and_the_source(package: str, name: str) ->
     assert '"""' + body == source(name), f"{package}/{name} differs from generator/acpgen/runtime/{name}"
 
 
+GENERATED_SIBLINGS = {"_version"}
+"""Generated modules the runtime may import: each has a stub (``.pyi``) in the runtime folder,
+so that the runtime type-checks where no package is generated."""
+
+
+def test_every_generated_module_the_runtime_imports_has_a_stub() -> None:
+    for name in GENERATED_SIBLINGS:
+        assert (RUNTIME / f"{name}.pyi").is_file(), name
+        assert f"{name}.py" not in MODULES  # rendered, never copied
+
+
 def test_every_runtime_module_is_listed() -> None:
     on_disk = {p.name for p in RUNTIME.glob("*.py") if p.name != "__init__.py"}
     assert on_disk == set(MODULES)
@@ -34,7 +45,7 @@ def test_every_runtime_module_is_listed() -> None:
 @pytest.mark.parametrize("name", MODULES)
 def test_runtime_imports_only_the_standard_library_pydantic_and_siblings(name: str) -> None:
     tree = ast.parse(source(name))
-    siblings = {m.removesuffix(".py") for m in MODULES}
+    siblings = {m.removesuffix(".py") for m in MODULES} | GENERATED_SIBLINGS
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             assert node.level == 1 and node.module in siblings, f"{name}: from {'.' * node.level}{node.module}"

@@ -98,9 +98,9 @@ def generate_in_process(schema: Path) -> Outcome:
         revision = Revision(
             stable=read_schema_file(schema, package="local", version="local"), unstable=None, protocol_version=1
         )
-        protocol, doc = revision.protocol("stable")
+        protocol = revision.protocol("stable")
         stage = "models"
-        keyed_by_class(prepare(protocol, doc), protocol)
+        keyed_by_class(prepare(protocol), protocol)
     except AcpgenError as error:
         return Outcome(error.problems, stage)
     except Exception as error:

@@ -269,7 +269,7 @@ def rules_of(doc: dict[str, Any]) -> Any:
 
     source = ir.Source(package="test", version="0", file="schema.json", sha256="0")
     revision = Revision(stable=SchemaFile(doc=doc, source=source), unstable=None, protocol_version=1)
-    return fold_rules(revision.protocol("stable")[0])
+    return fold_rules(revision.protocol("stable"))
 
 
 def pinned() -> dict[str, Any]:

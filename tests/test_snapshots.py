@@ -18,9 +18,9 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from acpgen.load.rule_table import RULES_FILE, load_rules
-from acpgen.pipeline import VARIANTS, Revision, read_schema_file, render_variant
+from acpgen.pipeline import VARIANTS, Revision, read_schema_file
 from tests.bindings import field_doc
-from tests.goldens import check_goldens
+from tests.goldens import check_goldens, render_build
 
 UPDATE_GOLDENS = "uv run --frozen pytest tests/test_snapshots.py --update-goldens"
 
@@ -54,7 +54,7 @@ def revision(fixture: str) -> Revision:
 def rendered(fixture: str) -> dict[str, str]:
     files: dict[str, str] = {}
     for variant in VARIANTS:
-        files.update(render_variant(revision(fixture), variant, package_name(fixture, variant)))
+        files.update(render_build(revision(fixture), variant, package_name(fixture, variant)))
     return files
 
 

@@ -30,7 +30,7 @@ def revision() -> Revision:
 
 @functools.cache
 def protocols() -> tuple[ir.Protocol, ir.Protocol]:
-    return revision().protocol("stable")[0], revision().protocol("unstable")[0]
+    return revision().protocol("stable"), revision().protocol("unstable")
 
 
 def _items(kind: str) -> list[str]:

@@ -48,7 +48,7 @@ def test_the_copy_names_the_command_that_wrote_it(project: Path) -> None:
     for path in copy.glob("*.py"):
         assert f"# Do not edit: regenerate with `{RECORDED}`." in path.read_text(encoding="utf-8"), path.name
     assert "src/myapp" not in (copy / "_vendor.json").read_text(encoding="utf-8")
-    assert "myapp._acp.models" in (copy / "__init__.py").read_text(encoding="utf-8")
+    assert "from myapp._acp import Agent" in (copy / "__init__.py").read_text(encoding="utf-8")
 
 
 def test_the_copy_works_under_its_new_name_against_a_real_agent(project: Path) -> None:

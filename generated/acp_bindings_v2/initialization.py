@@ -3,9 +3,12 @@
 # Do not edit: regenerate with `make generate`.
 """Protocol version negotiation at ``initialize``.
 
-The client sends the latest version it supports; the agent answers with that version if it
-supports it, else with the latest version it supports; the client then checks that it supports
-the answer (and should close the connection if it does not).
+Support code: it knows no method of the protocol, only the version this package speaks
+(``_version.PROTOCOL_VERSION``).
+
+The client sends the latest version it supports; the agent answers with that version if
+it supports it, else with the latest version it supports; the client then checks that it
+supports the answer (and should close the connection if it does not).
 """
 
 from __future__ import annotations
@@ -39,17 +42,20 @@ def negotiate_version(
 def accepts_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> bool:
-    """Client side: whether the version the agent answered is one the client supports."""
+    """Client side: whether the version the agent answered is one the client
+    supports."""
     return answered in supported
 
 
 class UnsupportedVersionError(Exception):
-    """The agent answered ``initialize`` with a protocol version the client does not speak."""
+    """The agent answered ``initialize`` with a protocol version the client does not
+    speak."""
 
     def __init__(self, answered: int, supported: Sequence[int]) -> None:
         super().__init__(
             f"the agent answered protocol version {answered}, but these bindings speak "
-            f"{', '.join(map(str, supported))}: close the connection (or use bindings for version {answered})"
+            f"{', '.join(map(str, supported))}: close the connection "
+            f"(or use bindings for version {answered})"
         )
         self.answered = answered
         self.supported = tuple(supported)
@@ -58,6 +64,7 @@ class UnsupportedVersionError(Exception):
 def require_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> None:
-    """Client side: raise :class:`UnsupportedVersionError` unless the client speaks ``answered``."""
+    """Client side: raise :class:`UnsupportedVersionError` unless the client speaks
+    ``answered``."""
     if not accepts_version(answered, supported):
         raise UnsupportedVersionError(answered, supported)

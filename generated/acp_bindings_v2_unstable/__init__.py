@@ -3,7 +3,15 @@
 # Do not edit: regenerate with `make generate`.
 """Typed bindings for the Agent Client Protocol (unstable build, protocol version 2).
 
-Models live in ``acp_bindings_v2_unstable.models``; this module only names what the package was built from.
+Start here: ``from acp_bindings_v2_unstable import Agent, Client, run_agent, spawn_agent, models, builders,
+RequestError``. Subclass ``Agent`` and serve it on stdio with ``asyncio.run(run_agent(MyAgent()))``;
+subclass ``Client`` and start an agent process with ``async with spawn_agent([...], MyClient())
+as agent:``. ``models`` holds the wire types, ``builders`` one function per union variant and
+method that sets the tags for you; a handler raises ``RequestError`` to answer with an error.
+Over the network, ``asgi_app`` serves an agent and ``connect_agent`` reaches one (they need the
+``remote`` extra: see ``acp_bindings_v2_unstable.remote``).
+
+Each name is imported when first used: importing the package costs no more than pydantic.
 
 EXPERIMENTAL: built from the draft of protocol version 2 that the schema
 package ships (v2/schema.unstable.json). The draft may change, without notice, in any schema update;
@@ -15,8 +23,11 @@ its docstring, and ``acp_bindings_v2_unstable.stability.UNSTABLE_ITEMS`` lists t
 It needs pydantic 2.11 or newer, and says so at import.
 """
 
+from typing import TYPE_CHECKING, Any
+
 import pydantic as _pydantic
 
+from ._lazy import FrontDoor as _FrontDoor
 from ._version import (
     BUILD,
     EXPERIMENTAL,
@@ -30,12 +41,51 @@ from ._version import (
     VARIANT,
 )
 
+if TYPE_CHECKING:
+    from . import builders as builders
+    from . import models as models
+    from .errors import RequestError as RequestError
+    from .initialization import negotiate_version as negotiate_version
+    from .interfaces import Agent as Agent
+    from .interfaces import Client as Client
+    from .remote import asgi_app as asgi_app
+    from .remote import connect_agent as connect_agent
+    from .serve import run_agent as run_agent
+    from .serve import spawn_agent as spawn_agent
+    from .session_state import SessionState as SessionState
+
 _PYDANTIC_MINIMUM = (2, 11)
 if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
     raise ImportError(
         f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
+
+_FRONT_DOOR = _FrontDoor(
+    __name__,
+    {
+        "Agent": (".interfaces", "Agent"),
+        "Client": (".interfaces", "Client"),
+        "RequestError": (".errors", "RequestError"),
+        "SessionState": (".session_state", "SessionState"),
+        "asgi_app": (".remote", "asgi_app"),
+        "builders": (".builders", None),
+        "connect_agent": (".remote", "connect_agent"),
+        "models": (".models", None),
+        "negotiate_version": (".initialization", "negotiate_version"),
+        "run_agent": (".serve", "run_agent"),
+        "spawn_agent": (".serve", "spawn_agent"),
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    return _FRONT_DOOR.get(name, globals())
+
+
+def __dir__() -> list[str]:
+    return _FRONT_DOOR.names(globals())
+
 
 __all__ = [
     "BUILD",
@@ -48,4 +98,15 @@ __all__ = [
     "SCHEMA_SHA256",
     "SCHEMA_VERSION",
     "VARIANT",
+    "Agent",
+    "Client",
+    "RequestError",
+    "SessionState",
+    "asgi_app",
+    "builders",
+    "connect_agent",
+    "models",
+    "negotiate_version",
+    "run_agent",
+    "spawn_agent",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ._transcript import main as _main
+from ._trace_cli import main as _main
 from .session_state import SessionState
 
 __all__ = ["main"]

@@ -4,42 +4,32 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import shlex
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acpgen import features_command, vendor
+from acpgen.diff import command as diff_command
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.output import atomic_write, freshness
 from acpgen.render.header import generator_version
-from acpgen.source.config import Settings, load_settings
-from acpgen.source.schema_lock import LOCK_NAME, read_lock, verify_files
+from acpgen.source.config import Build, Settings, load_settings
+from acpgen.source.schema_lock import LOCK_NAME, read_lock
 
 if TYPE_CHECKING:
     from acpgen import ir
-    from acpgen.pipeline import Revision, SchemaFile
+    from acpgen.pipeline import Revision
 
 # Rendering pulls in datamodel-code-generator, jsonschema and pydantic: those modules are
 # imported by the commands that render, so that a no-op ``acpgen generate`` stays fast.
-
-# Subcommands defined in modules of their own: each module's ``register`` adds its parser to the
-# subparsers object and sets ``run`` to a function (args, settings) -> exit code. A module is
-# imported only when its command runs, or when every command is listed (help, an error).
-_EXTRA_COMMANDS: dict[str, str] = {
-    "diff": "acpgen.diff.command",
-    "vendor": "acpgen.vendor",
-    "features": "acpgen.features_command",
-}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acpgen`` console script."""
     words = list(sys.argv[1:] if argv is None else argv)
-    args = _parser(_command_of(words)).parse_args(words)
+    args = _parser().parse_args(words)
     try:
         settings = load_settings(Path(args.config))
         return int(args.run(args, settings))
@@ -49,21 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
-def _command_of(words: Sequence[str]) -> str | None:
-    """The command named in ``words`` (after the global ``--config FILE``), or ``None`` when the
-    words start otherwise (``--help``, ``--version``, nothing)."""
-    rest = iter(words)
-    for word in rest:
-        if word == "--config":
-            next(rest, None)
-        elif not word.startswith("--config="):
-            return None if word.startswith("-") else word
-    return None
-
-
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``command``, the other commands defined in modules of
-    their own are left out (their modules not imported)."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line's parser: ``generate`` and ``schema`` here, ``diff``, ``vendor`` and
+    ``features`` from the modules that run them."""
     parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
     parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
     parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
@@ -77,9 +55,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
     fetch.set_defaults(run=_fetch)
 
-    for name, module in _EXTRA_COMMANDS.items():
-        if command is None or command == name or command not in (*_EXTRA_COMMANDS, "generate", "schema"):
-            importlib.import_module(module).register(commands)
+    for command in (diff_command, vendor, features_command):
+        command.register(commands)
     return parser
 
 
@@ -135,67 +112,15 @@ def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
     return [settings.schema_dir / name for name in names if name]
 
 
-def _revision(args: argparse.Namespace, settings: Settings, experimental: bool) -> Revision:
-    from acpgen.pipeline import Revision, read_schema_file
+def _revision(args: argparse.Namespace, settings: Settings) -> Revision:
+    from acpgen.pipeline import local_revision, pinned_revision
 
     if args.schema is not None:
-        stable = read_schema_file(args.schema, package="local", version="local")
-        unstable = (
-            read_schema_file(args.unstable_schema, package="local", version="local")
-            if args.unstable_schema is not None
-            else None
-        )
-        return Revision(
-            stable=stable, unstable=unstable, protocol_version=settings.protocol_version, experimental=experimental
-        )
-    return pinned_revision(settings, args.strict_capabilities, experimental=experimental)
+        return local_revision(settings, args.schema, args.unstable_schema)
+    return pinned_revision(settings, args.strict_capabilities)
 
 
-def pinned_revision(
-    settings: Settings, strict_capabilities: bool | None = None, *, experimental: bool = False
-) -> Revision:
-    """The pinned schema revision of ``settings`` (lock verified), with its capability rule table and
-    feature manifest; ``experimental`` marks a draft protocol's build (:mod:`acpgen.source.protocols`)."""
-    from acpgen.features.manifest import load_manifest
-    from acpgen.load.rule_table import load_rules
-    from acpgen.pipeline import Revision, read_schema_file
-
-    lock = read_lock(settings.schema_dir)
-    verify_files(settings.schema_dir, lock)
-    rules_path = settings.schema_dir / settings.capability_rules
-    manifest_path = settings.schema_dir / settings.feature_manifest
-
-    def pinned(name: str) -> SchemaFile:
-        return read_schema_file(
-            settings.schema_dir / name, package=lock.package, version=lock.version, name=name, pinned=True
-        )
-
-    strict = settings.strict_capabilities if strict_capabilities is None else strict_capabilities
-    return Revision(
-        stable=pinned(settings.stable_schema),
-        unstable=pinned(settings.unstable_schema),
-        protocol_version=settings.protocol_version,
-        rules=load_rules(rules_path) if rules_path.is_file() else None,
-        rules_origin=str(rules_path),
-        strict_capabilities=strict,
-        features=load_manifest(manifest_path) if settings.feature_manifest and manifest_path.is_file() else None,
-        features_origin=str(manifest_path),
-        experimental=experimental,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Build:
-    """One package to render: its variant, or the features selected, and its name."""
-
-    variant: ir.Variant
-    package: str
-    features: tuple[str, ...] | None = None
-    """The selected unstable features, for a selection build; where they were given."""
-    origin: str = "--unstable-feature"
-
-
-def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_Build]:
+def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[Build]:
     if args.features and args.variants:
         raise AcpgenError(
             Problem(
@@ -206,18 +131,18 @@ def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[_
             )
         )
     if args.features:
-        return [_Build("unstable", settings.package, tuple(args.features))]
+        return [Build("unstable", settings.package, tuple(args.features))]
     if not args.variants and settings.unstable_features:
         origin = f"{config}#/tool/acpgen/unstable-features"
-        return [_Build("unstable", settings.package, settings.unstable_features, origin)]
+        return [Build("unstable", settings.package, settings.unstable_features, origin)]
     variants: tuple[ir.Variant, ...] = args.variants or (("unstable",) if settings.unstable else ("stable",))
-    return [_Build(v, settings.unstable_package if v == "unstable" else settings.package) for v in variants]
+    return [Build(v, settings.unstable_package if v == "unstable" else settings.package) for v in variants]
 
 
 def _generate(args: argparse.Namespace, settings: Settings) -> int:
     from acpgen.source.protocols import for_protocol, refuse_features
 
-    settings, experimental = for_protocol(settings, args.protocol)
+    settings = for_protocol(settings, args.protocol)
     refuse_features(settings, args.features)
     builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
@@ -234,22 +159,10 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
         print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
         return EXIT_OK
     from acpgen.output.folders import changed_files, package_folders, stale_files
-    from acpgen.render.formatting import format_files
-    from acpgen.render.package import render_unformatted
+    from acpgen.pipeline import render_builds
 
-    revision = _revision(args, settings, experimental)
     regenerate = settings.regenerate or generate_command(args)
-    files: dict[str, str] = {}
-    for build in builds:
-        started = time.perf_counter()
-        selection = revision.selection(build.features, build.origin) if build.features is not None else None
-        protocol, doc = revision.protocol(build.variant, selection)
-        for path in protocol.ungated:
-            print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
-        files.update(render_unformatted(protocol, doc, build.package, regenerate=regenerate))
-        elapsed = time.perf_counter() - started
-        print(f"acpgen: rendered {build.package} ({protocol.build}) in {elapsed:.2f}s", file=sys.stderr)
-    files = format_files(files)  # one run of ruff for every package
+    files = render_builds(_revision(args, settings), builds, regenerate=regenerate, rendered=_report)
     if args.check:
         diffs = stale_files(out, files, tuple(packages))
         if diffs:
@@ -264,6 +177,12 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     freshness.record(stamp, key, out, packages)
     print(f"acpgen: {_written(out, len(files), len(changed), args.force)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _report(build: Build, protocol: ir.Protocol, seconds: float) -> None:
+    for path in protocol.ungated:
+        print(f"acpgen: warning: capability {path} gates nothing ({protocol.build})", file=sys.stderr)
+    print(f"acpgen: rendered {build.package} ({protocol.build}) in {seconds:.2f}s", file=sys.stderr)
 
 
 def _written(out: Path, rendered: int, changed: int, forced: bool) -> str:

@@ -39,8 +39,8 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from acpgen.cli import pinned_revision
     from acpgen.features.selection import select
+    from acpgen.pipeline import pinned_revision
 
     revision = pinned_revision(settings)
     manifest = revision.manifest()

@@ -1,10 +1,12 @@
-"""The whole job for one schema revision: load, build the IR, render each variant."""
+"""The one route from settings to files: a schema revision (pinned, or the user's own files) is
+loaded, each build's IR is made from it, and every build is rendered. ``acpgen generate``,
+``acpgen vendor`` and ``acpgen features`` all go this way."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,14 +14,16 @@ from typing import Any
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem
 from acpgen.features.check import resolve_manifest
-from acpgen.features.manifest import MANIFEST_FILE
+from acpgen.features.manifest import MANIFEST_FILE, load_manifest
 from acpgen.features.model import Manifest
 from acpgen.features.selection import Selection, select, selected_schema
-from acpgen.ir.build import build_protocol
-from acpgen.ir.capabilities import attach_rules, capability_tree
-from acpgen.load.rule_table import RULES_FILE
+from acpgen.ir.build import Features, build_protocol
+from acpgen.ir.capabilities import RuleTable, capability_tree
+from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.load.schema import check_schema, load_schema
 from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
+from acpgen.source.config import Build, Settings
+from acpgen.source.schema_lock import read_lock, verify_files
 
 VARIANTS: tuple[ir.Variant, ...] = ("stable", "unstable")
 
@@ -62,35 +66,35 @@ class Revision:
         found: frozenset[str] = self._memo["unstable"]
         return found
 
-    def protocol(self, variant: ir.Variant, selection: Selection | None = None) -> tuple[ir.Protocol, dict[str, Any]]:
-        """The IR of one variant (or of the stable protocol with a selection of unstable features)
-        and the schema document it was built from."""
+    def protocol(self, variant: ir.Variant, selection: Selection | None = None) -> ir.Protocol:
+        """The IR of one variant, or of the stable protocol with a selection of unstable features."""
         marks = self.unstable_items()
         chosen, doc = self._document(variant, selection, marks)
+        manifest = self.manifest()  # every generation checks the feature manifest, whichever the build
+        owners = manifest.owners() if manifest is not None else {}
         if selection is not None:
             variant = "unstable"  # it holds unstable items, marked as such
-        protocol = build_protocol(
-            doc, variant=variant, source=chosen.source, protocol_version=self.protocol_version, unstable_items=marks
+            features = Features(selection.features, selected=True, owners=owners)
+        else:
+            names = manifest.names() if manifest is not None and variant == "unstable" else ()
+            features = Features(names, owners=owners)
+        return build_protocol(
+            doc,
+            variant=variant,
+            source=chosen.source,
+            protocol_version=self.protocol_version,
+            unstable_items=marks,
+            rules=self._rule_table(marks),
+            features=features,
+            experimental=self.experimental,
         )
+
+    def _rule_table(self, marks: frozenset[str]) -> RuleTable | None:
+        if self.rules is None:
+            return None
         widest = (self.unstable or self.stable).doc
         all_paths = frozenset(c.path for c in capability_tree(widest["$defs"], marks))
-        protocol = attach_rules(
-            protocol, doc, self.rules, marks, all_paths, origin=self.rules_origin, strict=self.strict_capabilities
-        )
-        manifest = self.manifest()  # every generation checks the feature manifest, whichever the build
-        if selection is not None:
-            features, selected = selection.features, True
-        else:
-            features, selected = (manifest.names() if manifest and variant == "unstable" else ()), False
-        owners = tuple(
-            (key, owner)
-            for key in sorted(protocol.unstable_items)
-            if manifest is not None and (owner := manifest.owner(key)) is not None
-        )
-        protocol = dataclasses.replace(
-            protocol, features=features, selected=selected, feature_of=owners, experimental=self.experimental
-        )
-        return protocol, doc
+        return RuleTable(self.rules, origin=self.rules_origin, strict=self.strict_capabilities, all_paths=all_paths)
 
     def _document(
         self, variant: ir.Variant, selection: Selection | None, marks: frozenset[str]
@@ -154,11 +158,62 @@ def read_schema_file(
     return SchemaFile(doc=doc, source=ir.Source(package=package, version=version, file=name or path.name, sha256=sha))
 
 
-def render_variant(
-    revision: Revision, variant: ir.Variant, package: str, selection: Selection | None = None
-) -> dict[str, str]:
-    """Every file of the generated package of one variant (or selection of features)."""
-    from acpgen.render.package import render  # datamodel-code-generator: imported only to render
+def pinned_revision(settings: Settings, strict_capabilities: bool | None = None) -> Revision:
+    """The pinned schema revision of ``settings`` (its lock verified), with its capability rule table
+    and feature manifest."""
+    lock = read_lock(settings.schema_dir)
+    verify_files(settings.schema_dir, lock)
+    rules_path = settings.schema_dir / settings.capability_rules
+    manifest_path = settings.schema_dir / settings.feature_manifest
 
-    protocol, doc = revision.protocol(variant, selection)
-    return render(protocol, doc, package)
+    def pinned(name: str) -> SchemaFile:
+        return read_schema_file(
+            settings.schema_dir / name, package=lock.package, version=lock.version, name=name, pinned=True
+        )
+
+    strict = settings.strict_capabilities if strict_capabilities is None else strict_capabilities
+    return Revision(
+        stable=pinned(settings.stable_schema),
+        unstable=pinned(settings.unstable_schema),
+        protocol_version=settings.protocol_version,
+        rules=load_rules(rules_path) if rules_path.is_file() else None,
+        rules_origin=str(rules_path),
+        strict_capabilities=strict,
+        features=load_manifest(manifest_path) if settings.feature_manifest and manifest_path.is_file() else None,
+        features_origin=str(manifest_path),
+        experimental=settings.experimental,
+    )
+
+
+def local_revision(settings: Settings, stable: Path, unstable: Path | None) -> Revision:
+    """A revision of the user's own schema files (``--schema``, ``--unstable-schema``): no lock, no
+    rule table, no feature manifest."""
+    return Revision(
+        stable=read_schema_file(stable, package="local", version="local"),
+        unstable=read_schema_file(unstable, package="local", version="local") if unstable is not None else None,
+        protocol_version=settings.protocol_version,
+        experimental=settings.experimental,
+    )
+
+
+Rendered = Callable[[Build, ir.Protocol, float], None]
+"""Told of each package once it is rendered: the build, its IR and the seconds it took."""
+
+
+def render_builds(
+    revision: Revision, builds: Sequence[Build], *, regenerate: str, rendered: Rendered | None = None
+) -> dict[str, str]:
+    """Every file of every build (formatted in one run of ruff), keyed by path relative to the
+    output folder: the one route from a revision to files, for ``generate`` and ``vendor``."""
+    from acpgen.render.formatting import format_files  # datamodel-code-generator and ruff: only to render
+    from acpgen.render.package import render_unformatted
+
+    files: dict[str, str] = {}
+    for build in builds:
+        started = time.perf_counter()
+        selection = revision.selection(build.features, build.origin) if build.features is not None else None
+        protocol = revision.protocol(build.variant, selection)
+        files.update(render_unformatted(protocol, build.package, folder=build.folder, regenerate=regenerate))
+        if rendered is not None:
+            rendered(build, protocol, time.perf_counter() - started)
+    return format_files(files)

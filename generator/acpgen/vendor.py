@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.render.header import generator_version
-from acpgen.source.config import Settings, packaged_settings
+from acpgen.source.config import Build, Settings, packaged_settings
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -118,18 +118,18 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
 
 def render_vendored(spec: VendorSpec) -> dict[str, str]:
     """Every file of the copy (and its manifest), keyed by path relative to the folder's parent."""
-    from acpgen.cli import pinned_revision
-    from acpgen.render.package import render
+    from acpgen.pipeline import pinned_revision, render_builds
     from acpgen.source.protocols import for_protocol, refuse_features
 
-    settings, experimental = for_protocol(packaged_settings(), spec.protocol)
+    settings = for_protocol(packaged_settings(), spec.protocol)
     refuse_features(settings, spec.features)
-    revision = pinned_revision(settings, experimental=experimental)
-    selection = revision.selection(spec.features, "--unstable-feature") if spec.features is not None else None
-    protocol, doc = revision.protocol(spec.variant, selection)
     folder = spec.folder.name
-    files = render(protocol, doc, spec.package, folder=folder, regenerate=spec.command)
-    files[f"{folder}/{MANIFEST}"] = manifest(spec, protocol)
+    build = Build(spec.variant, spec.package, spec.features, folder=folder)
+    built: list[ir.Protocol] = []
+    files = render_builds(
+        pinned_revision(settings), [build], regenerate=spec.command, rendered=lambda _, p, __: built.append(p)
+    )
+    files[f"{folder}/{MANIFEST}"] = manifest(spec, built[0])
     return files
 
 

@@ -46,9 +46,9 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from acpgen.diff.catalogue import LEVELS
     from acpgen.diff.compare import compare
     from acpgen.diff.report import rules_table, to_github, to_json, to_markdown, to_text
-    from acpgen.diff.rules import LEVELS
     from acpgen.diff.sources import load_side
     from acpgen.source.fetch import DEFAULT_PACKAGE
 

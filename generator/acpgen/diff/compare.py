@@ -3,19 +3,19 @@
 The order of the work: find renamed types (a removed and an added type of the same shape),
 then compare methods (:mod:`~acpgen.diff.methods`), then every other item present on either
 side (:mod:`~acpgen.diff.items`), then the capability rule tables
-(:mod:`~acpgen.diff.rule_tables`), then the unstable features as wholes
+(:mod:`~acpgen.diff.capability_rules`), then the unstable features as wholes
 (:mod:`~acpgen.diff.features`).
 """
 
 from __future__ import annotations
 
+from acpgen.diff.capability_rules import compare_capability_rules
 from acpgen.diff.features import compare_features
 from acpgen.diff.findings import Finding, Recorder
 from acpgen.diff.items import compare_items
 from acpgen.diff.methods import compare_methods
 from acpgen.diff.relations import Context
 from acpgen.diff.renames import find_renames
-from acpgen.diff.rule_tables import compare_rule_tables
 from acpgen.diff.snapshot import Snapshot
 
 __all__ = ["Finding", "compare"]
@@ -36,6 +36,6 @@ def compare(old: Snapshot, new: Snapshot) -> list[Finding]:
         )
     compare_methods(diff)
     compare_items(diff)
-    compare_rule_tables(diff)
+    compare_capability_rules(diff)
     compare_features(diff)
     return sorted(diff.findings, key=Finding.sort_key)

@@ -1,6 +1,6 @@
 """Findings and the recorder that makes them from rules.
 
-A finding takes its category and usual level from its rule (:mod:`acpgen.diff.rules`); the
+A finding takes its category and usual level from its rule (:mod:`acpgen.diff.catalogue`); the
 recorder lowers the level where the reader tolerates the change or the item is unstable, marks
 changes to types that no method sends as source-only, says whom a change breaks from the
 sides that write the type, and names the unstable feature an item belongs to.
@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from acpgen.diff.catalogue import LEVELS, Level, rule
 from acpgen.diff.relations import Context
-from acpgen.diff.rules import LEVELS, Level, rule
 from acpgen.diff.snapshot import BOTH, Snapshot, Writer
 from acpgen.load.inventory import item_owner
 

@@ -21,11 +21,11 @@ from acpgen.diff.alignment import (
     promoted_union,
     reshaped_types,
 )
+from acpgen.diff.catalogue import Level
 from acpgen.diff.findings import Recorder, item_label
 from acpgen.diff.names import compare_names
 from acpgen.diff.relations import Relation, describe, relate
 from acpgen.diff.renames import find_field_renames, find_variant_renames, rekey
-from acpgen.diff.rules import Level
 from acpgen.diff.snapshot import Item
 from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, LENIENCY_KEYWORDS, item_owner
 

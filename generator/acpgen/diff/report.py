@@ -15,8 +15,8 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from acpgen.diff.catalogue import LEVELS, RULES
 from acpgen.diff.compare import Finding
-from acpgen.diff.rules import LEVELS, RULES
 
 FORMAT_VERSION = 1
 _LIST_LIMIT = 12

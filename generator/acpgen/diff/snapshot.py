@@ -122,8 +122,8 @@ def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | Non
     """The snapshot of a revision: the items of its two builds, the widest build's types, and
     the features of its manifest as far as the manifest matches the schema."""
     bare = dataclasses.replace(revision, rules=None, features=None)  # the manifest is read leniently below
-    stable_build, _ = bare.protocol("stable")
-    widest, _ = bare.protocol("unstable")
+    stable_build = bare.protocol("stable")
+    widest = bare.protocol("unstable")
     items = {item.key: item for item in _items(stable_build, "stable")}
     for item in _items(widest, "unstable"):
         items.setdefault(item.key, item)

@@ -57,6 +57,10 @@ class Manifest:
         """The feature that owns an item key, if any."""
         return next((f.name for f in self.features if key in f.owns), None)
 
+    def owners(self) -> dict[str, str]:
+        """Every owned item key -> the feature that owns it."""
+        return {key: f.name for f in self.features for key in sorted(f.owns)}
+
     def closure(self, names: Iterable[str]) -> tuple[str, ...]:
         """``names`` and every feature they need, directly or not, sorted."""
         by_name = {f.name: f for f in self.features}

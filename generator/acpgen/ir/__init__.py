@@ -1,9 +1,12 @@
 """The intermediate representation: one typed, immutable model of one protocol variant.
 
 Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
-these objects, never raw JSON: :mod:`acpgen.ir.build` is the one place that reads a schema
-document. Collections are tuples sorted by a stable key (mappings are built in sorted order),
-so iteration never depends on dictionary order or hash seeds; wire shapes are read-only JSON.
+these objects, never a schema document: :mod:`acpgen.ir.build` is the one place that reads one.
+The models are rendered by datamodel-code-generator, which reads schema JSON: each
+:class:`TypeDef` keeps its definition's node as written (``node``) and the :class:`Protocol` the
+document's root (``root``), so that rendering needs nothing but the IR. Collections are tuples
+sorted by a stable key (mappings are built in sorted order), so iteration never depends on
+dictionary order or hash seeds; wire shapes are read-only JSON.
 """
 
 from __future__ import annotations
@@ -127,6 +130,8 @@ class TypeDef:
     """The definition lists properties of its own (an object type, or a union with shared fields)."""
     references: frozenset[str] = frozenset()
     """Every definition it refers to, anywhere inside it."""
+    node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The definition as the schema writes it (read-only): the models renderer's input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +243,11 @@ class Protocol:
     """Type name -> the sides that write it: the caller writes a request's params, the handler
     its result, the sender a notification, and whoever writes a type writes what it refers to
     (a type no method reaches is absent: either side may write it)."""
+    definition_order: tuple[str, ...] = ()
+    """The definitions' names in the order the schema writes them (the models module keeps it)."""
+    root: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The schema document without its definitions (read-only): its root union of the message
+    envelopes, which the models renderer turns into the top-level message unions."""
 
     @property
     def build(self) -> str:
@@ -246,10 +256,6 @@ class Protocol:
         if not self.selected:
             return self.variant
         return "stable + " + (", ".join(self.features) or "no unstable feature")
-
-    def methods_of(self, side: Side) -> tuple[Method, ...]:
-        """The methods a side handles, in wire-name order."""
-        return tuple(m for m in self.methods if m.side == side)
 
     def type(self, wire: str) -> TypeDef:
         """The type named ``wire`` in ``$defs``."""

@@ -11,6 +11,7 @@ from typing import Any, Literal, cast
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
+from acpgen.ir.capabilities import RuleTable, gating
 from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
 from acpgen.load.cycles import check_reference_cycles
@@ -36,6 +37,18 @@ from acpgen.load.inventory import (
 _SIDES = frozenset(ir.SIDES)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Features:
+    """What a build holds of the unstable features (from the feature manifest, checked)."""
+
+    names: tuple[str, ...] = ()
+    """The features the build holds (none in the stable build, all in the unstable one)."""
+    selected: bool = False
+    """The build is a selection of features (``--unstable-feature``) rather than all or none."""
+    owners: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Unstable item key -> the feature that owns it (every unstable item of the revision)."""
+
+
 def build_protocol(
     doc: Mapping[str, Any],
     *,
@@ -43,10 +56,16 @@ def build_protocol(
     source: ir.Source,
     protocol_version: int,
     unstable_items: frozenset[str],
+    rules: RuleTable | None = None,
+    features: Features | None = None,
+    experimental: bool = False,
 ) -> ir.Protocol:
-    """The IR of one protocol variant; ``unstable_items`` are the keys not in the stable protocol."""
+    """The IR of one protocol variant, whole: its types and methods, the capability rules that apply
+    to it (``rules``, checked against it), the features it holds, and the schema nodes the models
+    are rendered from. ``unstable_items`` are the keys of the revision that are not stable."""
     try:
-        return _build(doc, variant, source, protocol_version, unstable_items)
+        features = features or Features()
+        return _build(doc, variant, source, protocol_version, unstable_items, rules, features, experimental)
     except AcpgenError as error:
         raise AcpgenError(
             *(
@@ -62,17 +81,22 @@ def _build(
     source: ir.Source,
     protocol_version: int,
     unstable_items: frozenset[str],
+    rules: RuleTable | None,
+    features: Features,
+    experimental: bool,
 ) -> ir.Protocol:
     defs: Mapping[str, Node] = doc["$defs"]
     check_reference_cycles(defs)
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(_class_names(defs).values())
     open_defs = frozenset(name for name in defs if is_unconstrained(defs[name]))
-    scope = _Scope(unstable=present, taken=taken, open_defs=open_defs)
+    scope = _TypeContext(unstable=present, taken=taken, open_defs=open_defs)
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
     methods = _methods(defs, present)
+    gated = gating(defs, types, methods, rules, unstable_items)
+    methods = tuple(dataclasses.replace(m, gate=gated.gates.get((m.wire, m.side))) for m in methods)
     return ir.Protocol(
         variant=variant,
         protocol_version=protocol_version,
@@ -81,7 +105,17 @@ def _build(
         types=types,
         unstable_items=present,
         error_codes=_error_codes(defs, present),
+        capabilities=gated.capabilities,
+        rules=gated.rules,
+        informational=gated.informational,
+        ungated=gated.ungated,
+        features=features.names,
+        selected=features.selected,
+        feature_of=tuple((key, owner) for key in sorted(present) if (owner := features.owners.get(key)) is not None),
+        experimental=experimental,
         writers=writers(methods, types),
+        definition_order=tuple(defs),
+        root={key: value for key, value in doc.items() if key != "$defs"},
     )
 
 
@@ -243,7 +277,7 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Scope:
+class _TypeContext:
     """What building a type needs to know of the others."""
 
     unstable: frozenset[str]
@@ -254,7 +288,7 @@ class _Scope:
     """The definitions that admit any JSON value (``ExtRequest``)."""
 
 
-def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
+def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
     cls = naming.type_class_name(name)
     common: dict[str, Any] = {
         "wire": name,
@@ -264,6 +298,7 @@ def _type(name: str, node: Node, scope: _Scope) -> ir.TypeDef:
         "shape": canonical(node),
         "declares_properties": isinstance(node.get("properties"), Mapping),
         "references": references(node),
+        "node": node,
     }
     values = enum_values(node)
     found = union_branches(node)
@@ -303,7 +338,7 @@ def _scalar_key(branch: Node, branches: list[Node]) -> str:
     return ""
 
 
-def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _Scope) -> tuple[ir.UnionVariant, ...]:
+def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _TypeContext) -> tuple[ir.UnionVariant, ...]:
     """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
     constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
     constants and plain types are written inline."""
@@ -353,7 +388,7 @@ def _union(
     node: Node,
     branches: list[Node],
     shared: tuple[ir.Field, ...],
-    scope: _Scope,
+    scope: _TypeContext,
     common: dict[str, Any],
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
@@ -396,7 +431,7 @@ def _branch_key(name: str, node: Node, index: int, key: str | None) -> str:
 
 
 def _variant(
-    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _Scope
+    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _TypeContext
 ) -> ir.UnionVariant:
     """One branch of union ``name`` (class ``cls``); ``shared``: the union has fields of its own;
     ``tagged``: its branches are told apart by one tag property."""
@@ -419,7 +454,9 @@ def _variant(
     )
 
 
-def _variant_class(branch: Node, key: str, cls: str, scope: _Scope, *, unconstrained: bool, adds_nothing: bool) -> str:
+def _variant_class(
+    branch: Node, key: str, cls: str, scope: _TypeContext, *, unconstrained: bool, adds_nothing: bool
+) -> str:
     """A branch's class: ``Any`` for any value, the referenced type's class for a bare reference,
     else a class of its own named after its key."""
     if unconstrained:
@@ -433,7 +470,7 @@ def _union_keyword(node: Node) -> str:
     return "oneOf" if "oneOf" in node else "anyOf"
 
 
-def _fields(owner: str, node: Node, scope: _Scope) -> tuple[ir.Field, ...]:
+def _fields(owner: str, node: Node, scope: _TypeContext) -> tuple[ir.Field, ...]:
     props = node.get("properties")
     if not isinstance(props, Mapping):
         return ()

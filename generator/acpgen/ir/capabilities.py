@@ -94,59 +94,75 @@ def _capability_props(defs: Mapping[str, Node], type_name: str | None) -> list[s
     return [p for p in (defs[type_name].get("properties") or {}) if p != "_meta"]
 
 
-def attach_rules(
-    protocol: ir.Protocol,
-    doc: Mapping[str, Any],
-    table: Mapping[str, Any] | None,
-    all_unstable: frozenset[str],
-    all_paths: frozenset[str],
-    *,
-    origin: str,
-    strict: bool,
-) -> ir.Protocol:
-    """The protocol with its capability tree, the rules that apply to this build, and method gates.
+@dataclasses.dataclass(frozen=True, slots=True)
+class RuleTable:
+    """A curated capability rule table and what checking it against one build needs."""
 
-    ``all_unstable`` and ``all_paths`` (every capability path of the unstable schema) tell a rule
-    about an unstable item, left out of the stable build, from a rule about nothing at all.
+    table: Mapping[str, Any]
+    origin: str
+    """Where the table was read from (``schema/capability-rules.json``), for problems."""
+    strict: bool
+    """Fail when a leaf capability is neither gated by a rule nor listed as informational."""
+    all_paths: frozenset[str]
+    """Every capability path of the widest (unstable) schema of the revision."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Gating:
+    """What the rule table makes of one build: its capabilities, rules and method gates."""
+
+    capabilities: tuple[ir.Capability, ...]
+    rules: tuple[ir.GatingRule, ...] = ()
+    informational: tuple[tuple[str, str], ...] = ()
+    ungated: tuple[str, ...] = ()
+    gates: Mapping[tuple[str, str], str] = dataclasses.field(default_factory=dict)
+    """``(method wire name, side) -> capability path`` for the methods a capability gates."""
+
+
+def gating(
+    defs: Mapping[str, Node],
+    types: tuple[ir.TypeDef, ...],
+    methods: tuple[ir.Method, ...],
+    table: RuleTable | None,
+    all_unstable: frozenset[str],
+) -> Gating:
+    """The capability tree of one build and, given the rule table, the rules that apply to it.
+
+    ``all_unstable`` (the revision's unstable items) and the table's ``all_paths`` tell a rule about
+    an unstable item, left out of the stable build, from a rule about nothing at all.
     """
-    capabilities = capability_tree(doc["$defs"], all_unstable)
+    capabilities = capability_tree(defs, all_unstable)
     if table is None:
-        return dataclasses.replace(protocol, capabilities=capabilities)
-    scope = _Scope(
-        protocol=protocol,
+        return Gating(capabilities=capabilities)
+    scope = _RuleContext(
+        types=types,
+        methods=methods,
         by_path={c.path: c for c in capabilities},
         all_unstable=all_unstable,
-        all_paths=all_paths,
-        origin=origin,
+        all_paths=table.all_paths,
+        origin=table.origin,
     )
-    rules, problems = _rules(table, scope)
-    informational = tuple(sorted((str(k), str(v)) for k, v in (table.get("informational") or {}).items()))
-    problems += [_unknown_informational(path, origin) for path, _ in informational if not scope.exists(path)]
+    rules, problems = _rules(table.table, scope)
+    informational = tuple(sorted((str(k), str(v)) for k, v in (table.table.get("informational") or {}).items()))
+    problems += [_unknown_informational(path, table.origin) for path, _ in informational if not scope.exists(path)]
     used = {r.capability.path for r in rules} | {p for p, _ in informational}
     ungated = tuple(c.path for c in capabilities if c.leaf and c.path not in used)
-    if strict:
-        problems += [_gates_nothing(path, origin) for path in ungated]
+    if table.strict:
+        problems += [_gates_nothing(path, table.origin) for path in ungated]
     if problems:
         raise AcpgenError(*problems)
     gates: dict[tuple[str, str], str] = {
         (r.subject, r.capability.owner): r.capability.path for r in rules if r.kind == "method"
     }
-    methods = tuple(dataclasses.replace(m, gate=gates.get((m.wire, m.side))) for m in protocol.methods)
-    return dataclasses.replace(
-        protocol,
-        methods=methods,
-        capabilities=capabilities,
-        rules=tuple(rules),
-        informational=informational,
-        ungated=ungated,
-    )
+    return Gating(capabilities, tuple(rules), informational, ungated, gates)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Scope:
+class _RuleContext:
     """What checking one rule of the table needs to know."""
 
-    protocol: ir.Protocol
+    types: tuple[ir.TypeDef, ...]
+    methods: tuple[ir.Method, ...]
     by_path: Mapping[str, ir.Capability]
     """The capabilities of this build, by wire path."""
     all_unstable: frozenset[str]
@@ -163,7 +179,7 @@ class _Scope:
         return key in self.all_unstable
 
 
-def _rules(table: Mapping[str, Any], scope: _Scope) -> tuple[list[ir.GatingRule], list[Problem]]:
+def _rules(table: Mapping[str, Any], scope: _RuleContext) -> tuple[list[ir.GatingRule], list[Problem]]:
     rules: list[ir.GatingRule] = []
     problems: list[Problem] = []
     for index, raw in enumerate(table["rules"]):
@@ -194,7 +210,7 @@ def _gates_nothing(path: str, origin: str) -> Problem:
     )
 
 
-def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
+def _resolve(raw: Any, scope: _RuleContext, where: str) -> ir.GatingRule | None:
     """One rule of the table, or None when its subject or capability is unstable and absent from this build."""
     if not isinstance(raw, Mapping):
         raise AcpgenError(Problem(what="a rule must be an object", where=where, hint="Fix the rule table."))
@@ -211,7 +227,7 @@ def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
     capability = _capability(raw, subject, scope, where)
     if capability is None:
         return None
-    rule = _locate(kind, subject, capability, scope.protocol)
+    rule = _locate(kind, subject, capability, scope)
     if rule is None:
         if scope.absent_here(_subject_key(kind, subject, raw.get("side"))):
             return None
@@ -226,7 +242,7 @@ def _resolve(raw: Any, scope: _Scope, where: str) -> ir.GatingRule | None:
     return rule
 
 
-def _capability(raw: Mapping[str, Any], subject: str, scope: _Scope, where: str) -> ir.Capability | None:
+def _capability(raw: Mapping[str, Any], subject: str, scope: _RuleContext, where: str) -> ir.Capability | None:
     """The capability a rule needs, checked against the side and presence the rule states."""
     path = raw.get("needs")
     capability = scope.by_path.get(path) if isinstance(path, str) else None
@@ -262,10 +278,10 @@ def _subject_key(kind: str, subject: str, side: Any) -> str:
     }[kind]
 
 
-def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Protocol) -> ir.GatingRule | None:
-    types = {t.wire: t for t in protocol.types}
+def _locate(kind: str, subject: str, capability: ir.Capability, scope: _RuleContext) -> ir.GatingRule | None:
+    types = {t.wire: t for t in scope.types}
     if kind == "method":
-        if any(m.wire == subject and m.side == capability.owner for m in protocol.methods):
+        if any(m.wire == subject and m.side == capability.owner for m in scope.methods):
             return ir.GatingRule(kind="method", subject=subject, capability=capability)
         return None
     if kind == "field":
@@ -287,7 +303,7 @@ def _locate(kind: str, subject: str, capability: ir.Capability, protocol: ir.Pro
     t = types.get(enum)
     if t is None or value not in t.enum_values:
         return None
-    holders = [(h, f.attr) for o in protocol.types for f in o.fields if f.ref == enum for h in _holders(o)]
+    holders = [(h, f.attr) for o in scope.types for f in o.fields if f.ref == enum for h in _holders(o)]
     attrs = {a for _, a in holders}
     if len(attrs) != 1:
         return None

@@ -18,6 +18,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 UNSTABLE_MARKER = "**UNSTABLE**"
+"""What the schema writes in the description of an unstable item (not in every one)."""
+UNSTABLE_NOTE = f"{UNSTABLE_MARKER}: not part of the stable protocol; it may change or be removed at any time."
+"""What the generated code writes in the docstring of every unstable item."""
 
 # The schema's lenient-reading keywords (on a property): a value that fails validation reads as
 # the default; list items that fail are dropped; null reads as the default.

@@ -145,22 +145,6 @@ def _shortened(message: str) -> str:
     return message if len(message) <= _MESSAGE_LIMIT else message[: _MESSAGE_LIMIT - 1] + "…"
 
 
-def meta_valid(doc: Any) -> bool:
-    """Whether ``doc`` is a valid JSON Schema 2020-12 document, checked fast.
-
-    jsonschema-rs validates against the meta-schema in milliseconds (the Python validator takes
-    about a second for the unstable schema); what it leaves out is the ``regex`` format, so
-    ``pattern`` values and ``patternProperties`` keys are compiled here. False means "run the
-    Python validator", which decides and explains.
-    """
-    try:
-        if not jsonschema_rs.meta.is_valid(doc):
-            return False
-    except (ValueError, jsonschema_rs.ReferencingError):
-        return False
-    return all(_compiles(p) for p in _patterns(doc))
-
-
 def _patterns(node: Any) -> Iterator[Any]:
     """Every ``pattern`` value and ``patternProperties`` key in the document (walked without recursion)."""
     pending = [node]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.render.stubs import UNSTABLE_DOC
+from acpgen.load.inventory import UNSTABLE_NOTE
 from acpgen.runtime import _rpc
 
 RUNTIME_DOC = "A standard JSON-RPC error code, as the runtime answers with it."
@@ -46,7 +46,7 @@ def error_code_views(protocol: ir.Protocol) -> tuple[CodeView, ...]:
             raise AcpgenError(_mismatch(code, runtime[code.constant]))
         if any(v.constant == code.constant for v in views):
             raise AcpgenError(_duplicate(code))
-        doc = code.description if code.stable else f"{UNSTABLE_DOC}\n\n{code.description}"
+        doc = code.description if code.stable else f"{UNSTABLE_NOTE}\n\n{code.description}"
         views.append(
             CodeView(
                 constant=code.constant, value=code.value, title=code.title, doc=doc, runtime=code.constant in runtime

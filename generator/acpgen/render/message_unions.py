@@ -40,11 +40,11 @@ class Root:
     template_data: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def root(doc: Mapping[str, Any], defs: Mapping[str, Any], protocol: ir.Protocol) -> Root:
+def root(defs: Mapping[str, Any], protocol: ir.Protocol) -> Root:
     """The root of the models' schema (``AcpMessage``) and the named types of its branches."""
     found = Root(schema={})
     members: list[str] = []
-    for branch in _branches(doc):
+    for branch in _branches(protocol.root):
         name = _named(branch, defs, found, protocol)
         if name is not None:
             members.append(name)
@@ -63,8 +63,7 @@ def root(doc: Mapping[str, Any], defs: Mapping[str, Any], protocol: ir.Protocol)
     return found
 
 
-def _branches(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    top = {k: v for k, v in doc.items() if k != "$defs"}
+def _branches(top: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     branches = top.get("anyOf")
     if isinstance(branches, list):
         return [b for b in branches if isinstance(b, Mapping)]

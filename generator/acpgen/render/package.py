@@ -1,20 +1,20 @@
-"""Pure rendering: IR (and the schema it came from) to ``{relative path: text}``."""
+"""Pure rendering: IR to ``{relative path: text}``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from acpgen import ir
-from acpgen.render.builders import builder_module
+from acpgen.render.builders import BuilderModule, builder_module
+from acpgen.render.capability_views import capability_views, rule_views
 from acpgen.render.error_codes import error_code_views
 from acpgen.render.fold_rules import fold_rules, permission_data
 from acpgen.render.formatting import format_files
+from acpgen.render.front_door import front_door
 from acpgen.render.header import REGENERATE, generator_version, header
+from acpgen.render.method_views import connected_roles, method_views, roles
 from acpgen.render.model_keys import check_class_names, keyed_by_class
 from acpgen.render.models import render_models
 from acpgen.render.prepare import prepare
-from acpgen.render.stubs import capability_views, connected_roles, method_views, remote_routing, roles, rule_views
+from acpgen.render.remote_routing import remote_routing
 from acpgen.render.templating import render_template
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
@@ -23,27 +23,9 @@ PYDANTIC_MINIMUM = (2, 11)
 """The oldest pydantic the generated code runs on (its models use ``validate_by_name`` and
 ``validate_by_alias``, new in 2.11); the package checks it at import."""
 
-# Output files rendered from templates/package/<name>.jinja, besides models.py, py.typed and the
-# runtime modules (acpgen.runtime), which are copied.
-PACKAGE_TEMPLATES = (
-    "__init__.py",
-    "_version.py",
-    "builders.py",
-    "capabilities.py",
-    "errors.py",
-    "initialization.py",
-    "interfaces.py",
-    "methods.py",
-    "remote.py",
-    "senders.py",
-    "serve.py",
-    "stability.py",
-)
-
 
 def render(
     protocol: ir.Protocol,
-    doc: Mapping[str, Any],
     package: str,
     *,
     folder: str | None = None,
@@ -54,12 +36,11 @@ def render(
     ``package`` is the import name the package is documented under, ``folder`` the folder it is
     written to (by default the package name), ``regenerate`` the command its headers name.
     """
-    return format_files(render_unformatted(protocol, doc, package, folder=folder, regenerate=regenerate))
+    return format_files(render_unformatted(protocol, package, folder=folder, regenerate=regenerate))
 
 
 def render_unformatted(
     protocol: ir.Protocol,
-    doc: Mapping[str, Any],
     package: str,
     *,
     folder: str | None = None,
@@ -68,41 +49,44 @@ def render_unformatted(
     """What :func:`render` gives before formatting: a command that renders several packages
     formats them all in one run of ruff (:func:`acpgen.render.formatting.format_files`)."""
     top = header(protocol, regenerate)
-    models, tree = render_models(keyed_by_class(prepare(protocol, doc), protocol), top)
+    models, tree = render_models(keyed_by_class(prepare(protocol), protocol), top)
     check_class_names(tree, protocol)
     files = {"models.py": models}
-    builders = builder_module(protocol, tree)
-    data = {
-        "header": top.rstrip("\n"),
-        "protocol": protocol,
-        "package": package,
-        "generator_version": generator_version(),
-        "pydantic_minimum": ".".join(map(str, PYDANTIC_MINIMUM)),
-        "pydantic_minimum_tuple": PYDANTIC_MINIMUM,
-        "unstable_items": sorted(protocol.unstable_items),
-        "methods": method_views(protocol),
-        "roles": roles(protocol),
-        "connected": connected_roles(protocol),
-        "remote": remote_routing(protocol) if connected_roles(protocol) else None,
-        "constant_values": sorted({(m.constant, m.wire) for m in protocol.methods}),
-        "constants": sorted({m.constant for m in protocol.methods}),
-        "capabilities": capability_views(protocol),
-        "rules": rule_views(protocol),
-        "builders": builders.builders,
-        "builder_imports": builders.imports,
-        "error_codes": error_code_views(protocol),
-    }
-    for name in PACKAGE_TEMPLATES:
-        files[name] = render_template(f"{name}.jinja", **data)
-    rules = fold_rules(protocol)
-    files["session_state.py"] = render_template("session_state.py.jinja", header=data["header"], rules=rules)
-    files["trace.py"] = render_template("trace.py.jinja", header=data["header"], package=package, rules=rules)
-    files["permissions.py"] = render_template(
-        "permissions.py.jinja", header=data["header"], **permission_data(protocol)
-    )
+    for name, data in template_data(protocol, package, builder_module(protocol, tree)).items():
+        files[name] = render_template(f"{name}.jinja", header=top.rstrip("\n"), **data)
     for name in RUNTIME_MODULES:
         files[name] = top + runtime_source(name)
     folder = folder or package
     result = {f"{folder}/{name}": text for name, text in sorted(files.items())}
     result[f"{folder}/py.typed"] = ""
     return result
+
+
+def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) -> dict[str, dict[str, object]]:
+    """Each output file rendered from ``templates/package/<file>.jinja``, with the data its
+    template reads, named (every template also gets the file's ``header``)."""
+    connected = connected_roles(protocol)
+    remote = remote_routing(protocol) if connected else None
+    fold = fold_rules(protocol)
+    methods = method_views(protocol)
+    return {
+        "__init__.py": {
+            "protocol": protocol,
+            "package": package,
+            "pydantic_minimum": PYDANTIC_MINIMUM,
+            "exports": front_door(connected=bool(connected), remote=remote is not None, session_state=fold.available),
+        },
+        "_version.py": {"protocol": protocol, "generator_version": generator_version()},
+        "builders.py": {"builders": builders.builders, "builder_imports": builders.imports},
+        "capabilities.py": {"capabilities": capability_views(protocol), "rules": rule_views(protocol)},
+        "errors.py": {"error_codes": error_code_views(protocol)},
+        "interfaces.py": {"roles": roles(protocol)},
+        "methods.py": {"methods": methods, "constants": sorted({(m.constant, m.wire) for m in protocol.methods})},
+        "permissions.py": permission_data(protocol),
+        "remote.py": {"remote": remote},
+        "senders.py": {"roles": roles(protocol)},
+        "serve.py": {"connected": connected},
+        "session_state.py": {"rules": fold},
+        "stability.py": {"unstable_items": sorted(protocol.unstable_items), "feature_of": protocol.feature_of},
+        "trace.py": {"package": package, "rules": fold},
+    }

@@ -34,12 +34,9 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.ir import naming
-from acpgen.load.inventory import INTEGER_BOUNDS, json_copy, union_branches
+from acpgen.load.inventory import INTEGER_BOUNDS, UNSTABLE_MARKER, UNSTABLE_NOTE, json_copy, union_branches
 from acpgen.render import message_unions
 from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
-
-UNSTABLE_NOTE = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
-
 
 # Model settings every class gets: values are read as JSON types (no "yes" -> True coercion, no NaN
 # or infinity, which JSON does not have), constructors take the Python attribute names as well as
@@ -76,9 +73,11 @@ class ModelInput:
     """Names the models module imports from the package's ``_messages`` module."""
 
 
-def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
-    """The input of datamodel-code-generator for one protocol variant."""
-    defs: dict[str, Any] = json_copy(dict(doc["$defs"]))
+def prepare(protocol: ir.Protocol) -> ModelInput:
+    """The input of datamodel-code-generator for one protocol variant: the schema's definitions as
+    the IR keeps them (:attr:`acpgen.ir.TypeDef.node`), prepared."""
+    nodes = {t.wire: t.node for t in protocol.types}
+    defs: dict[str, Any] = json_copy({name: nodes[name] for name in protocol.definition_order})
     template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
     aliases: dict[str, str] = {}
     support: set[str] = {ROOT_BASE}
@@ -113,7 +112,7 @@ def prepare(protocol: ir.Protocol, doc: Mapping[str, Any]) -> ModelInput:
     for definition in defs.values():
         _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    schema.update(_message_unions(doc, defs, protocol, template_data, support))
+    schema.update(_message_unions(defs, protocol, template_data, support))
     return ModelInput(
         schema=schema,
         template_data=template_data,
@@ -147,7 +146,7 @@ def _mark_unstable_members(t: ir.TypeDef, node: dict[str, Any], protocol: ir.Pro
             _mark(props[f.wire])
     values = [v for v in t.enum_values if f"value:{t.wire}={v}" in protocol.unstable_items]
     if t.kind == "enum" and values:
-        node["description"] = _joined(node.get("description"), "**UNSTABLE** values: " + ", ".join(values) + ".")
+        node["description"] = _joined(node.get("description"), f"{UNSTABLE_MARKER} values: " + ", ".join(values) + ".")
 
 
 def field_rules(f: ir.Field, by_method: Mapping[str, str] | None = None) -> tuple[Call | Name, ...]:
@@ -416,7 +415,6 @@ def _lenient_tag(t: ir.TypeDef) -> bool:
 
 
 def _message_unions(
-    doc: Mapping[str, Any],
     defs: dict[str, Any],
     protocol: ir.Protocol,
     template_data: dict[str, dict[str, Any]],
@@ -424,7 +422,7 @@ def _message_unions(
 ) -> dict[str, Any]:
     """The schema's top-level message unions (:mod:`acpgen.render.message_unions`) added to the
     definitions and template data; the root schema (``AcpMessage``)."""
-    top = message_unions.root(doc, defs, protocol)
+    top = message_unions.root(defs, protocol)
     defs.update(top.definitions)
     for name, data in top.template_data.items():
         template_data.setdefault(name, {}).update(data)
@@ -444,7 +442,7 @@ def _names_in(value: Any) -> set[str]:
 def _mark(node: dict[str, Any]) -> None:
     """Prefix a description with the unstable marker unless upstream already did."""
     text = node.get("description")
-    if not isinstance(text, str) or "**UNSTABLE**" not in text:
+    if not isinstance(text, str) or UNSTABLE_MARKER not in text:
         node["description"] = _joined(UNSTABLE_NOTE, text)
 
 

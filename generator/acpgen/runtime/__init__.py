@@ -18,8 +18,10 @@ RUNTIME = files(__name__)
 
 MODULES = (
     "_asgi.py",
+    "_capabilities.py",
     "_fold.py",
     "_incoming.py",
+    "_lazy.py",
     "_messages.py",
     "_permissions.py",
     "_process.py",
@@ -32,13 +34,16 @@ MODULES = (
     "_sender.py",
     "_state.py",
     "_support.py",
+    "_trace_cli.py",
     "_tracker.py",
     "_transcript.py",
+    "_transcript_html.py",
     "_wire_log.py",
     "_work.py",
     "codec.py",
     "connection.py",
     "dispatch.py",
+    "initialization.py",
     "stdio.py",
     "transport.py",
 )

@@ -6,7 +6,7 @@ import keyword
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acpgen.errors import AcpgenError, Problem
 from acpgen.resources import schema_dir
@@ -36,13 +36,31 @@ class Settings:
     """Where ``acpgen generate`` remembers its last run, to skip a regeneration that changes nothing."""
     unstable_features: tuple[str, ...] = ()
     """Unstable features a bare ``acpgen generate`` adds to the stable protocol (in ``package``)."""
+    experimental: bool = False
+    """A draft protocol's build (``--protocol 2``): its packages say they may change without notice
+    (set by :func:`acpgen.source.protocols.for_protocol`, not by the configuration)."""
     regenerate: str = ""
     """The command that rewrites the output, named in each file's header and by ``--check`` when the
     output is stale (``make generate`` in acpgen's repository); empty: the ``acpgen generate`` command
     line that builds it."""
 
 
-_KINDS: dict[str, type] = {
+@dataclass(frozen=True, slots=True)
+class Build:
+    """One package to render: its variant, or the unstable features selected, and its name."""
+
+    variant: Literal["stable", "unstable"]
+    package: str
+    """The import name the package is documented under."""
+    features: tuple[str, ...] | None = None
+    """The selected unstable features, for a selection build."""
+    origin: str = "--unstable-feature"
+    """Where the selection was given (for problems)."""
+    folder: str | None = None
+    """The folder it is written to (by default the package's name)."""
+
+
+_KINDS: dict[str, type] = {  # what [tool.acpgen] may set, and its kind
     "schema_dir": str,
     "output_dir": str,
     "stable_schema": str,
@@ -74,7 +92,7 @@ def load_settings(pyproject: Path) -> Settings:
     nothing (the schema: the one shipped with acpgen)."""
     root = pyproject.parent
     table = _table(pyproject) if pyproject.is_file() else {}
-    known = {f.name.replace("_", "-"): f for f in fields(Settings)}
+    known = {f.name.replace("_", "-"): f for f in fields(Settings) if f.name in _KINDS}
     values: dict[str, Any] = {}
     for key, value in table.items():
         if key not in known:

@@ -50,11 +50,11 @@ def refuse_features(settings: Settings, features: object, where: str = "--unstab
         )
 
 
-def for_protocol(settings: Settings, version: int | None, where: str = "--protocol") -> tuple[Settings, bool]:
-    """The settings that build protocol ``version`` (the settings' own when ``None``), and whether
-    that build is experimental."""
+def for_protocol(settings: Settings, version: int | None, where: str = "--protocol") -> Settings:
+    """The settings that build protocol ``version`` (the settings' own when ``None``); a draft's are
+    marked ``experimental``."""
     if version is None or version == settings.protocol_version:
-        return settings, False
+        return settings
     layout = DRAFTS.get(version)
     if layout is None:
         known = sorted({settings.protocol_version, *DRAFTS})
@@ -65,17 +65,15 @@ def for_protocol(settings: Settings, version: int | None, where: str = "--protoc
                 hint=f"Give one of {', '.join(map(str, known))}.",
             )
         )
-    return (
-        dataclasses.replace(
-            settings,
-            unstable_features=(),  # they name v1 features
-            stable_schema=f"{layout.folder}/schema.json",
-            unstable_schema=f"{layout.folder}/schema.unstable.json",
-            package=settings.package + layout.suffix,
-            unstable_package=settings.package + layout.suffix + "_unstable",
-            protocol_version=layout.version,
-            capability_rules=layout.capability_rules,
-            feature_manifest="",
-        ),
-        layout.experimental,
+    return dataclasses.replace(
+        settings,
+        unstable_features=(),  # they name v1 features
+        stable_schema=f"{layout.folder}/schema.json",
+        unstable_schema=f"{layout.folder}/schema.unstable.json",
+        package=settings.package + layout.suffix,
+        unstable_package=settings.package + layout.suffix + "_unstable",
+        protocol_version=layout.version,
+        capability_rules=layout.capability_rules,
+        feature_manifest="",
+        experimental=layout.experimental,
     )

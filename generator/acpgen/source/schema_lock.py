@@ -26,7 +26,6 @@ from pathlib import Path, PurePosixPath
 
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.load.nesting import parse
-from acpgen.output.atomic_write import write
 
 LOCK_NAME = "schema.lock.json"
 
@@ -100,11 +99,6 @@ def lock_to_json(lock: SchemaLock) -> str:
         "files": dict(lock.files),
     }
     return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_lock(schema_dir: Path, lock: SchemaLock) -> None:
-    """Write ``schema_dir/schema.lock.json`` atomically (see :mod:`acpgen.output.atomic_write`)."""
-    write(schema_dir, {LOCK_NAME: lock_to_json(lock).encode("utf-8")})
 
 
 def read_lock(schema_dir: Path) -> SchemaLock:

@@ -3,14 +3,21 @@
 # Do not edit: regenerate with `make generate`.
 """Typed bindings for the Agent Client Protocol (stable build, protocol version 1).
 
-Models live in ``fields_stable.models``; this module only names what the package was built from.
+Start here: ``from fields_stable import models, builders``: ``models`` holds the wire types,
+``builders`` one function per union variant and method that sets the tags for you.
+
+Each name is imported when first used: importing the package costs no more than pydantic.
+
 This build holds the stable protocol only.
 
 It needs pydantic 2.11 or newer, and says so at import.
 """
 
+from typing import TYPE_CHECKING, Any
+
 import pydantic as _pydantic
 
+from ._lazy import FrontDoor as _FrontDoor
 from ._version import (
     BUILD,
     EXPERIMENTAL,
@@ -24,12 +31,37 @@ from ._version import (
     VARIANT,
 )
 
+if TYPE_CHECKING:
+    from . import builders as builders
+    from . import models as models
+    from .errors import RequestError as RequestError
+    from .initialization import negotiate_version as negotiate_version
+
 _PYDANTIC_MINIMUM = (2, 11)
 if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
     raise ImportError(
         f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
+
+_FRONT_DOOR = _FrontDoor(
+    __name__,
+    {
+        "RequestError": (".errors", "RequestError"),
+        "builders": (".builders", None),
+        "models": (".models", None),
+        "negotiate_version": (".initialization", "negotiate_version"),
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    return _FRONT_DOOR.get(name, globals())
+
+
+def __dir__() -> list[str]:
+    return _FRONT_DOOR.names(globals())
+
 
 __all__ = [
     "BUILD",
@@ -42,4 +74,8 @@ __all__ = [
     "SCHEMA_SHA256",
     "SCHEMA_VERSION",
     "VARIANT",
+    "RequestError",
+    "builders",
+    "models",
+    "negotiate_version",
 ]

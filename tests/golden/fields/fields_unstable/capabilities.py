@@ -10,11 +10,10 @@ The rules come from the curated rule table checked against the schema at generat
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal, get_args
+from collections.abc import Mapping
+from typing import Final
 
-from pydantic import BaseModel
+from ._capabilities import Capability, CapabilityError, Rule, RuleBook, Violation
 
 __all__ = [
     "CAPABILITIES",
@@ -28,158 +27,11 @@ __all__ = [
     "violations",
 ]
 
-Side = Literal["agent", "client"]
-
-
-@dataclass(frozen=True, slots=True)
-class Capability:
-    """A capability: its wire path, who advertises it, how presence is judged, its attributes from the root."""
-
-    path: str
-    side: Side
-    presence: Literal["true", "present"]
-    attrs: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """A method, field, union variant or enum value that needs a capability of the peer."""
-
-    kind: Literal["method", "field", "variant", "value"]
-    subject: str
-    capability: Capability
-    classes: tuple[type[BaseModel], ...]
-    attr: str | None
-    value: str | None
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """A rule that an outgoing message breaks."""
-
-    rule: Rule
-    message: str
-
-
-class CapabilityError(Exception):
-    """An outgoing message uses what the peer did not advertise."""
-
-    def __init__(self, found: list[Violation]) -> None:
-        super().__init__("; ".join(v.message for v in found))
-        self.violations = found
-
-
 CAPABILITIES: Final[Mapping[str, Capability]] = {}
 
 RULES: Final[tuple[Rule, ...]] = ()
 
-
-def supports(advertised: BaseModel | None, path: str) -> bool:
-    """Whether ``advertised`` (the peer's ``AgentCapabilities`` or ``ClientCapabilities``) has capability ``path``."""
-    capability = CAPABILITIES[path]
-    value: Any = advertised
-    for attr in capability.attrs:
-        value = getattr(value, attr, None)
-        if value is None:
-            return False
-    return value is True if capability.presence == "true" else value is not None
-
-
-_BY_METHOD: dict[tuple[Side, str], tuple[Rule, ...]] = {}
-_BY_CLASS: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {
-    "agent": {},
-    "client": {},
-}
-for _rule in RULES:
-    if _rule.kind == "method":
-        _key = (_rule.capability.side, _rule.subject)
-        _BY_METHOD[_key] = (*_BY_METHOD.get(_key, ()), _rule)
-    for _cls in _rule.classes:
-        _table = _BY_CLASS[_rule.capability.side]
-        _table[_cls] = (*_table.get(_cls, ()), _rule)
-
-
-def violations(
-    peer: Side, advertised: BaseModel | None, method: str, payload: Any
-) -> list[Violation]:
-    """Every rule that sending ``method`` with ``payload`` to ``peer`` breaks, given what it advertised.
-
-    ``payload`` is the params (or result) model; rules for fields, variants and enum values look
-    at every model inside it.
-    """
-    found = [
-        rule
-        for rule in _BY_METHOD.get((peer, method), ())
-        if not supports(advertised, rule.capability.path)
-    ]
-    by_class = _BY_CLASS[peer]
-    if by_class and _may_hold(type(payload), peer):
-        for obj in _models_in(payload):
-            for rule in by_class.get(type(obj), ()):
-                if _uses(rule, obj) and not supports(advertised, rule.capability.path):
-                    found.append(rule)
-    unique = list(dict.fromkeys(found))
-    return [Violation(rule, rule.message) for rule in unique]
-
-
-def require(
-    peer: Side, advertised: BaseModel | None, method: str, payload: Any
-) -> None:
-    """Raise :class:`CapabilityError` listing every violation, if there is one."""
-    found = violations(peer, advertised, method, payload)
-    if found:
-        raise CapabilityError(found)
-
-
-def _uses(rule: Rule, obj: BaseModel) -> bool:
-    if rule.kind == "variant":
-        return True
-    value = getattr(obj, rule.attr or "", None)
-    if rule.kind == "value":
-        return bool(value == rule.value)
-    return value is not None and value != [] and value != {}
-
-
-_HOLDS: dict[tuple[type, Side], bool] = {}
-
-
-def _may_hold(model: type, peer: Side) -> bool:
-    """Whether a value of ``model`` can hold a model that a rule for ``peer`` gates (its field
-    types, followed through unions, lists and other models): when not, nothing is walked."""
-    known = _HOLDS.get((model, peer))
-    if known is None:
-        known = _HOLDS[(model, peer)] = _reaches(model, _BY_CLASS[peer].keys())
-    return known
-
-
-def _reaches(model: type, gated: Any) -> bool:
-    seen: set[Any] = set()
-    stack: list[Any] = [model]
-    while stack:
-        kind = stack.pop()
-        if kind in seen:
-            continue
-        seen.add(kind)
-        if kind in gated:
-            return True
-        stack.extend(get_args(kind))
-        value = getattr(kind, "__value__", None)  # a type alias
-        if value is not None:
-            stack.append(value)
-        if isinstance(kind, type) and issubclass(kind, BaseModel):
-            stack.extend(field.annotation for field in kind.model_fields.values())
-    return False
-
-
-def _models_in(value: Any) -> Iterator[BaseModel]:
-    if isinstance(value, BaseModel):
-        yield value
-        for item in value.__dict__.values():
-            yield from _models_in(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _models_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _models_in(item)
+_BOOK = RuleBook(CAPABILITIES, RULES)
+supports = _BOOK.supports
+violations = _BOOK.violations
+require = _BOOK.require

@@ -3,15 +3,25 @@
 # Do not edit: regenerate with `make generate`.
 """Typed bindings for the Agent Client Protocol (unstable build, protocol version 1).
 
-Models live in ``stability_unstable.models``; this module only names what the package was built from.
+Start here: ``from stability_unstable import Agent, Client, run_agent, spawn_agent, models, builders,
+RequestError``. Subclass ``Agent`` and serve it on stdio with ``asyncio.run(run_agent(MyAgent()))``;
+subclass ``Client`` and start an agent process with ``async with spawn_agent([...], MyClient())
+as agent:``. ``models`` holds the wire types, ``builders`` one function per union variant and
+method that sets the tags for you; a handler raises ``RequestError`` to answer with an error.
+
+Each name is imported when first used: importing the package costs no more than pydantic.
+
 This build includes unstable methods, types, fields and variants; each is marked UNSTABLE in
 its docstring, and ``stability_unstable.stability.UNSTABLE_ITEMS`` lists them.
 
 It needs pydantic 2.11 or newer, and says so at import.
 """
 
+from typing import TYPE_CHECKING, Any
+
 import pydantic as _pydantic
 
+from ._lazy import FrontDoor as _FrontDoor
 from ._version import (
     BUILD,
     EXPERIMENTAL,
@@ -25,12 +35,45 @@ from ._version import (
     VARIANT,
 )
 
+if TYPE_CHECKING:
+    from . import builders as builders
+    from . import models as models
+    from .errors import RequestError as RequestError
+    from .initialization import negotiate_version as negotiate_version
+    from .interfaces import Agent as Agent
+    from .interfaces import Client as Client
+    from .serve import run_agent as run_agent
+    from .serve import spawn_agent as spawn_agent
+
 _PYDANTIC_MINIMUM = (2, 11)
 if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
     raise ImportError(
         f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
+
+_FRONT_DOOR = _FrontDoor(
+    __name__,
+    {
+        "Agent": (".interfaces", "Agent"),
+        "Client": (".interfaces", "Client"),
+        "RequestError": (".errors", "RequestError"),
+        "builders": (".builders", None),
+        "models": (".models", None),
+        "negotiate_version": (".initialization", "negotiate_version"),
+        "run_agent": (".serve", "run_agent"),
+        "spawn_agent": (".serve", "spawn_agent"),
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    return _FRONT_DOOR.get(name, globals())
+
+
+def __dir__() -> list[str]:
+    return _FRONT_DOOR.names(globals())
+
 
 __all__ = [
     "BUILD",
@@ -43,4 +86,12 @@ __all__ = [
     "SCHEMA_SHA256",
     "SCHEMA_VERSION",
     "VARIANT",
+    "Agent",
+    "Client",
+    "RequestError",
+    "builders",
+    "models",
+    "negotiate_version",
+    "run_agent",
+    "spawn_agent",
 ]

@@ -6,7 +6,7 @@ from acpgen.diff.findings import PEER, Recorder, item_label
 from acpgen.diff.snapshot import BOTH, Snapshot
 
 
-def compare_rule_tables(diff: Recorder) -> None:
+def compare_capability_rules(diff: Recorder) -> None:
     old, new = diff.old.rules, diff.new.rules
     if old is None or new is None:
         return

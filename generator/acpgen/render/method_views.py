@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.ir import naming
+from acpgen.load.inventory import UNSTABLE_MARKER, UNSTABLE_NOTE
 from acpgen.render.required import Optionality, optional_methods
-
-UNSTABLE_DOC = "**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time."
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +139,8 @@ def connected_roles(protocol: ir.Protocol) -> tuple[tuple[Role, Role], ...]:
 
 def _view(protocol: ir.Protocol, m: ir.Method, optional: Optionality | None) -> MethodView:
     doc = m.description.strip() or f"The `{m.wire}` {m.kind}."
-    if not m.stable and "**UNSTABLE**" not in doc:
-        doc = f"{UNSTABLE_DOC}\n\n{doc}"
+    if not m.stable and UNSTABLE_MARKER not in doc:
+        doc = f"{UNSTABLE_NOTE}\n\n{doc}"
     handler_doc = doc
     if optional is not None:
         default = 'answers "method not found"' if m.kind == "request" else "ignores it"
@@ -185,114 +184,3 @@ def _version_field(protocol: ir.Protocol, m: ir.Method) -> str | None:
     if m.result is None or m.side != "agent":
         return None
     return VERSION_FIELD if any(f.wire == VERSION_FIELD for f in protocol.type(m.result).fields) else None
-
-
-@dataclass(frozen=True, slots=True)
-class CapabilityView:
-    """One capability as the templates need it."""
-
-    path: str
-    side: ir.Owner
-    presence: ir.Presence
-    attrs: tuple[str, ...]
-    accessor: str
-    root_class: str
-    doc: str
-
-
-@dataclass(frozen=True, slots=True)
-class RuleView:
-    """One gating rule as the templates need it."""
-
-    kind: ir.SubjectKind
-    subject: str
-    path: str
-    side: ir.Owner
-    classes: tuple[str, ...]
-    attr: str | None
-    value: str | None
-    message: str
-    """The plain-words violation message."""
-
-
-def capability_views(protocol: ir.Protocol) -> tuple[CapabilityView, ...]:
-    """Every capability of the tree, in schema order."""
-    views = []
-    for c in protocol.capabilities:
-        meaning = c.description.strip() or "(no description in the schema)"
-        judged = "is true" if c.presence == "true" else "is present and not null"
-        doc = f"Whether the {c.owner} advertised `{c.path}` (it {judged}).\n\n{meaning}"
-        if not c.stable:
-            doc = f"{UNSTABLE_DOC}\n\n{doc}"
-        views.append(
-            CapabilityView(
-                path=c.path,
-                side=c.owner,
-                presence=c.presence,
-                attrs=c.attrs,
-                accessor=c.accessor,
-                root_class=protocol.type(c.root).class_name,
-                doc=doc,
-            )
-        )
-    return tuple(views)
-
-
-def rule_views(protocol: ir.Protocol) -> tuple[RuleView, ...]:
-    """Every gating rule of this build, in table order."""
-    return tuple(
-        RuleView(
-            kind=r.kind,
-            subject=r.subject,
-            path=r.capability.path,
-            side=r.capability.owner,
-            classes=r.classes,
-            attr=r.attr,
-            value=r.value,
-            message=f"{_subject_words(r)} needs {r.capability.path}, which the {r.capability.owner} did not advertise",
-        )
-        for r in protocol.rules
-    )
-
-
-def _subject_words(rule: ir.GatingRule) -> str:
-    if rule.kind == "variant":
-        union, _, key = rule.subject.partition("[")
-        return f"{union} of type {key.rstrip(']')}"
-    if rule.kind == "value":
-        enum, _, value = rule.subject.partition("=")
-        return f"{enum} {value!r}"
-    return rule.subject
-
-
-RFD_INITIALIZE = "initialize"
-"""The request that opens a remote connection (RFD "Streamable HTTP & WebSocket Transport")."""
-RFD_CONNECTION_ANSWERS = ("session/load",)
-"""Session requests the RFD answers on the connection stream, not the session's."""
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteRouting:
-    """What the remote server's routing needs from the schema (``remote.py``'s ``ROUTING``)."""
-
-    initialize: str
-    session_scoped: tuple[str, ...]
-    """Agent methods whose params require a ``sessionId``: their POSTs need ``Acp-Session-Id``."""
-    answered_on_connection: tuple[str, ...]
-
-
-def remote_routing(protocol: ir.Protocol) -> RemoteRouting | None:
-    """The remote routing of a protocol that has the RFD's ``initialize``, else None."""
-    wires = {m.wire for m in protocol.methods}
-    if RFD_INITIALIZE not in wires:
-        return None
-    by_wire = {t.wire: t for t in protocol.types}
-    scoped = sorted(
-        m.wire
-        for m in protocol.methods
-        if m.side in ("agent", "both")
-        and m.params in by_wire
-        and any(f.wire == "sessionId" and f.required for f in by_wire[m.params].fields)
-    )
-    answered = tuple(wire for wire in RFD_CONNECTION_ANSWERS if wire in wires)
-    return RemoteRouting(RFD_INITIALIZE, tuple(scoped), answered)

@@ -1,0 +1,179 @@
+"""Capability checks: whether a peer advertised a capability, and which rules an
+outgoing message breaks.
+
+Support code: it knows no method of the protocol. The generated ``capabilities`` module
+holds the schema's capabilities and the curated rules (the rule table checked against
+the schema at generation) and reads them with a :class:`RuleBook`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel
+
+__all__ = ["Capability", "CapabilityError", "Rule", "RuleBook", "Side", "Violation"]
+
+Side = Literal["agent", "client"]
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """A capability: its wire path, who advertises it, how presence is judged, its
+    attributes from the root."""
+
+    path: str
+    side: Side
+    presence: Literal["true", "present"]
+    attrs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A method, field, union variant or enum value that needs a capability of the
+    peer."""
+
+    kind: Literal["method", "field", "variant", "value"]
+    subject: str
+    capability: Capability
+    classes: tuple[type[BaseModel], ...]
+    attr: str | None
+    value: str | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A rule that an outgoing message breaks."""
+
+    rule: Rule
+    message: str
+
+
+class CapabilityError(Exception):
+    """An outgoing message uses what the peer did not advertise."""
+
+    def __init__(self, found: list[Violation]) -> None:
+        super().__init__("; ".join(v.message for v in found))
+        self.violations = found
+
+
+class RuleBook:
+    """The capabilities and rules of one package, indexed for the checks a sender
+    makes."""
+
+    def __init__(
+        self, capabilities: Mapping[str, Capability], rules: tuple[Rule, ...]
+    ) -> None:
+        self._capabilities = capabilities
+        self._by_method: dict[tuple[Side, str], tuple[Rule, ...]] = {}
+        self._by_class: dict[Side, dict[type[BaseModel], tuple[Rule, ...]]] = {
+            "agent": {},
+            "client": {},
+        }
+        self._holds: dict[tuple[type, Side], bool] = {}
+        for rule in rules:
+            if rule.kind == "method":
+                key = (rule.capability.side, rule.subject)
+                self._by_method[key] = (*self._by_method.get(key, ()), rule)
+            for cls in rule.classes:
+                table = self._by_class[rule.capability.side]
+                table[cls] = (*table.get(cls, ()), rule)
+
+    def supports(self, advertised: BaseModel | None, path: str) -> bool:
+        """Whether ``advertised`` (the peer's ``AgentCapabilities`` or
+        ``ClientCapabilities``) has capability ``path``."""
+        capability = self._capabilities[path]
+        value: Any = advertised
+        for attr in capability.attrs:
+            value = getattr(value, attr, None)
+            if value is None:
+                return False
+        return value is True if capability.presence == "true" else value is not None
+
+    def violations(
+        self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
+    ) -> list[Violation]:
+        """Every rule that sending ``method`` with ``payload`` to ``peer`` breaks, given
+        what it advertised.
+
+        ``payload`` is the params (or result) model; rules for fields, variants and enum
+        values look at every model inside it.
+        """
+        found = [
+            r
+            for r in self._by_method.get((peer, method), ())
+            if not self.supports(advertised, r.capability.path)
+        ]
+        by_class = self._by_class[peer]
+        if by_class and self._may_hold(type(payload), peer):
+            for obj in _models_in(payload):
+                for rule in by_class.get(type(obj), ()):
+                    if _uses(rule, obj) and not self.supports(
+                        advertised, rule.capability.path
+                    ):
+                        found.append(rule)
+        unique = list(dict.fromkeys(found))
+        return [Violation(rule, rule.message) for rule in unique]
+
+    def require(
+        self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
+    ) -> None:
+        """Raise :class:`CapabilityError` listing every violation, if there is one."""
+        found = self.violations(peer, advertised, method, payload)
+        if found:
+            raise CapabilityError(found)
+
+    def _may_hold(self, model: type, peer: Side) -> bool:
+        """Whether a value of ``model`` can hold a model that a rule for ``peer`` gates
+        (its field types, followed through unions, lists and other models): when not,
+        nothing is walked."""
+        known = self._holds.get((model, peer))
+        if known is None:
+            known = self._holds[(model, peer)] = _reaches(
+                model, self._by_class[peer].keys()
+            )
+        return known
+
+
+def _uses(rule: Rule, obj: BaseModel) -> bool:
+    if rule.kind == "variant":
+        return True
+    value = getattr(obj, rule.attr or "", None)
+    if rule.kind == "value":
+        return bool(value == rule.value)
+    return value is not None and value != [] and value != {}
+
+
+def _reaches(model: type, gated: Any) -> bool:
+    seen: set[Any] = set()
+    stack: list[Any] = [model]
+    while stack:
+        kind = stack.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        if kind in gated:
+            return True
+        stack.extend(get_args(kind))
+        value = getattr(kind, "__value__", None)  # a type alias
+        if value is not None:
+            stack.append(value)
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            stack.extend(field.annotation for field in kind.model_fields.values())
+    return False
+
+
+def _models_in(value: Any) -> Iterator[BaseModel]:
+    if isinstance(value, BaseModel):
+        yield value
+        for item in value.__dict__.values():
+            yield from _models_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _models_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _models_in(item)
