@@ -231,4 +231,8 @@ def t3(rounds: int) -> list[Figure]:
                 f"{_cpu_note(cpu, width)}")  # fmt: skip
         figures.append(Figure(f"T3 round trips over a pipe, 2 processes, {width} in flight", ours, theirs, "req/s",
                               ">= 2.0x", ours / theirs >= 2.0, note))  # fmt: skip
+        echo = count / medians[f"echo-{width}"]
+        note = f"the echo: {floor:.0f} us per round trip; the SDK: {theirs / echo:.2f}x of its rate"
+        figures.append(Figure(f"T3 {width} in flight: ours against the echo floor", ours, echo, "req/s", "-", True,
+                              note))  # fmt: skip
     return figures
