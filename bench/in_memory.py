@@ -1,0 +1,122 @@
+"""Our runtime's own work per round trip, without pipes: client and agent in one process.
+
+    uv run --group bench python -m bench.in_memory [--in-flight N] [--no-eager]
+
+T3's client (``AgentSender`` over ``Connection``) and agent (``bench.pipe_agent``'s, through the
+``Dispatcher``) connected by an in-memory transport that hands each message's bytes to the other
+side (no system call, no ``epoll``): ``session/set_mode`` requests, one at a time or from N
+concurrent callers; prints the median microseconds per request over rounds. What is left is the
+connections, dispatcher, senders, codec and models of both sides and the event loop's turns
+between them, so it moves little with the machine's load, unlike T3. ``--no-eager`` turns off
+eager handler start where the running Python has it (3.12+: ``_work._EAGER``), to measure what
+eager start saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import statistics
+import time
+from typing import Any
+
+from bench.generated import ROOT, bindings
+from bench.pipe_agent import quick_agent
+
+ROUNDS = 9
+REQUESTS = 3072
+
+
+class MemoryTransport:
+    """One end of an in-memory pipe of whole messages (a ``transport.Transport``)."""
+
+    def __init__(self) -> None:
+        self.peer: MemoryTransport | None = None
+        self._inbox: collections.deque[bytes] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed = False
+
+    async def receive(self, limit: int) -> bytes | None:
+        while not self._inbox:
+            if self._closed:
+                return None
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        return self._inbox.popleft()
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        assert self.peer is not None
+        self.peer.deliver(data)
+
+    def deliver(self, data: bytes) -> None:
+        self._inbox.append(data)
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+
+async def measure(in_flight: int) -> float:
+    connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
+    interfaces, senders = bindings("interfaces"), bindings("senders")
+    base: Any = interfaces.Client
+
+    class QuietClient(base):  # type: ignore[misc]
+        async def request_permission(self, params: Any) -> Any:
+            raise NotImplementedError
+
+        async def session_update(self, params: Any) -> None:
+            return None
+
+    agent_end, client_end = MemoryTransport(), MemoryTransport()
+    agent_end.peer, client_end.peer = client_end, agent_end
+    agent_side = dispatch.Dispatcher(quick_agent(), methods.handled_by("agent", "both"))
+    client_side = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both"))
+    opened = [
+        connection.Connection(agent_end, agent_side.dispatch),
+        connection.Connection(client_end, client_side.dispatch),
+    ]
+    for each in opened:
+        each.start()
+    agent = senders.AgentSender(opened[1])
+    await agent.initialize(models.InitializeRequest(protocol_version=1))
+    session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+    request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")
+
+    async def caller(count: int) -> None:
+        for _ in range(count):
+            await agent.set_session_mode(request)
+
+    per_caller = REQUESTS // in_flight
+    samples = []
+    for _ in range(ROUNDS + 1):  # the first round warms up
+        started = time.perf_counter()
+        await asyncio.gather(*(caller(per_caller) for _ in range(in_flight)))
+        samples.append((time.perf_counter() - started) / (per_caller * in_flight) * 1e6)
+    for each in opened:
+        await each.close()
+    return statistics.median(samples[1:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="bench.in_memory", description=__doc__.splitlines()[0])
+    parser.add_argument("--in-flight", type=int, default=1, help="concurrent callers (default 1)")
+    parser.add_argument("--no-eager", action="store_true", help="start handlers as plain tasks on 3.12+ too")
+    args = parser.parse_args()
+    work = bindings("_work")
+    eager = work._EAGER is not None and not args.no_eager
+    if args.no_eager:
+        work._EAGER = None
+    micros = asyncio.run(measure(args.in_flight))
+    print(f"{micros:.1f} us per request, {args.in_flight} in flight, eager handler start: {'yes' if eager else 'no'}")
+
+
+if __name__ == "__main__":
+    main()
