@@ -114,6 +114,10 @@ class WebSocketClientTransport:
     async def close(self) -> None:
         await self.socket.close()
 
+    async def abandon(self) -> None:
+        """Drop the socket without a closing handshake (the agent may be resumed)."""
+        self.socket.transport.abort()
+
 
 class _Inbox:
     """Messages from the SSE streams, waiting for the connection (bounded in bytes)."""
@@ -167,8 +171,12 @@ class HttpClientTransport:
         max_bytes: int,
         http2: bool | None = None,
         timeout: float = 120.0,
+        whole: bool = False,
     ) -> None:
         self.url = http_url(url)
+        self._whole = whole
+        """A lost session stream ends the whole connection (to be resumed), instead of
+        failing only that session's requests."""
         self._initialize = initialize
         self._max_bytes = max_bytes
         limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
@@ -228,6 +236,13 @@ class HttpClientTransport:
             await self._refused(message, key, response)
 
     async def close(self) -> None:
+        await self._close(farewell=True)
+
+    async def abandon(self) -> None:
+        """Stop without DELETE: the agent's connection stays for a resume."""
+        await self._close(farewell=False)
+
+    async def _close(self, *, farewell: bool) -> None:
         if self._closed:
             return
         self._closed = True
@@ -235,7 +250,7 @@ class HttpClientTransport:
         for task in others:
             task.cancel()
         await self._inbox.put(None)
-        if self.connection_id is not None:
+        if self.connection_id is not None and farewell:
             with contextlib.suppress(httpx.HTTPError):
                 headers = {"Acp-Connection-Id": self.connection_id}
                 await self.client.delete(self.url, headers=headers)
@@ -255,6 +270,16 @@ class HttpClientTransport:
         except httpx.HTTPError as error:
             raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
         connection_id = response.headers.get("Acp-Connection-Id")
+        if (
+            response.status_code == 200
+            and not connection_id
+            and "error" in _parsed(response.content)
+        ):
+            await self._inbox.put(
+                response.content
+            )  # refused by a JSON-RPC error: its answer
+            await self._inbox.put(None)
+            return
         if response.status_code != 200 or not connection_id:
             status, text = response.status_code, response.text[:200]
             raise ConnectionError(f"{self._initialize} refused: HTTP {status} {text!r}")
@@ -363,8 +388,8 @@ class HttpClientTransport:
     async def _stream_ended(self, session: str | None) -> None:
         if self._closed:
             return
-        if session is None:
-            await self._end("the connection stream ended")
+        if session is None or self._whole:
+            await self._end(f"the {session or 'connection'} stream ended")
             return
         self._streams.pop(session, None)
         for key, (owner, request_id) in list(self._session_requests.items()):
@@ -377,7 +402,7 @@ class HttpClientTransport:
     async def _end(self, why: str) -> None:
         _log.debug("ending the ACP connection: %s", why)
         if not self._closed:
-            await self.close()
+            await self._close(farewell=not self._whole)
 
 
 def _parsed(data: bytes) -> dict[str, Any]:

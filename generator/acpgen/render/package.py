@@ -15,6 +15,7 @@ from acpgen.render.model_keys import check_class_names, keyed_by_class
 from acpgen.render.models import render_models
 from acpgen.render.prepare import prepare
 from acpgen.render.remote_routing import remote_routing
+from acpgen.render.resume_rules import resume_rules
 from acpgen.render.templating import render_template
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
@@ -84,8 +85,9 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
         "methods.py": {"methods": methods, "constants": sorted({(m.constant, m.wire) for m in protocol.methods})},
         "permissions.py": permission_data(protocol),
         "remote.py": {"remote": remote},
+        "resume.py": {"resume": resume_rules(protocol, fold) if connected else None},
         "senders.py": {"roles": roles(protocol)},
-        "serve.py": {"connected": connected},
+        "serve.py": {"connected": connected, "resumable": bool(connected) and remote is not None},
         "session_state.py": {"rules": fold},
         "stability.py": {"unstable_items": sorted(protocol.unstable_items), "feature_of": protocol.feature_of},
         "trace.py": {"package": package, "rules": fold},

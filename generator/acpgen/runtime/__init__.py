@@ -19,6 +19,7 @@ RUNTIME = files(__name__)
 MODULES = (
     "_asgi.py",
     "_capabilities.py",
+    "_event_log.py",
     "_fold.py",
     "_incoming.py",
     "_lazy.py",
@@ -30,6 +31,8 @@ MODULES = (
     "_remote_server.py",
     "_remote_socket.py",
     "_remote_state.py",
+    "_resume_client.py",
+    "_resume_host.py",
     "_rpc.py",
     "_sender.py",
     "_state.py",

@@ -221,11 +221,14 @@ class RemoteConnection:
         """HTTP requests and open streams of this connection right now."""
         self.last_seen = time.monotonic()
         self.closed = False
+        self.farewell = False
+        """The client ended the connection on purpose (DELETE, WebSocket close 1000)."""
         self.input_ended = False
         """The client is gone: the agent reads what it sent, then the end of input."""
         self.initialize: tuple[tuple[str, Any], asyncio.Future[bytes]] | None = None
         self.agent: Any = None
-        """The agent's connection (a ``connection.Connection``), once created."""
+        """The agent's connection (a ``connection.Connection``), once created (None when
+        a resumable host owns it)."""
         self.task: asyncio.Task[None] | None = None
         self.on_close: list[Callable[[], None]] = []
 

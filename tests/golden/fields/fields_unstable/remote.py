@@ -16,6 +16,10 @@ sees each request before any agent code runs (True to allow, 401 or 403 to refus
 guarantees (notifications handled in order, ``prompt()`` returning after its updates,
 capability checks, ``$/cancel_request``, the wire trace).
 
+``asgi_app(..., resume=ResumeLimits())`` keeps each connection's agent and its sessions' recent
+events when the client's connection is lost, and ``connect_agent(..., reconnect=Reconnect())``
+reconnects and resumes every session by itself (``resume``, ``docs/resume.md``).
+
 The client needs httpx (with h2) and websockets, the ``remote`` extra: importing this
 module without them raises an ImportError that gives the command installing them.
 """

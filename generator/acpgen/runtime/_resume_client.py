@@ -1,0 +1,431 @@
+"""The client side of resumable sessions: a transport that reconnects and resumes.
+
+Support code: it knows no method of the protocol (the one it must name, the
+``initialize`` it repeats to reattach, is given). A :class:`ResumingTransport` sits
+under a client's connection, over the transport of the moment (the *carrier*). It
+asks for the resume extension in the client's ``initialize``
+(``_meta["acpgen/resume"]``, ``docs/resume.md``); when the agent's answer grants it,
+the transport counts, per stream (each session, and the connection), the agent
+messages it handed over, and keeps the client messages the agent may not have
+received yet. When the carrier is lost it opens a new one (the same profile or the
+next of ``Reconnect.profiles``) with backoff, reattaches with ``initialize`` naming
+the token, resends what the agent did not receive, and resumes every session from
+the last event handled: the connection above sees each message once, in order, and
+its pending requests get their real answers. What cannot be resumed ends the
+requests waiting on it with a JSON-RPC error that says to ``session/load``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import to_json
+
+from ._event_log import EXTENSION
+from ._remote_state import id_key
+from ._resume_host import (
+    LOST,
+    RECEIVED,
+    RESUME_SESSION,
+    json_object,
+    parsed,
+    session_of,
+)
+from .transport import Oversized, Transport
+
+__all__ = ["Reconnect", "ResumingTransport"]
+
+_log = logging.getLogger(__name__)
+
+Stream = str | None
+Key = tuple[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnect:
+    """When and how a client reconnects to an agent after losing its connection."""
+
+    initial_delay: float = 0.05
+    """Seconds before the first new attempt (then doubled, with jitter)."""
+    max_delay: float = 2.0
+    """The longest wait between two attempts."""
+    give_up_after: float = 30.0
+    """Seconds of failed attempts before the pending requests fail."""
+    attempt_timeout: float = 10.0
+    """Seconds one attempt (connect and reattach) may take."""
+    profiles: Sequence[str] | None = None
+    """Transports for successive attempts, in turn (``("http", "ws")``); None: the
+    transport of the first connection."""
+    confirm_every: int = 256
+    """Client messages kept unconfirmed before asking the agent what it received."""
+
+    def __post_init__(self) -> None:
+        for name in (
+            "initial_delay",
+            "max_delay",
+            "give_up_after",
+            "attempt_timeout",
+            "confirm_every",
+        ):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"Reconnect.{name} must be positive")
+
+
+def _coalesced(message: dict[str, Any]) -> tuple[int, int] | None:
+    params = message.get("params")
+    meta = params.get("_meta") if type(params) is dict else None
+    mark = meta.get(EXTENSION) if type(meta) is dict else None
+    span = mark.get("coalesced") if type(mark) is dict else None
+    if type(span) is list and len(span) == 2 and all(type(n) is int for n in span):
+        return span[0], span[1]
+    return None
+
+
+class ResumingTransport:
+    """A client's transport that survives the loss of its carrier."""
+
+    def __init__(
+        self,
+        carrier: Transport,
+        open_carrier: Callable[[int], Awaitable[Transport]],
+        policy: Reconnect,
+        *,
+        initialize: str,
+        max_bytes: int,
+    ) -> None:
+        self._carrier = carrier
+        self._open = open_carrier
+        self._policy = policy
+        self._initialize = initialize
+        self._max_bytes = max_bytes
+        self._init: dict[str, Any] | None = None
+        self.token: str | None = None
+        """The agent's token for this connection, once granted."""
+        self.seen: dict[Stream, int] = {}
+        """The id of the last event handed over, per stream."""
+        self._mine: dict[Key, tuple[int, Stream]] = {}
+        self._handling: dict[Key, tuple[Any, Stream]] = {}
+        self._unconfirmed: collections.deque[tuple[int, bytes]] = collections.deque()
+        self._seq = 0
+        self._reasked: set[Key] = set()
+        self._abandoned: set[Key] = set()
+        self._resuming: dict[Key, Stream] = {}
+        """Our ``_acpgen/resume_session`` requests, and the session each resumes."""
+        self._counting: set[Key] = set()
+        """Our ``_acpgen/received`` requests."""
+        self._counter = 0
+        self._early: collections.deque[bytes] = collections.deque()
+        self._synthetic: collections.deque[bytes] = collections.deque()
+        self._attached = asyncio.Event()
+        self._attached.set()
+        self._lock = asyncio.Lock()
+        self._closing = False
+        self._gone = False
+        self.reconnects = 0
+        """Carriers replaced so far."""
+        self._attempts = 0
+
+    # -- Transport
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        while True:
+            if self._synthetic:
+                return self._synthetic.popleft()
+            if self._gone:
+                return None
+            if self._early:
+                data: bytes | Oversized | None = self._early.popleft()
+            else:
+                data = await self._carrier.receive(limit)
+            if data is None:
+                if self._closing or self.token is None:
+                    self._gone = True
+                    self._attached.set()
+                else:
+                    await self._reconnect()
+                continue
+            if isinstance(data, Oversized) or self._take(parsed(data)):
+                return data
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        if self._gone:
+            raise ConnectionError("the connection to the agent is closed")
+        message = parsed(data)
+        key = id_key(message.get("id")) if "id" in message else None
+        if "method" in message:
+            if (
+                message["method"] == self._initialize
+                and self._init is None
+                and key is not None
+            ):
+                data = self._asking(message)
+            if key is not None:
+                session = session_of(message)
+                self._mine[key] = (self._seq + 1, session)
+                if session is not None:
+                    self.seen.setdefault(session, 0)
+        elif key is not None:
+            self._handling.pop(key, None)
+        self._seq += 1
+        generation = self.reconnects
+        self._unconfirmed.append((self._seq, data))
+        await self._write(data, generation)
+        many = len(self._unconfirmed) > self._policy.confirm_every
+        if self.token is not None and many and not self._counting:
+            key, data = self._ours(RECEIVED, {})
+            self._counting.add(key)
+            await self._write(data, self.reconnects)
+
+    async def close(self) -> None:
+        self._closing = True
+        self._attached.set()
+        with contextlib.suppress(Exception):
+            await self._carrier.close()
+
+    # -- what arrives
+
+    def _take(self, message: dict[str, Any]) -> bool:
+        """Account for one agent message; False: it is ours or seen already."""
+        key = id_key(message.get("id")) if "id" in message else None
+        if "method" not in message and key in self._counting:
+            self._counting.discard(key)
+            received = json_object(message.get("result")).get("received")
+            if type(received) is int:
+                self._confirm(received)
+            return False
+        if "method" not in message and key in self._resuming:
+            self._session_resumed(self._resuming.pop(key), message)
+            return False
+        if "method" in message:
+            stream = session_of(message)
+            if key is not None:
+                self._handling[key] = (message["id"], stream)
+                if key in self._reasked:
+                    self._reasked.discard(key)
+                    return True  # asked again: counted when first asked
+        else:
+            if key in self._abandoned:
+                self._abandoned.discard(key)
+                return False
+            mine = self._mine.pop(key, None) if key is not None else None
+            stream = mine[1] if mine else None
+            if mine:
+                self._confirm(mine[0])
+            result = message.get("result")
+            created = result.get("sessionId") if type(result) is dict else None
+            if type(created) is str:
+                self.seen.setdefault(created, 0)
+        if self.token is None and key is not None and mine_is_init(self._init, key):
+            self.token = _granted(message)
+        span = _coalesced(message)
+        handled = self.seen.get(stream, 0)
+        if span is not None:
+            if span[1] <= handled:
+                return False
+            self.seen[stream] = span[1]
+        else:
+            self.seen[stream] = handled + 1
+        return True
+
+    def _session_resumed(self, stream: Stream, message: dict[str, Any]) -> None:
+        if "error" in message:
+            self._session_lost(stream, message["error"])
+            return
+        reasked = json_object(message.get("result")).get("reasked")
+        if type(reasked) is list:
+            self._reasked.update(
+                k for item in reasked if (k := id_key(item)) is not None
+            )
+
+    def _session_lost(self, stream: Stream, error: Any) -> None:
+        """The session's missed events are gone: its requests end with ``error``."""
+        data = error.get("data") if type(error) is dict else None
+        latest = data.get("latestEventId") if type(data) is dict else None
+        if type(latest) is int:
+            self.seen[stream] = latest
+        _log.warning("session %s could not be resumed: %s", stream, error)
+        for key, (_, owner) in list(self._mine.items()):
+            if owner == stream:
+                self._fail(key, error)
+
+    def _fail(self, key: Key, error: Any) -> None:
+        del self._mine[key]
+        self._abandoned.add(key)
+        answer = {"jsonrpc": "2.0", "id": key[1], "error": error}
+        self._synthetic.append(to_json(answer))
+
+    def _confirm(self, seq: int) -> None:
+        while self._unconfirmed and self._unconfirmed[0][0] <= seq:
+            self._unconfirmed.popleft()
+
+    # -- what goes out
+
+    def _asking(self, message: dict[str, Any]) -> bytes:
+        """The client's ``initialize``, asking for the extension."""
+        self._init = message
+        params = json_object(message.get("params"))
+        meta = json_object(params.get("_meta"))
+        asked = {**params, "_meta": {**meta, EXTENSION: {"version": 1}}}
+        return to_json({**message, "params": asked})
+
+    def _ours(self, method: str, params: dict[str, Any]) -> tuple[Key, bytes]:
+        """One of our own requests: its id key, and its bytes."""
+        self._counter += 1
+        request_id = f"acpgen-{self._counter}"
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        return ("str", request_id), to_json({**message, "params": params})
+
+    async def _write(self, data: bytes, generation: int) -> None:
+        """Send ``data`` on the carrier, unless a reconnection since ``generation``
+        has sent it already."""
+        while not self._attached.is_set():
+            await self._attached.wait()
+        if self._gone:
+            raise ConnectionError("the connection to the agent is closed")
+        async with self._lock:
+            if generation != self.reconnects:
+                return
+            try:
+                await self._carrier.ready()
+                await self._carrier.send(data)
+            except (ConnectionError, OSError):
+                if self.token is None:
+                    raise
+                # kept unconfirmed: resent after the reconnection if the agent lacks it
+
+    # -- reconnecting
+
+    async def _reconnect(self) -> None:
+        self._attached.clear()
+        await _abandon(self._carrier)
+        policy, started, delay = (
+            self._policy,
+            time.monotonic(),
+            self._policy.initial_delay,
+        )
+        why = "no attempt"
+        while not self._closing:
+            carrier: Transport | None = None
+            try:
+                self._attempts += 1
+                carrier = await asyncio.wait_for(
+                    self._open(self._attempts), policy.attempt_timeout
+                )
+                answer = await asyncio.wait_for(
+                    self._reattach(carrier), policy.attempt_timeout
+                )
+            except Exception as error:  # noqa: BLE001 - any failed attempt is retried
+                why = repr(error)
+                if carrier is not None:
+                    await _abandon(carrier)
+                if time.monotonic() - started + delay > policy.give_up_after:
+                    break
+                await asyncio.sleep(delay * (0.5 + random.random()))
+                delay = min(2 * delay, policy.max_delay)
+                continue
+            if "error" in answer:
+                with contextlib.suppress(Exception):
+                    await carrier.close()
+                self._give_up(answer["error"])
+                return
+            await self._resumed(carrier, answer)
+            return
+        self._give_up(
+            {"code": LOST, "message": f"the agent could not be reached again: {why}"}
+        )
+
+    async def _reattach(self, carrier: Transport) -> dict[str, Any]:
+        assert self._init is not None
+        params = json_object(self._init.get("params"))
+        meta = json_object(params.get("_meta"))
+        handling = [raw for raw, stream in self._handling.values() if stream is None]
+        ours = {
+            "version": 1,
+            "token": self.token,
+            "lastEventId": self.seen.get(None, 0),
+            "handling": handling,
+        }
+        asked = {**params, "_meta": {**meta, EXTENSION: ours}}
+        (_, request_id), data = self._ours(self._initialize, asked)
+        await carrier.send(data)
+        while (arrived := await carrier.receive(self._max_bytes)) is not None:
+            if isinstance(arrived, Oversized):
+                raise ConnectionError("an oversized message before the reattach answer")
+            message = parsed(arrived)
+            if "method" not in message and message.get("id") == request_id:
+                return message
+            self._early.append(arrived)
+        raise ConnectionError("the connection ended before the reattach answer")
+
+    async def _resumed(self, carrier: Transport, answer: dict[str, Any]) -> None:
+        result = answer.get("result")
+        meta = result.get("_meta") if type(result) is dict else None
+        ours = meta.get(EXTENSION) if type(meta) is dict else None
+        received = ours.get("received") if type(ours) is dict else None
+        self._carrier = carrier
+        self._confirm(received if type(received) is int else 0)
+        self._resuming.clear()  # what the lost carrier was asked is asked again below
+        self._counting.clear()
+        async with self._lock:
+            resent = list(self._unconfirmed)
+            self.reconnects += 1
+            for stream in [s for s in self.seen if s is not None]:
+                handling = [
+                    raw for raw, owner in self._handling.values() if owner == stream
+                ]
+                params = {
+                    "sessionId": stream,
+                    "lastEventId": self.seen[stream],
+                    "handling": handling,
+                }
+                key, data = self._ours(RESUME_SESSION, params)
+                self._resuming[key] = stream
+                await carrier.send(data)
+            for _, data in resent:
+                await carrier.send(data)
+        self._attached.set()
+
+    def _give_up(self, error: dict[str, Any]) -> None:
+        message = error.get("message", "") if type(error) is dict else ""
+        error = {
+            **error,
+            "message": "the connection to the agent was lost and could not be "
+            f"resumed: {message}",
+        }
+        error.setdefault("data", {"recover": "session/load"})
+        for key in list(self._mine):
+            self._fail(key, error)
+        self._gone = True
+        self._attached.set()
+
+
+async def _abandon(carrier: Transport) -> None:
+    """Drop a lost carrier without telling the agent the client left (when it can)."""
+    drop = getattr(carrier, "abandon", None) or carrier.close
+    with contextlib.suppress(Exception):
+        await drop()
+
+
+def mine_is_init(init: dict[str, Any] | None, key: Key) -> bool:
+    """Whether ``key`` is the id of the client's ``initialize``."""
+    return init is not None and id_key(init.get("id")) == key
+
+
+def _granted(message: dict[str, Any]) -> str | None:
+    """The token an ``initialize`` answer grants, if it grants one."""
+    result = message.get("result")
+    meta = result.get("_meta") if type(result) is dict else None
+    ours = meta.get(EXTENSION) if type(meta) is dict else None
+    token = ours.get("token") if type(ours) is dict else None
+    return token if type(token) is str else None

@@ -1,0 +1,518 @@
+"""A resumable agent: its connection outlives the client's transport.
+
+Support code: it knows no method of the protocol (the one it must recognise, the
+``initialize`` that opens a connection, is given). A :class:`Host` runs one agent's
+connection over a transport of its own and carries its messages over the client's
+transport of the moment, the *carrier* (a WebSocket, a Streamable HTTP connection, a
+pipe). When a client negotiates the resume extension at ``initialize``
+(``_meta["acpgen/resume"]``, ``docs/resume.md``), the host numbers what the agent sends,
+per session, in an :class:`~._event_log.EventLog`, keeps the agent's requests still
+waiting for an answer, and counts the client messages the agent received. When the
+carrier is lost the agent goes on; a new carrier (any profile) that opens with
+``initialize`` naming the connection's token is attached in its place and told how many
+client messages arrived, and each session comes back with ``_acpgen/resume_session``:
+the events after the one the client handled, in order, then live ones. A client that
+does not negotiate gets plain ACP, byte for byte, and the agent ends with its transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from ._event_log import EXTENSION, Coalescing, EventLog, Lost, ResumeLimits
+from ._remote_state import id_key
+from .transport import Oversized, Transport
+
+__all__ = [
+    "LOST",
+    "RECEIVED",
+    "RESUME_SESSION",
+    "Host",
+    "Hosts",
+    "json_object",
+    "parsed",
+    "resume_request",
+    "session_of",
+    "unknown_token",
+]
+
+_log = logging.getLogger(__name__)
+
+RESUME_SESSION = "_acpgen/resume_session"
+"""The extension request resuming one session's events (``docs/resume.md``)."""
+RECEIVED = "_acpgen/received"
+"""The extension request asking how many client messages the agent received."""
+LOST = -32060
+"""The JSON-RPC error code of a resume that cannot be exact."""
+
+Stream = str | None
+"""A session id, or None for the connection's own messages."""
+
+
+def resume_request(message: Any) -> dict[str, Any] | None:
+    """The resume extension's ``_meta`` in an ``initialize`` request, if any."""
+    params = message.get("params") if type(message) is dict else None
+    meta = params.get("_meta") if type(params) is dict else None
+    found = meta.get(EXTENSION) if type(meta) is dict else None
+    return found if type(found) is dict else None
+
+
+def session_of(message: dict[str, Any]) -> str | None:
+    params = message.get("params")
+    session = params.get("sessionId") if type(params) is dict else None
+    return session if type(session) is str else None
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if type(value) is dict else {}
+
+
+def parsed(data: bytes) -> dict[str, Any]:
+    try:
+        message = from_json(data)
+    except ValueError:
+        return {}
+    return message if type(message) is dict else {}
+
+
+def _answer(request_id: Any, result: Any) -> bytes:
+    return to_json({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def _error(request_id: Any, message: str, data: Any) -> bytes:
+    error = {"code": LOST, "message": message, "data": data}
+    return to_json({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+def unknown_token(request_id: Any) -> str:
+    """The answer to an ``initialize`` resuming a connection this app no longer has."""
+    error = {
+        "code": LOST,
+        "message": "the connection to resume is gone (unknown or expired token): "
+        "initialize a new connection and load each session with session/load",
+        "data": {"recover": "session/load"},
+    }
+    return to_json({"jsonrpc": "2.0", "id": request_id, "error": error}).decode()
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An agent request the client has not answered."""
+
+    stream: Stream
+    event: int
+    data: bytes
+    request_id: Any
+
+
+class _AgentSide:
+    """The agent connection's transport: what the host reads from and writes to."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        item = await self._host.inbound.get()
+        if item is None:
+            self._host.inbound.put_nowait(None)  # the end stays for any later read
+            return None
+        if isinstance(item, bytes) and len(item) > limit:
+            return Oversized(item[:65536])
+        return item
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        await self._host.outgoing(data)
+
+    async def close(self) -> None:
+        await self._host.close()
+
+
+class Host:
+    """One agent connection and the carriers that take its messages to the client."""
+
+    def __init__(
+        self,
+        limits: ResumeLimits,
+        coalescing: Coalescing | None,
+        initialize: str,
+        *,
+        max_message_bytes: int,
+        on_close: Callable[[Host], None] = lambda host: None,
+    ) -> None:
+        self.token = secrets.token_urlsafe(32)
+        self.limits = limits
+        self._coalescing = coalescing
+        self._initialize = initialize
+        self._max_bytes = max_message_bytes
+        self._on_close = on_close
+        self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(64)
+        self.transport = _AgentSide(self)
+        self.agent: Any = None
+        """The agent's connection (a ``connection.Connection``)."""
+        self.task: asyncio.Task[None] | None = None
+        self.negotiated = False
+        self.logs: dict[Stream, EventLog] = {}
+        self.paused: set[Stream] = set()
+        """Streams whose events wait for the client to resume them on this carrier."""
+        self._routes: dict[tuple[str, Any], Stream] = {}
+        self._pending: dict[tuple[str, Any], _Pending] = {}
+        self.received = 0
+        """Client messages handed to the agent."""
+        self._init_id: tuple[str, Any] | None = None
+        self._init_answer: dict[str, Any] | None = None
+        self.carrier: Transport | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self.detached_at: float | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self.closed = False
+
+    def start(self, connect: Callable[[Transport], Any]) -> None:
+        """Create the agent's connection over :attr:`transport` and run it."""
+        self.agent = connect(self.transport)
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            await self.agent.run()
+        except Exception:  # noqa: BLE001 - one connection never stops the server
+            _log.exception("a resumable ACP connection failed")
+        finally:
+            await self.close()
+
+    # -- carriers
+
+    async def serve(
+        self, carrier: Transport, *, deliberate: Callable[[], bool]
+    ) -> None:
+        """Carry the agent's messages over ``carrier`` until it ends; then the agent
+        waits for a new carrier (or ends, when ``deliberate()`` says the client left on
+        purpose or it never negotiated the extension)."""
+        previous, self._pump = self._pump, asyncio.current_task()
+        old = self.carrier
+        self.carrier = carrier
+        if (
+            self._init_answer is not None
+        ):  # a client comes back: each stream waits to be resumed
+            self.paused = set(self.logs) | {None}
+        self.detached_at = None
+        if self._expiry is not None:
+            self._expiry.cancel()
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.close()
+        if previous is not None and previous is not asyncio.current_task():
+            with contextlib.suppress(BaseException):
+                await previous  # what the old carrier brought is handed over first
+        try:
+            while (data := await carrier.receive(self._max_bytes)) is not None:
+                await self._from_client(carrier, data)
+        except (ConnectionError, OSError) as error:
+            _log.debug("a carrier ended: %r", error)
+        finally:
+            await self._carrier_ended(carrier, deliberate())
+
+    async def _carrier_ended(self, carrier: Transport, deliberate: bool) -> None:
+        if carrier is not self.carrier:
+            return
+        self.carrier = None
+        if deliberate or not self.negotiated or self.closed:
+            await self.close()
+            return
+        self.detached_at = time.monotonic()
+        loop = asyncio.get_running_loop()
+        self._expiry = loop.call_later(self.limits.detached_for, self._expire)
+
+    def _expire(self) -> None:
+        if self.carrier is None and not self.closed:
+            _log.info("closing a resumable ACP connection nobody resumed")
+            asyncio.get_running_loop().create_task(self.close())
+
+    async def close(self) -> None:
+        """End the agent's connection and the carrier (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._expiry is not None:
+            self._expiry.cancel()
+        with contextlib.suppress(asyncio.QueueFull):
+            self.inbound.put_nowait(None)
+        self._on_close(self)
+        carrier, self.carrier = self.carrier, None
+        if carrier is not None:
+            with contextlib.suppress(Exception):
+                await carrier.close()
+        if self.agent is not None and self.task is not asyncio.current_task():
+            with contextlib.suppress(Exception):
+                await self.agent.close()
+
+    # -- client -> agent
+
+    async def _from_client(self, carrier: Transport, data: bytes | Oversized) -> None:
+        if isinstance(data, Oversized):
+            await self._to_agent(data)
+            return
+        message = parsed(data)
+        method = message.get("method")
+        key = id_key(message.get("id")) if "id" in message else None
+        if method == self._initialize and key is not None:
+            meta = resume_request(message)
+            if meta is not None and "token" in meta:
+                await self._reattach(carrier, message, meta)
+                return
+            if meta is not None and self._init_id is None:
+                self.negotiated = True
+                params = {k: v for k, v in message["params"].items() if k != "_meta"}
+                others = {
+                    k: v
+                    for k, v in message["params"]["_meta"].items()
+                    if k != EXTENSION
+                }
+                data = to_json(
+                    {
+                        **message,
+                        "params": {**params, **({"_meta": others} if others else {})},
+                    }
+                )
+            if self._init_id is None:
+                self._init_id = key
+        elif self.negotiated and type(method) is str and method.startswith("_acpgen/"):
+            await self._extension(message)
+            return
+        if self.negotiated:
+            if method is None and key is not None:
+                self._pending.pop(key, None)
+            elif key is not None:
+                self._routes[key] = session_of(message)
+        await self._to_agent(data)
+
+    async def _to_agent(self, data: bytes | Oversized) -> None:
+        self.received += 1
+        await self.inbound.put(data)
+
+    async def _reattach(
+        self, carrier: Transport, message: dict[str, Any], meta: dict[str, Any]
+    ) -> None:
+        request_id = message["id"]
+        if meta.get("token") != self.token or self._init_answer is None:
+            await carrier.send(
+                _error(request_id, "unknown resume token", {"recover": "session/load"})
+            )
+            return
+        handling = meta.get("handling")
+        last = meta.get("lastEventId", 0)
+        async with self._lock:
+            result = dict(self._init_answer.get("result") or {})
+            mine = json_object(result.get("_meta"))
+            ours = {"version": 1, "token": self.token, "received": self.received}
+            result["_meta"] = {**mine, EXTENSION: ours}
+            caught = self._catch_up(None, last, handling)
+            if isinstance(caught, Lost):
+                await carrier.send(_error(request_id, *self._lost(None, last, caught)))
+                return
+            await carrier.send(_answer(request_id, result))
+            self.paused.discard(None)
+            await self._send_all(carrier, caught)
+
+    async def _extension(self, message: dict[str, Any]) -> None:
+        """Answer one of the extension's requests (the agent never sees them)."""
+        method, request_id = message["method"], message.get("id")
+        params = json_object(message.get("params"))
+        carrier = self.carrier
+        if carrier is None or request_id is None:
+            return
+        if method == RECEIVED:
+            async with self._lock:
+                await carrier.send(_answer(request_id, {"received": self.received}))
+            return
+        session, last = params.get("sessionId"), params.get("lastEventId", 0)
+        if (
+            method != RESUME_SESSION
+            or type(session) is not str
+            or type(last) is not int
+        ):
+            error = {
+                "code": -32602 if method == RESUME_SESSION else -32601,
+                "message": "Invalid params",
+            }
+            async with self._lock:
+                await carrier.send(
+                    to_json({"jsonrpc": "2.0", "id": request_id, "error": error})
+                )
+            return
+        async with self._lock:
+            caught = self._catch_up(session, last, params.get("handling"))
+            self.paused.discard(session)
+            if isinstance(caught, Lost):
+                await carrier.send(
+                    _error(request_id, *self._lost(session, last, caught))
+                )
+                return
+            log = self.logs.get(session)
+            reasked = [
+                p.request_id
+                for p in self._reasked(session, last, params.get("handling"))
+            ]
+            done = {
+                "sessionId": session,
+                "latestEventId": log.latest if log else 0,
+                "reasked": reasked,
+            }
+            await carrier.send(_answer(request_id, done))
+            await self._send_all(carrier, caught)
+
+    def _catch_up(self, stream: Stream, last: int, handling: Any) -> list[bytes] | Lost:
+        """The requests to ask again, then the events after ``last``."""
+        log = self.logs.get(stream)
+        if log is None:
+            return [] if last == 0 else Lost(1, 0)
+        events = log.since(last)
+        if isinstance(events, Lost):
+            return events
+        return [p.data for p in self._reasked(stream, last, handling)] + events
+
+    def _reasked(self, stream: Stream, last: int, handling: Any) -> list[_Pending]:
+        busy = {id_key(item) for item in handling} if type(handling) is list else set()
+        return [
+            p
+            for key, p in self._pending.items()
+            if p.stream == stream and p.event <= last and key not in busy
+        ]
+
+    def _lost(
+        self, stream: Stream, last: int, lost: Lost
+    ) -> tuple[str, dict[str, Any]]:
+        what = f"session {stream!r}" if stream is not None else "the connection"
+        text = (
+            f"events of {what} after event {last} are no longer kept (the resume log "
+            f"keeps events {lost.first}..{lost.latest}): load the session again "
+            "with session/load"
+        )
+        data = {
+            "sessionId": stream,
+            "lastEventId": last,
+            "firstEventId": lost.first,
+            "latestEventId": lost.latest,
+            "recover": "session/load",
+        }
+        return text, data
+
+    async def _send_all(self, carrier: Transport, items: list[bytes]) -> None:
+        for data in items:
+            await carrier.ready()
+            await carrier.send(data)
+
+    # -- agent -> client
+
+    async def outgoing(self, data: bytes) -> None:
+        """Number, keep and (when its stream is live) carry one agent message."""
+        if not self.negotiated:
+            await self._carry(None, data, numbered=False)
+            return
+        message = parsed(data)
+        key = id_key(message.get("id")) if "id" in message else None
+        if "method" in message:
+            stream = session_of(message)
+        else:
+            stream = self._routes.pop(key, None) if key is not None else None
+            if key is not None and key == self._init_id and self._init_answer is None:
+                self._init_answer = message
+                data = self._with_token(message)
+        log = self.logs.get(stream)
+        if log is None:
+            log = self.logs[stream] = EventLog(self.limits, self._coalescing)
+        event = log.append(data)
+        if "method" in message and key is not None:
+            self._pending[key] = _Pending(stream, event, data, message["id"])
+        if stream not in self.paused:
+            await self._carry(stream, data, numbered=True)
+
+    def _with_token(self, message: dict[str, Any]) -> bytes:
+        result = message.get("result")
+        if type(result) is not dict:
+            return to_json(message)
+        meta = json_object(result.get("_meta"))
+        ours = {"version": 1, "token": self.token}
+        return to_json(
+            {**message, "result": {**result, "_meta": {**meta, EXTENSION: ours}}}
+        )
+
+    async def _carry(self, stream: Stream, data: bytes, *, numbered: bool) -> None:
+        async with self._lock:
+            carrier = self.carrier
+            if carrier is None or (numbered and stream in self.paused):
+                if not numbered and not self.closed:
+                    raise ConnectionError("the client is gone")
+                return
+            try:
+                await carrier.ready()
+                await carrier.send(data)
+            except (ConnectionError, OSError) as error:
+                if not numbered:
+                    raise
+                _log.debug("lost a carrier while sending: %r", error)
+                with contextlib.suppress(Exception):
+                    await carrier.close()
+
+
+class Hosts:
+    """The resumable connections of one server, by token."""
+
+    def __init__(
+        self,
+        connect: Callable[[Transport], Any],
+        limits: ResumeLimits,
+        coalescing: Coalescing | None,
+        initialize: str,
+        max_message_bytes: int,
+    ) -> None:
+        self._connect = connect
+        self.limits = limits
+        self._coalescing = coalescing
+        self._initialize = initialize
+        self._max_bytes = max_message_bytes
+        self.live: dict[str, Host] = {}
+
+    def new(self) -> Host:
+        """A new host with a new agent."""
+        self._bound_detached()
+        host = Host(
+            self.limits,
+            self._coalescing,
+            self._initialize,
+            max_message_bytes=self._max_bytes,
+            on_close=self._forget,
+        )
+        self.live[host.token] = host
+        host.start(self._connect)
+        return host
+
+    def _forget(self, host: Host) -> None:
+        self.live.pop(host.token, None)
+
+    def get(self, token: Any) -> Host | None:
+        host = self.live.get(token) if type(token) is str else None
+        return host if host is not None and not host.closed else None
+
+    def _bound_detached(self) -> None:
+        detached = [h for h in self.live.values() if h.detached_at is not None]
+        if len(detached) < self.limits.max_detached:
+            return
+        oldest = min(detached, key=lambda h: h.detached_at or 0.0)
+        asyncio.get_running_loop().create_task(oldest.close())
+
+    async def close(self) -> None:
+        await asyncio.gather(*(host.close() for host in list(self.live.values())))
