@@ -16,8 +16,10 @@ The overflow trials cut the client off while the agent sends more than the log k
 ``recover: session/load``) without delivering anything past the gap; message chunks must be coalesced
 instead, and arrive joined, marked, complete.
 
-A failing trial names its seed and profile; replay it alone with
-``FAULT_PROFILE=ws FAULT_SEED=<seed> pytest tests/test_resume_faults.py -k replay -s``.
+A failing trial names its seed and profile; replay it with
+``FAULT_PROFILE=ws FAULT_SEED=<seed> pytest tests/test_resume_faults.py -k replay -s`` (the cuts fall
+at the same byte offsets; what crosses there depends on timing too, so ``FAULT_REPEAT=20`` plays the
+trial 20 times at once, as loaded as in the whole run).
 """
 
 from __future__ import annotations
@@ -422,11 +424,11 @@ def _rss() -> int:
 
 
 async def drained(app: Any, within: float = 10.0) -> str | None:
-    """Wait until the app holds no connection nor resumable host; None then, else what it still holds."""
+    """Wait until the app holds no connection nor resumable agent; None then, else what it still holds."""
     deadline = time.monotonic() + within
-    while app.hosts or app.connections:
+    while app.hosts.live or app.connections:
         if time.monotonic() > deadline:
-            held = f"{len(app.hosts)} hosts, {len(app.connections)} connections"
+            held = f"{len(app.hosts.live)} resumable agents, {len(app.connections)} connections"
             return f"after {within:.0f} s the app still holds {held}"
         await asyncio.sleep(0.05)
     return None
@@ -516,11 +518,13 @@ async def _until(event: threading.Event, within: float) -> None:
 
 @dataclass
 class CutOff:
-    """A turn the client is cut off from while the agent sends ``during`` (a script), then reconnects."""
+    """A turn the client is cut off from while the agent plays ``during`` (a script); the client comes back
+    when it is done, and the agent plays ``after``."""
 
     seed: int
     profile: str
     during: str
+    after: str = ""
     kind: Kind = "drop"
     before: int = 0
     client: FaultClient = field(default_factory=FaultClient)
@@ -532,7 +536,7 @@ class CutOff:
         rng = random.Random(self.seed)
         self.kind, self.before = rng.choice(KINDS), rng.randint(1, 10)
         name = f"{self.profile}-{self.seed}-{id(self)}"
-        script = f"chunks:0-{self.before} gate:go-{name} {self.during} done:done-{name}"
+        script = f"chunks:0-{self.before} gate:go-{name} {self.during} done:done-{name} {self.after}"
         reached = asyncio.Event()
         last = chunk(self.before - 1)
         self.client.on_text = lambda text: reached.set() if text == last else None
@@ -576,14 +580,15 @@ class CutOff:
         self.late = (self.client.texts + self.client.plans)[seen:]
 
     def where(self) -> str:
-        return f"[{self.profile} seed {self.seed}] {self.kind} cut after {self.before} chunks, then {self.during!r}"
+        then = f"{self.during!r} while cut off, then {self.after!r}"
+        return f"[{self.profile} seed {self.seed}] {self.kind} cut after {self.before} chunks, {then}"
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_log_that_overflowed_ends_the_prompt_in_the_documented_error(profile: str) -> None:
     """Plan updates cannot be coalesced: 20 to 60 of them while cut off overflow a log of 16 events."""
     seeds = _seeds(profile, 6, 7_000)
-    trials = [CutOff(seed, profile, f"plans:{random.Random(seed).randint(20, 60)} chunks:900-905") for seed in seeds]
+    trials = [CutOff(seed, profile, f"plans:{random.Random(seed).randint(20, 60)}", "chunks:900-905") for seed in seeds]
     with served(max_events=16) as (app, url):
 
         async def run() -> list[CutOff]:
@@ -607,7 +612,7 @@ def test_a_log_that_overflowed_ends_the_prompt_in_the_documented_error(profile: 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_message_chunks_beyond_the_log_are_coalesced_not_lost(profile: str) -> None:
     """100 message chunks while cut off, into a log of 16 events: joined, marked, complete."""
-    trials = [CutOff(seed, profile, "chunks:10-110 permission chunks:110-120") for seed in _seeds(profile, 6, 8_000)]
+    trials = [CutOff(seed, profile, "chunks:10-110", "permission chunks:110-120") for seed in _seeds(profile, 6, 8_000)]
     with served(max_events=16) as (app, url):
 
         async def run() -> list[CutOff]:
@@ -629,13 +634,15 @@ def test_message_chunks_beyond_the_log_are_coalesced_not_lost(profile: str) -> N
     assert left is None, left
 
 
-@pytest.mark.skipif("FAULT_SEED" not in os.environ, reason="replays one trial: FAULT_PROFILE=ws FAULT_SEED=N")
+@pytest.mark.skipif("FAULT_SEED" not in os.environ, reason="replays a trial: FAULT_PROFILE=ws FAULT_SEED=N")
 def test_replay_one_trial() -> None:
     profiles = tuple(os.environ["FAULT_PROFILES"].split(",")) if os.environ.get("FAULT_PROFILES") else None
     plan = draw(int(os.environ["FAULT_SEED"]), os.environ.get("FAULT_PROFILE", "ws"), profiles)
-    print(f"\n{plan}")
+    repeat = int(os.environ.get("FAULT_REPEAT", "1"))
+    print(f"\n{plan}, {repeat} times at once")
     with served() as (_, url):
-        results = asyncio.run(run_trials([plan], url))
-    out = results[0][1]
-    print(f"stop {out.stop!r}, error {out.error!r}, {out.fired} cuts, {out.client.asks} asks, texts {out.client.texts}")
+        results = asyncio.run(run_trials([plan] * repeat, url))
+    for _, out in results:
+        texts = out.client.texts
+        print(f"stop {out.stop!r}, error {out.error!r}, {out.fired} cuts, {out.client.asks} asks, {len(texts)} texts")
     _assert_passed(results)
