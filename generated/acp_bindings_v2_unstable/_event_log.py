@@ -172,13 +172,19 @@ class EventLog:
         self._trim(now)
         return self.latest
 
-    def since(self, last: int, now: float | None = None) -> list[bytes] | Lost:
-        """The events after ``last``, in order (a run cut at ``last``: its rest)."""
+    def since(
+        self, last: int, now: float | None = None
+    ) -> list[tuple[int, bytes]] | Lost:
+        """The events after ``last`` with their ids, in order (a run cut at ``last``:
+        its rest, with the run's last id)."""
         self._trim(time.monotonic() if now is None else now)
         if last < self.forgotten or last > self.latest or last < 0:
             oldest = self._events[0].first if self._events else self.latest + 1
             return Lost(oldest, self.latest)
-        return [self._rest(event, last) for event in self._events if event.last > last]
+        kept = self._events
+        return [
+            (event.last, self._rest(event, last)) for event in kept if event.last > last
+        ]
 
     @property
     def count(self) -> int:

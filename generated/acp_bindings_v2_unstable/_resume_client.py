@@ -161,6 +161,11 @@ class ResumingTransport:
     async def ready(self) -> None:
         return None
 
+    @property
+    def carrier(self) -> Transport:
+        """The transport of the moment."""
+        return self._carrier
+
     async def send(self, data: bytes) -> None:
         if self._gone:
             raise ConnectionError("the connection to the agent is closed")

@@ -41,6 +41,7 @@ from ._event_log import Coalescing, ResumeLimits
 from ._remote_socket import serve_socket
 from ._remote_state import (
     LimitExceeded,
+    OutboundStream,
     RemoteConnection,
     RemoteLimits,
     Routing,
@@ -360,15 +361,28 @@ class AcpApp:
             status = 400 if "longer" in str(error) else 429
             await respond(send, status, str(error))
             return
-        if stream.attached:
+        host = (
+            remote.host if remote.host is not None and remote.host.negotiated else None
+        )
+        last = request.headers.get("last-event-id") if host is not None else None
+        if stream.attached and last is None:
             await respond(send, 409, "Outbound stream already has an active receiver")
             return
-        stream.attached = True
+        if last is not None and host is not None:
+            if not last.isdigit() or len(last) > 18:
+                await respond(send, 400, "Invalid Last-Event-ID")
+                return
+            lost = await host.replay(request.session_id, int(last), stream.replace)
+            if lost is not None:
+                text = host.lost_answer(request.session_id, int(last), lost)
+                await respond(send, 410, text, content_type="application/json")
+                return
+        receiver = stream.take_over()
         remote.busy += 1
         try:
-            await _pump(stream, receive, send, self.limits.keepalive)
+            await _pump(stream, receiver, receive, send, self.limits.keepalive)
         finally:
-            remote.outbox.detach(stream)
+            remote.outbox.detach(stream, receiver)
             remote.busy -= 1
             remote.touch()
 
@@ -412,6 +426,7 @@ class AcpApp:
             remote.task = loop.create_task(_run(remote))
             return
         host = host or self.hosts.new()
+        remote.host = host
         serving = host.serve(transport, deliberate=lambda: remote.farewell)
         remote.task = loop.create_task(serving)
 
@@ -468,7 +483,13 @@ def _malformed(message: Any) -> tuple[str, str] | None:
     return None
 
 
-async def _pump(stream: Any, receive: Receive, send: Send, keepalive: float) -> None:
+async def _pump(
+    stream: OutboundStream,
+    receiver: int,
+    receive: Receive,
+    send: Send,
+    keepalive: float,
+) -> None:
     """Serve one SSE stream until it closes or its client goes away."""
     headers = [
         (b"content-type", b"text/event-stream"),
@@ -481,8 +502,11 @@ async def _pump(stream: Any, receive: Receive, send: Send, keepalive: float) -> 
     await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
 
     async def events() -> None:
-        while (data := await stream.take(keepalive)) is not None:
+        while (item := await stream.take(keepalive, receiver)) is not None:
+            data, event = item
             chunk = b"data: " + data + b"\n\n" if data else b":\n\n"
+            if event is not None:
+                chunk = b"id: %d\n" % event + chunk
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 

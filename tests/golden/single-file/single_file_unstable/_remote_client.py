@@ -193,6 +193,10 @@ class HttpClientTransport:
         self._answer_routes: dict[tuple[str, Any], str] = {}
         """Agent request id -> the session whose stream it came on."""
         self._session_requests: dict[tuple[str, Any], tuple[str, Any]] = {}
+        self.reopened = 0
+        """Streams opened again after their last event id (``Last-Event-ID``)."""
+        self._last_ids: dict[str | None, int] = {}
+        """The id of the last event each stream brought (a resumable connection's)."""
         """Our pending request id -> (its session, its id)."""
         self._closed = False
 
@@ -329,20 +333,14 @@ class HttpClientTransport:
         self._streams[session] = asyncio.ensure_future(self._read_stream(session))
 
     async def _read_stream(self, session: str | None) -> None:
-        assert self.connection_id is not None
-        headers = {
-            "Accept": "text/event-stream",
-            "Acp-Connection-Id": self.connection_id,
-        }
-        if session is not None:
-            headers["Acp-Session-Id"] = session
         opened = self._opened[session]
         try:
-            async with self.client.stream("GET", self.url, headers=headers) as response:
-                if response.status_code != 200:
-                    raise ConnectionError(f"HTTP {response.status_code}")
-                opened.set_result(None)
-                await self._events(session, response)
+            await self._read_once(session, opened)
+            # a resumable connection's stream ended: open it again after the last
+            # event id it brought (SSE ``Last-Event-ID``), once; a stream that
+            # brought none is resumed with the connection
+            if self._whole and not self._closed and session in self._last_ids:
+                await self._read_once(session, None)
         except (httpx.HTTPError, ConnectionError) as error:
             _log.debug("the %s stream ended: %r", session or "connection", error)
         finally:
@@ -350,20 +348,50 @@ class HttpClientTransport:
                 opened.set_exception(ConnectionError("the stream was refused"))
             await self._stream_ended(session)
 
+    async def _read_once(
+        self, session: str | None, opened: asyncio.Future[None] | None
+    ) -> None:
+        """Read one GET of the stream (a reopening when ``opened`` is None)."""
+        assert self.connection_id is not None
+        headers = {
+            "Accept": "text/event-stream",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        if opened is None:
+            headers["Last-Event-ID"] = str(self._last_ids[session])
+            self.reopened += 1
+        try:
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    raise ConnectionError(f"HTTP {response.status_code}")
+                if opened is not None:
+                    opened.set_result(None)
+                await self._events(session, response)
+        except httpx.HTTPError as error:
+            _log.debug("the %s stream broke: %r", session or "connection", error)
+
     async def _events(self, session: str | None, response: httpx.Response) -> None:
         lines = LineTransport(_Chunks(response.aiter_raw()), None).lines(
             self._max_bytes + 16
         )
         data: list[bytes] = []
+        event: int | None = None
         async for line in lines:
             if isinstance(line, Oversized):
                 raise ConnectionError("an SSE line is longer than the message limit")
             line = line.removesuffix(b"\r")
             if line.startswith(b"data:"):
                 data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif line.startswith(b"id:") and line[3:].strip().isdigit():
+                event = int(line[3:].strip())
             elif not line and data:
                 await self._arrived(session, b"\n".join(data))
-                data = []
+                if event is not None:
+                    last = self._last_ids.get(session, 0)
+                    self._last_ids[session] = max(last, event)
+                data, event = [], None
 
     async def _arrived(self, session: str | None, data: bytes) -> None:
         message = _parsed(data)

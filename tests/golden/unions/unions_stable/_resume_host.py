@@ -377,15 +377,18 @@ class Host:
             await carrier.send(_answer(request_id, done))
             await self._send_all(carrier, caught)
 
-    def _catch_up(self, stream: Stream, last: int, handling: Any) -> list[bytes] | Lost:
-        """The requests to ask again, then the events after ``last``."""
+    def _catch_up(
+        self, stream: Stream, last: int, handling: Any
+    ) -> list[tuple[int, bytes]] | Lost:
+        """The requests to ask again, then the events after ``last``, with ids."""
         log = self.logs.get(stream)
         if log is None:
             return [] if last == 0 else Lost(1, 0)
         events = log.since(last)
         if isinstance(events, Lost):
             return events
-        return [p.data for p in self._reasked(stream, last, handling)] + events
+        asked = [(p.event, p.data) for p in self._reasked(stream, last, handling)]
+        return asked + events
 
     def _reasked(self, stream: Stream, last: int, handling: Any) -> list[_Pending]:
         busy = {id_key(item) for item in handling} if type(handling) is list else set()
@@ -413,17 +416,35 @@ class Host:
         }
         return text, data
 
-    async def _send_all(self, carrier: Transport, items: list[bytes]) -> None:
-        for data in items:
+    async def _send_all(
+        self, carrier: Transport, items: list[tuple[int, bytes]]
+    ) -> None:
+        for event, data in items:
             await carrier.ready()
-            await carrier.send(data)
+            await _send(carrier, data, event)
+
+    async def replay(
+        self,
+        stream: Stream,
+        last: int,
+        reset: Callable[[list[tuple[int, bytes]]], None],
+    ) -> Lost | None:
+        """Hand the events of ``stream`` after ``last`` to ``reset`` (an SSE stream
+        reopened with ``Last-Event-ID``), and carry its next ones live; or why not."""
+        async with self._lock:
+            caught = self._catch_up(stream, last, None)
+            if isinstance(caught, Lost):
+                return caught
+            reset(caught)
+            self.paused.discard(stream)
+            return None
 
     # -- agent -> client
 
     async def outgoing(self, data: bytes) -> None:
         """Number, keep and (when its stream is live) carry one agent message."""
         if not self.negotiated:
-            await self._carry(None, data, numbered=False)
+            await self._carry(None, data, None)
             return
         message = parsed(data)
         key = id_key(message.get("id")) if "id" in message else None
@@ -441,7 +462,7 @@ class Host:
         if "method" in message and key is not None:
             self._pending[key] = _Pending(stream, event, data, message["id"])
         if stream not in self.paused:
-            await self._carry(stream, data, numbered=True)
+            await self._carry(stream, data, event)
 
     def _with_token(self, message: dict[str, Any]) -> bytes:
         result = message.get("result")
@@ -453,7 +474,10 @@ class Host:
             {**message, "result": {**result, "_meta": {**meta, EXTENSION: ours}}}
         )
 
-    async def _carry(self, stream: Stream, data: bytes, *, numbered: bool) -> None:
+    async def _carry(self, stream: Stream, data: bytes, event: int | None) -> None:
+        """Send one message now, if its stream is live (``event``: its number; None
+        on a connection that did not negotiate the extension)."""
+        numbered = event is not None
         async with self._lock:
             carrier = self.carrier
             if carrier is None or (numbered and stream in self.paused):
@@ -462,13 +486,22 @@ class Host:
                 return
             try:
                 await carrier.ready()
-                await carrier.send(data)
+                await _send(carrier, data, event)
             except (ConnectionError, OSError) as error:
                 if not numbered:
                     raise
                 _log.debug("lost a carrier while sending: %r", error)
                 with contextlib.suppress(Exception):
                     await carrier.close()
+
+
+async def _send(carrier: Transport, data: bytes, event: int | None) -> None:
+    """Send ``data`` on ``carrier``, with its event id where the carrier shows one."""
+    numbered = getattr(carrier, "send_event", None)
+    if event is not None and numbered is not None:
+        await numbered(data, event)
+    else:
+        await carrier.send(data)
 
 
 class Hosts:
