@@ -22,6 +22,7 @@ client that reconnects too early fails and backs off.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import random
 import socket
@@ -88,6 +89,8 @@ class _Link:
         self.client_reader, self.client_writer = client
         self.server_reader, self.server_writer = server
         self.broken = False
+        self.profile: str | None = None
+        """``"ws"`` or ``"http"``, from the first request the client sent on this connection."""
         self.tasks = [
             asyncio.ensure_future(self._pump(self.client_reader, self.server_writer, down=False)),
             asyncio.ensure_future(self._pump(self.server_reader, self.client_writer, down=True)),
@@ -107,6 +110,9 @@ class _Link:
                     return
                 if writer.is_closing():
                     break  # the other side went away under us
+                if not down and self.profile is None:
+                    self.profile = "ws" if b"upgrade: websocket" in data.lower() else "http"
+                    self.proxy.profiles[self.profile] += 1
                 if down:
                     allowed = self.proxy._delivered(len(data))
                     if allowed < len(data):
@@ -157,6 +163,8 @@ class Proxy:
         self.refused = 0
         self.fired: list[Cut] = []
         """The cuts done so far, planned or on demand, in order."""
+        self.profiles: collections.Counter[str] = collections.Counter()
+        """Connections by the profile of their first request (``"ws"``: a WebSocket upgrade)."""
         self.down_bytes = 0
         """Bytes delivered from the server to the client, over every connection."""
         self._plan: list[Cut] = []

@@ -11,10 +11,14 @@ for the chunks it joins), ``prompt()`` must return ``end_turn``, the permission 
 answered (asked again after a cut if need be). Then the server holds no connection any more, and the
 process's memory does not grow from one batch of trials to the next.
 
+A few trials reconnect over the other profile each time (``Reconnect(profiles=...)``). The proxy is
+tested on its own first, and a client that does not reconnect must lose its turn at every cut (the
+cuts do break the runtime's connections: the trials pass because the sessions resume).
+
 The overflow trials cut the client off while the agent sends more than the log keeps: plan updates
 (which cannot be coalesced) must end the interrupted ``prompt()`` in the documented error (-32060,
-``recover: session/load``) without delivering anything past the gap; message chunks must be coalesced
-instead, and arrive joined, marked, complete.
+``recover: session/load``) without delivering anything past the gap, as must events older than the
+log keeps; message chunks must be coalesced instead, and arrive joined, marked, complete.
 
 A failing trial names its seed and profile; replay it with
 ``FAULT_PROFILE=ws FAULT_SEED=<seed> pytest tests/test_resume_faults.py -k replay -s`` (the cuts fall
@@ -317,6 +321,9 @@ def draw(seed: int, profile: str, profiles: tuple[str, ...] | None = None) -> Pl
         count -= 1
         at_permission = Cut(0, rng.choice(KINDS), round(rng.uniform(0, 0.2), 3), round(rng.uniform(0, 0.2), 3))
     cuts = tuple(draw_cuts(rng, count, chunks * CHUNK_BYTES)) if count else ()
+    if profiles is not None:  # no outage: the first reconnection, over the other profile, gets through
+        cuts = tuple(dataclasses.replace(cut, outage=0.0) for cut in cuts)
+        at_permission = at_permission and dataclasses.replace(at_permission, outage=0.0)
     return Plan(seed, profile, chunks, permission, cuts, at_permission, profiles)
 
 
@@ -328,6 +335,9 @@ class Outcome:
     """How many texts the handler had seen when ``prompt()`` returned."""
     fired: int = 0
     left: int = 0
+    profiles: frozenset[str] = frozenset()
+    """The profiles of the TCP connections the trial made."""
+    phase: str = "connect"
     seconds: float = 0.0
     client: FaultClient = field(default_factory=FaultClient)
 
@@ -346,18 +356,22 @@ async def play(plan: Plan, target: str, out: Outcome) -> None:
         options = {"reconnect": reconnect(plan.profiles)} if plan.reconnect else {}
         try:
             async with connect_agent(proxy.url(), client, transport=plan.profile, **options) as agent:  # type: ignore[arg-type]
+                out.phase = "initialize"
                 await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+                out.phase = "session/new"
                 session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
                 proxy.plan(plan.cuts)
+                out.phase = "prompt()"
                 text = builders.text_content_block(plan.script)
                 response = await agent.prompt(builders.prompt_request(session, [text]))
                 out.stop = response.stop_reason
                 out.returned = len(client.texts)
                 await asyncio.sleep(SETTLE)  # what comes late is told apart from what never comes
+                out.phase = "closing"
         except Exception as error:  # noqa: BLE001 - any failure is the trial's, reported with its seed
             out.error = f"{type(error).__name__}: {error}"
         finally:
-            out.fired, out.left = len(proxy.fired), proxy.planned
+            out.fired, out.left, out.profiles = len(proxy.fired), proxy.planned, frozenset(proxy.profiles)
 
 
 async def run_trials(plans: Sequence[Plan], target: str) -> list[tuple[Plan, Outcome]]:
@@ -382,7 +396,7 @@ def verdict(plan: Plan, out: Outcome) -> str | None:
     """None when the trial passed; else what went wrong, with its seed and how to replay it."""
     client, problems = out.client, []
     if out.error is not None:
-        problems.append(f"prompt() failed: {out.error}")
+        problems.append(f"{out.phase} failed: {out.error}")
     elif out.stop != "end_turn":
         problems.append(f"prompt() returned {out.stop!r}, not 'end_turn'")
     if out.returned is not None:
@@ -519,12 +533,15 @@ def test_sessions_survive_random_cuts_of_their_connection(profile: str) -> None:
 
 
 def test_sessions_move_between_profiles_when_they_reconnect() -> None:
+    """Each reconnection over the other profile than the one before: every trial uses both."""
     plans = [draw(seed, "ws", ("http", "ws")) for seed in _seeds("ws", CROSS_TRIALS // 2, 5_000)]
     plans += [draw(seed, "http", ("ws", "http")) for seed in _seeds("http", CROSS_TRIALS // 2, 5_000)]
     with served() as (app, url):
         results = asyncio.run(run_trials(plans, url))
         left = asyncio.run(drained(app))
     _assert_passed(results)
+    for plan, out in results:
+        assert out.profiles == {"ws", "http"}, f"[{plan.profile} seed {plan.seed}] connected over {set(out.profiles)}"
     assert left is None, left
 
 
@@ -538,6 +555,7 @@ def test_without_reconnect_every_cut_fails_the_prompt(profile: str) -> None:
     for plan, out in results:
         assert out.error is not None and out.stop is None, f"[{profile} seed {plan.seed}] survived a cut: {out.stop!r}"
         assert out.error.startswith(("ConnectionError", "RequestError")), f"[{profile} seed {plan.seed}] {out.error}"
+        assert out.phase == "prompt()", f"[{profile} seed {plan.seed}] failed in {out.phase}"
 
 
 # -- a log that cannot hold what the client missed
