@@ -58,7 +58,7 @@ CONCURRENCY = 17
 """Trials in flight at once, each with a proxy of its own (so a cut breaks only its trial's connections)."""
 CROSS_TRIALS = 6
 BASE_SEED = 22_000
-TRIAL_TIMEOUT = 45.0
+TRIAL_TIMEOUT = 20.0
 CHUNK_BYTES = 100
 """A lower bound of the bytes a chunk notification takes on the wire (a WebSocket frame or an SSE event
 of about 140 bytes): the cuts are drawn within N * CHUNK_BYTES bytes of the server's stream, so that
@@ -68,7 +68,8 @@ SETTLE = 0.25
 came too late (the handler must have seen them all when ``prompt()`` returns), and one never arriving
 even then was lost."""
 RECOVER_ERROR = -32060
-RECONNECT = {"initial_delay": 0.02, "max_delay": 0.1, "give_up_after": 20.0}
+RECONNECT = {"initial_delay": 0.02, "max_delay": 0.1, "give_up_after": 10.0, "attempt_timeout": 3.0}
+"""Fast reconnection: attempts on loopback take milliseconds (an attempt cut by the proxy fails at once)."""
 MEMORY_SETTLE = 1.0
 """Seconds after a batch before its memory is measured: closed connections finish closing (the
 WebSocket closing handshakes, the proxy's lagging closes) and free what they held."""
@@ -447,7 +448,7 @@ def _rss() -> int:
     raise AssertionError("no VmRSS")
 
 
-async def drained(app: Any, within: float = 10.0) -> str | None:
+async def drained(app: Any, within: float = 5.0) -> str | None:
     """Wait until the app holds no connection nor resumable agent; None then, else what it still holds."""
     deadline = time.monotonic() + within
     while app.hosts.live or app.connections:
