@@ -346,9 +346,10 @@ class Host:
             or type(session) is not str
             or type(last) is not int
         ):
+            known = method == RESUME_SESSION
             error = {
-                "code": -32602 if method == RESUME_SESSION else -32601,
-                "message": "Invalid params",
+                "code": -32602 if known else -32601,
+                "message": "Invalid params" if known else "Method not found",
             }
             async with self._lock:
                 await carrier.send(
