@@ -150,6 +150,7 @@ class ResumingTransport:
                 data = await self._carrier.receive(limit)
             if data is None:
                 if self._closing or self.token is None:
+                    _log.debug("the connection ended (resumable: %s)", bool(self.token))
                     self._gone = True
                     self._attached.set()
                 else:
@@ -335,6 +336,7 @@ class ResumingTransport:
                 )
             except Exception as error:  # noqa: BLE001 - any failed attempt is retried
                 why = repr(error)
+                _log.debug("reconnection attempt %d failed: %s", self._attempts, why)
                 if carrier is not None:
                     await _abandon(carrier)
                 if time.monotonic() - started + delay > policy.give_up_after:
@@ -377,34 +379,40 @@ class ResumingTransport:
         raise ConnectionError("the connection ended before the reattach answer")
 
     async def _resumed(self, carrier: Transport, answer: dict[str, Any]) -> None:
-        result = answer.get("result")
-        meta = result.get("_meta") if type(result) is dict else None
-        ours = meta.get(EXTENSION) if type(meta) is dict else None
-        received = ours.get("received") if type(ours) is dict else None
+        ours = json_object(json_object(answer.get("result")).get("_meta")).get(
+            EXTENSION
+        )
+        received = json_object(ours).get("received")
         self._carrier = carrier
+        _log.debug("reattached (the agent received %s messages)", received)
         self._confirm(received if type(received) is int else 0)
         self._resuming.clear()  # what the lost carrier was asked is asked again below
         self._counting.clear()
         async with self._lock:
             resent = list(self._unconfirmed)
             self.reconnects += 1
-            for stream in [s for s in self.seen if s is not None]:
-                handling = [
-                    raw for raw, owner in self._handling.values() if owner == stream
-                ]
-                params = {
-                    "sessionId": stream,
-                    "lastEventId": self.seen[stream],
-                    "handling": handling,
-                }
-                key, data = self._ours(RESUME_SESSION, params)
-                self._resuming[key] = stream
-                await carrier.send(data)
-            for _, data in resent:
-                await carrier.send(data)
+            try:
+                for stream in [s for s in self.seen if s is not None]:
+                    key, data = self._ours(RESUME_SESSION, self._resume_params(stream))
+                    self._resuming[key] = stream
+                    await carrier.send(data)
+                for _, data in resent:
+                    await carrier.send(data)
+            except (ConnectionError, OSError) as error:
+                # this carrier is lost too: its end brings the next reconnection
+                _log.debug("lost the new carrier while resuming: %r", error)
         self._attached.set()
 
+    def _resume_params(self, stream: str) -> dict[str, Any]:
+        handling = [raw for raw, owner in self._handling.values() if owner == stream]
+        return {
+            "sessionId": stream,
+            "lastEventId": self.seen[stream],
+            "handling": handling,
+        }
+
     def _give_up(self, error: dict[str, Any]) -> None:
+        _log.debug("giving up: %s", error)
         message = error.get("message", "") if type(error) is dict else ""
         error = {
             **error,

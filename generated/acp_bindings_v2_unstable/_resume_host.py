@@ -261,6 +261,8 @@ class Host:
         if self.agent is not None and self.task is not asyncio.current_task():
             with contextlib.suppress(Exception):
                 await self.agent.close()
+            if self.task is not None:
+                await asyncio.wait({self.task}, timeout=1.0)
 
     # -- client -> agent
 
@@ -397,6 +399,10 @@ class Host:
             for key, p in self._pending.items()
             if p.stream == stream and p.event <= last and key not in busy
         ]
+
+    def lost_answer(self, stream: Stream, last: int, lost: Lost) -> str:
+        """A JSON-RPC error (id null): why ``stream`` cannot resume after ``last``."""
+        return _error(None, *self._lost(stream, last, lost)).decode()
 
     def _lost(
         self, stream: Stream, last: int, lost: Lost

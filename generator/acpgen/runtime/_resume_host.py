@@ -258,6 +258,8 @@ class Host:
         if self.agent is not None and self.task is not asyncio.current_task():
             with contextlib.suppress(Exception):
                 await self.agent.close()
+            if self.task is not None:
+                await asyncio.wait({self.task}, timeout=1.0)
 
     # -- client -> agent
 
@@ -344,9 +346,10 @@ class Host:
             or type(session) is not str
             or type(last) is not int
         ):
+            known = method == RESUME_SESSION
             error = {
-                "code": -32602 if method == RESUME_SESSION else -32601,
-                "message": "Invalid params",
+                "code": -32602 if known else -32601,
+                "message": "Invalid params" if known else "Method not found",
             }
             async with self._lock:
                 await carrier.send(
@@ -394,6 +397,10 @@ class Host:
             for key, p in self._pending.items()
             if p.stream == stream and p.event <= last and key not in busy
         ]
+
+    def lost_answer(self, stream: Stream, last: int, lost: Lost) -> str:
+        """A JSON-RPC error (id null): why ``stream`` cannot resume after ``last``."""
+        return _error(None, *self._lost(stream, last, lost)).decode()
 
     def _lost(
         self, stream: Stream, last: int, lost: Lost
