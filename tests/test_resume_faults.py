@@ -336,6 +336,7 @@ class Outcome:
     """How many texts the handler had seen when ``prompt()`` returned."""
     fired: int = 0
     left: int = 0
+    """Planned cuts not done when ``prompt()`` returned (then disarmed)."""
     profiles: frozenset[str] = frozenset()
     """The profiles of the TCP connections the trial made."""
     phase: str = "connect"
@@ -367,12 +368,15 @@ async def play(plan: Plan, target: str, out: Outcome) -> None:
                 response = await agent.prompt(builders.prompt_request(session, [text]))
                 out.stop = response.stop_reason
                 out.returned = len(client.texts)
+                # no cut after the turn: the client closes attached, so its agent must go at once
+                out.left = proxy.planned
+                proxy.plan(())
                 await asyncio.sleep(SETTLE)  # what comes late is told apart from what never comes
                 out.phase = "closing"
         except Exception as error:  # noqa: BLE001 - any failure is the trial's, reported with its seed
             out.error = f"{type(error).__name__}: {error}"
         finally:
-            out.fired, out.left, out.profiles = len(proxy.fired), proxy.planned, frozenset(proxy.profiles)
+            out.fired, out.profiles = len(proxy.fired), frozenset(proxy.profiles)
 
 
 async def run_trials(plans: Sequence[Plan], target: str) -> list[tuple[Plan, Outcome]]:
