@@ -18,9 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example beside this file
 
 from acp_bindings import asgi_app
+from acp_bindings.resume import ResumeLimits
 from echo_agent import EchoAgent
 
-app = asgi_app(EchoAgent)
+app = asgi_app(EchoAgent, resume=ResumeLimits())
 
 
 def main() -> None:

@@ -76,10 +76,11 @@ def test_remote_client_prints_what_echo_client_prints_over_both_transports() -> 
                 break
         assert found, "uvicorn did not start"
         url = f"http://127.0.0.1:{found.group(1)}/acp"
-        for transport in ("ws", "http"):
+        for transport, *flags in (("ws",), ("http",), ("ws", "--reconnect"), ("http", "--reconnect")):
             words = ["one", "two three", "four"]
+            command = [sys.executable, str(EXAMPLES / "remote_client.py"), "--url", url, "--transport", transport]
             done = subprocess.run(
-                [sys.executable, str(EXAMPLES / "remote_client.py"), "--url", url, "--transport", transport, *words],
+                [*command, *flags, *words],
                 capture_output=True,
                 text=True,
                 timeout=60,

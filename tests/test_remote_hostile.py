@@ -18,7 +18,7 @@ import httpx
 import pytest
 import websockets
 from acp_bindings.connection import Limits
-from acp_bindings.remote import RemoteLimits, Request, asgi_app
+from acp_bindings.remote import RemoteLimits, Request, ResumeLimits, asgi_app
 from websockets.asyncio.client import connect
 
 from tests.remote import TIMEOUT, TurnAgent, serving
@@ -55,14 +55,17 @@ LIMITS = RemoteLimits(
 )
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[str, Any]]:
+@pytest.fixture(scope="module", params=["plain", "resumable"])
+def server(request: pytest.FixtureRequest) -> Iterator[tuple[str, Any]]:
+    """The app, and the same app with resumable connections (issue 22): a peer that does not
+    negotiate the extension must meet exactly the same answers."""
     app = asgi_app(
         factory,
         authorize=authorize,
         allowed_origins=[ALLOWED_ORIGIN],
         remote_limits=LIMITS,
         limits=Limits(max_message_bytes=MAX_MESSAGE),
+        resume=ResumeLimits() if request.param == "resumable" else None,
     )
     with serving(app, ws_max_size=WS_MAX) as url:
         yield url, app

@@ -341,3 +341,37 @@ def test_a_client_that_cannot_reconnect_fails_its_requests_with_what_to_do() -> 
     error = asyncio.run(asyncio.wait_for(main(), TIMEOUT))
     assert isinstance(error, RequestError) and error.code == LOST
     assert "could not be resumed" in str(error) and error.data["recover"] == "session/load"
+
+
+async def _reattach_with(url: str, extra: dict[str, Any]) -> Any:
+    """Open a resumable connection over WebSocket, drop it, and reattach naming its token with
+    ``extra`` in the extension's ``_meta``; the answer to that ``initialize``."""
+    async with websockets.connect(url.replace("http", "ws")) as socket:
+        params = {"protocolVersion": PROTOCOL_VERSION, "_meta": ASK}
+        await socket.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}))
+        token = json.loads(await socket.recv())["result"]["_meta"][EXTENSION]["token"]
+        socket.transport.abort()  # lost, not closed: the agent waits for its client
+    async with websockets.connect(url.replace("http", "ws")) as socket:
+        meta = {EXTENSION: {"version": 1, "token": token, **extra}}
+        params = {"protocolVersion": PROTOCOL_VERSION, "_meta": meta}
+        await socket.send(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "initialize", "params": params}))
+        return json.loads(await socket.recv())
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"lastEventId": 1}, None),  # the initialize answer was handled: nothing to catch up
+        ({"lastEventId": "1"}, LOST),  # not an id: nothing can follow it
+        ({"lastEventId": 7}, LOST),  # never sent
+        ({"lastEventId": 1, "handling": "x"}, None),  # not a list: ignored
+    ],
+)
+def test_a_reattach_with_odd_values_gets_an_answer_and_the_server_goes_on(urls: Any, extra: Any, code: Any) -> None:
+    resumable, _, _ = urls
+    answer = asyncio.run(asyncio.wait_for(_reattach_with(resumable, extra), TIMEOUT))
+    if code is None:
+        assert answer["result"]["_meta"][EXTENSION]["received"] == 1 and answer["id"] == 9
+    else:
+        assert answer["error"]["code"] == code and answer["error"]["data"]["recover"] == "session/load"
+    assert asyncio.run(asyncio.wait_for(_turn_then_leave(resumable, "ws"), TIMEOUT))["stop"] == "end_turn"

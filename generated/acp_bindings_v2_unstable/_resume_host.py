@@ -125,6 +125,8 @@ class _AgentSide:
         self._host = host
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
+        if self._host.closed and self._host.inbound.empty():
+            return None
         item = await self._host.inbound.get()
         if item is None:
             self._host.inbound.put_nowait(None)  # the end stays for any later read
@@ -161,7 +163,9 @@ class Host:
         self._initialize = initialize
         self._max_bytes = max_message_bytes
         self._on_close = on_close
-        self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(64)
+        self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(1)
+        """One message at a time: the carrier's own buffer (bounded in bytes) holds
+        the rest while the agent does not read."""
         self.transport = _AgentSide(self)
         self.agent: Any = None
         """The agent's connection (a ``connection.Connection``)."""
@@ -319,6 +323,7 @@ class Host:
             return
         handling = meta.get("handling")
         last = meta.get("lastEventId", 0)
+        last = last if type(last) is int else -1  # not an id: nothing can follow it
         async with self._lock:
             result = dict(self._init_answer.get("result") or {})
             mine = json_object(result.get("_meta"))
@@ -349,9 +354,10 @@ class Host:
             or type(session) is not str
             or type(last) is not int
         ):
+            known = method == RESUME_SESSION
             error = {
-                "code": -32602 if method == RESUME_SESSION else -32601,
-                "message": "Invalid params",
+                "code": -32602 if known else -32601,
+                "message": "Invalid params" if known else "Method not found",
             }
             async with self._lock:
                 await carrier.send(

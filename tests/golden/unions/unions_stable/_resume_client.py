@@ -392,11 +392,13 @@ class ResumingTransport:
             resent = list(self._unconfirmed)
             self.reconnects += 1
             try:
+                # first what the agent lacks (an answer among it settles the request
+                # it answers), then each session's events after the last handled
+                for _, data in resent:
+                    await carrier.send(data)
                 for stream in [s for s in self.seen if s is not None]:
                     key, data = self._ours(RESUME_SESSION, self._resume_params(stream))
                     self._resuming[key] = stream
-                    await carrier.send(data)
-                for _, data in resent:
                     await carrier.send(data)
             except (ConnectionError, OSError) as error:
                 # this carrier is lost too: its end brings the next reconnection

@@ -16,6 +16,10 @@ sees each request before any agent code runs (True to allow, 401 or 403 to refus
 guarantees (notifications handled in order, ``prompt()`` returning after its updates,
 capability checks, ``$/cancel_request``, the wire trace).
 
+``asgi_app(..., resume=ResumeLimits())`` keeps each connection's agent and its sessions' recent
+events when the client's connection is lost, and ``connect_agent(..., reconnect=Reconnect())``
+reconnects and resumes every session by itself (``resume``, ``docs/resume.md``).
+
 The client needs httpx (with h2) and websockets, the ``remote`` extra: importing this
 module without them raises an ImportError that gives the command installing them.
 """
@@ -30,8 +34,10 @@ from ._asgi import Request
 from ._remote_client import HttpClientTransport, WebSocketClientTransport
 from ._remote_server import AcpApp, Authorize
 from ._remote_state import RemoteLimits, Routing
+from ._resume_client import ResumingTransport
 from .connection import Limits, Trace, Transport
 from .interfaces import Agent, Client
+from .resume import COALESCING, Reconnect, ResumeLimits
 from .senders import AgentSender
 from .serve import attach_agent, attach_client
 
@@ -39,8 +45,10 @@ __all__ = [
     "ROUTING",
     "AcpApp",
     "Authorize",
+    "Reconnect",
     "RemoteLimits",
     "Request",
+    "ResumeLimits",
     "asgi_app",
     "connect_agent",
 ]
@@ -65,11 +73,14 @@ def asgi_app(
     limits: Limits | None = None,
     check_capabilities: bool = True,
     trace: Trace = None,
+    resume: ResumeLimits | None = None,
 ) -> AcpApp:
     """An ASGI application serving a new ``factory()`` agent per ACP connection at ``path``.
 
     ``limits`` bounds each connection as over stdio (message size, depth, requests and
-    notifications in flight); ``remote_limits`` what the server holds per client.
+    notifications in flight); ``remote_limits`` what the server holds per client. With
+    ``resume``, an agent outlives its client's connection (for ``resume.detached_for``
+    seconds) and a client that negotiated it resumes its sessions on a new connection.
     """
     message_limits = limits or Limits()
 
@@ -92,6 +103,8 @@ def asgi_app(
         limits=remote_limits,
         max_message_bytes=message_limits.max_message_bytes,
         max_depth=message_limits.max_depth,
+        resume=resume,
+        coalescing=COALESCING,
     )
 
 
@@ -106,6 +119,7 @@ async def connect_agent(
     check_capabilities: bool = True,
     limits: Limits | None = None,
     trace: Trace = None,
+    reconnect: Reconnect | None = None,
 ) -> AsyncIterator[AgentSender]:
     """Connect ``client`` to the agent served at ``url`` (``http(s)://`` or ``ws(s)://``), yield its sender.
 
@@ -113,24 +127,40 @@ async def connect_agent(
     HTTP); ``headers`` go with every request (authorization, for one). ``http2``: None
     uses HTTP/2 where TLS negotiates it, True always (prior knowledge on ``http://``),
     False never. ``async with connect_agent(url, MyClient()) as agent:`` then
-    ``await agent.initialize(...)``, ``await agent.new_session(...)``...
+    ``await agent.initialize(...)``, ``await agent.new_session(...)``... With ``reconnect``,
+    a lost connection is opened again (by ``reconnect.profiles`` in turn, else the same
+    ``transport``) and every session resumed, when the agent grants it at ``initialize``.
     """
     message_limits = limits or Limits()
-    moved: Transport
-    if transport == "ws":
-        moved = await WebSocketClientTransport.open(
-            url, headers or {}, message_limits.max_message_bytes
-        )
-    elif transport == "http":
-        moved = HttpClientTransport(
+    profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
+    for profile in (transport, *profiles):
+        if profile not in ("ws", "http"):
+            raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
+
+    async def carrier(attempt: int) -> Transport:
+        profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
+        if profile == "ws":
+            return await WebSocketClientTransport.open(
+                url, headers or {}, message_limits.max_message_bytes
+            )
+        return HttpClientTransport(
             url,
             headers or {},
             initialize=ROUTING.initialize,
             max_bytes=message_limits.max_message_bytes,
             http2=http2,
+            whole=reconnect is not None,
         )
-    else:
-        raise ValueError(f"transport is 'ws' or 'http', not {transport!r}")
+
+    moved: Transport = await carrier(0)
+    if reconnect is not None:
+        moved = ResumingTransport(
+            moved,
+            carrier,
+            reconnect,
+            initialize=ROUTING.initialize,
+            max_bytes=message_limits.max_message_bytes,
+        )
     connection, agent = attach_client(
         client,
         moved,

@@ -114,6 +114,10 @@ class WebSocketClientTransport:
     async def close(self) -> None:
         await self.socket.close()
 
+    async def abandon(self) -> None:
+        """Drop the socket without a closing handshake (the agent may be resumed)."""
+        self.socket.transport.abort()
+
 
 class _Inbox:
     """Messages from the SSE streams, waiting for the connection (bounded in bytes)."""
@@ -167,8 +171,12 @@ class HttpClientTransport:
         max_bytes: int,
         http2: bool | None = None,
         timeout: float = 120.0,
+        whole: bool = False,
     ) -> None:
         self.url = http_url(url)
+        self._whole = whole
+        """A lost session stream ends the whole connection (to be resumed), instead of
+        failing only that session's requests."""
         self._initialize = initialize
         self._max_bytes = max_bytes
         limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
@@ -185,6 +193,10 @@ class HttpClientTransport:
         self._answer_routes: dict[tuple[str, Any], str] = {}
         """Agent request id -> the session whose stream it came on."""
         self._session_requests: dict[tuple[str, Any], tuple[str, Any]] = {}
+        self.reopened = 0
+        """Streams opened again after their last event id (``Last-Event-ID``)."""
+        self._last_ids: dict[str | None, int] = {}
+        """The id of the last event each stream brought (a resumable connection's)."""
         """Our pending request id -> (its session, its id)."""
         self._closed = False
 
@@ -228,6 +240,13 @@ class HttpClientTransport:
             await self._refused(message, key, response)
 
     async def close(self) -> None:
+        await self._close(farewell=True)
+
+    async def abandon(self) -> None:
+        """Stop without DELETE: the agent's connection stays for a resume."""
+        await self._close(farewell=False)
+
+    async def _close(self, *, farewell: bool) -> None:
         if self._closed:
             return
         self._closed = True
@@ -235,7 +254,7 @@ class HttpClientTransport:
         for task in others:
             task.cancel()
         await self._inbox.put(None)
-        if self.connection_id is not None:
+        if self.connection_id is not None and farewell:
             with contextlib.suppress(httpx.HTTPError):
                 headers = {"Acp-Connection-Id": self.connection_id}
                 await self.client.delete(self.url, headers=headers)
@@ -255,6 +274,16 @@ class HttpClientTransport:
         except httpx.HTTPError as error:
             raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
         connection_id = response.headers.get("Acp-Connection-Id")
+        if (
+            response.status_code == 200
+            and not connection_id
+            and "error" in _parsed(response.content)
+        ):
+            await self._inbox.put(
+                response.content
+            )  # refused by a JSON-RPC error: its answer
+            await self._inbox.put(None)
+            return
         if response.status_code != 200 or not connection_id:
             status, text = response.status_code, response.text[:200]
             raise ConnectionError(f"{self._initialize} refused: HTTP {status} {text!r}")
@@ -304,20 +333,14 @@ class HttpClientTransport:
         self._streams[session] = asyncio.ensure_future(self._read_stream(session))
 
     async def _read_stream(self, session: str | None) -> None:
-        assert self.connection_id is not None
-        headers = {
-            "Accept": "text/event-stream",
-            "Acp-Connection-Id": self.connection_id,
-        }
-        if session is not None:
-            headers["Acp-Session-Id"] = session
         opened = self._opened[session]
         try:
-            async with self.client.stream("GET", self.url, headers=headers) as response:
-                if response.status_code != 200:
-                    raise ConnectionError(f"HTTP {response.status_code}")
-                opened.set_result(None)
-                await self._events(session, response)
+            await self._read_once(session, opened)
+            # a resumable connection's stream ended: open it again after the last
+            # event id it brought (SSE ``Last-Event-ID``), once; a stream that
+            # brought none is resumed with the connection
+            if self._whole and not self._closed and session in self._last_ids:
+                await self._read_once(session, None)
         except (httpx.HTTPError, ConnectionError) as error:
             _log.debug("the %s stream ended: %r", session or "connection", error)
         finally:
@@ -325,20 +348,50 @@ class HttpClientTransport:
                 opened.set_exception(ConnectionError("the stream was refused"))
             await self._stream_ended(session)
 
+    async def _read_once(
+        self, session: str | None, opened: asyncio.Future[None] | None
+    ) -> None:
+        """Read one GET of the stream (a reopening when ``opened`` is None)."""
+        assert self.connection_id is not None
+        headers = {
+            "Accept": "text/event-stream",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        if opened is None:
+            headers["Last-Event-ID"] = str(self._last_ids[session])
+            self.reopened += 1
+        try:
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    raise ConnectionError(f"HTTP {response.status_code}")
+                if opened is not None:
+                    opened.set_result(None)
+                await self._events(session, response)
+        except httpx.HTTPError as error:
+            _log.debug("the %s stream broke: %r", session or "connection", error)
+
     async def _events(self, session: str | None, response: httpx.Response) -> None:
         lines = LineTransport(_Chunks(response.aiter_raw()), None).lines(
             self._max_bytes + 16
         )
         data: list[bytes] = []
+        event: int | None = None
         async for line in lines:
             if isinstance(line, Oversized):
                 raise ConnectionError("an SSE line is longer than the message limit")
             line = line.removesuffix(b"\r")
             if line.startswith(b"data:"):
                 data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif line.startswith(b"id:") and line[3:].strip().isdigit():
+                event = int(line[3:].strip())
             elif not line and data:
                 await self._arrived(session, b"\n".join(data))
-                data = []
+                if event is not None:
+                    last = self._last_ids.get(session, 0)
+                    self._last_ids[session] = max(last, event)
+                data, event = [], None
 
     async def _arrived(self, session: str | None, data: bytes) -> None:
         message = _parsed(data)
@@ -363,8 +416,8 @@ class HttpClientTransport:
     async def _stream_ended(self, session: str | None) -> None:
         if self._closed:
             return
-        if session is None:
-            await self._end("the connection stream ended")
+        if session is None or self._whole:
+            await self._end(f"the {session or 'connection'} stream ended")
             return
         self._streams.pop(session, None)
         for key, (owner, request_id) in list(self._session_requests.items()):
@@ -377,7 +430,7 @@ class HttpClientTransport:
     async def _end(self, why: str) -> None:
         _log.debug("ending the ACP connection: %s", why)
         if not self._closed:
-            await self.close()
+            await self._close(farewell=not self._whole)
 
 
 def _parsed(data: bytes) -> dict[str, Any]:

@@ -37,15 +37,18 @@ from ._asgi import (
     respond,
     until_disconnect,
 )
+from ._event_log import Coalescing, ResumeLimits
 from ._remote_socket import serve_socket
 from ._remote_state import (
     LimitExceeded,
+    OutboundStream,
     RemoteConnection,
     RemoteLimits,
     Routing,
     ServerTransport,
     id_key,
 )
+from ._resume_host import Host, Hosts, resume_request, unknown_token
 from .codec import Unreadable, decode
 from .transport import Transport
 
@@ -79,6 +82,8 @@ class AcpApp:
         limits: RemoteLimits | None = None,
         max_message_bytes: int = 32 * 1024 * 1024,
         max_depth: int = 512,
+        resume: ResumeLimits | None = None,
+        coalescing: Coalescing | None = None,
     ) -> None:
         self._connect = connect
         self.routing = routing
@@ -90,6 +95,12 @@ class AcpApp:
         self.max_depth = max_depth
         self.connections: dict[str, RemoteConnection] = {}
         """The ACP connections served now, by ``Acp-Connection-Id``."""
+        self.hosts = (
+            Hosts(connect, resume, coalescing, routing.initialize, max_message_bytes)
+            if resume is not None
+            else None
+        )
+        """The resumable agents (``resume``) by token: they outlive their connection."""
         self._reaper: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -119,6 +130,8 @@ class AcpApp:
     async def close(self) -> None:
         """Close every connection (as at the ASGI server's shutdown)."""
         await asyncio.gather(*(c.close() for c in list(self.connections.values())))
+        if self.hosts is not None:
+            await self.hosts.close()
         if self._reaper is not None:
             self._reaper.cancel()
 
@@ -286,12 +299,17 @@ class AcpApp:
         if len(self.connections) >= self.limits.max_connections:
             await respond(send, 503, "Too many connections")
             return
+        host = self.resumed_host(message)
+        if isinstance(host, bool):
+            text = unknown_token(message["id"])
+            await respond(send, 200, text, content_type="application/json")
+            return
         remote = self._register(websocket=False)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         remote.initialize = (id_key(message["id"]) or ("", None), future)
         remote.busy += 1
         try:
-            answer = await self._first_answer(remote, future, body, receive)
+            answer = await self._first_answer(remote, future, body, receive, host)
         except Disconnected:
             await remote.close()
             return
@@ -316,8 +334,9 @@ class AcpApp:
         future: asyncio.Future[bytes],
         body: bytes,
         receive: Receive,
+        host: Host | None,
     ) -> bytes:
-        self.start_agent(remote, ServerTransport(remote))
+        self.start_agent(remote, ServerTransport(remote), host)
         await remote.deliver(body)
         wait = asyncio.wait_for(future, self.limits.initialize_timeout)
         answer: bytes = await until_disconnect(receive, wait)
@@ -342,15 +361,28 @@ class AcpApp:
             status = 400 if "longer" in str(error) else 429
             await respond(send, status, str(error))
             return
-        if stream.attached:
+        host = (
+            remote.host if remote.host is not None and remote.host.negotiated else None
+        )
+        last = request.headers.get("last-event-id") if host is not None else None
+        if stream.attached and last is None:
             await respond(send, 409, "Outbound stream already has an active receiver")
             return
-        stream.attached = True
+        if last is not None and host is not None:
+            if not last.isdigit() or len(last) > 18:
+                await respond(send, 400, "Invalid Last-Event-ID")
+                return
+            lost = await host.replay(request.session_id, int(last), stream.replace)
+            if lost is not None:
+                text = host.lost_answer(request.session_id, int(last), lost)
+                await respond(send, 410, text, content_type="application/json")
+                return
+        receiver = stream.take_over()
         remote.busy += 1
         try:
-            await _pump(stream, receive, send, self.limits.keepalive)
+            await _pump(stream, receiver, receive, send, self.limits.keepalive)
         finally:
-            remote.outbox.detach(stream)
+            remote.outbox.detach(stream, receiver)
             remote.busy -= 1
             remote.touch()
 
@@ -362,6 +394,7 @@ class AcpApp:
         if remote is None:
             await respond(send, 404, "Unknown Acp-Connection-Id")
             return
+        remote.farewell = True
         await remote.close()
         await respond(send, 202)
 
@@ -378,10 +411,33 @@ class AcpApp:
     def _forget(self, remote: RemoteConnection) -> None:
         self.connections.pop(remote.id, None)
 
-    def start_agent(self, remote: RemoteConnection, transport: ServerTransport) -> None:
-        """Create the connection's agent (the factory runs here) and serve it."""
-        remote.agent = self._connect(transport)
-        remote.task = asyncio.get_running_loop().create_task(_run(remote))
+    def start_agent(
+        self,
+        remote: RemoteConnection,
+        transport: ServerTransport,
+        host: Host | None = None,
+    ) -> None:
+        """Create the connection's agent (the factory runs here) and serve it; with
+        ``resume``, the agent of a new host, or ``host``'s, is carried over
+        ``transport``."""
+        loop = asyncio.get_running_loop()
+        if self.hosts is None:
+            remote.agent = self._connect(transport)
+            remote.task = loop.create_task(_run(remote))
+            return
+        host = host or self.hosts.new()
+        remote.host = host
+        serving = host.serve(transport, deliberate=lambda: remote.farewell)
+        remote.task = loop.create_task(serving)
+
+    def resumed_host(self, message: dict[str, Any]) -> Host | bool | None:
+        """The host an ``initialize`` resumes; None: it resumes none; False: the one it
+        names is gone (or this app does not resume)."""
+        asked = resume_request(message)
+        if asked is None or "token" not in asked:
+            return None
+        found = self.hosts.get(asked["token"]) if self.hosts is not None else None
+        return found if found is not None else False
 
     async def _reap(self) -> None:
         """Close HTTP connections left without stream or request for the idle time."""
@@ -427,7 +483,13 @@ def _malformed(message: Any) -> tuple[str, str] | None:
     return None
 
 
-async def _pump(stream: Any, receive: Receive, send: Send, keepalive: float) -> None:
+async def _pump(
+    stream: OutboundStream,
+    receiver: int,
+    receive: Receive,
+    send: Send,
+    keepalive: float,
+) -> None:
     """Serve one SSE stream until it closes or its client goes away."""
     headers = [
         (b"content-type", b"text/event-stream"),
@@ -440,8 +502,11 @@ async def _pump(stream: Any, receive: Receive, send: Send, keepalive: float) -> 
     await send({"type": "http.response.body", "body": b":\n\n", "more_body": True})
 
     async def events() -> None:
-        while (data := await stream.take(keepalive)) is not None:
+        while (item := await stream.take(keepalive, receiver)) is not None:
+            data, event = item
             chunk = b"data: " + data + b"\n\n" if data else b":\n\n"
+            if event is not None:
+                chunk = b"id: %d\n" % event + chunk
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 

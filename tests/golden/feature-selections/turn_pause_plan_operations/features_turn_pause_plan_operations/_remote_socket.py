@@ -19,19 +19,34 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ._asgi import Receive, Send
-from ._remote_state import RemoteConnection, ServerTransport
+from ._remote_state import RemoteConnection, Routing, ServerTransport
+from ._resume_host import Host, unknown_token
 from .codec import Unreadable, decode
 from .transport import Oversized
-
-if TYPE_CHECKING:
-    from ._remote_server import AcpApp
 
 __all__ = ["serve_socket"]
 
 _log = logging.getLogger(__name__)
+
+
+class AcpApp(Protocol):
+    """What a socket needs of the app serving it (``_remote_server.AcpApp``)."""
+
+    routing: Routing
+    max_depth: int
+    max_message_bytes: int
+
+    def start_agent(
+        self,
+        remote: RemoteConnection,
+        transport: ServerTransport,
+        host: Host | None = None,
+    ) -> None: ...
+
+    def resumed_host(self, message: dict[str, Any]) -> Host | bool | None: ...
 
 
 def _error(code: int, message: str, request_id: Any = None) -> str:
@@ -57,6 +72,7 @@ class _Socket:
         while True:
             message = await self.receive()
             if message["type"] == "websocket.disconnect":
+                self.remote.farewell = message.get("code") == 1000
                 return None
             text = message.get("text")
             if text is not None:
@@ -160,7 +176,12 @@ async def _serve(socket: _Socket) -> None:
         return
     if first is None:
         return
-    socket.app.start_agent(remote, ServerTransport(remote, socket.send_frame))
+    message = decode(first, socket.app.max_depth)
+    host = socket.app.resumed_host(message) if type(message) is dict else None
+    if isinstance(host, bool):
+        await socket.send_text(unknown_token(message.get("id")))
+        return
+    socket.app.start_agent(remote, ServerTransport(remote, socket.send_frame), host)
     await remote.deliver(first)
     reader = asyncio.ensure_future(socket.read_frames())
     assert remote.task is not None

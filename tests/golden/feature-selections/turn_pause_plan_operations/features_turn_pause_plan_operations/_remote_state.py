@@ -104,14 +104,16 @@ def id_key(value: Any) -> tuple[str, Any] | None:
 
 class OutboundStream:
     """The messages waiting for one SSE stream's receiver, in order (one receiver at a
-    time)."""
+    time), each with its event id when the connection is resumable."""
 
     def __init__(self, outbox: Outbox, session: str | None) -> None:
         self._outbox = outbox
         self.session = session
-        self._queue: collections.deque[bytes] = collections.deque()
+        self._queue: collections.deque[tuple[bytes, int | None]] = collections.deque()
         self.size = 0
         self.attached = False
+        self.receiver = 0
+        """Counts receivers: a receiver whose number is no longer this one stops."""
         self.closed = False
         self._wake = asyncio.Event()
 
@@ -119,28 +121,49 @@ class OutboundStream:
     def full(self) -> bool:
         return self.size >= self._outbox.limits.max_stream_bytes
 
-    def push(self, data: bytes) -> None:
-        self._queue.append(data)
+    def push(self, data: bytes, event: int | None = None) -> None:
+        self._queue.append((data, event))
         self.size += len(data)
         self._outbox.size += len(data)
         self._wake.set()
 
-    async def take(self, wait: float) -> bytes | None:
-        """The next message; ``b""`` when nothing came for ``wait`` seconds; None once
-        the stream is closed."""
+    def replace(self, events: list[tuple[int, bytes]]) -> None:
+        """Put ``events`` (a replay after ``Last-Event-ID``) in place of the numbered
+        messages waiting (the replay holds those that come after the id)."""
+        kept = [(data, event) for data, event in self._queue if event is None]
+        self._outbox.taken(self.size)
+        self._queue.clear()
+        self.size = 0
+        for data, event in kept:
+            self.push(data, event)
+        for number, data in events:
+            self.push(data, number)
+
+    def take_over(self) -> int:
+        """A new receiver replaces the current one (which stops): its number."""
+        self.receiver += 1
+        self.attached = True
+        self._wake.set()
+        return self.receiver
+
+    async def take(self, wait: float, receiver: int) -> tuple[bytes, int | None] | None:
+        """The next message and its event id; ``(b"", None)`` when nothing came for
+        ``wait`` seconds; None once the stream is closed or has another receiver."""
         while not self._queue:
-            if self.closed:
+            if self.closed or receiver != self.receiver:
                 return None
             self._wake.clear()
             try:
                 async with asyncio.timeout(wait):
                     await self._wake.wait()
             except TimeoutError:
-                return b""
-        data = self._queue.popleft()
+                return (b"", None)
+        if receiver != self.receiver:
+            return None
+        data, event = self._queue.popleft()
         self.size -= len(data)
         self._outbox.taken(len(data))
-        return data
+        return data, event
 
     def close(self) -> None:
         self.closed = True
@@ -176,7 +199,9 @@ class Outbox:
             found = self.sessions[session] = OutboundStream(self, session)
         return found
 
-    def detach(self, stream: OutboundStream) -> None:
+    def detach(self, stream: OutboundStream, receiver: int) -> None:
+        if receiver != stream.receiver:
+            return  # another receiver took the stream over
         stream.attached = False
         if stream.session is not None and stream.idle:
             self.sessions.pop(stream.session, None)
@@ -221,11 +246,16 @@ class RemoteConnection:
         """HTTP requests and open streams of this connection right now."""
         self.last_seen = time.monotonic()
         self.closed = False
+        self.farewell = False
+        """The client ended the connection on purpose (DELETE, WebSocket close 1000)."""
         self.input_ended = False
         """The client is gone: the agent reads what it sent, then the end of input."""
         self.initialize: tuple[tuple[str, Any], asyncio.Future[bytes]] | None = None
+        self.host: Any = None
+        """The resumable host (``_resume_host.Host``) this connection carries for."""
         self.agent: Any = None
-        """The agent's connection (a ``connection.Connection``), once created."""
+        """The agent's connection (a ``connection.Connection``), once created (None when
+        a resumable host owns it)."""
         self.task: asyncio.Task[None] | None = None
         self.on_close: list[Callable[[], None]] = []
 
@@ -270,14 +300,15 @@ class RemoteConnection:
 
     # -- outbound (agent -> client)
 
-    def route(self, data: bytes) -> None:
-        """Queue one agent message on the stream it belongs to (HTTP profile)."""
+    def route(self, data: bytes, event: int | None = None) -> None:
+        """Queue one agent message (numbered ``event`` on a resumable connection) on the
+        stream it belongs to (HTTP profile)."""
         try:
             message = from_json(data)
         except ValueError:
             message = None
         if type(message) is not dict:
-            self.outbox.stream(None).push(data)
+            self.outbox.stream(None).push(data, event)
             return
         if "method" not in message:
             key = id_key(message.get("id"))
@@ -287,7 +318,7 @@ class RemoteConnection:
             result = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             self.validate_id("the session id", created)
-            self.outbox.stream(session).push(data)
+            self.outbox.stream(session).push(data, event)
             return
         params = message.get("params")
         named = params.get("sessionId") if type(params) is dict else None
@@ -296,7 +327,7 @@ class RemoteConnection:
         key = id_key(message.get("id")) if "id" in message else None
         if key is not None:
             self.client_answer_routes[key] = session
-        self.outbox.stream(session).push(data)
+        self.outbox.stream(session).push(data, event)
 
     def _answers_initialize(self, key: tuple[str, Any] | None, data: bytes) -> bool:
         if self.initialize is None or key != self.initialize[0]:
@@ -377,8 +408,22 @@ class ServerTransport:
         if self._send_frame is not None:
             await self._send_frame(data)
             return
+        self._route(data, None)
+
+    async def send_event(self, data: bytes, event: int) -> None:
+        """Send a numbered event (its id goes on the SSE ``id:`` line)."""
+        remote = self._remote
+        if remote.closed:
+            raise ConnectionError("the connection is closed")
+        if self._send_frame is not None:
+            await self._send_frame(data)
+            return
+        self._route(data, event)
+
+    def _route(self, data: bytes, event: int | None) -> None:
+        remote = self._remote
         try:
-            remote.route(data)
+            remote.route(data, event)
         except LimitExceeded as error:
             _log.warning("closing ACP connection %s: %s", remote.id, error)
             asyncio.get_running_loop().create_task(remote.close())

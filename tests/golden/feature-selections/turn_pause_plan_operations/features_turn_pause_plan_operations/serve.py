@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from . import methods, models
 from ._process import AgentStartError, spawn, stop
+from ._resume_host import Host
 from .connection import (
     Connection,
     Limits,
@@ -40,6 +41,7 @@ from .connection import (
 )
 from .dispatch import Dispatcher
 from .interfaces import Agent, Client
+from .resume import COALESCING, INITIALIZE, ResumeLimits
 from .senders import AgentSender, ClientSender
 
 __all__ = [
@@ -165,12 +167,35 @@ async def run_agent(
     check_capabilities: bool = True,
     limits: Limits | None = None,
     trace: Trace = None,
+    resume: ResumeLimits | None = None,
 ) -> None:
     """Serve ``agent`` on this process's stdin and stdout until the client closes stdin.
 
-    ``asyncio.run(run_agent(MyAgent()))`` is a whole agent's ``main``.
+    ``asyncio.run(run_agent(MyAgent()))`` is a whole agent's ``main``. With ``resume``, a client
+    that negotiates it at ``initialize`` gets numbered session events and may ask for the ones after
+    an event id again (``_acpgen/resume_session``, ``docs/resume.md``).
     """
     reader, writer = await stdio_streams()
+    if resume is not None:
+        host = Host(
+            resume,
+            COALESCING,
+            INITIALIZE,
+            max_message_bytes=(limits or Limits()).max_message_bytes,
+        )
+        host.start(
+            lambda transport: attach_agent(
+                agent,
+                transport,
+                check_capabilities=check_capabilities,
+                limits=limits,
+                trace=trace,
+            )[0]
+        )
+        await host.serve(LineTransport(reader, writer), deliberate=lambda: True)
+        if host.task is not None:
+            await host.task
+        return
     connection, _ = serve_agent(
         agent,
         reader,
