@@ -85,7 +85,7 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
         "methods.py": {"methods": methods, "constants": sorted({(m.constant, m.wire) for m in protocol.methods})},
         "permissions.py": permission_data(protocol),
         "remote.py": {"remote": remote},
-        "resume.py": {"resume": resume_rules(protocol, fold) if connected else None},
+        "resume.py": {"resume": resume_rules(protocol, fold) if connected else None, "remote": remote},
         "senders.py": {"roles": roles(protocol)},
         "serve.py": {"connected": connected, "resumable": bool(connected) and remote is not None},
         "session_state.py": {"rules": fold},

@@ -24,7 +24,6 @@ TEXT = "text"
 class ResumeRules:
     """What ``resume.py`` is rendered from (``None`` members: nothing to join)."""
 
-    initialize: str
     method: str | None = None
     member: str | None = None
     tag: str | None = None
@@ -37,7 +36,7 @@ def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules | None:
     if RFD_INITIALIZE not in {m.wire for m in protocol.methods}:
         return None
     if not fold.available or fold.tag is None:
-        return ResumeRules(RFD_INITIALIZE)
+        return ResumeRules()
     by_wire = {t.wire: t for t in protocol.types}
     kinds: list[tuple[str, str]] = []
     text: tuple[str, str, str] | None = None
@@ -49,8 +48,8 @@ def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules | None:
             kinds.append((kind.kind, kind.piece))
             text = found
     if not kinds or text is None:
-        return ResumeRules(RFD_INITIALIZE)
-    return ResumeRules(RFD_INITIALIZE, UPDATE_METHOD, fold.update[1], fold.tag, tuple(sorted(kinds)), text)
+        return ResumeRules()
+    return ResumeRules(UPDATE_METHOD, fold.update[1], fold.tag, tuple(sorted(kinds)), text)
 
 
 def _text_branch(by_wire: dict[str, ir.TypeDef], kind: str, piece: str, fold: FoldRules) -> tuple[str, str, str] | None:

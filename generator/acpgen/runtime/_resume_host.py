@@ -29,7 +29,7 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from ._event_log import EXTENSION, Coalescing, EventLog, Lost, ResumeLimits
-from ._remote_state import id_key
+from ._remote_state import Routing, id_key
 from .transport import Oversized, Transport
 
 __all__ = [
@@ -149,7 +149,7 @@ class Host:
         self,
         limits: ResumeLimits,
         coalescing: Coalescing | None,
-        initialize: str,
+        routing: Routing,
         *,
         max_message_bytes: int,
         on_close: Callable[[Host], None] = lambda host: None,
@@ -157,7 +157,8 @@ class Host:
         self.token = secrets.token_urlsafe(32)
         self.limits = limits
         self._coalescing = coalescing
-        self._initialize = initialize
+        self._initialize = routing.initialize
+        self._on_connection = routing.answered_on_connection
         self._max_bytes = max_message_bytes
         self._on_close = on_close
         self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(1)
@@ -171,6 +172,8 @@ class Host:
         self.logs: dict[Stream, EventLog] = {}
         self.paused: set[Stream] = set()
         """Streams whose events wait for the client to resume them on this carrier."""
+        self._reattaching = False
+        """A carrier came back and has not reattached yet: every event only waits."""
         self._routes: dict[tuple[str, Any], Stream] = {}
         self._pending: dict[tuple[str, Any], _Pending] = {}
         self.received = 0
@@ -208,10 +211,9 @@ class Host:
         previous, self._pump = self._pump, asyncio.current_task()
         old = self.carrier
         self.carrier = carrier
-        if (
-            self._init_answer is not None
-        ):  # a client comes back: each stream waits to be resumed
-            self.paused = set(self.logs) | {None}
+        if self._init_answer is not None:  # a client comes back: nothing goes out
+            self._reattaching = True  # before its reattach, then each stream waits
+            self.paused = set(self.logs) | {None}  # to be resumed
         self.detached_at = None
         if self._expiry is not None:
             self._expiry.cancel()
@@ -252,6 +254,8 @@ class Host:
         self.closed = True
         if self._expiry is not None:
             self._expiry.cancel()
+        while not self.inbound.empty():  # a pump waiting to hand the agent a message
+            self.inbound.get_nowait()  # goes on (and then finds its carrier closed)
         with contextlib.suppress(asyncio.QueueFull):
             self.inbound.put_nowait(None)
         self._on_close(self)
@@ -302,12 +306,14 @@ class Host:
             if method is None and key is not None:
                 self._pending.pop(key, None)
             elif key is not None:
-                self._routes[key] = session_of(message)
+                on_connection = method in self._on_connection
+                self._routes[key] = None if on_connection else session_of(message)
         await self._to_agent(data)
 
     async def _to_agent(self, data: bytes | Oversized) -> None:
         self.received += 1
-        await self.inbound.put(data)
+        if not self.closed:
+            await self.inbound.put(data)
 
     async def _reattach(
         self, carrier: Transport, message: dict[str, Any], meta: dict[str, Any]
@@ -321,7 +327,13 @@ class Host:
         handling = meta.get("handling")
         last = meta.get("lastEventId", 0)
         last = last if type(last) is int else -1  # not an id: nothing can follow it
+        named = meta.get("sessions")
         async with self._lock:
+            self._reattaching = False
+            if (
+                type(named) is list
+            ):  # sessions the client will resume, logged yet or not
+                self.paused |= {s for s in named if type(s) is str}
             result = dict(self._init_answer.get("result") or {})
             mine = json_object(result.get("_meta"))
             ours = {"version": 1, "token": self.token, "received": self.received}
@@ -332,7 +344,7 @@ class Host:
                 return
             await carrier.send(_answer(request_id, result))
             self.paused.discard(None)
-            await self._send_all(carrier, caught)
+            await self._send_all(carrier, caught, None)
 
     async def _extension(self, message: dict[str, Any]) -> None:
         """Answer one of the extension's requests (the agent never sees them)."""
@@ -380,7 +392,7 @@ class Host:
                 "reasked": reasked,
             }
             await carrier.send(_answer(request_id, done))
-            await self._send_all(carrier, caught)
+            await self._send_all(carrier, caught, session)
 
     def _catch_up(
         self, stream: Stream, last: int, handling: Any
@@ -426,11 +438,11 @@ class Host:
         return text, data
 
     async def _send_all(
-        self, carrier: Transport, items: list[tuple[int, bytes]]
+        self, carrier: Transport, items: list[tuple[int, bytes]], stream: Stream
     ) -> None:
         for event, data in items:
             await carrier.ready()
-            await _send(carrier, data, event)
+            await _send(carrier, data, event, stream)
 
     async def replay(
         self,
@@ -489,13 +501,14 @@ class Host:
         numbered = event is not None
         async with self._lock:
             carrier = self.carrier
-            if carrier is None or (numbered and stream in self.paused):
+            waits = stream in self.paused or self._reattaching
+            if carrier is None or (numbered and waits):
                 if not numbered and not self.closed:
                     raise ConnectionError("the client is gone")
                 return
             try:
                 await carrier.ready()
-                await _send(carrier, data, event)
+                await _send(carrier, data, event, stream)
             except (ConnectionError, OSError) as error:
                 if not numbered:
                     raise
@@ -504,11 +517,14 @@ class Host:
                     await carrier.close()
 
 
-async def _send(carrier: Transport, data: bytes, event: int | None) -> None:
-    """Send ``data`` on ``carrier``, with its event id where the carrier shows one."""
+async def _send(
+    carrier: Transport, data: bytes, event: int | None, stream: Stream = None
+) -> None:
+    """Send ``data`` on ``carrier``, with its event id and stream where the carrier
+    shows them (the SSE streams of Streamable HTTP)."""
     numbered = getattr(carrier, "send_event", None)
     if event is not None and numbered is not None:
-        await numbered(data, event)
+        await numbered(data, event, stream)
     else:
         await carrier.send(data)
 
@@ -521,13 +537,13 @@ class Hosts:
         connect: Callable[[Transport], Any],
         limits: ResumeLimits,
         coalescing: Coalescing | None,
-        initialize: str,
+        routing: Routing,
         max_message_bytes: int,
     ) -> None:
         self._connect = connect
         self.limits = limits
         self._coalescing = coalescing
-        self._initialize = initialize
+        self._routing = routing
         self._max_bytes = max_message_bytes
         self.live: dict[str, Host] = {}
 
@@ -537,7 +553,7 @@ class Hosts:
         host = Host(
             self.limits,
             self._coalescing,
-            self._initialize,
+            self._routing,
             max_message_bytes=self._max_bytes,
             on_close=self._forget,
         )
