@@ -41,7 +41,7 @@ from .connection import (
 )
 from .dispatch import Dispatcher
 from .interfaces import Agent, Client
-from .resume import COALESCING, INITIALIZE, ResumeLimits
+from .resume import COALESCING, ROUTING, ResumeLimits
 from .senders import AgentSender, ClientSender
 
 __all__ = [
@@ -180,7 +180,7 @@ async def run_agent(
         host = Host(
             resume,
             COALESCING,
-            INITIALIZE,
+            ROUTING,
             max_message_bytes=(limits or Limits()).max_message_bytes,
         )
         host.start(

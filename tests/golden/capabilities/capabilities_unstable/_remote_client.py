@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
 import logging
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -51,6 +53,9 @@ __all__ = ["HttpClientTransport", "WebSocketClientTransport", "websocket_url"]
 
 _log = logging.getLogger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
+_FAREWELL = 2.0
+"""Seconds a DELETE closing the connection may take (a server that does not answer it
+closes the connection after its idle time anyway)."""
 
 
 def websocket_url(url: str) -> str:
@@ -174,6 +179,8 @@ class HttpClientTransport:
         whole: bool = False,
     ) -> None:
         self.url = http_url(url)
+        self._headers = dict(headers)
+        self._farewell_said = False
         self._whole = whole
         """A lost session stream ends the whole connection (to be resumed), instead of
         failing only that session's requests."""
@@ -183,6 +190,7 @@ class HttpClientTransport:
         self.client = httpx.AsyncClient(
             headers=dict(headers),
             timeout=limits,
+            verify=_tls(),
             http1=http2 is not True,
             http2=http2 is not False,
         )
@@ -246,18 +254,41 @@ class HttpClientTransport:
         """Stop without DELETE: the agent's connection stays for a resume."""
         await self._close(farewell=False)
 
+    async def farewell(self) -> None:
+        """DELETE the connection after :meth:`abandon` (the client left for good while
+        its connection was lost: the agent need not wait for it)."""
+        async with httpx.AsyncClient(
+            headers=self._headers, timeout=5.0, verify=_tls()
+        ) as client:
+            await self._delete(client)
+
+    async def _delete(self, client: httpx.AsyncClient) -> None:
+        """DELETE the connection; once more when a kept-alive socket turned out dead
+        (DELETE is idempotent)."""
+        if self.connection_id is None:
+            return
+        headers = {"Acp-Connection-Id": self.connection_id}
+        for attempt in (1, 2):
+            try:
+                await client.delete(self.url, headers=headers, timeout=_FAREWELL)
+                return
+            except httpx.HTTPError as error:
+                _log.debug("DELETE of the connection failed (%d): %r", attempt, error)
+
     async def _close(self, *, farewell: bool) -> None:
         if self._closed:
+            if farewell and not self._farewell_said:  # stopped, then closed for good
+                self._farewell_said = True
+                await self.farewell()
             return
         self._closed = True
+        self._farewell_said = farewell
         others = [t for t in self._streams.values() if t is not asyncio.current_task()]
         for task in others:
             task.cancel()
         await self._inbox.put(None)
-        if self.connection_id is not None and farewell:
-            with contextlib.suppress(httpx.HTTPError):
-                headers = {"Acp-Connection-Id": self.connection_id}
-                await self.client.delete(self.url, headers=headers)
+        if farewell:
+            await self._delete(self.client)
         await asyncio.gather(*others, return_exceptions=True)
         await self.client.aclose()
 
@@ -329,7 +360,9 @@ class HttpClientTransport:
             await asyncio.shield(self._opened[session])
 
     def _stream(self, session: str | None) -> None:
-        self._opened[session] = asyncio.get_running_loop().create_future()
+        opened = self._opened[session] = asyncio.get_running_loop().create_future()
+        # a refusal nobody waits for (a stream opened on an answer) is not an error
+        opened.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._streams[session] = asyncio.ensure_future(self._read_stream(session))
 
     async def _read_stream(self, session: str | None) -> None:
@@ -431,6 +464,14 @@ class HttpClientTransport:
         _log.debug("ending the ACP connection: %s", why)
         if not self._closed:
             await self._close(farewell=not self._whole)
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: each client would load the trusted
+    certificates again (about a megabyte outside Python's allocator, for every
+    reconnection)."""
+    return httpx.create_ssl_context()
 
 
 def _parsed(data: bytes) -> dict[str, Any]:

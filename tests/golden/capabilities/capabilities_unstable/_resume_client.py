@@ -28,12 +28,12 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic_core import to_json
 
 from ._event_log import EXTENSION
-from ._remote_state import id_key
+from ._remote_state import Routing, id_key
 from ._resume_host import (
     LOST,
     RECEIVED,
@@ -50,6 +50,7 @@ _log = logging.getLogger(__name__)
 
 Stream = str | None
 Key = tuple[str, Any]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +102,14 @@ class ResumingTransport:
         open_carrier: Callable[[int], Awaitable[Transport]],
         policy: Reconnect,
         *,
-        initialize: str,
+        routing: Routing,
         max_bytes: int,
     ) -> None:
         self._carrier = carrier
         self._open = open_carrier
         self._policy = policy
-        self._initialize = initialize
+        self._initialize = routing.initialize
+        self._on_connection = routing.answered_on_connection
         self._max_bytes = max_bytes
         self._init: dict[str, Any] | None = None
         self.token: str | None = None
@@ -131,6 +133,11 @@ class ResumingTransport:
         self._attached.set()
         self._lock = asyncio.Lock()
         self._closing = False
+        self._lost: list[Transport] = []
+        """The carriers lost or left since the last one that reattached: the agent may
+        still wait on one of them."""
+        self._closed = asyncio.Event()
+        """Set by :meth:`close`: a reconnection in progress stops at once."""
         self._gone = False
         self.reconnects = 0
         """Carriers replaced so far."""
@@ -181,7 +188,8 @@ class ResumingTransport:
                 data = self._asking(message)
             if key is not None:
                 session = session_of(message)
-                self._mine[key] = (self._seq + 1, session)
+                on_connection = message["method"] in self._on_connection
+                self._mine[key] = (self._seq + 1, None if on_connection else session)
                 if session is not None:
                     self.seen.setdefault(session, 0)
         elif key is not None:
@@ -198,9 +206,15 @@ class ResumingTransport:
 
     async def close(self) -> None:
         self._closing = True
+        self._closed.set()
         self._attached.set()
-        with contextlib.suppress(Exception):
-            await self._carrier.close()
+        lost, self._lost = self._lost, []
+        farewells = [f for c in lost if (f := getattr(c, "farewell", None)) is not None]
+        if farewells:  # leaving while the connection is lost: say so where we can
+            await asyncio.gather(*(f() for f in farewells), return_exceptions=True)
+        if self._carrier not in lost:
+            with contextlib.suppress(Exception):
+                await self._carrier.close()
 
     # -- what arrives
 
@@ -317,33 +331,25 @@ class ResumingTransport:
 
     async def _reconnect(self) -> None:
         self._attached.clear()
+        self._lost.append(self._carrier)
         await _abandon(self._carrier)
-        policy, started, delay = (
-            self._policy,
-            time.monotonic(),
-            self._policy.initial_delay,
-        )
-        why = "no attempt"
+        policy, started = self._policy, time.monotonic()
+        delay, why = policy.initial_delay, "no attempt"
         while not self._closing:
-            carrier: Transport | None = None
+            self._attempts += 1
             try:
-                self._attempts += 1
-                carrier = await asyncio.wait_for(
-                    self._open(self._attempts), policy.attempt_timeout
-                )
-                answer = await asyncio.wait_for(
-                    self._reattach(carrier), policy.attempt_timeout
-                )
+                found = await self._unless_closed(self._attempt(policy.attempt_timeout))
             except Exception as error:  # noqa: BLE001 - any failed attempt is retried
                 why = repr(error)
                 _log.debug("reconnection attempt %d failed: %s", self._attempts, why)
-                if carrier is not None:
-                    await _abandon(carrier)
                 if time.monotonic() - started + delay > policy.give_up_after:
                     break
-                await asyncio.sleep(delay * (0.5 + random.random()))
+                pause = asyncio.sleep(delay * (0.5 + random.random()))
+                with contextlib.suppress(ConnectionError):
+                    await self._unless_closed(pause)
                 delay = min(2 * delay, policy.max_delay)
                 continue
+            carrier, answer = found
             if "error" in answer:
                 with contextlib.suppress(Exception):
                     await carrier.close()
@@ -355,6 +361,34 @@ class ResumingTransport:
             {"code": LOST, "message": f"the agent could not be reached again: {why}"}
         )
 
+    async def _attempt(self, timeout: float) -> tuple[Transport, dict[str, Any]]:
+        """Open a carrier and reattach on it (dropped again when that fails)."""
+        carrier: Transport | None = None
+        try:
+            async with asyncio.timeout(timeout):
+                carrier = await self._open(self._attempts)
+                return carrier, await self._reattach(carrier)
+        except BaseException:
+            if carrier is not None:
+                self._lost.append(carrier)
+                await _abandon(carrier)
+            raise
+
+    async def _unless_closed(self, work: Awaitable[_T]) -> _T:
+        """``work``'s result, unless the transport is closed first (ConnectionError)."""
+        task = asyncio.ensure_future(work)
+        closing = asyncio.ensure_future(self._closed.wait())
+        try:
+            await asyncio.wait({task, closing}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise ConnectionError("the connection was closed")
+        return task.result()
+
     async def _reattach(self, carrier: Transport) -> dict[str, Any]:
         assert self._init is not None
         params = json_object(self._init.get("params"))
@@ -365,6 +399,7 @@ class ResumingTransport:
             "token": self.token,
             "lastEventId": self.seen.get(None, 0),
             "handling": handling,
+            "sessions": [session for session in self.seen if session is not None],
         }
         asked = {**params, "_meta": {**meta, EXTENSION: ours}}
         (_, request_id), data = self._ours(self._initialize, asked)
@@ -384,6 +419,7 @@ class ResumingTransport:
         )
         received = json_object(ours).get("received")
         self._carrier = carrier
+        self._lost.clear()
         _log.debug("reattached (the agent received %s messages)", received)
         self._confirm(received if type(received) is int else 0)
         self._resuming.clear()  # what the lost carrier was asked is asked again below

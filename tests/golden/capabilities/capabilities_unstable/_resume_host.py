@@ -32,7 +32,7 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from ._event_log import EXTENSION, Coalescing, EventLog, Lost, ResumeLimits
-from ._remote_state import id_key
+from ._remote_state import Routing, id_key
 from .transport import Oversized, Transport
 
 __all__ = [
@@ -152,7 +152,7 @@ class Host:
         self,
         limits: ResumeLimits,
         coalescing: Coalescing | None,
-        initialize: str,
+        routing: Routing,
         *,
         max_message_bytes: int,
         on_close: Callable[[Host], None] = lambda host: None,
@@ -160,7 +160,8 @@ class Host:
         self.token = secrets.token_urlsafe(32)
         self.limits = limits
         self._coalescing = coalescing
-        self._initialize = initialize
+        self._initialize = routing.initialize
+        self._on_connection = routing.answered_on_connection
         self._max_bytes = max_message_bytes
         self._on_close = on_close
         self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(1)
@@ -174,6 +175,8 @@ class Host:
         self.logs: dict[Stream, EventLog] = {}
         self.paused: set[Stream] = set()
         """Streams whose events wait for the client to resume them on this carrier."""
+        self._reattaching = False
+        """A carrier came back and has not reattached yet: every event only waits."""
         self._routes: dict[tuple[str, Any], Stream] = {}
         self._pending: dict[tuple[str, Any], _Pending] = {}
         self.received = 0
@@ -211,10 +214,9 @@ class Host:
         previous, self._pump = self._pump, asyncio.current_task()
         old = self.carrier
         self.carrier = carrier
-        if (
-            self._init_answer is not None
-        ):  # a client comes back: each stream waits to be resumed
-            self.paused = set(self.logs) | {None}
+        if self._init_answer is not None:  # a client comes back: nothing goes out
+            self._reattaching = True  # before its reattach, then each stream waits
+            self.paused = set(self.logs) | {None}  # to be resumed
         self.detached_at = None
         if self._expiry is not None:
             self._expiry.cancel()
@@ -255,6 +257,8 @@ class Host:
         self.closed = True
         if self._expiry is not None:
             self._expiry.cancel()
+        while not self.inbound.empty():  # a pump waiting to hand the agent a message
+            self.inbound.get_nowait()  # goes on (and then finds its carrier closed)
         with contextlib.suppress(asyncio.QueueFull):
             self.inbound.put_nowait(None)
         self._on_close(self)
@@ -305,12 +309,14 @@ class Host:
             if method is None and key is not None:
                 self._pending.pop(key, None)
             elif key is not None:
-                self._routes[key] = session_of(message)
+                on_connection = method in self._on_connection
+                self._routes[key] = None if on_connection else session_of(message)
         await self._to_agent(data)
 
     async def _to_agent(self, data: bytes | Oversized) -> None:
         self.received += 1
-        await self.inbound.put(data)
+        if not self.closed:
+            await self.inbound.put(data)
 
     async def _reattach(
         self, carrier: Transport, message: dict[str, Any], meta: dict[str, Any]
@@ -324,7 +330,13 @@ class Host:
         handling = meta.get("handling")
         last = meta.get("lastEventId", 0)
         last = last if type(last) is int else -1  # not an id: nothing can follow it
+        named = meta.get("sessions")
         async with self._lock:
+            self._reattaching = False
+            if (
+                type(named) is list
+            ):  # sessions the client will resume, logged yet or not
+                self.paused |= {s for s in named if type(s) is str}
             result = dict(self._init_answer.get("result") or {})
             mine = json_object(result.get("_meta"))
             ours = {"version": 1, "token": self.token, "received": self.received}
@@ -335,7 +347,7 @@ class Host:
                 return
             await carrier.send(_answer(request_id, result))
             self.paused.discard(None)
-            await self._send_all(carrier, caught)
+            await self._send_all(carrier, caught, None)
 
     async def _extension(self, message: dict[str, Any]) -> None:
         """Answer one of the extension's requests (the agent never sees them)."""
@@ -383,7 +395,7 @@ class Host:
                 "reasked": reasked,
             }
             await carrier.send(_answer(request_id, done))
-            await self._send_all(carrier, caught)
+            await self._send_all(carrier, caught, session)
 
     def _catch_up(
         self, stream: Stream, last: int, handling: Any
@@ -429,11 +441,11 @@ class Host:
         return text, data
 
     async def _send_all(
-        self, carrier: Transport, items: list[tuple[int, bytes]]
+        self, carrier: Transport, items: list[tuple[int, bytes]], stream: Stream
     ) -> None:
         for event, data in items:
             await carrier.ready()
-            await _send(carrier, data, event)
+            await _send(carrier, data, event, stream)
 
     async def replay(
         self,
@@ -492,13 +504,14 @@ class Host:
         numbered = event is not None
         async with self._lock:
             carrier = self.carrier
-            if carrier is None or (numbered and stream in self.paused):
+            waits = stream in self.paused or self._reattaching
+            if carrier is None or (numbered and waits):
                 if not numbered and not self.closed:
                     raise ConnectionError("the client is gone")
                 return
             try:
                 await carrier.ready()
-                await _send(carrier, data, event)
+                await _send(carrier, data, event, stream)
             except (ConnectionError, OSError) as error:
                 if not numbered:
                     raise
@@ -507,11 +520,14 @@ class Host:
                     await carrier.close()
 
 
-async def _send(carrier: Transport, data: bytes, event: int | None) -> None:
-    """Send ``data`` on ``carrier``, with its event id where the carrier shows one."""
+async def _send(
+    carrier: Transport, data: bytes, event: int | None, stream: Stream = None
+) -> None:
+    """Send ``data`` on ``carrier``, with its event id and stream where the carrier
+    shows them (the SSE streams of Streamable HTTP)."""
     numbered = getattr(carrier, "send_event", None)
     if event is not None and numbered is not None:
-        await numbered(data, event)
+        await numbered(data, event, stream)
     else:
         await carrier.send(data)
 
@@ -524,13 +540,13 @@ class Hosts:
         connect: Callable[[Transport], Any],
         limits: ResumeLimits,
         coalescing: Coalescing | None,
-        initialize: str,
+        routing: Routing,
         max_message_bytes: int,
     ) -> None:
         self._connect = connect
         self.limits = limits
         self._coalescing = coalescing
-        self._initialize = initialize
+        self._routing = routing
         self._max_bytes = max_message_bytes
         self.live: dict[str, Host] = {}
 
@@ -540,7 +556,7 @@ class Hosts:
         host = Host(
             self.limits,
             self._coalescing,
-            self._initialize,
+            self._routing,
             max_message_bytes=self._max_bytes,
             on_close=self._forget,
         )

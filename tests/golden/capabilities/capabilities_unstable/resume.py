@@ -19,20 +19,27 @@ of one kind), from this schema.
 from __future__ import annotations
 
 from ._event_log import EXTENSION, Coalescing, ResumeLimits
+from ._remote_state import Routing
 from ._resume_client import Reconnect
 from ._resume_host import LOST, RECEIVED, RESUME_SESSION
 
 __all__ = [
     "COALESCING",
     "EXTENSION",
-    "INITIALIZE",
     "LOST",
     "RECEIVED",
     "RESUME_SESSION",
+    "ROUTING",
     "Reconnect",
     "ResumeLimits",
 ]
 
-INITIALIZE = "initialize"
-"""The request that opens (and reattaches) a connection."""
+ROUTING = Routing(
+    initialize="initialize",
+    session_scoped=frozenset(("session/load", "session/prompt")),
+    answered_on_connection=frozenset(("session/load",)),
+)
+"""The RFD's routing rules in this schema's method names: what opens (and reattaches) a
+connection, which requests need ``Acp-Session-Id``, which session requests are answered on
+the connection stream (and numbered there)."""
 COALESCING: Coalescing | None = None  # this schema has no text chunks to join

@@ -96,7 +96,7 @@ class AcpApp:
         self.connections: dict[str, RemoteConnection] = {}
         """The ACP connections served now, by ``Acp-Connection-Id``."""
         self.hosts = (
-            Hosts(connect, resume, coalescing, routing.initialize, max_message_bytes)
+            Hosts(connect, resume, coalescing, routing, max_message_bytes)
             if resume is not None
             else None
         )

@@ -300,9 +300,12 @@ class RemoteConnection:
 
     # -- outbound (agent -> client)
 
-    def route(self, data: bytes, event: int | None = None) -> None:
+    def route(
+        self, data: bytes, event: int | None = None, stream: str | None = None
+    ) -> None:
         """Queue one agent message (numbered ``event`` on a resumable connection) on the
-        stream it belongs to (HTTP profile)."""
+        stream it belongs to (HTTP profile); ``stream``: where an answer goes when its
+        request came on another connection (a resumed one's)."""
         try:
             message = from_json(data)
         except ValueError:
@@ -314,7 +317,10 @@ class RemoteConnection:
             key = id_key(message.get("id"))
             if self._answers_initialize(key, data):
                 return
-            session = self.pending_routes.pop(key, None) if key else None
+            if key is not None and key in self.pending_routes:
+                session = self.pending_routes.pop(key)
+            else:
+                session = stream
             result = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             self.validate_id("the session id", created)
@@ -410,20 +416,20 @@ class ServerTransport:
             return
         self._route(data, None)
 
-    async def send_event(self, data: bytes, event: int) -> None:
-        """Send a numbered event (its id goes on the SSE ``id:`` line)."""
+    async def send_event(self, data: bytes, event: int, stream: str | None) -> None:
+        """Send a numbered event of ``stream`` (its id goes on the SSE ``id:`` line)."""
         remote = self._remote
         if remote.closed:
             raise ConnectionError("the connection is closed")
         if self._send_frame is not None:
             await self._send_frame(data)
             return
-        self._route(data, event)
+        self._route(data, event, stream)
 
-    def _route(self, data: bytes, event: int | None) -> None:
+    def _route(self, data: bytes, event: int | None, stream: str | None = None) -> None:
         remote = self._remote
         try:
-            remote.route(data, event)
+            remote.route(data, event, stream)
         except LimitExceeded as error:
             _log.warning("closing ACP connection %s: %s", remote.id, error)
             asyncio.get_running_loop().create_task(remote.close())

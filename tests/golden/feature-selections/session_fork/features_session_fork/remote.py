@@ -33,11 +33,11 @@ from typing import Literal
 from ._asgi import Request
 from ._remote_client import HttpClientTransport, WebSocketClientTransport
 from ._remote_server import AcpApp, Authorize
-from ._remote_state import RemoteLimits, Routing
+from ._remote_state import RemoteLimits
 from ._resume_client import ResumingTransport
 from .connection import Limits, Trace, Transport
 from .interfaces import Agent, Client
-from .resume import COALESCING, Reconnect, ResumeLimits
+from .resume import COALESCING, ROUTING, Reconnect, ResumeLimits
 from .senders import AgentSender
 from .serve import attach_agent, attach_client
 
@@ -52,15 +52,6 @@ __all__ = [
     "asgi_app",
     "connect_agent",
 ]
-
-ROUTING = Routing(
-    initialize="initialize",
-    session_scoped=frozenset(("session/fork",)),
-    answered_on_connection=frozenset(()),
-)
-"""The RFD's routing rules in this schema's method names: what opens a connection,
-which requests need ``Acp-Session-Id``, which session requests are answered on the
-connection stream."""
 
 
 def asgi_app(
@@ -158,7 +149,7 @@ async def connect_agent(
             moved,
             carrier,
             reconnect,
-            initialize=ROUTING.initialize,
+            routing=ROUTING,
             max_bytes=message_limits.max_message_bytes,
         )
     connection, agent = attach_client(
