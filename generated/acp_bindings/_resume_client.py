@@ -33,15 +33,8 @@ from typing import Any, TypeVar
 from pydantic_core import to_json
 
 from ._event_log import EXTENSION
-from ._remote_state import Routing, id_key
-from ._resume_host import (
-    LOST,
-    RECEIVED,
-    RESUME_SESSION,
-    json_object,
-    parsed,
-    session_of,
-)
+from ._remote_state import Routing, id_key, json_object, parsed, session_of
+from ._resume_host import LOST, RECEIVED, RESUME_SESSION
 from .transport import Oversized, Transport
 
 __all__ = ["Reconnect", "ResumingTransport"]

@@ -33,8 +33,6 @@ import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from pydantic_core import from_json
-
 from ._remote_deps import missing_extra
 
 try:
@@ -45,7 +43,7 @@ try:
 except ImportError as error:  # the remote extra is not installed
     raise missing_extra(__name__) from error
 
-from ._remote_state import id_key
+from ._remote_state import id_key, parsed
 from .stdio import LineTransport
 from .transport import Oversized
 
@@ -219,7 +217,7 @@ class HttpClientTransport:
     async def send(self, data: bytes) -> None:
         if self._closed:
             raise ConnectionError("the connection is closed")
-        message = _parsed(data)
+        message = parsed(data)
         if self.connection_id is None:
             await self._post_initialize(message, data)
             return
@@ -308,7 +306,7 @@ class HttpClientTransport:
         if (
             response.status_code == 200
             and not connection_id
-            and "error" in _parsed(response.content)
+            and "error" in parsed(response.content)
         ):
             await self._inbox.put(
                 response.content
@@ -427,7 +425,7 @@ class HttpClientTransport:
                 data, event = [], None
 
     async def _arrived(self, session: str | None, data: bytes) -> None:
-        message = _parsed(data)
+        message = parsed(data)
         if "method" in message and "id" in message and session is not None:
             key = id_key(message["id"])
             if key is not None:
@@ -472,14 +470,6 @@ def _tls() -> ssl.SSLContext:
     certificates again (about a megabyte outside Python's allocator, for every
     reconnection)."""
     return httpx.create_ssl_context()
-
-
-def _parsed(data: bytes) -> dict[str, Any]:
-    try:
-        message = from_json(data)
-    except ValueError:
-        return {}
-    return message if type(message) is dict else {}
 
 
 def _error_answer(request_id: Any, message: str, data: Any) -> bytes:

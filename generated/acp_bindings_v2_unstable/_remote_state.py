@@ -2,7 +2,8 @@
 # schema sha256 49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b31
 # Do not edit: regenerate with `make generate`.
 """What the remote server keeps per ACP connection: the agent's transport, its outbound
-streams and the routes that pair answers with streams.
+streams and the routes that pair answers with streams; and the glances at a message that
+routing needs (``id_key``, ``parsed``, ``session_of``), shared with the resume modules.
 
 Support code: it knows no method of the protocol (the routing rules that name methods
 come from the schema, as :class:`Routing`). One :class:`RemoteConnection` per
@@ -42,6 +43,9 @@ __all__ = [
     "Routing",
     "ServerTransport",
     "id_key",
+    "json_object",
+    "parsed",
+    "session_of",
 ]
 
 _log = logging.getLogger(__name__)
@@ -100,6 +104,26 @@ def id_key(value: Any) -> tuple[str, Any] | None:
     if type(value) is float and value.is_integer():
         return ("int", int(value))
     return None
+
+
+def parsed(data: bytes) -> dict[str, Any]:
+    """A message's JSON object; empty when it is not one."""
+    try:
+        message = from_json(data)
+    except ValueError:
+        return {}
+    return message if type(message) is dict else {}
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if type(value) is dict else {}
+
+
+def session_of(message: dict[str, Any]) -> str | None:
+    params = message.get("params")
+    session = params.get("sessionId") if type(params) is dict else None
+    return session if type(session) is str else None
 
 
 class OutboundStream:
@@ -408,15 +432,11 @@ class ServerTransport:
             await remote.wait_for_room()
 
     async def send(self, data: bytes) -> None:
-        remote = self._remote
-        if remote.closed:
-            raise ConnectionError("the connection is closed")
-        if self._send_frame is not None:
-            await self._send_frame(data)
-            return
-        self._route(data, None)
+        await self.send_event(data, None, None)
 
-    async def send_event(self, data: bytes, event: int, stream: str | None) -> None:
+    async def send_event(
+        self, data: bytes, event: int | None, stream: str | None
+    ) -> None:
         """Send a numbered event of ``stream`` (its id goes on the SSE ``id:`` line)."""
         remote = self._remote
         if remote.closed:

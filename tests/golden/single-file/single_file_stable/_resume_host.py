@@ -29,10 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_core import from_json, to_json
+from pydantic_core import to_json
 
 from ._event_log import EXTENSION, Coalescing, EventLog, Lost, ResumeLimits
-from ._remote_state import Routing, id_key
+from ._remote_state import Routing, id_key, json_object, parsed, session_of
 from .transport import Oversized, Transport
 
 __all__ = [
@@ -67,25 +67,6 @@ def resume_request(message: Any) -> dict[str, Any] | None:
     meta = params.get("_meta") if type(params) is dict else None
     found = meta.get(EXTENSION) if type(meta) is dict else None
     return found if type(found) is dict else None
-
-
-def session_of(message: dict[str, Any]) -> str | None:
-    params = message.get("params")
-    session = params.get("sessionId") if type(params) is dict else None
-    return session if type(session) is str else None
-
-
-def json_object(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one."""
-    return value if type(value) is dict else {}
-
-
-def parsed(data: bytes) -> dict[str, Any]:
-    try:
-        message = from_json(data)
-    except ValueError:
-        return {}
-    return message if type(message) is dict else {}
 
 
 def _answer(request_id: Any, result: Any) -> bytes:
