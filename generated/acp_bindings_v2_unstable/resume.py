@@ -21,7 +21,7 @@ from __future__ import annotations
 from ._event_log import EXTENSION, Coalescing, ResumeLimits
 from ._remote_state import Routing
 from ._resume_client import Reconnect
-from ._resume_host import LOST, RECEIVED, RESUME_SESSION
+from ._resume_wire import LOST, RECEIVED, RESUME_SESSION
 
 __all__ = [
     "COALESCING",

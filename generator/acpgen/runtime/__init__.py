@@ -33,6 +33,7 @@ MODULES = (
     "_remote_state.py",
     "_resume_client.py",
     "_resume_host.py",
+    "_resume_wire.py",
     "_rpc.py",
     "_sender.py",
     "_state.py",

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 
 from ._asgi import Receive, Send
 from ._remote_state import RemoteConnection, Routing, ServerTransport
-from ._resume_host import Host, unknown_token
+from ._resume_host import Host
+from ._resume_wire import unknown_token
 from .codec import Unreadable, decode
 from .transport import Oversized
 

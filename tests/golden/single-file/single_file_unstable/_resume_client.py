@@ -34,7 +34,7 @@ from pydantic_core import to_json
 
 from ._event_log import EXTENSION
 from ._remote_state import Routing, id_key, json_object, parsed, session_of
-from ._resume_host import LOST, RECEIVED, RESUME_SESSION
+from ._resume_wire import LOST, RECEIVED, RESUME_SESSION, coalesced, granted
 from .transport import Oversized, Transport
 
 __all__ = ["Reconnect", "ResumingTransport"]
@@ -74,16 +74,6 @@ class Reconnect:
         ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"Reconnect.{name} must be positive")
-
-
-def _coalesced(message: dict[str, Any]) -> tuple[int, int] | None:
-    params = message.get("params")
-    meta = params.get("_meta") if type(params) is dict else None
-    mark = meta.get(EXTENSION) if type(meta) is dict else None
-    span = mark.get("coalesced") if type(mark) is dict else None
-    if type(span) is list and len(span) == 2 and all(type(n) is int for n in span):
-        return span[0], span[1]
-    return None
 
 
 class ResumingTransport:
@@ -243,8 +233,8 @@ class ResumingTransport:
             if type(created) is str:
                 self.seen.setdefault(created, 0)
         if self.token is None and key is not None and mine_is_init(self._init, key):
-            self.token = _granted(message)
-        span = _coalesced(message)
+            self.token = granted(message)
+        span = coalesced(message)
         handled = self.seen.get(stream, 0)
         if span is not None:
             if span[1] <= handled:
@@ -467,12 +457,3 @@ async def _abandon(carrier: Transport) -> None:
 def mine_is_init(init: dict[str, Any] | None, key: Key) -> bool:
     """Whether ``key`` is the id of the client's ``initialize``."""
     return init is not None and id_key(init.get("id")) == key
-
-
-def _granted(message: dict[str, Any]) -> str | None:
-    """The token an ``initialize`` answer grants, if it grants one."""
-    result = message.get("result")
-    meta = result.get("_meta") if type(result) is dict else None
-    ours = meta.get(EXTENSION) if type(meta) is dict else None
-    token = ours.get("token") if type(ours) is dict else None
-    return token if type(token) is str else None

@@ -48,7 +48,8 @@ from ._remote_state import (
     ServerTransport,
     id_key,
 )
-from ._resume_host import Host, Hosts, resume_request, unknown_token
+from ._resume_host import Host, Hosts
+from ._resume_wire import lost_answer, resume_request, unknown_token
 from .codec import Unreadable, decode
 from .transport import Transport
 
@@ -374,7 +375,7 @@ class AcpApp:
                 return
             lost = await host.replay(request.session_id, int(last), stream.replace)
             if lost is not None:
-                text = host.lost_answer(request.session_id, int(last), lost)
+                text = lost_answer(request.session_id, int(last), lost)
                 await respond(send, 410, text, content_type="application/json")
                 return
         receiver = stream.take_over()

@@ -33,60 +33,23 @@ from pydantic_core import to_json
 
 from ._event_log import EXTENSION, Coalescing, EventLog, Lost, ResumeLimits
 from ._remote_state import Routing, id_key, json_object, parsed, session_of
+from ._resume_wire import (
+    RECEIVED,
+    RESUME_SESSION,
+    answer,
+    error,
+    lost_error,
+    resume_request,
+    with_token,
+)
 from .transport import Oversized, Transport
 
-__all__ = [
-    "LOST",
-    "RECEIVED",
-    "RESUME_SESSION",
-    "Host",
-    "Hosts",
-    "json_object",
-    "parsed",
-    "resume_request",
-    "session_of",
-    "unknown_token",
-]
+__all__ = ["Host", "Hosts"]
 
 _log = logging.getLogger(__name__)
 
-RESUME_SESSION = "_acpgen/resume_session"
-"""The extension request resuming one session's events (``docs/resume.md``)."""
-RECEIVED = "_acpgen/received"
-"""The extension request asking how many client messages the agent received."""
-LOST = -32060
-"""The JSON-RPC error code of a resume that cannot be exact."""
-
 Stream = str | None
 """A session id, or None for the connection's own messages."""
-
-
-def resume_request(message: Any) -> dict[str, Any] | None:
-    """The resume extension's ``_meta`` in an ``initialize`` request, if any."""
-    params = message.get("params") if type(message) is dict else None
-    meta = params.get("_meta") if type(params) is dict else None
-    found = meta.get(EXTENSION) if type(meta) is dict else None
-    return found if type(found) is dict else None
-
-
-def _answer(request_id: Any, result: Any) -> bytes:
-    return to_json({"jsonrpc": "2.0", "id": request_id, "result": result})
-
-
-def _error(request_id: Any, message: str, data: Any) -> bytes:
-    error = {"code": LOST, "message": message, "data": data}
-    return to_json({"jsonrpc": "2.0", "id": request_id, "error": error})
-
-
-def unknown_token(request_id: Any) -> str:
-    """The answer to an ``initialize`` resuming a connection this app no longer has."""
-    error = {
-        "code": LOST,
-        "message": "the connection to resume is gone (unknown or expired token): "
-        "initialize a new connection and load each session with session/load",
-        "data": {"recover": "session/load"},
-    }
-    return to_json({"jsonrpc": "2.0", "id": request_id, "error": error}).decode()
 
 
 @dataclass(slots=True)
@@ -305,7 +268,7 @@ class Host:
         request_id = message["id"]
         if meta.get("token") != self.token or self._init_answer is None:
             await carrier.send(
-                _error(request_id, "unknown resume token", {"recover": "session/load"})
+                error(request_id, "unknown resume token", {"recover": "session/load"})
             )
             return
         handling = meta.get("handling")
@@ -324,9 +287,9 @@ class Host:
             result["_meta"] = {**mine, EXTENSION: ours}
             caught = self._catch_up(None, last, handling)
             if isinstance(caught, Lost):
-                await carrier.send(_error(request_id, *self._lost(None, last, caught)))
+                await carrier.send(error(request_id, *lost_error(None, last, caught)))
                 return
-            await carrier.send(_answer(request_id, result))
+            await carrier.send(answer(request_id, result))
             self.paused.discard(None)
             await self._send_all(carrier, caught, None)
 
@@ -339,7 +302,7 @@ class Host:
             return
         if method == RECEIVED:
             async with self._lock:
-                await carrier.send(_answer(request_id, {"received": self.received}))
+                await carrier.send(answer(request_id, {"received": self.received}))
             return
         session, last = params.get("sessionId"), params.get("lastEventId", 0)
         if (
@@ -348,13 +311,13 @@ class Host:
             or type(last) is not int
         ):
             known = method == RESUME_SESSION
-            error = {
+            refusal = {
                 "code": -32602 if known else -32601,
                 "message": "Invalid params" if known else "Method not found",
             }
             async with self._lock:
                 await carrier.send(
-                    to_json({"jsonrpc": "2.0", "id": request_id, "error": error})
+                    to_json({"jsonrpc": "2.0", "id": request_id, "error": refusal})
                 )
             return
         async with self._lock:
@@ -362,7 +325,7 @@ class Host:
             self.paused.discard(session)
             if isinstance(caught, Lost):
                 await carrier.send(
-                    _error(request_id, *self._lost(session, last, caught))
+                    error(request_id, *lost_error(session, last, caught))
                 )
                 return
             log = self.logs.get(session)
@@ -375,7 +338,7 @@ class Host:
                 "latestEventId": log.latest if log else 0,
                 "reasked": reasked,
             }
-            await carrier.send(_answer(request_id, done))
+            await carrier.send(answer(request_id, done))
             await self._send_all(carrier, caught, session)
 
     def _catch_up(
@@ -399,27 +362,9 @@ class Host:
             if p.stream == stream and p.event <= last and key not in busy
         ]
 
-    def lost_answer(self, stream: Stream, last: int, lost: Lost) -> str:
+    def lostanswer(self, stream: Stream, last: int, lost: Lost) -> str:
         """A JSON-RPC error (id null): why ``stream`` cannot resume after ``last``."""
-        return _error(None, *self._lost(stream, last, lost)).decode()
-
-    def _lost(
-        self, stream: Stream, last: int, lost: Lost
-    ) -> tuple[str, dict[str, Any]]:
-        what = f"session {stream!r}" if stream is not None else "the connection"
-        text = (
-            f"events of {what} after event {last} are no longer kept (the resume log "
-            f"keeps events {lost.first}..{lost.latest}): load the session again "
-            "with session/load"
-        )
-        data = {
-            "sessionId": stream,
-            "lastEventId": last,
-            "firstEventId": lost.first,
-            "latestEventId": lost.latest,
-            "recover": "session/load",
-        }
-        return text, data
+        return error(None, *lost_error(stream, last, lost)).decode()
 
     async def _send_all(
         self, carrier: Transport, items: list[tuple[int, bytes]], stream: Stream
@@ -459,7 +404,7 @@ class Host:
             stream = self._routes.pop(key, None) if key is not None else None
             if key is not None and key == self._init_id and self._init_answer is None:
                 self._init_answer = message
-                data = self._with_token(message)
+                data = with_token(message, self.token)
         log = self.logs.get(stream)
         if log is None:
             log = self.logs[stream] = EventLog(self.limits, self._coalescing)
@@ -468,16 +413,6 @@ class Host:
             self._pending[key] = _Pending(stream, event, data, message["id"])
         if stream not in self.paused:
             await self._carry(stream, data, event)
-
-    def _with_token(self, message: dict[str, Any]) -> bytes:
-        result = message.get("result")
-        if type(result) is not dict:
-            return to_json(message)
-        meta = json_object(result.get("_meta"))
-        ours = {"version": 1, "token": self.token}
-        return to_json(
-            {**message, "result": {**result, "_meta": {**meta, EXTENSION: ours}}}
-        )
 
     async def _carry(self, stream: Stream, data: bytes, event: int | None) -> None:
         """Send one message now, if its stream is live (``event``: its number; None
