@@ -179,7 +179,8 @@ class ResumingTransport:
             self._handling.pop(key, None)
         self._seq += 1
         generation = self.reconnects
-        self._unconfirmed.append((self._seq, data))
+        if self.token is not None or self._init_id_pending():
+            self._unconfirmed.append((self._seq, data))  # the agent may lack it later
         await self._write(data, generation)
         many = len(self._unconfirmed) > self._policy.confirm_every
         if self.token is not None and many and not self._counting:
@@ -232,7 +233,7 @@ class ResumingTransport:
             created = result.get("sessionId") if type(result) is dict else None
             if type(created) is str:
                 self.seen.setdefault(created, 0)
-        if self.token is None and key is not None and mine_is_init(self._init, key):
+        if self.token is None and key is not None and _is_initialize(self._init, key):
             self.token = granted(message)
         span = coalesced(message)
         handled = self.seen.get(stream, 0)
@@ -256,8 +257,7 @@ class ResumingTransport:
 
     def _session_lost(self, stream: Stream, error: Any) -> None:
         """The session's missed events are gone: its requests end with ``error``."""
-        data = error.get("data") if type(error) is dict else None
-        latest = data.get("latestEventId") if type(data) is dict else None
+        latest = json_object(json_object(error).get("data")).get("latestEventId")
         if type(latest) is int:
             self.seen[stream] = latest
         _log.warning("session %s could not be resumed: %s", stream, error)
@@ -270,6 +270,10 @@ class ResumingTransport:
         self._abandoned.add(key)
         answer = {"jsonrpc": "2.0", "id": key[1], "error": error}
         self._synthetic.append(to_json(answer))
+
+    def _init_id_pending(self) -> bool:
+        """The client's ``initialize`` is not answered yet (the extension may come)."""
+        return self._init is None or id_key(self._init.get("id")) in self._mine
 
     def _confirm(self, seq: int) -> None:
         while self._unconfirmed and self._unconfirmed[0][0] <= seq:
@@ -454,6 +458,6 @@ async def _abandon(carrier: Transport) -> None:
         await drop()
 
 
-def mine_is_init(init: dict[str, Any] | None, key: Key) -> bool:
+def _is_initialize(init: dict[str, Any] | None, key: Key) -> bool:
     """Whether ``key`` is the id of the client's ``initialize``."""
     return init is not None and id_key(init.get("id")) == key

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.render.fold_rules import UNION, UPDATE_METHOD, FoldRules
-from acpgen.render.remote_routing import RFD_INITIALIZE
 
 TEXT = "text"
 """The tag value of a text content branch."""
@@ -31,10 +30,9 @@ class ResumeRules:
     text: tuple[str, str, str] | None = None
 
 
-def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules | None:
-    """The resume rules of a protocol that has the RFD's ``initialize`` (else None)."""
-    if RFD_INITIALIZE not in {m.wire for m in protocol.methods}:
-        return None
+def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules:
+    """The resume rules of ``protocol`` (the template renders them where the package can be
+    served remotely: where it has the RFD's routing)."""
     if not fold.available or fold.tag is None:
         return ResumeRules()
     by_wire = {t.wire: t for t in protocol.types}
@@ -43,7 +41,7 @@ def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules | None:
     for kind in fold.kinds:
         if kind.how != "append" or kind.piece is None:
             continue
-        found = _text_branch(by_wire, kind.kind, kind.piece, fold)
+        found = _text_branch(by_wire, kind.kind, kind.piece)
         if found is not None and text in (None, found):
             kinds.append((kind.kind, kind.piece))
             text = found
@@ -52,7 +50,7 @@ def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules | None:
     return ResumeRules(UPDATE_METHOD, fold.update[1], fold.tag, tuple(sorted(kinds)), text)
 
 
-def _text_branch(by_wire: dict[str, ir.TypeDef], kind: str, piece: str, fold: FoldRules) -> tuple[str, str, str] | None:
+def _text_branch(by_wire: dict[str, ir.TypeDef], kind: str, piece: str) -> tuple[str, str, str] | None:
     """``(tag member, "text", text member)`` of the union the chunk kind's piece holds."""
     union = by_wire.get(UNION)
     variant = next((v for v in union.variants if v.key == kind), None) if union else None
