@@ -44,8 +44,8 @@ interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci
 		|| npm ci --prefix tests/interop --no-audit --no-fund
 
 .PHONY: browser-deps
-browser-deps: ## install what the trace viewer's browser test needs: Debian's chromium (apt-get, when missing) and the pinned playwright-core (npm ci)
-	@test -x $${CHROMIUM:-/usr/bin/chromium} || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM=/path, else chromium or chrome on PATH; Debian's chromium installed only as root; else that test is skipped) and the pinned playwright-core (npm ci)
+	@python3 tests/find_browser.py --install
 	@test tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json \
 		|| npm ci --prefix tests/browser --no-audit --no-fund
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import find_browser
 from tests.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,6 +55,19 @@ def acp_schemas(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         pytest.fail(f"the schema history in tests/data/acp-schemas is damaged: {error}")
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser_path() -> str:
+    """The browser for tests that open a page (``tests/find_browser.py``, as ``make browser-deps``
+    decides): without one the test is skipped with the line saying how to enable it; a ``CHROMIUM``
+    naming no executable fails it."""
+    found = find_browser.find()
+    if isinstance(found, find_browser.Missing):
+        pytest.skip(found.reason)
+    if isinstance(found, find_browser.Wrong):
+        pytest.fail(found.reason)
+    return found.path
 
 
 # The committed generated packages are importable, as for a user who vendors generated/
