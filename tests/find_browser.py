@@ -13,7 +13,8 @@
                                              browser; 2 for a CHROMIUM naming no executable, 1 when
                                              an apt-get install fails
 
-Standard library only: ``make`` runs it with the system's ``python3`` before any virtual environment.
+Standard library only, Python 3.8+: ``make`` runs it with the system's ``python3``, before any virtual
+environment exists (macOS ships 3.9).
 """
 
 from __future__ import annotations
@@ -30,21 +31,21 @@ MAC_CHROME = "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"
 APT_INSTALL = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Found:
     """The browser to run."""
 
     path: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Missing:
     """No browser: the line that says so and how to enable the test."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Wrong:
     """``CHROMIUM`` is set but names no executable: an error, never a skip."""
 
