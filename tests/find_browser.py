@@ -117,7 +117,11 @@ def main(argv: list[str]) -> int:
             return 1
     after = find()
     if not isinstance(after, Found):
-        print(f"find_browser: error: apt-get installed chromium, yet {after.reason}", file=sys.stderr)
+        print(
+            "find_browser: error: apt-get installed chromium, but none of "
+            f"{', '.join(CANDIDATES)} is on PATH: add its folder to PATH or set CHROMIUM=/path/to/chromium",
+            file=sys.stderr,
+        )
         return 1
     print(after.path)
     return 0

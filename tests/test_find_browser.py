@@ -112,10 +112,18 @@ def test_apt_get_only_as_root(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not ROOTED, reason="only root runs apt-get, so only as root can it fail")
-def test_a_failed_install_fails_make(tmp_path: Path) -> None:
-    executable(tmp_path / "bin", "apt-get", "#!/bin/sh\nexit 100\n")
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        ("#!/bin/sh\nexit 100\n", "apt-get update -qq failed (exit 100)"),
+        ("#!/bin/sh\nexit 0\n", "apt-get installed chromium, but none of chromium, chromium-browser"),
+    ],
+    ids=["apt-get-fails", "nothing-on-path-after"],
+)
+def test_a_failed_install_fails_make(tmp_path: Path, script: str, said: str) -> None:
+    executable(tmp_path / "bin", "apt-get", script)
     done = run({"PATH": str(tmp_path / "bin")}, "--install")
-    assert done.returncode == 1 and "find_browser: error: apt-get update -qq failed (exit 100)" in done.stderr
+    assert done.returncode == 1 and f"find_browser: error: {said}" in done.stderr
 
 
 def test_a_wrong_chromium_stops_make(tmp_path: Path) -> None:
