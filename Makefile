@@ -6,7 +6,6 @@ VERSION ?=
 FROM ?=
 TO ?=
 FORMAT ?= text
-ACP_SCHEMAS ?= ../shared/acp-schemas
 
 .PHONY: help install generate check test schema lint typecheck diff bench
 
@@ -37,7 +36,7 @@ typecheck: install ## mypy --strict of the generator (the tests type-check the g
 test: install interop-deps browser-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
-	ACP_SCHEMAS=$(ACP_SCHEMAS) $(RUN) pytest -q -n 2
+	$(RUN) pytest -q -n 2
 
 .PHONY: interop-deps
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
@@ -45,8 +44,8 @@ interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci
 		|| npm ci --prefix tests/interop --no-audit --no-fund
 
 .PHONY: browser-deps
-browser-deps: ## install what the trace viewer's browser test needs: Debian's chromium (apt-get, when missing) and the pinned playwright-core (npm ci)
-	@test -x $${CHROMIUM:-/usr/bin/chromium} || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM=/path, else chromium or chrome on PATH; Debian's chromium installed only as root; else that test is skipped) and the pinned playwright-core (npm ci)
+	@python3 tests/find_browser.py --install
 	@test tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json \
 		|| npm ci --prefix tests/browser --no-audit --no-fund
 
@@ -61,4 +60,4 @@ bench: interop-deps ## benchmarks against the official Python SDK, the TypeScrip
 	@$(ENSURE_UV)
 	$(UV) sync --frozen --group bench --quiet --compile-bytecode
 	$(UV) run --frozen --group bench python -m bench.run
-	ACP_SCHEMAS=$(ACP_SCHEMAS) $(UV) run --frozen --group bench python -m bench.diff_history
+	$(UV) run --frozen --group bench python -m bench.diff_history

@@ -4,7 +4,10 @@ Prints the time to load and check every revision (JSON parsing, meta-validation,
 resolution, items), the time to compare all consecutive pairs, and the finding counts by level
 for each pair.
 
-    uv run python bench/diff_history.py [--acp-schemas DIR] [--counts]
+    uv run --frozen python -m bench.diff_history [--acp-schemas DIR] [--counts]
+
+The history is the one the tests read (``tests/data/acp-schemas``, unpacked into a temporary
+folder), or the folder that ``--acp-schemas`` / ``ACP_SCHEMAS`` names.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import itertools
 import json
 import os
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from acpgen.diff.compare import compare
 from acpgen.diff.report import counts
 from acpgen.diff.snapshot import Snapshot
 from acpgen.diff.sources import load_files, locate
+from tests.schema_history import unpack
 
 
 def _load_all(root: Path, tags: list[str]) -> tuple[float, dict[str, Snapshot]]:
@@ -31,19 +36,31 @@ def _load_all(root: Path, tags: list[str]) -> tuple[float, dict[str, Snapshot]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--acp-schemas", default=os.environ.get("ACP_SCHEMAS", "../shared/acp-schemas"))
+    parser.add_argument(
+        "--acp-schemas",
+        default=os.environ.get("ACP_SCHEMAS") or None,
+        metavar="DIR",
+        help="a folder of revisions (index.json + a folder per tag); default: tests/data/acp-schemas",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the warm load and the comparison")
     parser.add_argument("--counts", action="store_true", help="print the finding counts of every pair")
     args = parser.parse_args()
-    root = Path(args.acp_schemas)
+    if args.acp_schemas:
+        measure(Path(args.acp_schemas), args.repeats, args.counts)
+        return
+    with tempfile.TemporaryDirectory(prefix="acp-schemas-") as folder:
+        measure(unpack(Path(folder)), args.repeats, args.counts)
+
+
+def measure(root: Path, repeats: int, show_counts: bool) -> None:
     tags = [entry["tag"] for entry in json.loads((root / "index.json").read_text(encoding="utf-8"))]
     pairs = list(itertools.pairwise(tags))
-    loads = [_load_all(root, tags) for _ in range(args.repeats)]
+    loads = [_load_all(root, tags) for _ in range(repeats)]
     loaded = statistics.median(seconds for seconds, _ in loads)
     snapshots = loads[0][1]
     compare_times = []
     results = {}
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         started = time.perf_counter()
         results = {(a, b): compare(snapshots[a], snapshots[b]) for a, b in pairs}
         compare_times.append(time.perf_counter() - started)
@@ -52,8 +69,8 @@ def main() -> None:
     print(f"acpgen diff over {len(tags)} revisions, {len(pairs)} consecutive pairs, {total} findings")
     print(f"  load and check every revision: {loaded:6.2f} s")
     print(f"  compare all pairs:             {compared:6.2f} s  ({compared / len(pairs) * 1000:.0f} ms per pair)")
-    print(f"  total:                         {loaded + compared:6.2f} s  (median of {args.repeats})")
-    if args.counts:
+    print(f"  total:                         {loaded + compared:6.2f} s  (median of {repeats})")
+    if show_counts:
         print(f"\n  {'old':>16} -> {'new':<16} breaking warning  info")
         for (a, b), findings in results.items():
             c = counts(findings)

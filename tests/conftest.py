@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests import find_browser
+from tests.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -15,8 +20,9 @@ GENERATED = ROOT / "generated"
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--acp-schemas",
-        default=os.environ.get("ACP_SCHEMAS"),
-        help="folder of ACP schema revisions (index.json + one folder per tag); env ACP_SCHEMAS",
+        default=os.environ.get("ACP_SCHEMAS") or None,
+        help="folder of ACP schema revisions (index.json + one folder per tag) to read instead of the "
+        "history kept in tests/data/acp-schemas; env ACP_SCHEMAS",
     )
     parser.addoption("--update-goldens", action="store_true", help="rewrite the golden files of tests/golden/")
     parser.addoption(
@@ -29,14 +35,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(scope="session")
-def acp_schemas(request: pytest.FixtureRequest) -> Path:
+def acp_schemas(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The schema history: ``--acp-schemas`` / ``ACP_SCHEMAS`` when given, else the archive of
+    tests/data/acp-schemas unpacked (and checked) into a temporary folder of this process, removed at the end."""
     value = request.config.getoption("--acp-schemas")
-    if not value:
-        pytest.fail("the schema history is needed: pass --acp-schemas DIR or set ACP_SCHEMAS (make test sets it)")
-    path = Path(value)
-    if not (path / "index.json").is_file():
-        pytest.fail(f"{path} holds no index.json; point --acp-schemas / ACP_SCHEMAS at shared/acp-schemas")
-    return path
+    if value:
+        path = Path(value)
+        if not (path / "index.json").is_file():
+            pytest.fail(
+                f"{path} (--acp-schemas / ACP_SCHEMAS) holds no index.json; unset it to use tests/data/acp-schemas"
+            )
+        yield path
+        return
+    folder = tmp_path_factory.mktemp("acp-schemas")
+    try:
+        unpack(folder)
+    except HistoryError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"the schema history in tests/data/acp-schemas is damaged: {error}")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser_path() -> str:
+    """The browser for tests that open a page (``tests/find_browser.py``, as ``make browser-deps``
+    decides): without one the test is skipped with the line saying how to enable it; a ``CHROMIUM``
+    naming no executable fails it."""
+    found = find_browser.find()
+    if isinstance(found, find_browser.Missing):
+        pytest.skip(found.reason)
+    if isinstance(found, find_browser.Wrong):
+        pytest.fail(found.reason)
+    return found.path
 
 
 # The committed generated packages are importable, as for a user who vendors generated/

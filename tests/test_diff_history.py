@@ -1,5 +1,5 @@
-"""The spec diff on real history (``--acp-schemas`` / ``ACP_SCHEMAS``): golden expectations on
-consecutive revisions, and the full report of two of them as golden files."""
+"""The spec diff on real history (``tests/data/acp-schemas``, or ``--acp-schemas`` / ``ACP_SCHEMAS``):
+golden expectations on consecutive revisions, and the full report of two of them as golden files."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """Every published schema revision generates both builds, and they import.
 
-One test per revision of the schema history (``--acp-schemas`` / ``ACP_SCHEMAS``, the folder
-of ``shared/acp-schemas``): render the stable and the unstable package, import both ``models``
-modules in one fresh interpreter, and check that the stable models define nothing named after
-an unstable type. The revisions are read from ``index.json`` at collection time; without the
-folder the suite fails (it does not skip).
+One test per revision of the schema history (``tests/data/acp-schemas``, unpacked by the
+``acp_schemas`` fixture; or the folder ``--acp-schemas`` / ``ACP_SCHEMAS`` names): render the
+stable and the unstable package, import both ``models`` modules in one fresh interpreter, and
+check that the stable models define nothing named after an unstable type. The revisions are read
+from ``index.json`` at collection time; an unreadable index fails the suite (it does not skip).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from acpgen.diff.sources import locate
 from acpgen.pipeline import Revision, SchemaFile, read_schema_file
 from tests.goldens import render_build
+from tests.schema_history import Stored
 
 STABLE_PACKAGE = "acp_hist_stable"
 UNSTABLE_PACKAGE = "acp_hist_unstable"
@@ -62,11 +63,11 @@ class Missing:
 
 
 def _entries(value: str | None) -> list[Entry] | Missing:
-    if not value:
-        return Missing("the schema history is needed: pass --acp-schemas DIR or set ACP_SCHEMAS (make test sets it)")
-    index = Path(value) / "index.json"
+    index = Path(value) / "index.json" if value else Stored().index
     if not index.is_file():
-        return Missing(f"{value} holds no index.json; point --acp-schemas / ACP_SCHEMAS at shared/acp-schemas")
+        return Missing(
+            f"{value} (--acp-schemas / ACP_SCHEMAS) holds no index.json; unset it to use tests/data/acp-schemas"
+        )
     try:
         raw = json.loads(index.read_text(encoding="utf-8"))
         return [Entry(tag=str(e["tag"]), files=tuple(str(f) for f in e["files"])) for e in raw]

@@ -4,9 +4,11 @@ A client built on the stable bindings folds what it sees live (``SessionStates``
 ``session/update``, each answered call), answers permission requests with ``PermissionPolicy``
 and writes the wire trace (``trace=``). The trace then replays (``SessionState.from_trace``) to
 the same state, and ``python -m acp_bindings.trace show`` prints it; its text and JSON are
-golden files, its HTML page is opened in a real headless browser (Debian's chromium driven by
-playwright-core, installed by ``make browser-deps``; a missing browser fails the test), which
-saves a screenshot in ``.test-artefacts/`` (or ``$ACP_TEST_ARTEFACTS``).
+golden files, its HTML page is opened in a real headless browser (the one ``tests/find_browser.py``
+finds: ``$CHROMIUM``, else chromium or chrome on PATH; driven by playwright-core, installed by
+``make browser-deps``; without a browser that test is skipped with the line saying how to enable
+it, a ``CHROMIUM`` naming no executable fails it), which saves a screenshot in
+``.test-artefacts/`` (or ``$ACP_TEST_ARTEFACTS``).
 
 The agents: ``tests/peers/showcase_agent.py`` (every kind of the turn a real agent plays,
 reported through ``ToolCallTracker``), ``examples/echo_agent.py``, and the TypeScript SDK agent
@@ -265,7 +267,9 @@ def artefacts() -> Path:
     return folder
 
 
-def test_html_transcript_in_a_real_browser(showcase: tuple[Path, SessionStates], tmp_path: Path) -> None:
+def test_html_transcript_in_a_real_browser(
+    showcase: tuple[Path, SessionStates], tmp_path: Path, browser_path: str
+) -> None:
     page = tmp_path / "showcase.html"
     done = show(showcase[0], "html", "--output", str(page))
     assert done.returncode == 0, done.stderr
@@ -274,12 +278,13 @@ def test_html_transcript_in_a_real_browser(showcase: tuple[Path, SessionStates],
     ran = subprocess.run(
         ["node", str(BROWSER / "check_page.mjs"), str(page), str(shot)],
         cwd=BROWSER,
+        env={**os.environ, "CHROMIUM": browser_path},
         capture_output=True,
         text=True,
         timeout=180,
         check=False,
     )
-    assert ran.returncode == 0, f"the browser check failed (make browser-deps installs chromium):\n{ran.stderr}"
+    assert ran.returncode == 0, f"the browser check with {browser_path} failed:\n{ran.stderr}"
     seen = json.loads(ran.stdout)
     assert seen["sessions"] == 1 and seen["title"] == "ACP trace"
     assert seen["userMessages"] == 2 and seen["messages"] == 8  # 2 prompts, 2 x (thought + 2 messages)

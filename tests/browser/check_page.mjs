@@ -6,8 +6,8 @@
 //
 //   node check_page.mjs PAGE.html SHOT.png
 //
-// The browser is /usr/bin/chromium (make browser-deps installs it) or $CHROMIUM; a missing
-// browser is an error (exit 2), never a skip.
+// The browser is $CHROMIUM (the test passes the one tests/find_browser.py finds), else
+// /usr/bin/chromium; a missing browser is an error here (exit 2): the test decides on a skip.
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
