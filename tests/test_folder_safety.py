@@ -310,3 +310,25 @@ def test_the_survey_of_a_huge_folder_stops_counting(tmp_path: Path, monkeypatch:
     assert found is not None and not found.complete
     problem = ownership.refusal(found)
     assert "holds more than 30 files acpgen did not write" in problem.what and "f09 and 20 more" in problem.what
+
+
+def test_generate_replaces_a_linked_package_folder_only_with_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A package folder that is a symbolic link is refused; ``--force`` replaces the link, never
+    what it points to."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.py").write_text("KEEP = 1\n", encoding="utf-8")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "acp_bindings").symlink_to(mine)
+    with chdir(tmp_path):
+        assert main(["generate", "--out", "out"]) == EXIT_BAD_INPUT
+        said = refused(capsys)
+        assert "out/acp_bindings is a symbolic link, not a folder acpgen wrote" in said, said
+        assert (tmp_path / "out" / "acp_bindings").is_symlink()
+        assert main(["generate", "--out", "out", "--force"]) == EXIT_OK
+    assert "--force: replacing the symbolic link out/acp_bindings with a folder" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "acp_bindings").is_symlink()
+    assert (tmp_path / "out" / "acp_bindings" / "models.py").is_file()
+    assert snapshot(mine) == {"keep.py": b"KEEP = 1\n"}

@@ -2,11 +2,12 @@
 
 The copy is rendered from the pinned schema shipped with acpgen (wherever acpgen is installed),
 under the import name the project gives it (``myapp._acp``), with headers that name the command
-that rewrites it, and a small manifest (``_vendor.json``) that records what it was built from and
-how. Neither records the folder as typed: ``acpgen vendor --check --out DIR`` reads that
-manifest, renders the same copy again and reports (exit 1, with a unified diff) whether the
-folder still matches it, however ``DIR`` is spelled, wherever the command runs and wherever the
-folder has moved: a stale copy after an acpgen or schema update, or a hand edit.
+that rewrites it, and a small manifest (``_vendor.json``) that records what it was built from, how,
+and the files it wrote (so that the next run replaces the folder only if it holds nothing else:
+``acpgen.output.ownership``). Neither records the folder as typed: ``acpgen vendor --check --out
+DIR`` reads that manifest, renders the same copy again and reports (exit 1, with a unified diff)
+whether the folder still matches it, however ``DIR`` is spelled, wherever the command runs and
+wherever the folder has moved: a stale copy after an acpgen or schema update, or a hand edit.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acpgen.errors import AcpgenError
-from acpgen.output import atomic_write, freshness, ownership
+from acpgen.output import atomic_write, freshness
 
 Render = Callable[[], Mapping[str, str]]
 """Renders the packages: each file's text, keyed ``package/path`` (called only when needed)."""
@@ -91,6 +91,8 @@ def _recover(target: Target, stamp: Stamp | None) -> None:
 
 def _claim(target: Target, rendered: Mapping[str, Mapping[str, bytes]], say: Say, force: bool) -> None:
     """Refuse to replace a package folder holding the user's files (with ``force``: name them)."""
+    from acpgen.output import ownership  # only a run that writes needs it: a no-op run stays fast
+
     found = [
         ownership.foreign(target.parent / name, ownership.Claim(files, target.record))
         for name, files in rendered.items()
