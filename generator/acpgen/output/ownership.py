@@ -24,7 +24,7 @@ import json
 import os
 from collections.abc import Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from acpgen.errors import AcpgenError, Problem
@@ -72,7 +72,9 @@ def foreign(folder: Path, claim: Claim) -> Foreign | None:
         return None
     survey = _Survey(folder, claim, _recorded(folder, claim.record))
     _, entries, files = survey.folder(folder, "")
-    if not entries:
+    if survey.cut:  # what lies past the survey's end is not known to be acpgen's
+        entries.append(f"what lies past the first {SURVEYED} entries")
+    elif not entries:
         return None
     return Foreign(folder, "folder", tuple(entries), files, not survey.cut, _place_guard(folder) or survey.guard)
 
@@ -109,7 +111,7 @@ def _what(found: Foreign) -> str:
 
 def _count(found: Foreign) -> str:
     if not found.files:
-        return "empty folders"
+        return "files" if not found.complete else "empty folders"
     number = f"{found.files} file{'s' if found.files != 1 else ''}"
     return number if found.complete else f"more than {number}"
 
@@ -129,7 +131,7 @@ class _Survey:
     recorded: frozenset[str]
     seen: int = 0
     cut: bool = False
-    guard: str | None = field(default=None)
+    guard: str | None = None
 
     def folder(self, path: Path, rel: str) -> tuple[int, list[str], int]:
         """How many of acpgen's files ``path`` holds, the user's entries and how many files they hold."""
