@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from acpgen import features_command, vendor
 from acpgen.diff import command as diff_command
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
-from acpgen.output import atomic_write, freshness
+from acpgen.output import check_or_write, freshness
 from acpgen.render.header import generator_version
 from acpgen.source.config import Build, Settings, load_settings
 from acpgen.source.schema_lock import LOCK_NAME, read_lock
@@ -85,7 +85,10 @@ def _add_generate(commands: Any) -> None:
     )
     gen.add_argument("--check", action="store_true", help="compare with generated/ instead of writing; exit 1 if stale")
     gen.add_argument(
-        "--force", action="store_true", help="render and write even when nothing changed since the last run"
+        "--force",
+        action="store_true",
+        help="render and write even when nothing changed since the last run, and over files acpgen did not write "
+        "in the package folders (named before they are deleted)",
     )
     gen.add_argument("--schema", type=Path, help="a schema file to use instead of the pinned stable schema")
     gen.add_argument("--unstable-schema", type=Path, help="with --schema: the matching unstable schema file")
@@ -146,37 +149,43 @@ def _generate(args: argparse.Namespace, settings: Settings) -> int:
     refuse_features(settings, args.features)
     builds = _builds(args, settings, args.config)
     out = args.out or settings.output_dir
-    packages = [b.package for b in builds]
+    target = check_or_write.Target(out, tuple(b.package for b in builds))
+    regenerate = settings.regenerate or generate_command(args)
+
+    def render() -> dict[str, str]:
+        from acpgen.pipeline import render_builds
+
+        return render_builds(_revision(args, settings), builds, regenerate=regenerate, rendered=_report)
+
+    if args.check:
+        return _checked(check_or_write.check(target, render), out, regenerate)
+    done = check_or_write.write(target, render, _say, force=args.force, stamp=_stamp(args, settings, builds, target))
+    _say(_written(out, done, args.force))
+    return EXIT_OK
+
+
+def _stamp(
+    args: argparse.Namespace, settings: Settings, builds: list[Build], target: check_or_write.Target
+) -> check_or_write.Stamp:
+    """The freshness stamp of this run: every input that shapes the output."""
     key = freshness.fingerprint(
         _input_files(args, settings),
         {"settings": repr(settings), "builds": [repr(b) for b in builds], "strict": args.strict_capabilities},
     )
-    stamp = freshness.stamp_path(settings.cache_dir, out, packages)
-    if not args.check:  # first finish what a killed run left, so that its output is whole
-        atomic_write.recover(out)
-        atomic_write.recover(stamp.parent)
-    if not args.check and not args.force and freshness.is_fresh(stamp, key, out, packages):
-        print(f"acpgen: {out} is up to date (no input changed since the last run)", file=sys.stderr)
-        return EXIT_OK
-    from acpgen.output.folders import changed_files, package_folders, stale_files
-    from acpgen.pipeline import render_builds
+    return check_or_write.Stamp(freshness.stamp_path(settings.cache_dir, target.parent, target.packages), key)
 
-    regenerate = settings.regenerate or generate_command(args)
-    files = render_builds(_revision(args, settings), builds, regenerate=regenerate, rendered=_report)
-    if args.check:
-        diffs = stale_files(out, files, tuple(packages))
-        if diffs:
-            sys.stdout.writelines(diffs)
-            print(f"acpgen: {len(diffs)} generated file(s) are stale; run `{regenerate}`", file=sys.stderr)
-            return EXIT_STALE
-        print(f"acpgen: {out} is up to date", file=sys.stderr)
-        return EXIT_OK
-    changed = changed_files(out, files, tuple(packages))
-    if changed or args.force:  # a fresh clone's first run renders what is there already: it writes nothing
-        atomic_write.write(out, package_folders(files, tuple(packages)))
-    freshness.record(stamp, key, out, packages)
-    print(f"acpgen: {_written(out, len(files), len(changed), args.force)}", file=sys.stderr)
+
+def _checked(done: check_or_write.Outcome, out: Path, regenerate: str) -> int:
+    if done.stale:
+        sys.stdout.writelines(done.stale)
+        print(f"acpgen: {len(done.stale)} generated file(s) are stale; run `{regenerate}`", file=sys.stderr)
+        return EXIT_STALE
+    print(f"acpgen: {out} is up to date", file=sys.stderr)
     return EXIT_OK
+
+
+def _say(text: str) -> None:
+    print(f"acpgen: {text}", file=sys.stderr)
 
 
 def _report(build: Build, protocol: ir.Protocol, seconds: float) -> None:
@@ -185,10 +194,12 @@ def _report(build: Build, protocol: ir.Protocol, seconds: float) -> None:
     print(f"acpgen: rendered {build.package} ({protocol.build}) in {seconds:.2f}s", file=sys.stderr)
 
 
-def _written(out: Path, rendered: int, changed: int, forced: bool) -> str:
-    if not changed and not forced:
-        return f"{out} is up to date (rendered {rendered} files, none changed)"
-    return f"wrote {rendered} files under {out} ({changed} changed, added or removed)"
+def _written(out: Path, done: check_or_write.Outcome, forced: bool) -> str:
+    if done.fresh:
+        return f"{out} is up to date (no input changed since the last run)"
+    if not done.changed and not forced:
+        return f"{out} is up to date (rendered {done.rendered} files, none changed)"
+    return f"wrote {done.rendered} files under {out} ({len(done.changed)} changed, added or removed)"
 
 
 def generate_command(args: argparse.Namespace) -> str:

@@ -2,11 +2,12 @@
 
 The copy is rendered from the pinned schema shipped with acpgen (wherever acpgen is installed),
 under the import name the project gives it (``myapp._acp``), with headers that name the command
-that rewrites it, and a small manifest (``_vendor.json``) that records what it was built from and
-how. Neither records the folder as typed: ``acpgen vendor --check --out DIR`` reads that
-manifest, renders the same copy again and reports (exit 1, with a unified diff) whether the
-folder still matches it, however ``DIR`` is spelled, wherever the command runs and wherever the
-folder has moved: a stale copy after an acpgen or schema update, or a hand edit.
+that rewrites it, and a small manifest (``_vendor.json``) that records what it was built from, how,
+and the files it wrote (so that the next run replaces the folder only if it holds nothing else:
+``acpgen.output.ownership``). Neither records the folder as typed: ``acpgen vendor --check --out
+DIR`` reads that manifest, renders the same copy again and reports (exit 1, with a unified diff)
+whether the folder still matches it, however ``DIR`` is spelled, wherever the command runs and
+wherever the folder has moved: a stale copy after an acpgen or schema update, or a hand edit.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from acpgen.source.config import Build, Settings, packaged_settings
 
 if TYPE_CHECKING:
     from acpgen import ir
+    from acpgen.output.check_or_write import Outcome
 
 MANIFEST = "_vendor.json"
 OUT_PLACEHOLDER = "<this folder>"
@@ -70,8 +72,9 @@ def register(commands: Any) -> None:
         "vendor",
         help="write a renamed, self-contained copy of the bindings into your project",
         description=(
-            "Write the bindings, renamed, into a folder of your project (replacing that folder), or with "
-            "--check tell whether the copy there is still what acpgen would write."
+            "Write the bindings, renamed, into a folder of your project (replacing that folder when it is "
+            "missing, empty or a copy acpgen wrote), or with --check tell whether the copy there is still what "
+            "acpgen would write."
         ),
     )
     parser.add_argument("--package", help="the import name of the copy in your project, e.g. myapp._acp")
@@ -91,29 +94,43 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--check", action="store_true", help="compare the copy at --out with a fresh rendering (from its manifest)"
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write even over files in --out that acpgen did not write (named before they are deleted)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, _settings: Settings) -> int:
     """The ``vendor`` command: write the copy, or check it."""
-    spec = _recorded(args.out) if args.check else _requested(args)
-    files = render_vendored(spec)
-    from acpgen.output.atomic_write import write
-    from acpgen.output.folders import package_folders, stale_files
+    from acpgen.output import check_or_write
 
+    spec = _recorded(args.out) if args.check else _requested(args)
+    target = check_or_write.Target(spec.folder.parent, (spec.folder.name,), record=MANIFEST)
     if args.check:
-        diffs = stale_files(spec.folder.parent, files, (spec.folder.name,))
-        if diffs:
-            sys.stdout.writelines(diffs)
-            command = spec.command.replace(OUT_PLACEHOLDER, shlex.quote(str(spec.out)))
-            print(f"acpgen: the copy in {spec.out} is stale ({len(diffs)} file(s)); run `{command}`", file=sys.stderr)
-            return EXIT_STALE
-        print(f"acpgen: the copy in {spec.out} is up to date", file=sys.stderr)
-        return EXIT_OK
-    write(spec.folder.parent, package_folders(files, (spec.folder.name,)))
+        return _checked(spec, check_or_write.check(target, lambda: render_vendored(spec)))
+    done = check_or_write.write(target, lambda: render_vendored(spec), _say, force=args.force)
     built = "stable + " + ", ".join(spec.features) if spec.features is not None else spec.variant
-    print(f"acpgen: wrote {spec.package} ({built} build) to {spec.out}", file=sys.stderr)
+    if done.changed or args.force:
+        _say(f"wrote {spec.package} ({built} build) to {spec.out}")
+    else:
+        _say(f"{spec.out} is up to date ({spec.package}, {built} build)")
     return EXIT_OK
+
+
+def _checked(spec: VendorSpec, done: Outcome) -> int:
+    if done.stale:
+        sys.stdout.writelines(done.stale)
+        command = spec.command.replace(OUT_PLACEHOLDER, shlex.quote(str(spec.out)))
+        _say(f"the copy in {spec.out} is stale ({len(done.stale)} file(s)); run `{command}`")
+        return EXIT_STALE
+    _say(f"the copy in {spec.out} is up to date")
+    return EXIT_OK
+
+
+def _say(text: str) -> None:
+    print(f"acpgen: {text}", file=sys.stderr)
 
 
 def render_vendored(spec: VendorSpec) -> dict[str, str]:
@@ -129,17 +146,20 @@ def render_vendored(spec: VendorSpec) -> dict[str, str]:
     files = render_builds(
         pinned_revision(settings), [build], regenerate=spec.command, rendered=lambda _, p, __: built.append(p)
     )
-    files[f"{folder}/{MANIFEST}"] = manifest(spec, built[0])
+    written = sorted([rel.partition("/")[2] for rel in files] + [MANIFEST])
+    files[f"{folder}/{MANIFEST}"] = manifest(spec, built[0], written)
     return files
 
 
-def manifest(spec: VendorSpec, protocol: ir.Protocol) -> str:
-    """The manifest of a copy: what it is, what it was built from, the command that wrote it."""
+def manifest(spec: VendorSpec, protocol: ir.Protocol, written: list[str]) -> str:
+    """The manifest of a copy: what it is, what it was built from, the command that wrote it, and
+    every file it wrote (what lets the next run tell them from the user's)."""
     source = protocol.source
     record = {
         "acpgen": generator_version(),
         "build": spec.variant,
         "features": list(protocol.features),
+        "files": written,
         "selected": list(spec.features) if spec.features is not None else None,
         "command": spec.command,
         "package": spec.package,

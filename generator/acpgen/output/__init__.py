@@ -1,2 +1,4 @@
-"""Output: rendered packages written and compared (``folders``), through one crash-safe writer
-(``atomic_write``), and runs that would change nothing skipped (``freshness``)."""
+"""Output: the one step that ends ``generate`` and ``vendor`` (``check_or_write``), rendered
+packages written and compared (``folders``), through one crash-safe writer (``atomic_write``),
+runs that would change nothing skipped (``freshness``), and only folders acpgen wrote replaced
+(``ownership``)."""
