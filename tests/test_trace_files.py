@@ -68,7 +68,7 @@ def test_acp_trace_of_a_client_holds_the_clients_messages_once(tmp_path: Path) -
     text = show(trace)
     assert text.count("> user") == 1 and text.count("session/new") == 1, text
     assert text.count("hello world") == 2, text  # the prompt once, the reply once, in order
-    assert text.index("> user") < text.index("agent message:\n  hello world")
+    assert text.index("> user") < text.index("agent message:\n  hello world") < text.index("(turn ended: end_turn")
 
 
 def test_acp_agent_trace_traces_the_spawned_agent_to_its_own_file(tmp_path: Path) -> None:
