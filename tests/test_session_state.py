@@ -144,6 +144,59 @@ def test_patch_present_replaces_absent_keeps_null_clears_where_nullable() -> Non
     assert s.update({"sessionUpdate": "session_info_update", "title": None}).session_info.title is None
 
 
+def test_meta_merges_member_by_member_and_keeps_every_map_sent() -> None:
+    """An agent's ``_meta`` (claude-agent-acp: ``terminal_info`` on the tool call, then
+    ``terminal_output`` and ``terminal_exit`` on two updates; codex-acp: ``terminal_output`` in
+    several chunks) survives the fold: members merge, and the maps sent are kept in order."""
+    s = state().update(
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t",
+            "title": "ls",
+            "_meta": {"claudeCode": {"toolName": "Bash"}, "terminal_info": {"terminal_id": "t"}},
+        }
+    )
+    for data in ("a\n", "b\n"):
+        chunk = {"terminal_output": {"terminal_id": "t", "data": data}}
+        s = s.update({"sessionUpdate": "tool_call_update", "toolCallId": "t", "_meta": chunk})
+    exit_ = {"terminal_exit": {"terminal_id": "t", "exit_code": 0, "signal": None}}
+    s = s.update({"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "completed", "_meta": exit_})
+    tool = s.tool_calls["t"]
+    assert tool.fields["_meta"] == {
+        "claudeCode": {"toolName": "Bash"},
+        "terminal_info": {"terminal_id": "t"},
+        "terminal_output": {"terminal_id": "t", "data": "b\n"},  # the latest of each member
+        "terminal_exit": {"terminal_id": "t", "exit_code": 0, "signal": None},
+    }
+    sent = tool.entry.history["_meta"]
+    assert [m.get("terminal_output", {}).get("data") for m in sent] == [None, "a\n", "b\n", None]
+    assert s.to_json()["slots"]["tool_calls"][0]["history"]["_meta"] == list(sent)
+    assert isinstance(tool.record.meta, dict) and "terminal_exit" in tool.record.meta
+    cleared = s.update({"sessionUpdate": "tool_call_update", "toolCallId": "t", "_meta": None})
+    assert "_meta" not in cleared.tool_calls["t"].fields  # a null still clears the map (it admits null)
+
+
+def test_meta_of_session_wide_records_merges_too() -> None:
+    s = state().update({"sessionUpdate": "current_mode_update", "currentModeId": "a", "_meta": {"x": 1}})
+    s = s.update({"sessionUpdate": "current_mode_update", "currentModeId": "b", "_meta": {"y": 2}})
+    assert s.current_mode.current_mode_id == "b" and s.wire.record("current_mode").fields["_meta"] == {"x": 1, "y": 2}
+
+
+def test_tracker_sends_only_the_meta_members_that_changed() -> None:
+    module = session_state("acp_bindings")
+    from acp_bindings import builders
+
+    tracker, s = module.ToolCallTracker(), module.SessionState.new("s")
+    reported = []
+    for meta in ({"a": 1}, {"a": 1, "b": [1]}, {"a": 2, "b": [1]}):
+        thing = builders.tool_call_session_update("t", "Run", meta=meta)
+        sent = tracker.report(thing)
+        reported.append(sent.meta if sent is not None else None)
+        s = s.update(sent) if sent is not None else s
+        assert s.tool_calls["t"].fields["_meta"] == meta
+    assert reported == [{"a": 1}, {"b": [1]}, {"a": 2}]
+
+
 def test_whole_kinds_replace_what_they_declare_and_keep_the_rest() -> None:
     s = state().call(
         "session/new",
@@ -282,6 +335,20 @@ def test_a_new_member_is_folded_with_no_change() -> None:
     rules = rules_of(doc)
     assert "progress" in next(s for s in rules.slots if s.name == "tool_calls").clears
     assert {k.kind: k.how for k in rules.kinds}["tool_call_update"] == "patch"
+
+
+def test_open_maps_merge_as_the_schema_declares_them() -> None:
+    """Derived, not listed: every slot's ``_meta`` merges; a new member declared as an object of
+    any members merges too; one that some kind of the slot declares otherwise is replaced."""
+    doc = pinned()
+    rules = {s.name: s for s in rules_of(doc).slots}
+    assert all(slot.merges == ("_meta",) for slot in rules.values())
+    doc["$defs"]["ToolCallUpdate"]["properties"]["extras"] = {"type": ["object", "null"]}
+    doc["$defs"]["ToolCall"]["properties"]["extras"] = {"type": "object"}
+    doc["$defs"]["ToolCallUpdate"]["properties"]["stats"] = {"type": ["object", "null"]}
+    doc["$defs"]["ToolCall"]["properties"]["stats"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    merges = next(s for s in rules_of(doc).slots if s.name == "tool_calls").merges
+    assert merges == ("_meta", "extras")
 
 
 def add_kind(doc: dict[str, Any], tag: str, payload: str, properties: dict[str, Any], required: list[str]) -> None:

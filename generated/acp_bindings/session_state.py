@@ -48,33 +48,65 @@ __all__ = ["RULES", "SessionState", "SessionStates", "ToolCallTracker"]
 RULES = Rules(
     slots={
         "available_commands": Slot(
-            "available_commands", keyed=False, clears=frozenset(("_meta",))
+            "available_commands",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
         "compactions": Slot(
-            "compactions", keyed=True, clears=frozenset(("_meta", "error", "summary"))
+            "compactions",
+            keyed=True,
+            clears=frozenset(("_meta", "error", "summary")),
+            merges=frozenset(("_meta",)),
         ),
         "config_option": Slot(
-            "config_option", keyed=False, clears=frozenset(("_meta",))
+            "config_option",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
-        "current_mode": Slot("current_mode", keyed=False, clears=frozenset(("_meta",))),
+        "current_mode": Slot(
+            "current_mode",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
         "messages": Slot(
-            "messages", keyed=True, clears=frozenset(("_meta", "messageId"))
+            "messages",
+            keyed=True,
+            clears=frozenset(("_meta", "messageId")),
+            merges=frozenset(("_meta",)),
         ),
         "notice": Slot(
-            "notice", keyed=False, clears=frozenset(("_meta", "description"))
+            "notice",
+            keyed=False,
+            clears=frozenset(("_meta", "description")),
+            merges=frozenset(("_meta",)),
         ),
-        "plan": Slot("plan", keyed=False, clears=frozenset(("_meta",))),
+        "plan": Slot(
+            "plan",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
         "session_info": Slot(
             "session_info",
             keyed=False,
             clears=frozenset(("_meta", "title", "updatedAt")),
+            merges=frozenset(("_meta",)),
         ),
         "tool_calls": Slot(
             "tool_calls",
             keyed=True,
             clears=frozenset(("_meta", "name", "rawInput", "rawOutput")),
+            merges=frozenset(("_meta",)),
         ),
-        "usage": Slot("usage", keyed=False, clears=frozenset(("_meta", "cost"))),
+        "usage": Slot(
+            "usage",
+            keyed=False,
+            clears=frozenset(("_meta", "cost")),
+            merges=frozenset(("_meta",)),
+        ),
     },
     kinds={
         "user_message_chunk": Fold(
@@ -571,4 +603,5 @@ class ToolCallTracker(
             tag="sessionUpdate",
             kinds=("tool_call", "tool_call_update"),
             clears=RULES.slots["tool_calls"].clears,
+            merges=RULES.slots["tool_calls"].merges,
         )

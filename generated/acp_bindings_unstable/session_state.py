@@ -60,15 +60,29 @@ __all__ = [
 RULES = Rules(
     slots={
         "available_commands": Slot(
-            "available_commands", keyed=False, clears=frozenset(("_meta",))
+            "available_commands",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
         "compactions": Slot(
-            "compactions", keyed=True, clears=frozenset(("_meta", "error", "summary"))
+            "compactions",
+            keyed=True,
+            clears=frozenset(("_meta", "error", "summary")),
+            merges=frozenset(("_meta",)),
         ),
         "config_option": Slot(
-            "config_option", keyed=False, clears=frozenset(("_meta",))
+            "config_option",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
-        "current_mode": Slot("current_mode", keyed=False, clears=frozenset(("_meta",))),
+        "current_mode": Slot(
+            "current_mode",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
         "messages": Slot(
             "messages",
             keyed=True,
@@ -81,16 +95,31 @@ RULES = Rules(
                     "senderSessionId",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
         "notice": Slot(
-            "notice", keyed=False, clears=frozenset(("_meta", "description"))
+            "notice",
+            keyed=False,
+            clears=frozenset(("_meta", "description")),
+            merges=frozenset(("_meta",)),
         ),
-        "plan": Slot("plan", keyed=False, clears=frozenset(("_meta",))),
-        "plans": Slot("plans", keyed=True, clears=frozenset(("_meta",))),
+        "plan": Slot(
+            "plan",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
+        "plans": Slot(
+            "plans",
+            keyed=True,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
         "session_info": Slot(
             "session_info",
             keyed=False,
             clears=frozenset(("_meta", "title", "updatedAt")),
+            merges=frozenset(("_meta",)),
         ),
         "sessions": Slot(
             "sessions",
@@ -106,13 +135,20 @@ RULES = Rules(
                     "title",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
         "tool_calls": Slot(
             "tool_calls",
             keyed=True,
             clears=frozenset(("_meta", "name", "rawInput", "rawOutput")),
+            merges=frozenset(("_meta",)),
         ),
-        "usage": Slot("usage", keyed=False, clears=frozenset(("_meta", "cost"))),
+        "usage": Slot(
+            "usage",
+            keyed=False,
+            clears=frozenset(("_meta", "cost")),
+            merges=frozenset(("_meta",)),
+        ),
     },
     kinds={
         "user_message_chunk": Fold(
@@ -761,6 +797,7 @@ class MessageTracker(
             tag="sessionUpdate",
             kinds=("session_message", "session_message"),
             clears=RULES.slots["messages"].clears,
+            merges=RULES.slots["messages"].merges,
         )
 
 
@@ -779,6 +816,7 @@ class SessionTracker(
             tag="sessionUpdate",
             kinds=("subagent_update", "subagent_update"),
             clears=RULES.slots["sessions"].clears,
+            merges=RULES.slots["sessions"].merges,
         )
 
 
@@ -797,4 +835,5 @@ class ToolCallTracker(
             tag="sessionUpdate",
             kinds=("tool_call", "tool_call_update"),
             clears=RULES.slots["tool_calls"].clears,
+            merges=RULES.slots["tool_calls"].merges,
         )

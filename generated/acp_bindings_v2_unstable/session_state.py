@@ -66,13 +66,22 @@ __all__ = [
 RULES = Rules(
     slots={
         "available_commands": Slot(
-            "available_commands", keyed=False, clears=frozenset(("_meta",))
+            "available_commands",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
         "compactions": Slot(
-            "compactions", keyed=True, clears=frozenset(("_meta", "error", "summary"))
+            "compactions",
+            keyed=True,
+            clears=frozenset(("_meta", "error", "summary")),
+            merges=frozenset(("_meta",)),
         ),
         "config_option": Slot(
-            "config_option", keyed=False, clears=frozenset(("_meta",))
+            "config_option",
+            keyed=False,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
         ),
         "messages": Slot(
             "messages",
@@ -86,15 +95,25 @@ RULES = Rules(
                     "senderSessionId",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
         "notice": Slot(
-            "notice", keyed=False, clears=frozenset(("_meta", "description"))
+            "notice",
+            keyed=False,
+            clears=frozenset(("_meta", "description")),
+            merges=frozenset(("_meta",)),
         ),
-        "plans": Slot("plans", keyed=True, clears=frozenset(("_meta",))),
+        "plans": Slot(
+            "plans",
+            keyed=True,
+            clears=frozenset(("_meta",)),
+            merges=frozenset(("_meta",)),
+        ),
         "session_info": Slot(
             "session_info",
             keyed=False,
             clears=frozenset(("_meta", "title", "updatedAt")),
+            merges=frozenset(("_meta",)),
         ),
         "sessions": Slot(
             "sessions",
@@ -110,11 +129,13 @@ RULES = Rules(
                     "title",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
         "state": Slot(
             "state",
             keyed=False,
             clears=frozenset(("_meta", "background", "stopReason", "usage")),
+            merges=frozenset(("_meta",)),
         ),
         "terminals": Slot(
             "terminals",
@@ -130,6 +151,7 @@ RULES = Rules(
                     "size",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
         "tool_calls": Slot(
             "tool_calls",
@@ -147,8 +169,14 @@ RULES = Rules(
                     "title",
                 )
             ),
+            merges=frozenset(("_meta",)),
         ),
-        "usage": Slot("usage", keyed=False, clears=frozenset(("_meta", "cost"))),
+        "usage": Slot(
+            "usage",
+            keyed=False,
+            clears=frozenset(("_meta", "cost")),
+            merges=frozenset(("_meta",)),
+        ),
     },
     kinds={
         "user_message_chunk": Fold(
@@ -837,6 +865,7 @@ class MessageTracker(
             tag="sessionUpdate",
             kinds=("user_message", "user_message"),
             clears=RULES.slots["messages"].clears,
+            merges=RULES.slots["messages"].merges,
         )
 
 
@@ -855,6 +884,7 @@ class SessionTracker(
             tag="sessionUpdate",
             kinds=("subagent_update", "subagent_update"),
             clears=RULES.slots["sessions"].clears,
+            merges=RULES.slots["sessions"].merges,
         )
 
 
@@ -873,6 +903,7 @@ class TerminalTracker(
             tag="sessionUpdate",
             kinds=("terminal_update", "terminal_update"),
             clears=RULES.slots["terminals"].clears,
+            merges=RULES.slots["terminals"].merges,
         )
 
 
@@ -891,4 +922,5 @@ class ToolCallTracker(
             tag="sessionUpdate",
             kinds=("tool_call_update", "tool_call_update"),
             clears=RULES.slots["tool_calls"].clears,
+            merges=RULES.slots["tool_calls"].merges,
         )

@@ -5,9 +5,11 @@
 
     python -m acp_bindings_v2_unstable.trace show TRACE [--session ID] [--format text|html|json] [--output FILE]
 
-``text`` for terminals; ``html`` a single self-contained page (the conversation, tool calls
-with their diffs and terminal output, the plan, permission decisions; no script, no network);
-``json`` the folded state of each session.
+``text`` for terminals; ``html`` a single self-contained page (who spoke, from ``initialize``;
+each session's modes, config options and commands as tables; the conversation with its times,
+tool calls with their diffs and terminal output, also the output agents stream in ``_meta``; the
+plan; permission decisions; no script, no network); ``json`` the folded state of each session,
+with times, and the calls about no session.
 """
 
 from __future__ import annotations

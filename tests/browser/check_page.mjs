@@ -1,8 +1,11 @@
 // Opens an HTML transcript (python -m <package>.trace show --format html) in Debian's headless
 // chromium, driven by playwright-core, and prints what a reader sees as JSON on stdout: the
 // counts of messages, tool calls, diff lines, terminal outputs, plan entries and permission
-// decisions; whether a closed tool call opens on a click; every request the page made besides
-// its own file (there must be none); console errors; and a screenshot at argv[3].
+// decisions; each tool call's terminal output and exit; where each turn's end sits; file paths
+// and titles as rendered (their text-transform); the state tables; who spoke; the times shown;
+// whether a script or an event handler made it into the page; whether a closed tool call opens
+// on a click; every request the page made besides its own file (there must be none); console
+// errors; and a screenshot at argv[3].
 //
 //   node check_page.mjs PAGE.html SHOT.png
 //
@@ -62,6 +65,9 @@ try {
     await tool.locator("summary").click();
     opens = { before, after: await tool.evaluate((node) => node.open) };
   }
+  const visibleToolBodyAfterClick = tools > 0 ? await tool.locator("pre").first().isVisible() : null;
+  // Every collapsed section open, so that what is measured below is what a reader sees in it.
+  await page.evaluate(() => document.querySelectorAll("details").forEach((node) => (node.open = true)));
   const result = {
     title: await page.title(),
     sessions: await count("section.session"),
@@ -75,8 +81,51 @@ try {
     terminalText: (await page.locator("pre.terminal").allTextContents()).join("\n"),
     planEntries: await count("ul.plan li"),
     permissions: (await page.locator(".permission .decision").allInnerTexts()),
+    toolTerminals: await page.locator("details.tool").evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        title: n.querySelector("summary .title")?.textContent ?? null,
+        terminal: Array.from(n.querySelectorAll("pre.terminal"), (pre) => pre.textContent),
+        exit: Array.from(n.querySelectorAll(".label .exit"), (e) => e.textContent),
+      })),
+    ),
+    turnEnds: await page.locator(".turn-end").evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        reason: n.dataset.stopReason,
+        text: n.textContent,
+        insideMessage: n.closest(".message") !== null,
+        after: n.previousElementSibling?.dataset.kind ?? n.previousElementSibling?.className ?? null,
+      })),
+    ),
+    paths: await page.locator(".path, .title").evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        text: n.textContent,
+        shown: n.innerText,
+        transform: getComputedStyle(n).textTransform,
+      })),
+    ),
+    tables: await page.locator(".record").evaluateAll((nodes) =>
+      nodes.map((n) => ({
+        slot: n.dataset.slot,
+        tables: n.querySelectorAll("table").length,
+        rows: n.querySelectorAll("table.rows > tbody > tr").length,
+        current: Array.from(n.querySelectorAll("tr.current > td:first-child"), (td) => td.textContent),
+        json: n.querySelectorAll("pre").length,
+      })),
+    ),
+    peers: await page.locator(".connection .peer").evaluateAll((nodes) =>
+      nodes.map((n) => [n.dataset.side, n.querySelector("b").textContent]),
+    ),
+    times: await page.locator("time.at").evaluateAll((nodes) =>
+      nodes.map((n) => [n.textContent, n.getAttribute("datetime")]),
+    ),
+    scripts: await count("script"),
+    handlers: await page.evaluate(
+      () => Array.from(document.querySelectorAll("*")).filter((n) => n.getAttributeNames().some((a) => a.startsWith("on"))).length,
+    ),
+    pwned: await page.evaluate(() => window.__pwned ?? null),
+    userText: (await page.locator(".message.user .text").allTextContents()).join("\n"),
     opens,
-    visibleToolBodyAfterClick: tools > 0 ? await tool.locator("pre").first().isVisible() : null,
+    visibleToolBodyAfterClick,
     requests,
     errors,
   };

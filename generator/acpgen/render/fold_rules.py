@@ -20,6 +20,9 @@ with no change here.
 - **patch**: a keyed kind, or one whose members are all optional (``session_info_update``).
 - **whole**: a kind with no key and a required member (the plan, the usage, a notice).
 - A null clears a member only where every kind of the slot that declares it admits null.
+- An **open map** (a member every kind of the slot that declares it declares as an object of
+  any members, with none named: ``_meta``) merges member by member rather than being replaced,
+  and every map sent is kept in order (what an agent streams there accumulates).
 
 Methods about a session (their params or result have the session id that ``session/update``
 has) fold what they carry: a member whose type is an update kind's payload folds as that kind
@@ -43,6 +46,8 @@ UNION = "SessionUpdate"
 """The union of update kinds (``session/update``'s ``update``)."""
 UPDATE_METHOD = "session/update"
 META = "_meta"
+OPEN_MAP = shape_key({"type": "object"})
+"""The shape of an object of any members, none named (``_meta``)."""
 HINT = (
     "acpgen derives how each update kind folds from its members (see docs/session-state.md); "
     "if the schema is right, teach acpgen.render.fold_rules the new shape."
@@ -117,6 +122,7 @@ class SlotRule:
     attr: str
     keyed: bool
     clears: tuple[str, ...]
+    merges: tuple[str, ...]
     readers: tuple[tuple[str, str], ...]
     """``(kind, validator)``: the models its things are read as, richest first."""
     record_type: str
@@ -366,6 +372,7 @@ class _Derivation:
                 attr=attr,
                 keyed=any(k.key for k in mine),
                 clears=self._clears(mine),
+                merges=self._merges(mine),
                 readers=readers,
                 record_type=_union_type(readers) if readers else "Never",
                 piece_type=_union_of([k.piece_type or "Any" for k in chunks]) if chunks else "Never",
@@ -394,6 +401,13 @@ class _Derivation:
             for m in self._variant_members(self._variant(rule.kind)):
                 declared.setdefault(m.wire, []).append(m.nullable)
         return tuple(sorted(name for name, nullable in declared.items() if all(nullable)))
+
+    def _merges(self, kinds: Sequence[KindRule]) -> tuple[str, ...]:
+        shapes: dict[str, set[str]] = {}
+        for rule in kinds:
+            for m in self._variant_members(self._variant(rule.kind)):
+                shapes.setdefault(m.wire, set()).add(m.shape)
+        return tuple(sorted(name for name, found in shapes.items() if found == {OPEN_MAP}))
 
     # -- methods
 

@@ -12,7 +12,9 @@ sender to your handler (``on_connect``: an agent gets ``self.client``, a client
 refuses, with ``capabilities.CapabilityError``, what the peer did not advertise
 (``check_capabilities=False`` turns that off). ``trace`` (a path, or an open text file) or the
 environment variable ``ACP_TRACE`` naming a file writes every message in and out as JSON lines
-with direction and time. ``limits`` bounds what the peer may make this process hold
+with direction and time; an agent reads ``ACP_AGENT_TRACE`` first, and ``spawn_agent`` does not
+pass this process's ``ACP_TRACE`` on to the agent (one trace per file; ``{pid}`` and ``{role}``
+in either path name a file per process). ``limits`` bounds what the peer may make this process hold
 (``connection.Limits``).
 
 A served agent owns its stdout: anything else printed there corrupts the protocol (log to
@@ -29,6 +31,7 @@ from typing import IO, Any
 
 from . import methods
 from ._process import AgentStartError, spawn, stop
+from ._wire_log import child_environment
 from .connection import (
     Connection,
     Limits,
@@ -72,7 +75,7 @@ def attach_agent(
         agent, methods.handled_by("agent", "both"), observers=observers
     )
     connection = Connection(
-        transport, dispatcher.dispatch, limits=limits, trace=traced(trace)
+        transport, dispatcher.dispatch, limits=limits, trace=traced(trace, "agent")
     )
     peer = ClientSender(connection, check_capabilities=check_capabilities)
     agent.on_connect(peer)
@@ -121,7 +124,7 @@ def attach_client(
         client, methods.handled_by("client", "both"), observers=observers
     )
     connection = Connection(
-        transport, dispatcher.dispatch, limits=limits, trace=traced(trace)
+        transport, dispatcher.dispatch, limits=limits, trace=traced(trace, "client")
     )
     peer = AgentSender(connection, check_capabilities=check_capabilities)
     client.on_connect(peer)
@@ -199,9 +202,13 @@ async def spawn_agent(
     closed; if it or a process it started is still running ``grace`` seconds later, the whole
     group is terminated, and killed ``grace`` seconds after that, so that no process of the
     agent's tree (a launcher's child included) outlives the block. A command that cannot be
-    started raises :class:`AgentStartError` (a ``ConnectionError``).
+    started raises :class:`AgentStartError` (a ``ConnectionError``). The agent gets ``env`` (or
+    this process's environment) without the ``ACP_TRACE`` that names this process's trace: set
+    ``ACP_AGENT_TRACE`` to trace the agent to a file of its own.
     """
-    process, reader, writer = await spawn(command, cwd=cwd, env=env, stderr=stderr)
+    process, reader, writer = await spawn(
+        command, cwd=cwd, env=child_environment(env), stderr=stderr
+    )
     try:
         connection, agent = serve_client(
             client,

@@ -17,12 +17,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._fold import Folded, TraceProblems, to_json
-from ._transcript import skipped_text, text_session
+from ._fold import Folded, TraceCall, TraceProblems, to_json
+from ._transcript import peers, skipped_text, text_peers, text_session
 from ._transcript_html import page
 
-Fold = Callable[[Iterable[str], TraceProblems], Mapping[str, Any]]
-"""Reads a trace's lines into session id -> state (``SessionState.from_lines``)."""
+Fold = Callable[[Iterable[str], TraceProblems, list[TraceCall]], Mapping[str, Any]]
+"""Reads a trace's lines into session id -> state (``SessionState.from_lines``), the
+lines it cannot read and the calls about no session (``initialize``) aside."""
 
 
 def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
@@ -41,10 +42,10 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
         "--output", type=Path, help="write to this file (default: stdout)"
     )
     args = parser.parse_args(argv)
-    problems = TraceProblems()
+    problems, others = TraceProblems(), list[TraceCall]()
     try:
         with args.trace.open(encoding="utf-8", errors="replace") as lines:
-            states = {k: v.wire for k, v in fold(lines, problems).items()}
+            states = {k: v.wire for k, v in fold(lines, problems, others).items()}
     except OSError as error:
         print(
             f"{prog}: error: cannot read {args.trace}: {error.strerror}",
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
             )
             return 2
         states = {args.session: states[args.session]}
-    text = render(states, args.format, problems)
+    text = render(states, args.format, problems, others)
     if args.output is None:
         sys.stdout.write(text)
     else:
@@ -70,16 +71,34 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
 
 
 def render(
-    states: Mapping[str, Folded], form: str, problems: TraceProblems | None = None
+    states: Mapping[str, Folded],
+    form: str,
+    problems: TraceProblems | None = None,
+    others: Sequence[TraceCall] = (),
 ) -> str:
-    """The sessions as a transcript in ``form`` (``text``, ``html`` or ``json``)."""
+    """The sessions as a transcript in ``form`` (``text``, ``html`` or ``json``), with
+    who spoke (the ``initialize`` among ``others``, the calls about no session)."""
     skipped = list(problems.lines) if problems is not None else []
     if form == "json":
         data = {
-            "sessions": [to_json(s) for s in states.values()],
+            "connection": [_call_json(c) for c in others],
+            "sessions": [to_json(s, times=True) for s in states.values()],
             "unreadLines": skipped,
         }
         return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
     if form == "html":
-        return page(states, skipped)
-    return "".join(text_session(s) for s in states.values()) + skipped_text(skipped)
+        return page(states, skipped, others)
+    sessions = "".join(text_session(s) for s in states.values())
+    return text_peers(peers(others)) + sessions + skipped_text(skipped)
+
+
+def _call_json(call: TraceCall) -> dict[str, Any]:
+    return {
+        "method": call.method,
+        "params": call.params,
+        "result": call.result,
+        "error": call.error,
+        "answered": call.answered,
+        "askedAt": call.asked_at,
+        "at": call.at,
+    }

@@ -26,6 +26,7 @@ from ._fold import (
     Folded,
     Key,
     Rules,
+    TraceCall,
     TraceProblems,
     TraceUpdate,
     Unknown,
@@ -202,10 +203,13 @@ class StateBase:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.session_id!r}: {self.wire.count} things>"
 
-    def update(self, update: BaseModel | Mapping[str, Any]) -> Self:
+    def update(
+        self, update: BaseModel | Mapping[str, Any], *, at: str | None = None
+    ) -> Self:
         """This state with one update folded in: a ``SessionNotification`` of this
         session, a ``SessionUpdate``, or the wire form of either (read by the models
-        first; what they refuse is kept in :attr:`unknown`)."""
+        first; what they refuse is kept in :attr:`unknown`). ``at``: when it was
+        written (a trace's time), if known."""
         if not isinstance(update, BaseModel):
             params = (
                 update
@@ -216,7 +220,7 @@ class StateBase:
                 update = self.NOTIFICATION.model_validate(params)
             except ValidationError as error:
                 return type(self)(
-                    refused(self.wire, params.get(self.UPDATE[1]), error, self.TAG)
+                    refused(self.wire, params.get(self.UPDATE[1]), error, self.TAG, at)
                 )
         if isinstance(update, self.NOTIFICATION):
             session = getattr(update, self.SESSION[0])
@@ -228,7 +232,7 @@ class StateBase:
         assert isinstance(update, BaseModel)
         wire = update.model_dump(mode="json")
         kind = self.KINDS.get(type(update)) or _kind_of(wire, self.TAG)
-        return type(self)(fold_update(self.RULES, self.wire, kind, wire))
+        return type(self)(fold_update(self.RULES, self.wire, kind, wire, at))
 
     def call(
         self,
@@ -238,12 +242,15 @@ class StateBase:
         *,
         error: Any = None,
         answered: bool = True,
+        asked_at: str | None = None,
+        at: str | None = None,
     ) -> Self:
         """This state with a call about the session folded in: ``session/new`` and its
         answer bring the modes and config options, ``session/set_mode`` the mode, a
         permission request its tool call; every call is kept in :attr:`calls` (the
         prompt of a turn, permission decisions). Give ``error`` (a JSON-RPC error
-        object) for a call answered with an error."""
+        object) for a call answered with an error; ``asked_at`` and ``at``: when the
+        request and its answer were written, if known."""
         spec = self.METHODS.get(method)
         wire_params = _wire(params, spec.params if spec is not None else None)
         wire_result = (
@@ -262,6 +269,8 @@ class StateBase:
                 result=wire_result,
                 error=error,
                 answered=answered,
+                asked_at=asked_at,
+                at=at,
             )
         )
 
@@ -301,21 +310,30 @@ class StateBase:
 
     @classmethod
     def from_lines(
-        cls, lines: Iterable[str], problems: TraceProblems | None = None
+        cls,
+        lines: Iterable[str],
+        problems: TraceProblems | None = None,
+        others: list[TraceCall] | None = None,
     ) -> dict[str, Self]:
-        """:meth:`from_trace` on the lines of a trace."""
+        """:meth:`from_trace` on the lines of a trace; the numbers of lines that hold no
+        message go to ``problems``, the calls about no session (``initialize``) to
+        ``others``."""
         sessions = Sessions(cls)
         for event in read_trace(lines, problems):
             if isinstance(event, TraceUpdate):
-                sessions.update(event.params)
-            else:
-                sessions.call(
-                    event.method,
-                    event.params,
-                    event.result,
-                    error=event.error,
-                    answered=event.answered,
-                )
+                sessions.update(event.params, at=event.at)
+                continue
+            folded = sessions.call(
+                event.method,
+                event.params,
+                event.result,
+                error=event.error,
+                answered=event.answered,
+                asked_at=event.asked_at,
+                at=event.at,
+            )
+            if folded is None and others is not None:
+                others.append(event)
         return dict(sessions.states)
 
 
@@ -328,10 +346,12 @@ class Sessions(Generic[S]):
         self._state = state
         self.states: dict[str, S] = {}
 
-    def update(self, notification: BaseModel | Mapping[str, Any]) -> S | None:
+    def update(
+        self, notification: BaseModel | Mapping[str, Any], *, at: str | None = None
+    ) -> S | None:
         """Fold a ``session/update`` notification (a model, or its wire params) into its
         session; the session's new state (``None`` when the notification names no
-        session)."""
+        session). ``at``: when it was written, if known."""
         if isinstance(notification, BaseModel):
             session = getattr(notification, self._state.SESSION[0], None)
         else:
@@ -343,7 +363,7 @@ class Sessions(Generic[S]):
         if not isinstance(session, str):
             return None
         state = self.states.get(session) or self._state.new(session)
-        self.states[session] = state = state.update(notification)
+        self.states[session] = state = state.update(notification, at=at)
         return state
 
     def call(
@@ -354,9 +374,12 @@ class Sessions(Generic[S]):
         *,
         error: Any = None,
         answered: bool = True,
+        asked_at: str | None = None,
+        at: str | None = None,
     ) -> S | None:
         """Fold a call into the session it is about (``None`` for a call about no
-        session)."""
+        session); ``asked_at`` and ``at``: when the request and its answer were
+        written, if known."""
         rule = self._state.RULES.methods.get(method)
         if rule is None:
             return None
@@ -377,7 +400,13 @@ class Sessions(Generic[S]):
             return None
         state = self.states.get(session) or self._state.new(session)
         self.states[session] = state = state.call(
-            method, params, result, error=error, answered=answered
+            method,
+            params,
+            result,
+            error=error,
+            answered=answered,
+            asked_at=asked_at,
+            at=at,
         )
         return state
 
@@ -417,13 +446,17 @@ def _kind_of(wire: Any, tag: str | None) -> str:
 
 
 def refused(
-    state: Folded, update: Any, error: ValidationError, tag: str | None
+    state: Folded,
+    update: Any,
+    error: ValidationError,
+    tag: str | None,
+    at: str | None = None,
 ) -> Folded:
     """``state`` with an update the models refused kept in its unknown updates."""
     count = error.error_count()
     reason = f"refused by the models: {count} error(s), first at {_where(error)}"
     kind = _kind_of(update, tag)
-    return keep(state, kind or None, update, reason)
+    return keep(state, kind or None, update, reason, at)
 
 
 def _where(error: ValidationError) -> str:

@@ -24,7 +24,8 @@ class Tracker(Generic[C, U]):
     """Remembers each thing's last reported state (by its id) and turns a new state into
     the update to send: the creating kind the first time, then a patch with the members
     that changed (a member that was dropped is sent as null where null clears it;
-    elsewhere a patch cannot clear it, and it is left out)."""
+    elsewhere a patch cannot clear it, and it is left out). Of an open map (``_meta``),
+    which the fold merges, only the members that changed are sent."""
 
     def __init__(
         self,
@@ -35,9 +36,11 @@ class Tracker(Generic[C, U]):
         tag: str | None,
         kinds: tuple[str, str],
         clears: frozenset[str],
+        merges: frozenset[str] = frozenset(),
     ) -> None:
         self._create, self._patch = create, patch
         self._key, self._tag, self._kinds, self._clears = key, tag, kinds, clears
+        self._merges = merges
         self._known: dict[str, dict[str, Any]] = {}
 
     def report(self, thing: C) -> C | U | None:
@@ -53,7 +56,7 @@ class Tracker(Generic[C, U]):
         self._known[key] = wire
         if before is None:
             return thing
-        changes = _changes(before, wire, self._clears)
+        changes = _changes(before, wire, self._clears, self._merges)
         if not changes:
             return None
         message: dict[str, Any] = {self._key: key, **changes}
@@ -71,11 +74,20 @@ class Tracker(Generic[C, U]):
 
 
 def _changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], clears: frozenset[str]
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    clears: frozenset[str],
+    merges: frozenset[str],
 ) -> dict[str, Any]:
     changes = {
         name: value for name, value in after.items() if before.get(name) != value
     }
+    for name in merges & changes.keys():
+        old, new = before.get(name), changes[name]
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            changes[name] = {k: v for k, v in new.items() if old.get(k) != v}
+            if not changes[name]:
+                del changes[name]  # only members dropped: a merge cannot say so
     changes.update(
         {name: None for name in before if name not in after and name in clears}
     )

@@ -12,7 +12,9 @@ sender to your handler (``on_connect``: an agent gets ``self.client``, a client
 refuses, with ``capabilities.CapabilityError``, what the peer did not advertise
 (``check_capabilities=False`` turns that off). ``trace`` (a path, or an open text file) or the
 environment variable ``ACP_TRACE`` naming a file writes every message in and out as JSON lines
-with direction and time. ``limits`` bounds what the peer may make this process hold
+with direction and time; an agent reads ``ACP_AGENT_TRACE`` first, and ``spawn_agent`` does not
+pass this process's ``ACP_TRACE`` on to the agent (one trace per file; ``{pid}`` and ``{role}``
+in either path name a file per process). ``limits`` bounds what the peer may make this process hold
 (``connection.Limits``).
 
 A served agent owns its stdout: anything else printed there corrupts the protocol (log to

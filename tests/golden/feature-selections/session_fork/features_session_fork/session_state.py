@@ -32,7 +32,9 @@ __all__ = ["RULES", "SessionState", "SessionStates"]
 
 RULES = Rules(
     slots={
-        "agent_message": Slot("agent_message", keyed=False, clears=frozenset(())),
+        "agent_message": Slot(
+            "agent_message", keyed=False, clears=frozenset(()), merges=frozenset(())
+        ),
     },
     kinds={
         "agent_message_chunk": Fold(

@@ -14,8 +14,12 @@ How an update kind folds (:class:`Fold`):
 - ``patch``: into the thing its key names (a tool call, a message), or the session-wide
   record of its slot: a member present replaces, an absent one keeps, a null clears the
   member where every kind of the slot admits null there (elsewhere a null is ignored);
+  an open map (``_meta``, a member the schema declares as an object of any members)
+  merges instead, member by member, and every map sent is kept in order
+  (:attr:`Entry.history`: what an agent streams there, terminal output, accumulates);
 - ``whole``: the kind is a whole value (the plan, the usage): the members it declares
-  are replaced together (absent ones cleared), other members of the record are kept;
+  are replaced together (absent ones cleared; open maps merge), other members of the
+  record are kept;
 - ``append``: a chunk: its piece joins a list of the thing (a message's content blocks),
   its other members patch it; a chunk without an id joins the last thing made, if that
   was a chunk of the same kind without an id, else starts a new one;
@@ -68,6 +72,10 @@ class Slot:
     keyed: bool
     clears: frozenset[str] = frozenset()
     """Members a null clears."""
+    merges: frozenset[str] = frozenset()
+    """Open maps (``_meta``): an update's map merges into the thing's, member by member
+    (a member present replaces, an absent one keeps), and each map sent is kept in
+    :attr:`Entry.history`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +128,16 @@ class Entry:
     """The merged wire record (read-only)."""
     order: int
     """Its place in the session's timeline (when it was made)."""
+    history: Mapping[str, tuple[Any, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Each map sent for an open-map member (``_meta``), in order: the merged record
+    keeps the latest value of each of its members, this keeps every one (chunks an
+    agent streams there, such as terminal output)."""
+    made_at: str | None = field(default=None, compare=False)
+    """When the update that made it was written (a trace's ``at``), if known."""
+    changed_at: str | None = field(default=None, compare=False)
+    """When the last update folded into it was written, if known."""
     cache: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
     """Typed readings of :attr:`fields`, by reader (see ``_state``)."""
 
@@ -134,6 +152,10 @@ class Call:
     error: Any = None
     answered: bool = False
     order: int = 0
+    asked_at: str | None = field(default=None, compare=False)
+    """When the request was written (a trace's ``at``), if known."""
+    at: str | None = field(default=None, compare=False)
+    """When its answer was written (a notification: when it was), if known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +166,7 @@ class Unknown:
     payload: Any
     reason: str
     order: int = 0
+    at: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,9 +206,11 @@ class Folded:
 _EMPTY: Mapping[Key, Entry] = MappingProxyType({})
 
 
-def fold_update(rules: Rules, state: Folded, kind: str, payload: Any) -> Folded:
+def fold_update(
+    rules: Rules, state: Folded, kind: str, payload: Any, at: str | None = None
+) -> Folded:
     """``state`` with one update folded in (its kind, and its wire form without the
-    session id)."""
+    session id; ``at``: when it was written, if known)."""
     rule = rules.kinds.get(kind)
     if rule is None or rule.how == "keep" or not isinstance(payload, Mapping):
         reason = (
@@ -193,27 +218,27 @@ def fold_update(rules: Rules, state: Folded, kind: str, payload: Any) -> Folded:
             if rule is None or rule.how == "keep"
             else "not an object"
         )
-        return keep(state, kind, payload, reason)
+        return keep(state, kind, payload, reason, at)
     slot = rules.slots[rule.slot]
     record = {k: v for k, v in payload.items() if k != rule.tag}
     key = _dig(record, rule.key) if rule.key else None
     if rule.key and not isinstance(key, str) and (rule.key_required or key is not None):
-        return keep(state, kind, payload, f"no id at {'.'.join(rule.key)}")
+        return keep(state, kind, payload, f"no id at {'.'.join(rule.key)}", at)
     if rule.how == "remove":
         return _remove(state, slot.name, key)
     if rule.how == "append":
-        return _append(state, rule, slot, key, record)
+        return _append(state, rule, slot, key, record, at)
     entries = state.entries(slot.name)
     old = entries.get(key)
     base = dict(old.fields) if old is not None else {}
     if rule.how == "whole":
-        base = {k: v for k, v in base.items() if k not in rule.declared}
-        merged = _patch(
-            base, {k: v for k, v in record.items() if v is not None}, slot.clears
-        )
+        base = {
+            k: v for k, v in base.items() if k not in rule.declared or k in slot.merges
+        }
+        merged = _patch(base, {k: v for k, v in record.items() if v is not None}, slot)
     else:
-        merged = _patch(base, record, slot.clears)
-    return _put(state, slot.name, key, rule.kind, merged, old)
+        merged = _patch(base, record, slot)
+    return _put(state, slot, key, rule.kind, merged, old, record, at)
 
 
 def fold_call(
@@ -225,11 +250,13 @@ def fold_call(
     result: Any = None,
     error: Any = None,
     answered: bool = True,
+    asked_at: str | None = None,
+    at: str | None = None,
 ) -> Folded:
     """``state`` with a call recorded, and what its params and result say folded in
     (only when it was answered with a result: an error or no answer changes nothing
-    else)."""
-    call = Call(method, params, result, error, answered, state.count)
+    else). ``asked_at`` and ``at``: when the request and its answer were written."""
+    call = Call(method, params, result, error, answered, state.count, asked_at, at)
     state = replace(
         state, calls=(*state.calls, call), count=state.count + 1, tail=("", state.count)
     )
@@ -242,36 +269,46 @@ def fold_call(
         if value is None:
             continue
         if member.kind is not None:
-            state = fold_update(rules, state, member.kind, value)
+            state = fold_update(rules, state, member.kind, value, at)
         elif member.slot is not None:
-            state = _patch_record(rules, state, member, value)
+            state = _patch_record(rules, state, member, value, at)
     return state
 
 
-def _patch_record(rules: Rules, state: Folded, member: FieldFold, value: Any) -> Folded:
+def _patch_record(
+    rules: Rules, state: Folded, member: FieldFold, value: Any, at: str | None
+) -> Folded:
     assert member.slot is not None
     slot = rules.slots[member.slot]
     if member.target is None and not isinstance(value, Mapping):
         return state
     record = dict(value) if member.target is None else {member.target: value}
     old = state.record(slot.name)
-    merged = _patch(dict(old.fields) if old is not None else {}, record, slot.clears)
-    return _put(state, slot.name, None, member.label or member.name, merged, old)
+    merged = _patch(dict(old.fields) if old is not None else {}, record, slot)
+    label = member.label or member.name
+    return _put(state, slot, None, label, merged, old, record, at)
 
 
-def _patch(
-    base: dict[str, Any], new: Mapping[str, Any], clears: frozenset[str]
-) -> dict[str, Any]:
+def _patch(base: dict[str, Any], new: Mapping[str, Any], slot: Slot) -> dict[str, Any]:
     for name, value in new.items():
-        if value is not None:
+        if value is None:
+            if name in slot.clears:
+                base.pop(name, None)
+        elif name in slot.merges and isinstance(value, Mapping):
+            known = base.get(name)
+            base[name] = {**(known if isinstance(known, Mapping) else {}), **value}
+        else:
             base[name] = value
-        elif name in clears:
-            base.pop(name, None)
     return base
 
 
 def _append(
-    state: Folded, rule: Fold, slot: Slot, key: Any, record: dict[str, Any]
+    state: Folded,
+    rule: Fold,
+    slot: Slot,
+    key: Any,
+    record: dict[str, Any],
+    at: str | None,
 ) -> Folded:
     assert rule.piece is not None and rule.into is not None
     entries = state.entries(slot.name)
@@ -286,38 +323,75 @@ def _append(
         key = state.tail[1] if joins and state.tail is not None else -state.count - 1
     old = entries.get(key)
     piece = record.pop(rule.piece, None)
-    base = _patch(dict(old.fields) if old is not None else {}, record, slot.clears)
+    base = _patch(dict(old.fields) if old is not None else {}, record, slot)
     joined = base.get(rule.into)
     base[rule.into] = [*(joined if isinstance(joined, list) else ()), piece]
-    return _put(state, slot.name, key, rule.kind, base, old)
+    return _put(state, slot, key, rule.kind, base, old, record, at)
 
 
 def _put(
     state: Folded,
-    slot: str,
+    slot: Slot,
     key: Key,
     kind: str,
     fields: dict[str, Any],
     old: Entry | None,
+    sent: Mapping[str, Any],
+    at: str | None,
 ) -> Folded:
-    entries = dict(state.entries(slot))
+    entries = dict(state.entries(slot.name))
+    history = _history(old, sent, slot.merges)
     if old is not None:
         kinds = old.kinds if kind in old.kinds else (*old.kinds, kind)
         entries[key] = Entry(
-            slot, key, old.kind, kinds, MappingProxyType(fields), old.order
+            slot.name,
+            key,
+            old.kind,
+            kinds,
+            MappingProxyType(fields),
+            old.order,
+            history,
+            old.made_at,
+            at or old.changed_at,
         )
-        return replace(state, slots=_with(state.slots, slot, entries))
+        return replace(state, slots=_with(state.slots, slot.name, entries))
     if isinstance(key, int) and key < 0:
-        key = (
-            -key
-        )  # a sequence number for a thing without an id: its place in the timeline + 1
+        # a sequence number for a thing without an id: its place in the timeline + 1
+        key = -key
     entries[key] = Entry(
-        slot, key, kind, (kind,), MappingProxyType(fields), state.count
+        slot.name,
+        key,
+        kind,
+        (kind,),
+        MappingProxyType(fields),
+        state.count,
+        history,
+        at,
+        at,
     )
-    tail = (slot, key) if key is not None else state.tail
+    tail = (slot.name, key) if key is not None else state.tail
     return replace(
-        state, slots=_with(state.slots, slot, entries), count=state.count + 1, tail=tail
+        state,
+        slots=_with(state.slots, slot.name, entries),
+        count=state.count + 1,
+        tail=tail,
     )
+
+
+def _history(
+    old: Entry | None, sent: Mapping[str, Any], merges: frozenset[str]
+) -> Mapping[str, tuple[Any, ...]]:
+    """The thing's history of open maps with the ones ``sent`` now appended."""
+    known: Mapping[str, tuple[Any, ...]] = old.history if old is not None else _NONE
+    added = {
+        name: (*known.get(name, ()), value)
+        for name, value in sent.items()
+        if name in merges and isinstance(value, Mapping)
+    }
+    return MappingProxyType({**known, **added}) if added else known
+
+
+_NONE: Mapping[str, tuple[Any, ...]] = MappingProxyType({})
 
 
 def _remove(state: Folded, slot: str, key: Any) -> Folded:
@@ -335,10 +409,12 @@ def _with(
     return MappingProxyType(updated)
 
 
-def keep(state: Folded, kind: str | None, payload: Any, reason: str) -> Folded:
+def keep(
+    state: Folded, kind: str | None, payload: Any, reason: str, at: str | None = None
+) -> Folded:
     """``state`` with something that could not be folded kept in
     :attr:`Folded.unknown`."""
-    item = Unknown(kind, payload, reason, state.count)
+    item = Unknown(kind, payload, reason, state.count, at)
     return replace(state, unknown=(*state.unknown, item), count=state.count + 1)
 
 
@@ -360,6 +436,8 @@ class TraceUpdate:
     """A ``session/update`` notification of the trace (its params, as written)."""
 
     params: Any
+    at: str | None = None
+    """When it was written (the trace's ``at``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +450,10 @@ class TraceCall:
     result: Any = None
     error: Any = None
     answered: bool = False
+    asked_at: str | None = None
+    """When the request (or notification) was written."""
+    at: str | None = None
+    """When its answer was written (a notification: when it was)."""
 
 
 @dataclass
@@ -389,24 +471,22 @@ def read_trace(
     "raw"}``, as the connection writes them) in wire order, each request paired with its
     answer: a request of one direction is answered by the response of the other
     direction with the same id."""
-    pending: dict[tuple[str, str], tuple[str, Any]] = {}
+    pending: dict[tuple[str, str], tuple[str, Any, str | None]] = {}
     for number, line in enumerate(lines, 1):
-        message, direction = _trace_message(line)
+        message, direction, at = _trace_message(line)
         if message is None:
             if line.strip() and problems is not None:
                 problems.lines.append(number)
             continue
         method = message.get("method")
         if isinstance(method, str):
+            params = message.get("params")
             if "id" in message:
-                pending[(direction, _id_key(message["id"]))] = (
-                    method,
-                    message.get("params"),
-                )
+                pending[(direction, _id_key(message["id"]))] = (method, params, at)
             elif method == UPDATE_METHOD:
-                yield TraceUpdate(message.get("params"))
+                yield TraceUpdate(params, at)
             else:
-                yield TraceCall(method, message.get("params"), answered=True)
+                yield TraceCall(method, params, answered=True, asked_at=at, at=at)
             continue
         asked = pending.pop(
             ("out" if direction == "in" else "in", _id_key(message.get("id"))), None
@@ -418,19 +498,26 @@ def read_trace(
                 message.get("result"),
                 message.get("error"),
                 answered=True,
+                asked_at=asked[2],
+                at=at,
             )
-    for method, params in pending.values():
-        yield TraceCall(method, params)
+    for method, params, asked_at in pending.values():
+        yield TraceCall(method, params, asked_at=asked_at)
 
 
-def _trace_message(line: str) -> tuple[dict[str, Any] | None, str]:
+def _trace_message(line: str) -> tuple[dict[str, Any] | None, str, str | None]:
     try:
         entry = json.loads(line)
     except (ValueError, RecursionError):
-        return None, ""
+        return None, "", None
     if not isinstance(entry, dict) or not isinstance(entry.get("message"), dict):
-        return None, ""
-    return entry["message"], str(entry.get("direction"))
+        return None, "", None
+    at = entry.get("at")
+    return (
+        entry["message"],
+        str(entry.get("direction")),
+        at if isinstance(at, str) else None,
+    )
 
 
 def _id_key(value: Any) -> str:
@@ -444,13 +531,15 @@ def _id_key(value: Any) -> str:
 # ---------------------------------------------------------------------
 
 
-def to_json(state: Folded) -> dict[str, Any]:
+def to_json(state: Folded, *, times: bool = False) -> dict[str, Any]:
     """The state as JSON data: slots (sorted by name) with their things in the order
-    they were made, calls and unknown updates in order."""
+    they were made, calls and unknown updates in order. ``times``: with when each was
+    written, as far as known (``madeAt`` and ``changedAt`` of a thing, ``askedAt`` and
+    ``at`` of a call, ``at`` of an unknown update)."""
     return {
         "sessionId": state.session_id,
         "slots": {
-            name: [_entry_json(e) for e in entries.values()]
+            name: [_entry_json(e, times) for e in entries.values()]
             for name, entries in sorted(state.slots.items())
             if entries
         },
@@ -461,20 +550,31 @@ def to_json(state: Folded) -> dict[str, Any]:
                 "result": c.result,
                 "error": c.error,
                 "answered": c.answered,
+                **({"askedAt": c.asked_at, "at": c.at} if times else {}),
             }
             for c in state.calls
         ],
         "unknown": [
-            {"kind": u.kind, "payload": u.payload, "reason": u.reason}
+            {
+                "kind": u.kind,
+                "payload": u.payload,
+                "reason": u.reason,
+                **({"at": u.at} if times else {}),
+            }
             for u in state.unknown
         ],
     }
 
 
-def _entry_json(entry: Entry) -> dict[str, Any]:
-    return {
+def _entry_json(entry: Entry, times: bool) -> dict[str, Any]:
+    found: dict[str, Any] = {
         "key": entry.key,
         "kind": entry.kind,
         "kinds": list(entry.kinds),
         "fields": dict(entry.fields),
     }
+    if entry.history:
+        found["history"] = {k: list(v) for k, v in entry.history.items()}
+    if times:
+        found |= {"madeAt": entry.made_at, "changedAt": entry.changed_at}
+    return found

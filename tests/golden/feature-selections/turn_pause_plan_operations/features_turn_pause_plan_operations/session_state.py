@@ -35,8 +35,10 @@ __all__ = ["RULES", "PlanTracker", "SessionState", "SessionStates"]
 
 RULES = Rules(
     slots={
-        "agent_message": Slot("agent_message", keyed=False, clears=frozenset(())),
-        "plans": Slot("plans", keyed=True, clears=frozenset(())),
+        "agent_message": Slot(
+            "agent_message", keyed=False, clears=frozenset(()), merges=frozenset(())
+        ),
+        "plans": Slot("plans", keyed=True, clears=frozenset(()), merges=frozenset(())),
     },
     kinds={
         "agent_message_chunk": Fold(
@@ -134,4 +136,5 @@ class PlanTracker(
             tag="sessionUpdate",
             kinds=("plan_update", "plan_update"),
             clears=RULES.slots["plans"].clears,
+            merges=RULES.slots["plans"].merges,
         )
