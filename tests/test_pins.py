@@ -116,17 +116,44 @@ def test_a_bad_pin_is_refused_before_anything_changes(
     assert _tree(project) == before
 
 
+def test_a_project_without_a_schema_of_its_own_has_nothing_to_bump(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project that vendors builds from the schema inside acpgen's installation: the bump refuses
+    to rewrite it (and never reaches npm)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "myapp"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("npm_config_offline", "true")
+    for args in (["--check"], ["--version", ROUND_TRIP]):
+        code, out, err = _run(capsys, "schema", "bump", *args)
+        assert (code, out) == (2, "")
+        assert "builds from the schema shipped with acpgen, which a bump must not rewrite" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pyproject.toml"]
+
+
 def test_text_pins_match_across_whitespace_and_keep_the_rest_of_the_file(tmp_path: Path) -> None:
-    readme = "The `@agentclientprotocol/sdk`\r\n2.3.0): one;\r\nthe `@agentclientprotocol/sdk` 2.4.0): two.\r\n"
-    project = _project(tmp_path, 'pins = [{file = "README.md", text = "`{package}` {version}):"}]\n', readme)
+    readme = (
+        "The `@agentclientprotocol/sdk`\r\n2.3.0): one;\r\nthe `@agentclientprotocol/sdk` 2.4.0): two;\r\n"
+        "the SDK @agentclientprotocol/sdk\r\n  v2.2.0. Not the SDK v2.1.0, nor @agentclientprotocol/sdk 2.0.0.\r\n"
+    )
+    pins = (
+        'pins = [{file = "README.md", text = "`{package}` {version}):"},\n'
+        '        {file = "README.md", text = "SDK {package} v{version}."}]'
+    )
+    project = _project(tmp_path, pins + "\n", readme)
     (project / "README.md").chmod(0o640)
     config = load_bump_config(project / "pyproject.toml")
     found = sightings(config, LOCK.package)
-    assert [(s.where, s.version) for s in found] == [("README.md:2", "2.3.0"), ("README.md:3", "2.4.0")]
+    assert [(s.where, s.version) for s in found] == [
+        ("README.md:2", "2.3.0"),
+        ("README.md:3", "2.4.0"),
+        ("README.md:5", "2.2.0"),
+    ]
     assert move(config, LOCK.package, "10.0.0-rc.1") == ["README.md"]
-    assert (project / "README.md").read_bytes() == readme.replace("2.3.0", "10.0.0-rc.1").replace(
-        "2.4.0", "10.0.0-rc.1"
-    ).encode("utf-8")
+    moved = readme
+    for old in ("2.3.0", "2.4.0", "2.2.0"):
+        moved = moved.replace(old, "10.0.0-rc.1")
+    assert (project / "README.md").read_bytes() == moved.encode("utf-8")
     assert stat.S_IMODE((project / "README.md").stat().st_mode) == 0o640
     assert move(config, LOCK.package, "10.0.0-rc.1") == []  # nothing left to move
     assert sorted(p.name for p in project.iterdir()) == ["README.md", "pyproject.toml", "schema"]

@@ -186,15 +186,17 @@ def _text_sightings(pin: Pin, content: str, package: str) -> list[Sighting] | Pr
 
 
 def _pattern(text: str, package: str) -> re.Pattern[str]:
-    """``text`` as a regular expression: ``{version}`` a named group, whitespace any whitespace."""
-    before, _, after = text.partition("{version}")
+    """``text`` as a regular expression: ``{version}`` a named group, ``{package}`` the package,
+    a run of whitespace any run of whitespace (a paragraph may be rewrapped)."""
 
     def literal(part: str) -> str:
-        pieces = [r"\s+".join(re.escape(w) for w in chunk.split()) for chunk in part.split("{package}")]
-        lead = r"\s+" if part[:1].isspace() else ""
-        tail = r"\s+" if part[-1:].isspace() and part.strip() else ""
-        return lead + re.escape(package).join(pieces) + tail
+        tokens = (token for token in re.split(r"(\s+)", part) if token)
+        return "".join(
+            r"\s+" if token.isspace() else re.escape(package).join(map(re.escape, token.split("{package}")))
+            for token in tokens
+        )
 
+    before, _, after = text.partition("{version}")
     return re.compile(literal(before) + f"(?P<version>{VERSION.pattern})" + literal(after))
 
 
