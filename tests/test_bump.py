@@ -145,7 +145,7 @@ def test_a_bump_there_and_back_leaves_the_tree_byte_identical(tmp_path: Path) ->
         check=False,
     )
     assert checked.returncode == 0, _says(checked)
-    assert f"7 pinned place(s) name {SDK} {ROUND_TRIP}" in checked.stderr
+    assert f"8 pinned place(s) name {SDK} {ROUND_TRIP}" in checked.stderr
     assert read_lock(repo / "schema").version == ROUND_TRIP
     header = (repo / "generated" / "acp_bindings" / "models.py").read_text(encoding="utf-8").splitlines()[0]
     assert f"from {SDK}@{ROUND_TRIP} v1/schema.json" in header

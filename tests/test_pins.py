@@ -31,7 +31,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 def test_every_pin_of_this_repository_agrees_with_the_lock(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, "--config", str(ROOT / "pyproject.toml"), "schema", "bump", "--check")
     assert code == 0, err
-    assert f"7 pinned place(s) name {LOCK.package} {LOCK.version}, as the lock does" in err
+    assert f"8 pinned place(s) name {LOCK.package} {LOCK.version}, as the lock does" in err
 
 
 def test_no_page_names_the_pinned_version_outside_a_pin() -> None:
@@ -74,13 +74,13 @@ def test_check_names_each_pin_that_disagrees_and_what_to_run(
     project = _project(
         tmp_path,
         'command = "make bump VERSION={version}"\npins = [{file = "README.md", text = "schema {version}"}]\n',
-        "Built from schema\n2.3.0; schema 2.4.0 too.\n",
+        f"Built from schema\n1.0.0; schema {LOCK.version} too.\n",
     )
     monkeypatch.chdir(project)
     code, _, err = _run(capsys, "schema", "bump", "--check")
     assert code == 1
     assert err == (
-        f"acpgen: README.md:2 names 2.3.0, but the schema lock pins {LOCK.package} {LOCK.version} (at README.md:2). "
+        f"acpgen: README.md:2 names 1.0.0, but the schema lock pins {LOCK.package} {LOCK.version} (at README.md:2). "
         f"Run `make bump VERSION={LOCK.version}`: it moves every pin of [tool.acpgen.bump] to the locked version "
         "(fetching the schema, regenerating and running the bump's commands).\n"
     )
@@ -203,7 +203,7 @@ def test_a_bump_moves_the_pins_regenerates_runs_the_commands_and_prints_the_repo
         tmp_path,
         'pins = [{file = "README.md", text = "schema {version}"}]\n'
         f'run = ["python3 -c \\"{marker}\\" {{package}}@{{version}}"]\n',
-        "Built from schema 2.3.0.\n",
+        "Built from schema 1.0.0.\n",
     )
     monkeypatch.chdir(project)
     _offline(monkeypatch)
