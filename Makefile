@@ -33,7 +33,7 @@ lint: install ## ruff check and ruff format --check of the generator, tests, ben
 typecheck: install ## mypy --strict of the generator (the tests type-check the generated packages and examples)
 	$(RUN) mypy
 
-test: install interop-deps browser-deps ## run the whole test suite (includes the stale-output check)
+test: install interop-deps browser-deps test-npm-cache ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 2
@@ -52,7 +52,17 @@ browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM
 schema: install ## fetch and pin the schema: make schema VERSION=x.y.z
 	$(RUN) acpgen schema fetch $(if $(VERSION),--version $(VERSION))
 
-diff: install ## what changed between two spec revisions: make diff FROM=2.3.0 [TO=schema] [FORMAT=markdown]
+.PHONY: bump
+bump: ## move the schema pin and all that follows it in one step: make bump VERSION=x.y.z (stdout: the diff report, Markdown)
+	@test -n "$(VERSION)" || { echo "usage: make bump VERSION=x.y.z (a published version of the npm package)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory install >&2
+	@$(RUN) acpgen schema bump --version $(VERSION)
+
+.PHONY: test-npm-cache
+test-npm-cache: install ## fill .test-artefacts/npm-cache with the npm packages the bump and README tests read offline
+	$(RUN) python -m tests.npm_cache
+
+diff: install ## what changed between two spec revisions: make diff FROM=2.2.0 [TO=schema] [FORMAT=markdown]
 	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }
 	$(RUN) acpgen diff $(FROM) $(TO) --format $(FORMAT)
 

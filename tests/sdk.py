@@ -15,10 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from acpgen.source.schema_lock import read_lock
+
 ROOT = Path(__file__).resolve().parents[1]
 INTEROP = ROOT / "tests" / "interop"
 SDK_NAME = "@agentclientprotocol/sdk"
-SDK_VERSION = "2.4.0"
+SDK_VERSION = read_lock(ROOT / "schema").version
+"""The pinned schema's package version: tests/interop/package.json pins the same SDK (`make bump` moves
+both; tests/test_pins.py checks that they agree)."""
 INSTALLED_SDK = INTEROP / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
 FIX = "run `make interop-deps` (npm ci --prefix tests/interop --no-audit --no-fund; needs the network once)"
 
@@ -39,5 +43,13 @@ def node() -> str:
         )
     installed = json.loads(INSTALLED_SDK.read_text(encoding="utf-8"))["version"]
     if installed != SDK_VERSION:
-        pytest.fail(f"tests/interop/node_modules holds {SDK_NAME}@{installed}, the lock pins {SDK_VERSION}: {FIX}")
+        pinned = json.loads((INTEROP / "package.json").read_text(encoding="utf-8"))["dependencies"].get(SDK_NAME)
+        fix = (
+            FIX
+            if pinned == SDK_VERSION
+            else f"tests/interop/package.json pins {pinned}: run `make bump VERSION={SDK_VERSION}`"
+        )
+        pytest.fail(
+            f"tests/interop/node_modules holds {SDK_NAME}@{installed}, the schema lock pins {SDK_VERSION}: {fix}"
+        )
     return executable

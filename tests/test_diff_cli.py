@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -61,14 +62,24 @@ def test_same_schema_has_no_change(config: str, capsys: pytest.CaptureFixture[st
     assert code == 0 and "no API change" in out
 
 
+def _committed_schema(config: str) -> tuple[Path, str]:
+    """A git repository of its own in the test's folder, holding the config's schema folder in one
+    commit (the project's history and uncommitted changes play no part); its folder and short commit."""
+    folder = Path(config).parent
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+    who = ["-c", "user.name=acpgen tests", "-c", "user.email=tests@acpgen.invalid", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "schema"], [*who, "commit", "-q", "-m", "the pinned schema"]):
+        subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, env={**os.environ, **env})
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=folder, capture_output=True, text=True, check=True
+    )
+    return folder, head.stdout.strip()
+
+
 def test_git_ref_side(config: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    if not (ROOT / ".git").exists():
-        pytest.fail("the git side needs the repository's history (run the tests in a clone)")
-    monkeypatch.chdir(ROOT)
-    last = subprocess.run(
-        ["git", "log", "-1", "--format=%H", "--", "schema"], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout.strip()
-    code, out, err = _run(capsys, "--config", config, "diff", f"{last}:schema", str(ROOT / "schema"))
+    folder, _ = _committed_schema(config)
+    monkeypatch.chdir(folder)
+    code, out, err = _run(capsys, "--config", config, "diff", "HEAD:schema", str(ROOT / "schema"))
     assert code == 0, err
     assert "no API change" in out
 
@@ -129,13 +140,13 @@ def test_reports_made_for_review(acp_schemas: Path, config: str, capsys: pytest.
     assert annotations[-1] == f"::notice title=acpgen diff::{old} -> {new}: 0 breaking, 10 warning, 120 info"
 
 
-def test_sides_are_labelled_with_their_version_and_commit(config: str, capsys: pytest.CaptureFixture[str]) -> None:
-    schema = str(Path(config).parent / "schema")
-    version = read_lock(Path(schema)).version
-    _, out, _ = _run(capsys, "--config", config, "diff", "HEAD:schema", schema, "--format", "markdown")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+def test_sides_are_labelled_with_their_version_and_commit(
+    config: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder, commit = _committed_schema(config)
+    monkeypatch.chdir(folder)
+    version = read_lock(folder / "schema").version
+    _, out, _ = _run(capsys, "--config", config, "diff", "HEAD:schema", "schema", "--format", "markdown")
     title = out.splitlines()[0]
-    assert title == (
-        f"### ACP spec diff: `{DEFAULT_PACKAGE}@{version} (HEAD:schema, {commit.stdout.strip()})` -> "
-        f"`{DEFAULT_PACKAGE}@{version} ({schema})`"
-    )
+    old, new = f"{DEFAULT_PACKAGE}@{version} (HEAD:schema, {commit})", f"{DEFAULT_PACKAGE}@{version} (schema)"
+    assert title == f"### ACP spec diff: `{old}` -> `{new}`"

@@ -265,6 +265,21 @@ def test_missing_lock(pinned: Workspace, capsys: pytest.CaptureFixture[str]) -> 
     assert_message(err, what="schema lock file not found", where=str(lock), hint="`make schema")
 
 
+def test_a_rule_table_problem_names_the_table_when_the_config_is_an_absolute_path(
+    pinned: Workspace, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--config /abs/pyproject.toml` makes the table's path absolute: the place is still the table's
+    file and pointer, not glued behind the schema file's name as if it were a pointer into it."""
+    rules = pinned.root / "schema" / "capability-rules.json"
+    text = rules.read_text(encoding="utf-8")
+    assert '"needs": "agentCapabilities.loadSession"' in text
+    rules.write_text(
+        text.replace('"needs": "agentCapabilities.loadSession"', '"needs": "agentCapabilities.loadSessionX"')
+    )
+    err = run_failing(["--config", str(pinned.pyproject), "generate", "--stable"], capsys, pinned.out, pinned.before)
+    assert f"(at {rules}#/rules/0)" in err, err
+
+
 # --- 7. unknown setting -------------------------------------------------------------------------
 
 

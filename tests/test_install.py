@@ -171,7 +171,11 @@ def test_diff_of_two_schema_folders(installed: Installed) -> None:
         (shutil.copytree if source.is_dir() else shutil.copy)(source, sides / "schema" / name)
     done = installed.run("diff", "schema/v1", "schema/v2", "--format", "markdown", cwd=sides)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (ROOT / "tests" / "golden" / "migration-v1-v2" / "report.md").read_text(encoding="utf-8")
+    golden = ROOT / "tests" / "golden" / "migration-v1-v2" / "report.md"
+    assert done.stdout == golden.read_text(encoding="utf-8"), (
+        f"the installed acpgen's v1 -> v2 report differs from {golden.relative_to(ROOT)} (after a schema bump: "
+        "`make bump VERSION=...` refreshes it, or `uv run --frozen pytest tests/test_protocol_v2.py --update-goldens`)"
+    )
     missing = installed.run("diff", "schema/v0", "schema/v2", cwd=sides)
     assert missing.returncode == 2 and "schema/v0 does not exist" in missing.stderr
     assert "Traceback" not in missing.stderr

@@ -121,15 +121,18 @@ def _check_transcript(label: str, entries: list[dict[str, Any]]) -> None:
 
 
 def test_sdk_pin_matches_the_schema_the_bindings_were_built_from() -> None:
+    """The interop tests run the SDK of the pinned schema against bindings built from it (every pin:
+    tests/test_pins.py)."""
     from acp_bindings import SCHEMA_PACKAGE, SCHEMA_VERSION
 
-    manifest = json.loads((INTEROP / "package.json").read_text(encoding="utf-8"))
-    lock = json.loads((INTEROP / "package-lock.json").read_text(encoding="utf-8"))
-    assert manifest["dependencies"][SDK_NAME] == SDK_VERSION, "pin an exact SDK version in tests/interop/package.json"
-    assert lock["packages"][f"node_modules/{SDK_NAME}"]["version"] == SDK_VERSION, "package-lock.json is stale"
+    pinned = json.loads((INTEROP / "package.json").read_text(encoding="utf-8"))["dependencies"][SDK_NAME]
+    assert pinned == SDK_VERSION, (
+        f"tests/interop/package.json pins {SDK_NAME} {pinned}, the schema lock {SDK_VERSION}: "
+        f"run `make bump VERSION={SDK_VERSION}`"
+    )
     assert (SCHEMA_PACKAGE, SCHEMA_VERSION) == (SDK_NAME, SDK_VERSION), (
-        f"the bindings are built from {SCHEMA_PACKAGE}@{SCHEMA_VERSION} but the interop tests pin "
-        f"{SDK_NAME}@{SDK_VERSION}: bump tests/interop/package.json, npm install there, and SDK_VERSION here"
+        f"generated/ is built from {SCHEMA_PACKAGE}@{SCHEMA_VERSION}, the schema lock pins {SDK_NAME}@{SDK_VERSION}: "
+        "run `make generate`"
     )
 
 

@@ -14,9 +14,14 @@ def test_both_builds_import_side_by_side() -> None:
     unstable = importlib.import_module("acp_bindings_unstable")
     lock = json.loads((ROOT / "schema" / "schema.lock.json").read_text())
     assert stable.VARIANT == "stable" and unstable.VARIANT == "unstable"
-    assert stable.SCHEMA_VERSION == unstable.SCHEMA_VERSION == lock["version"]
-    assert lock["files"]["v1/schema.json"] == stable.SCHEMA_SHA256
-    assert lock["files"]["v1/schema.unstable.json"] == unstable.SCHEMA_SHA256
+    built = (stable.SCHEMA_VERSION, stable.SCHEMA_SHA256, unstable.SCHEMA_VERSION, unstable.SCHEMA_SHA256)
+    locked = (
+        lock["version"],
+        lock["files"]["v1/schema.json"],
+        lock["version"],
+        lock["files"]["v1/schema.unstable.json"],
+    )
+    assert built == locked, f"generated/ is not built from the locked schema ({lock['version']}): run `make generate`"
     assert stable.PROTOCOL_VERSION == unstable.PROTOCOL_VERSION == 1
     assert importlib.import_module("acp_bindings.models").NewSessionRequest is not None
 

@@ -1,5 +1,5 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen diff``, ``acpgen vendor``,
-``acpgen features``."""
+"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen schema bump``, ``acpgen diff``,
+``acpgen vendor``, ``acpgen features``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acpgen import features_command, vendor
+from acpgen import bump, features_command, vendor
 from acpgen.diff import command as diff_command
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.output import check_or_write, freshness
@@ -54,6 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
     fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
     fetch.set_defaults(run=_fetch)
+    bump.register(schema_commands)
 
     for command in (diff_command, vendor, features_command):
         command.register(commands)

@@ -9,12 +9,15 @@
 //   of outgoing requests through unchecked).
 // - deferred, fail: small utilities.
 
+import { readFileSync } from "node:fs";
 import * as schemas from "./node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 
 export { schemas };
 
-/** The SDK version these scripts are written against (package.json pins it). */
-export const SDK_VERSION = "2.4.0";
+/** The version of the installed SDK (package.json pins it, with the schema lock: `make bump` moves both). */
+export const SDK_VERSION = JSON.parse(
+  readFileSync(new URL("./node_modules/@agentclientprotocol/sdk/package.json", import.meta.url), "utf8"),
+).version;
 
 export function deferred() {
   let resolve;

@@ -68,8 +68,10 @@ def build_protocol(
         return _build(doc, variant, source, protocol_version, unstable_items, rules, features, experimental)
     except AcpgenError as error:
         raise AcpgenError(
-            *(
-                dataclasses.replace(p, where=f"{source.file}#{p.where}") if p.where.startswith("/") else p
+            *(  # a bare pointer is into the schema file; a place with '#' names its file already
+                dataclasses.replace(p, where=f"{source.file}#{p.where}")
+                if p.where.startswith("/") and "#" not in p.where
+                else p
                 for p in error.problems
             )
         ) from None

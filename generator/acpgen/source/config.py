@@ -80,6 +80,10 @@ _KINDS: dict[str, type] = {  # what [tool.acpgen] may set, and its kind
 
 _KIND_NAMES = {list: "list of strings", str: "string", bool: "boolean", int: "integer"}
 
+SUBTABLES = frozenset({"bump"})
+"""Tables inside ``[tool.acpgen]`` that a command reads itself (``[tool.acpgen.bump]``:
+:mod:`acpgen.source.pins`)."""
+
 
 def packaged_settings() -> Settings:
     """The settings of the pinned schema shipped with acpgen (what ``acpgen vendor`` builds from):
@@ -91,10 +95,12 @@ def load_settings(pyproject: Path) -> Settings:
     """The settings in ``pyproject`` (paths resolved against its folder); defaults where it says
     nothing (the schema: the one shipped with acpgen)."""
     root = pyproject.parent
-    table = _table(pyproject) if pyproject.is_file() else {}
+    table = acpgen_table(pyproject) if pyproject.is_file() else {}
     known = {f.name.replace("_", "-"): f for f in fields(Settings) if f.name in _KINDS}
     values: dict[str, Any] = {}
     for key, value in table.items():
+        if key in SUBTABLES:
+            continue
         if key not in known:
             raise AcpgenError(
                 Problem(
@@ -129,7 +135,7 @@ def load_settings(pyproject: Path) -> Settings:
     )
 
 
-def _table(pyproject: Path) -> dict[str, Any]:
+def acpgen_table(pyproject: Path) -> dict[str, Any]:
     """The ``[tool.acpgen]`` table of a pyproject.toml file (empty when it has none)."""
     try:
         document = tomllib.loads(pyproject.read_text(encoding="utf-8"))

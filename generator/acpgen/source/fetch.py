@@ -58,6 +58,19 @@ def fetch_schema(
     Raises AcpgenError (and leaves ``schema_dir`` untouched) if npm fails, the tarball's
     integrity differs from the registry's, or the tarball holds unsafe or unexpected entries.
     """
+    files, lock = download_schema(version, package, npm, run)
+    install_schema(schema_dir, files, lock)
+    return lock
+
+
+def download_schema(
+    version: str,
+    package: str = DEFAULT_PACKAGE,
+    npm: str = "npm",
+    run: Run = subprocess.run,
+) -> tuple[dict[str, bytes], SchemaLock]:
+    """Download ``package@version`` with npm and verify it (steps 1 to 4): its JSON schemas, by path
+    below ``schema/``, and the lock that pins them. Nothing is written but npm's temporary folder."""
     spec = _package_spec(package, version)
     with tempfile.TemporaryDirectory(prefix="acpgen-npm-") as tmp:
         workdir = Path(tmp)
@@ -66,9 +79,7 @@ def fetch_schema(
         integrity = _verified_integrity(spec, tarball, advertised, reported)
         files = read_schema_files(tarball)
     digests = tuple(sorted((name, hashlib.sha256(data).hexdigest()) for name, data in files.items()))
-    lock = SchemaLock(package=package, version=version, integrity=integrity, files=digests)
-    _install(schema_dir, files, lock)
-    return lock
+    return files, SchemaLock(package=package, version=version, integrity=integrity, files=digests)
 
 
 def _package_spec(package: str, version: str) -> str:
@@ -325,7 +336,7 @@ def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo, label: str) 
     return data
 
 
-def _install(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> None:
+def install_schema(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> None:
     """Replace the schema files and the lock in one atomic write, removing files only the old lock listed."""
     entries: dict[str, Content] = dict.fromkeys(_stale_names(schema_dir, lock))
     entries.update(files)
