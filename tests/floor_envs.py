@@ -9,10 +9,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
+
+from acpgen.cli import main
+from acpgen.errors import EXIT_OK
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCKS = ROOT / "tests" / "floor"
@@ -64,3 +69,16 @@ def python(lock: Path) -> Path:
             f" (installed {sorted(installed.items())}, pinned {sorted(pins(lock).items())})"
         )
     return interpreter
+
+
+def vendored(folder: Path, *scripts: str) -> Path:
+    """A user's project in ``folder`` with the stable bindings vendored as ``myapp._acp`` and the
+    scripts of ``tests/floor`` named beside them; its ``src`` folder (run them from there)."""
+    src = folder / "src"
+    (src / "myapp").mkdir(parents=True)
+    (src / "myapp" / "__init__.py").write_text("", encoding="utf-8")
+    with chdir(folder):
+        assert main(["vendor", "--package", "myapp._acp", "--out", "src/myapp/_acp"]) == EXIT_OK
+    for script in scripts:
+        shutil.copy(LOCKS / script, src / script)
+    return src

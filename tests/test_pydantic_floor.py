@@ -13,19 +13,15 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
-from contextlib import chdir
 from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
-from acpgen.errors import EXIT_OK
 from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED, requirement, stated
-from tests.floor_envs import LOCKS, ROOT, clean_env, locks, pins, python, version_key
+from tests.floor_envs import ROOT, clean_env, locks, pins, python, vendored, version_key
 
 LIMIT = 120
 """Seconds: only stops a hang."""
@@ -38,15 +34,8 @@ def supported(version: str) -> bool:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A user's project with the stable bindings vendored as ``myapp._acp`` and the smoke test
-    beside them; its ``src`` folder."""
-    src = tmp_path_factory.mktemp("floor") / "src"
-    (src / "myapp").mkdir(parents=True)
-    (src / "myapp" / "__init__.py").write_text("", encoding="utf-8")
-    with chdir(src.parent):
-        assert main(["vendor", "--package", "myapp._acp", "--out", "src/myapp/_acp"]) == EXIT_OK
-    shutil.copy(LOCKS / "smoke.py", src / "smoke.py")
-    return src
+    """A user's project with the stable bindings vendored and the smoke test beside them."""
+    return vendored(tmp_path_factory.mktemp("floor"), "smoke.py")
 
 
 @pytest.mark.parametrize("lock", locks(), ids=lambda lock: lock.stem)
