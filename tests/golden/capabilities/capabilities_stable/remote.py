@@ -44,10 +44,8 @@ from .resume import COALESCING, ROUTING, Reconnect, ResumeLimits
 from .serve import attach_agent
 
 if TYPE_CHECKING:
-    from ._remote_connect import connect_agent as connect_agent
+    from ._remote_connect import connect_agent
 
-# connect_agent is not among the names below (it needs the remote extra: a star import
-# of the server half works without it); ``from ... remote import connect_agent`` works
 __all__ = [
     "ROUTING",
     "AcpApp",
@@ -58,6 +56,7 @@ __all__ = [
     "Request",
     "ResumeLimits",
     "asgi_app",
+    "connect_agent",  # imported when asked for (below): it needs the remote extra
 ]
 
 
