@@ -33,7 +33,7 @@ lint: install ## ruff check and ruff format --check of the generator, tests, ben
 typecheck: install ## mypy --strict of the generator (the tests type-check the generated packages and examples)
 	$(RUN) mypy
 
-test: install interop-deps browser-deps test-npm-cache ## run the whole test suite (includes the stale-output check)
+test: install interop-deps browser-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 2
@@ -42,6 +42,16 @@ test: install interop-deps browser-deps test-npm-cache ## run the whole test sui
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
 	@test tests/interop/node_modules/.package-lock.json -nt tests/interop/package-lock.json \
 		|| npm ci --prefix tests/interop --no-audit --no-fund
+
+.PHONY: floor-deps
+floor-deps: install ## make the environments of the pydantic floor test: .venv-floor/<name> holds exactly tests/floor/<name>.txt (uv pip sync, hashed; when missing or stale)
+	@for lock in tests/floor/pydantic-*.txt; do \
+		env=.venv-floor/$$(basename $$lock .txt); \
+		test $$env/.synced -nt $$lock || { \
+			$(UV) venv --quiet --allow-existing --python .venv/bin/python $$env \
+			&& $(UV) pip sync --quiet --require-hashes --python $$env/bin/python $$lock \
+			&& touch $$env/.synced; } || exit 1; \
+	done
 
 .PHONY: browser-deps
 browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM=/path, else chromium or chrome on PATH; Debian's chromium installed only as root; else that test is skipped) and the pinned playwright-core (npm ci)

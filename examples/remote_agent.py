@@ -3,9 +3,10 @@
     python examples/remote_agent.py [--host 127.0.0.1] [--port 8000]
 
 Both profiles of ACP's remote transport on one endpoint: Streamable HTTP and WebSocket
-(``remote_client.py`` speaks either). One ``EchoAgent`` per connection. It needs an ASGI
-server (uvicorn here) and the bindings' ``remote`` extra (httpx with h2, websockets). The
-ASGI application is ``app``: ``uvicorn examples.remote_agent:app`` serves it just as well.
+(``remote_client.py`` speaks either). One ``EchoAgent`` per connection. It needs only an
+ASGI server (uvicorn here; it serves WebSockets with the ``websockets`` package it finds),
+not the bindings' ``remote`` extra, which is the client's. The ASGI application is ``app``:
+``uvicorn examples.remote_agent:app`` serves it just as well.
 """
 
 from __future__ import annotations

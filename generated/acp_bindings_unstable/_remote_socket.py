@@ -182,7 +182,12 @@ async def _serve(socket: _Socket) -> None:
     if isinstance(host, bool):
         await socket.send_text(unknown_token(message.get("id")))
         return
-    socket.app.start_agent(remote, ServerTransport(remote, socket.send_frame), host)
+    try:
+        socket.app.start_agent(remote, ServerTransport(remote, socket.send_frame), host)
+    except Exception as error:  # noqa: BLE001 - refused, as over HTTP (500)
+        _log.warning("initialize failed on %s: %r", remote.id, error)
+        socket.close_code, socket.reason = 1011, "Initialize failed"
+        return
     await remote.deliver(first)
     reader = asyncio.ensure_future(socket.read_frames())
     assert remote.task is not None

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from typing import Any, Literal, get_args
+from inspect import signature
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import (
     BaseModel,
     Field,
@@ -441,13 +443,49 @@ OmitNone: Any = Field(exclude_if=_is_none)
 written."""
 
 
-class WireModel(BaseModel):
+def _polymorphic_refused() -> TypeError:
+    return TypeError(
+        "polymorphic_serialization needs pydantic >= 2.13,"
+        f" and pydantic {PYDANTIC_VERSION} is installed"
+    )
+
+
+if (
+    TYPE_CHECKING
+    or "polymorphic_serialization" in signature(BaseModel.model_dump).parameters
+):
+    _Dumps = BaseModel
+else:
+
+    class _Dumps(BaseModel):
+        """pydantic 2.12, which lacks ``polymorphic_serialization`` (2.13): the dumps
+        take it, refuse it when given, and pass on the rest."""
+
+        def model_dump(
+            self, *, polymorphic_serialization: bool | None = None, **options: Any
+        ) -> dict[str, Any]:
+            if polymorphic_serialization is not None:
+                raise _polymorphic_refused()
+            return super().model_dump(**options)
+
+        def model_dump_json(
+            self, *, polymorphic_serialization: bool | None = None, **options: Any
+        ) -> str:
+            if polymorphic_serialization is not None:
+                raise _polymorphic_refused()
+            return super().model_dump_json(**options)
+
+
+class WireModel(_Dumps):
     """The base of every model: a dump is the wire JSON, with no argument needed.
 
     Names are the wire's (``serialize_by_alias`` in each model's config), and only what
     was set is written (``exclude_unset`` defaults to True here): what was read dumps as
     it was read, and defaults the peer did not send stay off the wire. Arguments still
     override both.
+
+    The signatures are the newest pydantic's; on pydantic 2.12, which lacks
+    ``polymorphic_serialization``, a dump without it works all the same (``_Dumps``).
     """
 
     def model_dump(  # the signature of pydantic's, but for the default of exclude_unset

@@ -20,37 +20,43 @@ capability checks, ``$/cancel_request``, the wire trace).
 events when the client's connection is lost, and ``connect_agent(..., reconnect=Reconnect())``
 reconnects and resumes every session by itself (``resume``, ``docs/resume.md``).
 
-The client needs httpx (with h2) and websockets, the ``remote`` extra: importing this
-module without them raises an ImportError that gives the command installing them.
+A refused connection raises ``Refused`` over either profile (a ``ConnectionError``):
+the HTTP status or WebSocket close code, and what the server said.
+
+The server half (``asgi_app``, ``AcpApp``, ``Request``, the limits) needs nothing but
+pydantic and an ASGI server. The client needs httpx (with h2) and websockets, the
+``remote`` extra: importing ``connect_agent`` without them raises an ImportError that
+gives the command installing them.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
-from typing import Literal
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, Any
 
 from ._asgi import Request
-from ._remote_client import HttpClientTransport, WebSocketClientTransport
+from ._remote_refusal import Refused
 from ._remote_server import AcpApp, Authorize
 from ._remote_state import RemoteLimits
-from ._resume_client import ResumingTransport
 from .connection import Limits, Trace, Transport
-from .interfaces import Agent, Client
+from .interfaces import Agent
 from .resume import COALESCING, ROUTING, Reconnect, ResumeLimits
-from .senders import AgentSender
-from .serve import attach_agent, attach_client
+from .serve import attach_agent
+
+if TYPE_CHECKING:
+    from ._remote_connect import connect_agent
 
 __all__ = [
     "ROUTING",
     "AcpApp",
     "Authorize",
     "Reconnect",
+    "Refused",
     "RemoteLimits",
     "Request",
     "ResumeLimits",
     "asgi_app",
-    "connect_agent",
+    "connect_agent",  # imported when asked for (below): it needs the remote extra
 ]
 
 
@@ -99,65 +105,11 @@ def asgi_app(
     )
 
 
-@contextlib.asynccontextmanager
-async def connect_agent(
-    url: str,
-    client: Client,
-    *,
-    transport: Literal["ws", "http"] = "ws",
-    headers: Mapping[str, str] | None = None,
-    http2: bool | None = None,
-    check_capabilities: bool = True,
-    limits: Limits | None = None,
-    trace: Trace = None,
-    reconnect: Reconnect | None = None,
-) -> AsyncIterator[AgentSender]:
-    """Connect ``client`` to the agent served at ``url`` (``http(s)://`` or ``ws(s)://``), yield its sender.
+def __getattr__(name: str) -> Any:
+    """``connect_agent``, imported when first asked for: it needs the ``remote`` extra
+    (an ImportError naming it, without), the server half does not."""
+    if name == "connect_agent":
+        from ._remote_connect import connect_agent
 
-    ``transport`` picks the profile: ``"ws"`` (a WebSocket) or ``"http"`` (Streamable
-    HTTP); ``headers`` go with every request (authorization, for one). ``http2``: None
-    uses HTTP/2 where TLS negotiates it, True always (prior knowledge on ``http://``),
-    False never. ``async with connect_agent(url, MyClient()) as agent:`` then
-    ``await agent.initialize(...)``, ``await agent.new_session(...)``... With ``reconnect``,
-    a lost connection is opened again (by ``reconnect.profiles`` in turn, else the same
-    ``transport``) and every session resumed, when the agent grants it at ``initialize``.
-    """
-    message_limits = limits or Limits()
-    profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
-    for profile in (transport, *profiles):
-        if profile not in ("ws", "http"):
-            raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
-
-    async def carrier(attempt: int) -> Transport:
-        profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
-        if profile == "ws":
-            return await WebSocketClientTransport.open(
-                url, headers or {}, message_limits.max_message_bytes
-            )
-        return HttpClientTransport(
-            url,
-            headers or {},
-            initialize=ROUTING.initialize,
-            max_bytes=message_limits.max_message_bytes,
-            http2=http2,
-            whole=reconnect is not None,
-        )
-
-    moved: Transport = await carrier(0)
-    if reconnect is not None:
-        moved = ResumingTransport(
-            moved,
-            carrier,
-            reconnect,
-            routing=ROUTING,
-            max_bytes=message_limits.max_message_bytes,
-        )
-    connection, agent = attach_client(
-        client,
-        moved,
-        check_capabilities=check_capabilities,
-        limits=message_limits,
-        trace=trace,
-    )
-    async with connection:
-        yield agent
+        return connect_agent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

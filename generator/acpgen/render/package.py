@@ -14,15 +14,12 @@ from acpgen.render.method_views import connected_roles, method_views, roles
 from acpgen.render.model_keys import check_class_names, keyed_by_class
 from acpgen.render.models import render_models
 from acpgen.render.prepare import prepare
+from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED, stated
 from acpgen.render.remote_routing import remote_routing
 from acpgen.render.resume_rules import resume_rules
 from acpgen.render.templating import render_template
 from acpgen.runtime import MODULES as RUNTIME_MODULES
 from acpgen.runtime import source as runtime_source
-
-PYDANTIC_MINIMUM = (2, 11)
-"""The oldest pydantic the generated code runs on (its models use ``validate_by_name`` and
-``validate_by_alias``, new in 2.11); the package checks it at import."""
 
 
 def render(
@@ -75,8 +72,11 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
             "protocol": protocol,
             "package": package,
             "pydantic_minimum": PYDANTIC_MINIMUM,
+            "pydantic_refused": tuple(sorted(PYDANTIC_REFUSED)),
+            "pydantic_stated": stated(),
             "exports": front_door(connected=bool(connected), remote=remote is not None, session_state=fold.available),
         },
+        "_remote_connect.py": {"remote": remote},
         "_version.py": {"protocol": protocol, "generator_version": generator_version()},
         "builders.py": {"builders": builders.builders, "builder_imports": builders.imports},
         "capabilities.py": {"capabilities": capability_views(protocol), "rules": rule_views(protocol)},

@@ -28,6 +28,7 @@ MODULES = (
     "_process.py",
     "_remote_client.py",
     "_remote_deps.py",
+    "_remote_refusal.py",
     "_remote_server.py",
     "_remote_socket.py",
     "_remote_state.py",

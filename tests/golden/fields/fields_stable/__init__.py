@@ -10,7 +10,7 @@ Each name is imported when first used: importing the package costs no more than 
 
 This build holds the stable protocol only.
 
-It needs pydantic 2.11 or newer, and says so at import.
+It needs pydantic >= 2.12, but not 2.13.0, and says so at import.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -37,10 +37,14 @@ if TYPE_CHECKING:
     from .errors import RequestError as RequestError
     from .initialization import negotiate_version as negotiate_version
 
-_PYDANTIC_MINIMUM = (2, 11)
-if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
+_PYDANTIC_MINIMUM = (2, 12)
+_PYDANTIC_REFUSED = ("2.13.0",)
+if (
+    tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM
+    or _pydantic.VERSION in _PYDANTIC_REFUSED
+):
     raise ImportError(
-        f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
+        f"{__name__} needs pydantic >= 2.12, but not 2.13.0, and pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
 

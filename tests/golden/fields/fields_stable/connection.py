@@ -244,9 +244,7 @@ class Connection:
             _log.debug("reading stopped: %s", error)
         finally:
             self._input_ended = True
-            self._fail_pending(
-                ConnectionError("the peer closed the connection before answering")
-            )
+            self._fail_pending(self._lost())
             tasks = [
                 worker,
                 *(i.task for i in self._running.values()),
@@ -380,10 +378,9 @@ class Connection:
 
     def _end_of_input(self) -> None:
         self._input_ended = True
-        closed = "the peer closed the connection before answering"
         for outgoing in self._pending.values():
             if not outgoing.answered:  # answers received are still delivered in order
-                outgoing.fail(ConnectionError(closed))
+                outgoing.fail(self._lost())
         for incoming in self._running.values():
             incoming.task.cancel()
         self._queued_or_ended.set()
@@ -454,6 +451,15 @@ class Connection:
             origin.awaiting += step
             self._awaiting += step
             self._room.set()
+
+    def _lost(self) -> ConnectionError:
+        """What a request waiting for its answer fails with when the peer's input ends:
+        the transport's refusal, when the server refused the connection (a remote
+        transport's ``refusal``), else that the peer closed the connection."""
+        refusal = getattr(self.transport, "refusal", None)
+        if isinstance(refusal, ConnectionError):
+            return refusal
+        return ConnectionError("the peer closed the connection before answering")
 
     def _fail_pending(self, error: Exception) -> None:
         for outgoing in self._pending.values():

@@ -14,7 +14,7 @@ Each name is imported when first used: importing the package costs no more than 
 This build includes unstable methods, types, fields and variants; each is marked UNSTABLE in
 its docstring, and ``single_file_unstable.stability.UNSTABLE_ITEMS`` lists them.
 
-It needs pydantic 2.11 or newer, and says so at import.
+It needs pydantic >= 2.12, but not 2.13.0, and says so at import.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -45,10 +45,14 @@ if TYPE_CHECKING:
     from .serve import run_agent as run_agent
     from .serve import spawn_agent as spawn_agent
 
-_PYDANTIC_MINIMUM = (2, 11)
-if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
+_PYDANTIC_MINIMUM = (2, 12)
+_PYDANTIC_REFUSED = ("2.13.0",)
+if (
+    tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM
+    or _pydantic.VERSION in _PYDANTIC_REFUSED
+):
     raise ImportError(
-        f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
+        f"{__name__} needs pydantic >= 2.12, but not 2.13.0, and pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
 

@@ -20,8 +20,13 @@ capability checks, ``$/cancel_request``, the wire trace).
 events when the client's connection is lost, and ``connect_agent(..., reconnect=Reconnect())``
 reconnects and resumes every session by itself (``resume``, ``docs/resume.md``).
 
-The client needs httpx (with h2) and websockets, the ``remote`` extra: importing this
-module without them raises an ImportError that gives the command installing them.
+A refused connection raises ``Refused`` over either profile (a ``ConnectionError``):
+the HTTP status or WebSocket close code, and what the server said.
+
+The server half (``asgi_app``, ``AcpApp``, ``Request``, the limits) needs nothing but
+pydantic and an ASGI server. The client needs httpx (with h2) and websockets, the
+``remote`` extra: importing ``connect_agent`` without them raises an ImportError that
+gives the command installing them.
 """
 
 from __future__ import annotations

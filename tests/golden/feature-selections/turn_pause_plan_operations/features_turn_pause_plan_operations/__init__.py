@@ -17,7 +17,7 @@ This build holds the stable protocol and the unstable features plan_operations, 
 (``FEATURES``); each of their methods, types, fields and variants is marked UNSTABLE in its
 docstring, and ``features_turn_pause_plan_operations.stability.UNSTABLE_ITEMS`` lists them.
 
-It needs pydantic 2.11 or newer, and says so at import.
+It needs pydantic >= 2.12, but not 2.13.0, and says so at import.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -51,10 +51,14 @@ if TYPE_CHECKING:
     from .serve import spawn_agent as spawn_agent
     from .session_state import SessionState as SessionState
 
-_PYDANTIC_MINIMUM = (2, 11)
-if tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM:
+_PYDANTIC_MINIMUM = (2, 12)
+_PYDANTIC_REFUSED = ("2.13.0",)
+if (
+    tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM
+    or _pydantic.VERSION in _PYDANTIC_REFUSED
+):
     raise ImportError(
-        f"{__name__} needs pydantic >= 2.11, but pydantic {_pydantic.VERSION} is installed: "
+        f"{__name__} needs pydantic >= 2.12, but not 2.13.0, and pydantic {_pydantic.VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
 

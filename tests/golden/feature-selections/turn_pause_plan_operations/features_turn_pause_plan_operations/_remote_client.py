@@ -19,6 +19,11 @@ other message is POSTed (``202``) with the connection's id and, for a session's,
 ``Acp-Session-Id``; closing DELETEs the connection. A POST refused with 401, 403, 404
 or 410 ends the connection; another refusal fails only that request (a JSON-RPC error
 whose data has the status and the start of the body).
+
+A refused connection raises :class:`Refused` over either profile: an HTTP error status
+answering the WebSocket upgrade or the ``initialize`` POST, a WebSocket the server
+closed before its first message (its close code and reason: the requests waiting
+fail with it), a later POST refused with 401, 403, 404 or 410.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ._remote_deps import missing_extra
+from ._remote_refusal import Refused, refused_by_response
 
 try:
     import h2  # noqa: F401 - httpx speaks HTTP/2 with it
@@ -75,35 +81,57 @@ def http_url(url: str) -> str:
 class WebSocketClientTransport:
     """ACP over one WebSocket: a text frame per message."""
 
-    def __init__(self, socket: ClientConnection) -> None:
+    def __init__(self, socket: ClientConnection, url: str = "") -> None:
         self.socket = socket
+        self.url = url
         self.connection_id = (
             socket.response.headers.get("Acp-Connection-Id")
             if socket.response
             else None
         )
+        self.refusal: Refused | None = None
+        """Why the server closed the socket before its first message (the connection
+        fails the requests waiting with it)."""
+        self._heard = False
 
     @classmethod
     async def open(
         cls, url: str, headers: Mapping[str, str], max_bytes: int
     ) -> WebSocketClientTransport:
-        socket = await connect(
-            websocket_url(url),
-            additional_headers=dict(headers),
-            max_size=max_bytes,
-            compression=None,
-        )
-        return cls(socket)
+        try:
+            socket = await connect(
+                websocket_url(url),
+                additional_headers=dict(headers),
+                max_size=max_bytes,
+                compression=None,
+            )
+        except websockets.InvalidStatus as error:
+            response = error.response
+            raise refused_by_response(
+                url, "ws", response.status_code, bytes(response.body or b"")
+            ) from None
+        return cls(socket, url)
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
         while True:
             try:
                 frame = await self.socket.recv()
-            except websockets.ConnectionClosed:
+            except websockets.ConnectionClosed as closed:
+                self._closed_by(closed)
                 return None
+            self._heard = True
             if isinstance(frame, str):
                 return frame.encode("utf-8", "surrogatepass")
             _log.debug("ignored a binary WebSocket frame")
+
+    def _closed_by(self, closed: websockets.ConnectionClosed) -> None:
+        """Note a refusal: the server closed the socket before its first message."""
+        by_server = closed.rcvd is not None and (
+            closed.sent is None or bool(closed.rcvd_then_sent)
+        )
+        if by_server and not self._heard and closed.rcvd is not None:
+            code, reason = closed.rcvd.code, closed.rcvd.reason
+            self.refusal = Refused(self.url, "ws", close_code=code, message=reason)
 
     async def ready(self) -> None:
         return None
@@ -112,7 +140,8 @@ class WebSocketClientTransport:
         try:
             await self.socket.send(data, text=True)
         except websockets.ConnectionClosed as error:
-            raise ConnectionError(str(error)) from None
+            self._closed_by(error)
+            raise self.refusal or ConnectionError(str(error)) from None
 
     async def close(self) -> None:
         await self.socket.close()
@@ -193,6 +222,9 @@ class HttpClientTransport:
             http2=http2 is not False,
         )
         self.connection_id: str | None = None
+        self.refusal: Refused | None = None
+        """The refusal that ended the connection (a POST refused with 401, 403, 404 or
+        410): the requests waiting fail with it."""
         self._inbox = _Inbox(2 * max_bytes)
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._opened: dict[str | None, asyncio.Future[None]] = {}
@@ -313,9 +345,14 @@ class HttpClientTransport:
             )  # refused by a JSON-RPC error: its answer
             await self._inbox.put(None)
             return
-        if response.status_code != 200 or not connection_id:
-            status, text = response.status_code, response.text[:200]
-            raise ConnectionError(f"{self._initialize} refused: HTTP {status} {text!r}")
+        if response.status_code != 200:
+            raise refused_by_response(
+                self.url, "http", response.status_code, response.content
+            )
+        if not connection_id:
+            raise ConnectionError(
+                f"the answer to {self._initialize} has no Acp-Connection-Id"
+            )
         if len(response.content) > self._max_bytes:
             raise ConnectionError(
                 f"the {self._initialize} answer is larger than the message limit"
@@ -339,8 +376,10 @@ class HttpClientTransport:
     ) -> None:
         status, body = response.status_code, response.text[:8192]
         if status in _GONE or key is None:
+            refusal = refused_by_response(self.url, "http", status, response.content)
+            self.refusal = refusal
             await self._end(f"the server refused a message: HTTP {status} {body!r}")
-            raise ConnectionError(f"HTTP {status}")
+            raise refusal
         self._session_requests.pop(key, None)
         await self._inbox.put(
             _error_answer(

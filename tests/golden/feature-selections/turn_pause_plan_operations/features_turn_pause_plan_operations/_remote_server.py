@@ -316,6 +316,7 @@ class AcpApp:
             return
         except Exception as error:  # noqa: BLE001 - answered as the TypeScript SDK does
             _log.warning("initialize failed on %s: %r", remote.id, error)
+            future.cancel()  # never awaited: the agent did not start
             await remote.close()
             failed = {"code": -32603, "message": "Initialize failed"}
             text = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": failed})
