@@ -1,7 +1,11 @@
 # Thin wrappers over the acpgen CLI; settings live in [tool.acpgen] of pyproject.toml.
-UV ?= uv
+UV_VERSION := 0.13.9
+# uv from PATH, else a private copy in .tools/uv (a venv: no root, and no pip install into a system
+# Python that refuses it, PEP 668)
+UV ?= $(or $(shell command -v uv 2>/dev/null),$(CURDIR)/.tools/uv/bin/uv)
 RUN := $(UV) run --frozen
-ENSURE_UV := command -v $(UV) >/dev/null || python3 -m pip install --quiet "uv==0.13.9"
+ENSURE_UV := command -v "$(UV)" >/dev/null || { python3 -m venv .tools/uv && .tools/uv/bin/python -m pip install --quiet "uv==$(UV_VERSION)"; } \
+	|| { echo "make: could not install uv $(UV_VERSION) into .tools/uv (python3 -m venv failed: on Debian install python3-venv); or put uv $(UV_VERSION) on PATH" >&2; exit 1; }
 VERSION ?=
 FROM ?=
 TO ?=
