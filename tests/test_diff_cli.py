@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.source.fetch import DEFAULT_PACKAGE
 from acpgen.source.schema_lock import LOCK_NAME, lock_to_json, read_lock
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.source.pins import load_bump_config, move, sightings
 from acpgen.source.schema_lock import read_lock
 from tests.npm_cache import CACHE, FILL, ROUND_TRIP, offline_env

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     regenerate_words = (
         shlex.split(settings.regenerate)
         if settings.regenerate
-        else [sys.executable, "-m", "acpgen.cli", "--config", str(Path(args.config).resolve()), "generate"]
+        else [sys.executable, "-m", "acpgen", "--config", str(Path(args.config).resolve()), "generate"]
     )
     _run(config, regenerate, regenerate_words, f"{args.config}#/tool/acpgen/regenerate", version)
     for index, command in enumerate(config.run):
