@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
+from acpgen.load.lock import read_lock
 from acpgen.resources import schema_dir as shipped_schema
 from acpgen.source.config import Settings
 from acpgen.source.fetch import DEFAULT_PACKAGE
-from acpgen.source.pins import BumpConfig, disagreements, load_bump_config, move, sightings
-from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json, read_lock
+from acpgen.source.pins import BumpConfig, disagreements, load_bump_config, moved, sightings
+from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json
 
 if TYPE_CHECKING:
     from acpgen.diff.snapshot import Snapshot
@@ -84,16 +85,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     sightings(config, package)  # every pin can be found before anything changes
-    from acpgen.source.fetch import download_schema, install_schema
+    from acpgen.output.project_files import install_schema, rewrite_files
+    from acpgen.source.fetch import download_schema
 
     files, lock = download_schema(version, package)
     _check_fit(settings, files, lock)
     before = _old_side(settings, old)
     install_schema(settings.schema_dir, files, lock)
     _say(f"pinned {lock.package}@{lock.version} ({lock.integrity}) in {settings.schema_dir}")
-    moved = move(config, package, version)
-    if moved:
-        _say(f"moved the version named in {', '.join(moved)}")
+    pins = moved(config, package, version)
+    rewrite_files(config.root, pins)
+    if pins:
+        _say(f"moved the version named in {', '.join(pins)}")
     regenerate = settings.regenerate or shlex.join(["acpgen", "--config", args.config, "generate"])
     regenerate_words = (
         shlex.split(settings.regenerate)

@@ -1,5 +1,5 @@
 """``acpgen schema fetch``: download the npm package's schema files, verify them and pin them with
-a lock in the schema folder (:func:`acpgen.source.fetch.fetch_schema`)."""
+a lock in the schema folder (:func:`acpgen.output.project_files.fetch_schema`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 from typing import Any
 
 from acpgen.errors import EXIT_OK
+from acpgen.load.lock import read_lock
 from acpgen.source.config import Settings
-from acpgen.source.schema_lock import read_lock
 
 
 def register(schema_commands: Any) -> None:
@@ -21,7 +21,7 @@ def register(schema_commands: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """The ``schema fetch`` action: pin ``--version`` (or the locked version again)."""
-    from acpgen.source.fetch import fetch_schema
+    from acpgen.output.project_files import fetch_schema
 
     version = args.version or read_lock(settings.schema_dir).version
     lock = fetch_schema(version, settings.schema_dir)

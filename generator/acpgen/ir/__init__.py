@@ -2,6 +2,8 @@
 
 Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
 these objects, never a schema document: :mod:`acpgen.ir.build` is the one place that reads one.
+:data:`UNSTABLE_MARKER` is the IR's too: the descriptions it keeps are the schema's, in which that
+marker may already say that an item is unstable.
 The models are rendered by datamodel-code-generator, which reads schema JSON: each
 :class:`TypeDef` keeps its definition's node as written (``node``) and the :class:`Protocol` the
 document's root (``root``), so that rendering needs nothing but the IR. Collections are tuples
@@ -14,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from acpgen.load.inventory import UNSTABLE_MARKER
+
+__all__ = ["UNSTABLE_MARKER"]  # and the classes below
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
 MethodKind = Literal["request", "notification"]
@@ -105,6 +111,8 @@ class UnionVariant:
     """The wire shape of the branch."""
     payload: str | None = None
     """The type the branch carries: its reference, or the one type its ``allOf`` refers to."""
+    node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The branch as the schema writes it (read-only, one of its type's ``node``): the models renderer's input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +138,9 @@ class TypeDef:
     """The definition lists properties of its own (an object type, or a union with shared fields)."""
     references: frozenset[str] = frozenset()
     """Every definition it refers to, anywhere inside it."""
+    union_keyword: str | None = None
+    """``oneOf`` or ``anyOf``: the keyword that lists the branches of a union (of objects, of scalars, or
+    an enum of constants), as the schema spells it; None for a definition with no branches."""
     node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The definition as the schema writes it (read-only): the models renderer's input."""
 

@@ -304,6 +304,7 @@ def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
     }
     values = enum_values(node)
     found = union_branches(node)
+    common["union_keyword"] = found[0] if found is not None else None
     scalars = _scalar_variants(name, cls, found[1], scope) if found is not None else ()
     common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
@@ -370,6 +371,7 @@ def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _TypeCont
                 description=description(branch),
                 shape=canonical(branch),
                 payload=variant_payload(branch),
+                node=branch,
             )
         )
     return tuple(variants)
@@ -453,6 +455,7 @@ def _variant(
         fields=_fields(f"{name}[{key}]", branch, scope),
         shape=canonical(branch),
         payload=variant_payload(branch),
+        node=branch,
     )
 
 

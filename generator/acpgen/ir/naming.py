@@ -144,3 +144,10 @@ def code_constant(title: str) -> str:
     """UPPER_SNAKE constant for an error code's title: ``Method not found`` -> ``METHOD_NOT_FOUND``."""
     name = "_".join(words(title)).upper()
     return "CODE_" + name if name[:1].isdigit() else name
+
+
+def capability_accessor(path: str) -> str:
+    """The ``supports_...`` function of a capability, from its wire path:
+    ``agentCapabilities.sessionCapabilities.resume`` -> ``supports_agent_session_resume``
+    (``...Capabilities`` segments read better without the suffix)."""
+    return "supports_" + "_".join(snake(segment.removesuffix("Capabilities") or segment) for segment in path.split("."))
