@@ -97,16 +97,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     rewrite_files(config.root, pins)
     if pins:
         _say(f"moved the version named in {', '.join(pins)}")
-    regenerate = settings.regenerate or shlex.join(["acpgen", "--config", args.config, "generate"])
-    regenerate_words = (
-        shlex.split(settings.regenerate)
-        if settings.regenerate
-        else [sys.executable, "-m", "acpgen", "--config", str(Path(args.config).resolve()), "generate"]
-    )
-    _run(config, regenerate, regenerate_words, f"{args.config}#/tool/acpgen/regenerate", version)
-    for index, command in enumerate(config.run):
-        words = [w.replace("{version}", version).replace("{package}", package) for w in shlex.split(command)]
-        _run(config, shlex.join(words), words, f"{config.origin}/run/{index}", version)
+    _regenerate(args.config, settings, config, package, version)
     problems = disagreements(sightings(config, package), package, version, config)
     if before is not None:
         sys.stdout.write(_report(before, settings, lock))
@@ -122,6 +113,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         )
     _say(f"bumped {package} {old.version if old else '(none)'} -> {version}; review the changes and the report")
     return EXIT_OK
+
+
+def _regenerate(config_file: str, settings: Settings, config: BumpConfig, package: str, version: str) -> None:
+    """Regenerate (the ``regenerate`` setting, else ``acpgen generate``), then run the bump's commands."""
+    regenerate = settings.regenerate or shlex.join(["acpgen", "--config", config_file, "generate"])
+    regenerate_words = (
+        shlex.split(settings.regenerate)
+        if settings.regenerate
+        else [sys.executable, "-m", "acpgen", "--config", str(Path(config_file).resolve()), "generate"]
+    )
+    _run(config, regenerate, regenerate_words, f"{config_file}#/tool/acpgen/regenerate", version)
+    for index, command in enumerate(config.run):
+        words = [w.replace("{version}", version).replace("{package}", package) for w in shlex.split(command)]
+        _run(config, shlex.join(words), words, f"{config.origin}/run/{index}", version)
 
 
 def _check(config: BumpConfig, settings: Settings) -> int:

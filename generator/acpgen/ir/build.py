@@ -11,7 +11,10 @@ from typing import Any, Literal, cast
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
+from acpgen.ir.builders import builders
 from acpgen.ir.capabilities import RuleTable, gating
+from acpgen.ir.messages import message_unions
+from acpgen.ir.session_fold import session_fold
 from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
 from acpgen.load.cycles import check_reference_cycles
@@ -99,7 +102,7 @@ def _build(
     methods = _methods(defs, present)
     gated = gating(defs, types, methods, rules, unstable_items)
     methods = tuple(dataclasses.replace(m, gate=gated.gates.get((m.wire, m.side))) for m in methods)
-    return ir.Protocol(
+    protocol = ir.Protocol(
         variant=variant,
         protocol_version=protocol_version,
         source=source,
@@ -118,7 +121,10 @@ def _build(
         writers=writers(methods, types),
         definition_order=tuple(defs),
         root={key: value for key, value in doc.items() if key != "$defs"},
+        builders=builders(types, methods),
+        messages=message_unions({key: value for key, value in doc.items() if key != "$defs"}, types),
     )
+    return dataclasses.replace(protocol, session=session_fold(protocol))
 
 
 ERROR_CODE_TYPE = "ErrorCode"

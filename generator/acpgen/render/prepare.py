@@ -422,7 +422,7 @@ def _message_unions(
 ) -> dict[str, Any]:
     """The schema's top-level message unions (:mod:`acpgen.render.message_unions`) added to the
     definitions and template data; the root schema (``AcpMessage``)."""
-    top = message_unions.root(defs, protocol)
+    top = message_unions.root(protocol)
     defs.update(top.definitions)
     for name, data in top.template_data.items():
         template_data.setdefault(name, {}).update(data)
