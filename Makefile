@@ -11,7 +11,7 @@ FROM ?=
 TO ?=
 FORMAT ?= text
 
-.PHONY: help install generate check test schema lint typecheck diff bench
+.PHONY: help install generate check test schema lint typecheck layers diff bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' \
@@ -26,7 +26,7 @@ generate: install ## regenerate generated/ (stable and unstable builds of protoc
 	$(RUN) acpgen generate --both
 	$(RUN) acpgen generate --protocol 2 --both
 
-check: install lint typecheck ## fail if generated/ is stale, or on lint or type errors (lint + typecheck)
+check: install lint typecheck layers ## fail if generated/ is stale, or on lint, type or layer errors (lint + typecheck + layers)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 
@@ -36,6 +36,9 @@ lint: install ## ruff check and ruff format --check of the generator, tests, ben
 
 typecheck: install ## mypy --strict of the generator (the tests type-check the generated packages and examples)
 	$(RUN) mypy
+
+layers: install ## check the generator's layers: the import-linter contracts of [tool.importlinter] (docs/architecture.md)
+	$(RUN) lint-imports --no-cache --no-logo
 
 test: install interop-deps browser-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check

@@ -124,7 +124,7 @@ def p3(rounds: int) -> list[Figure]:
     """``acpgen generate --both --force`` vs datamodel-code-generator alone; then a no-op run."""
     from datamodel_code_generator import generate
 
-    from acpgen.cli import main
+    from acpgen.commands import main
     from acpgen.render.models import DCG_OPTIONS
 
     names = ("schema.json", "schema.unstable.json")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.source.schema_lock import read_lock
+from acpgen.load.lock import read_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 INTEROP = ROOT / "tests" / "interop"

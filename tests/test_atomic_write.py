@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, AcpgenError
 from acpgen.output import atomic_write
 from acpgen.output.atomic_write import Folder, write

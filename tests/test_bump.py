@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.source.schema_lock import read_lock
+from acpgen.load.lock import read_lock
 from tests.npm_cache import CACHE, FILL, ROUND_TRIP, SDK, offline_env
 
 ROOT = Path(__file__).resolve().parents[1]

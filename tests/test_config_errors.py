@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_OK
 from tests.test_errors import DIALECT, OBJECT_DEF, Workspace, assert_message, populate_out, run_failing
 

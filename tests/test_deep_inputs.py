@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_OK, AcpgenError
 from acpgen.load.nesting import MAX_DEPTH, check_depth, parse
 from tests.test_errors import (

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_OK
 from acpgen.ir import naming
 from tests.test_errors import OBJECT_DEF, Workspace, assert_message, populate_out, run_failing, schema_doc

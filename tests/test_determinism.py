@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _acpgen(*args: str, seed: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": seed}
     return subprocess.run(
-        [sys.executable, "-m", "acpgen.cli", "--config", str(ROOT / "pyproject.toml"), *args],
+        [sys.executable, "-m", "acpgen", "--config", str(ROOT / "pyproject.toml"), *args],
         capture_output=True,
         text=True,
         env=env,

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
+from acpgen.load.lock import read_lock
 from acpgen.source.fetch import DEFAULT_PACKAGE
-from acpgen.source.schema_lock import LOCK_NAME, lock_to_json, read_lock
+from acpgen.source.schema_lock import LOCK_NAME, lock_to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.diff.compare import Finding, compare
 from acpgen.diff.report import to_json, to_text
 from acpgen.diff.snapshot import Snapshot, snapshot

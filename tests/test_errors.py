@@ -1,6 +1,6 @@
 """Bad input is reported, not crashed on: exit code 2, what/where/hint on stderr, output untouched.
 
-Every case runs the real command line (``acpgen.cli.main``) against an output folder that
+Every case runs the real command line (``acpgen.commands.main``) against an output folder that
 already holds a sentinel package; a failure must leave that folder byte-identical, with no
 new files and no leftover staging folders.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
 
 ROOT = Path(__file__).resolve().parents[1]

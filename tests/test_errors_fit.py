@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from types import ModuleType
 import pytest
 
 from acpgen import ir
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
 from acpgen.features.manifest import load_manifest
 from acpgen.features.model import Manifest

@@ -69,7 +69,7 @@ def test_no_feature_keeps_a_name_upstream_spells_otherwise() -> None:
 
 
 def test_the_features_command_shows_the_rationale() -> None:
-    from acpgen.cli import main
+    from acpgen.commands import main
 
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):

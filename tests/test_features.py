@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, AcpgenError
 from acpgen.features.manifest import load_manifest, parse_manifest
 from acpgen.features.model import Manifest

@@ -16,15 +16,9 @@ from typing import Any
 import pytest
 
 from acpgen.errors import AcpgenError
-from acpgen.source.fetch import fetch_schema
-from acpgen.source.schema_lock import (
-    LOCK_NAME,
-    SchemaLock,
-    lock_to_json,
-    read_lock,
-    sha256_file,
-    verify_files,
-)
+from acpgen.load.lock import read_lock, sha256_file, verify_files
+from acpgen.output.project_files import fetch_schema
+from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json
 from tests.crash import read_only
 
 PACKAGE = "@example/sdk"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
 from acpgen.output import ownership
 from acpgen.output.ownership import HEADER

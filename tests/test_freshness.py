@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "unions" / "schema.json"
 

@@ -104,7 +104,7 @@ def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 def _in_checkout(*args: str) -> str:
     """What ``acpgen ARGS`` prints in this checkout (run in process)."""
-    from acpgen.cli import main
+    from acpgen.commands import main
 
     buffer = StringIO()
     with redirect_stdout(buffer):

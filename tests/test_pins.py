@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
-from acpgen.source.pins import load_bump_config, move, sightings
-from acpgen.source.schema_lock import read_lock
+from acpgen.commands import main
+from acpgen.load.lock import read_lock
+from acpgen.output.project_files import rewrite_files
+from acpgen.source.pins import load_bump_config, moved, sightings
 from tests.npm_cache import CACHE, FILL, ROUND_TRIP, offline_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,13 +150,16 @@ def test_text_pins_match_across_whitespace_and_keep_the_rest_of_the_file(tmp_pat
         ("README.md:3", "2.4.0"),
         ("README.md:5", "2.2.0"),
     ]
-    assert move(config, LOCK.package, "10.0.0-rc.1") == ["README.md"]
-    moved = readme
+    expected = readme
     for old in ("2.3.0", "2.4.0", "2.2.0"):
-        moved = moved.replace(old, "10.0.0-rc.1")
-    assert (project / "README.md").read_bytes() == moved.encode("utf-8")
+        expected = expected.replace(old, "10.0.0-rc.1")
+    contents = moved(config, LOCK.package, "10.0.0-rc.1")
+    assert contents == {"README.md": expected}
+    assert (project / "README.md").read_bytes() == readme.encode("utf-8")  # said, not written
+    rewrite_files(project, contents)
+    assert (project / "README.md").read_bytes() == expected.encode("utf-8")
     assert stat.S_IMODE((project / "README.md").stat().st_mode) == 0o640
-    assert move(config, LOCK.package, "10.0.0-rc.1") == []  # nothing left to move
+    assert moved(config, LOCK.package, "10.0.0-rc.1") == {}  # nothing left to move
     assert sorted(p.name for p in project.iterdir()) == ["README.md", "pyproject.toml", "schema"]
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
 from tests.goldens import check_goldens
 
 ROOT = Path(__file__).resolve().parents[1]

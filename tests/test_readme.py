@@ -134,7 +134,7 @@ README_BLOCKS = blocks(README.read_text(encoding="utf-8"))
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     """The user's project: the bindings vendored as ``myapp._acp``, and every saved block."""
-    from acpgen.cli import main
+    from acpgen.commands import main
 
     folder = tmp_path_factory.mktemp("readme-project")
     (folder / "src" / "myapp").mkdir(parents=True)

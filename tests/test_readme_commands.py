@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from acpgen.cli import main
+from acpgen.commands import main
+from acpgen.load.lock import read_lock
 from acpgen.source.fetch import read_schema_files
-from acpgen.source.schema_lock import read_lock
 from tests.npm_cache import FILL, SDK, offline_env, readme_diff_versions
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -226,7 +226,7 @@ print(len(names))
 
 def acpgen(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONHASHSEED": "0"}
-    command = [sys.executable, "-m", "acpgen.cli", *argv]
+    command = [sys.executable, "-m", "acpgen", *argv]
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=300)
 
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from acpgen.errors import AcpgenError
 from acpgen.pipeline import Revision, SchemaFile
-from acpgen.render.fold_rules import fold_rules
+from acpgen.render.fold_views import fold_views
 from tests.instances import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -322,7 +322,7 @@ def rules_of(doc: dict[str, Any]) -> Any:
 
     source = ir.Source(package="test", version="0", file="schema.json", sha256="0")
     revision = Revision(stable=SchemaFile(doc=doc, source=source), unstable=None, protocol_version=1)
-    return fold_rules(revision.protocol("stable"))
+    return fold_views(revision.protocol("stable").session)  # as rendering reads it: its problems raised
 
 
 def pinned() -> dict[str, Any]:

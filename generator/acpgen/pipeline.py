@@ -18,12 +18,13 @@ from acpgen.features.manifest import MANIFEST_FILE, load_manifest
 from acpgen.features.model import Manifest
 from acpgen.features.selection import Selection, select, selected_schema
 from acpgen.ir.build import Features, build_protocol
-from acpgen.ir.capabilities import RuleTable, capability_tree
+from acpgen.ir.capabilities import RuleTable
+from acpgen.load.capabilities import capability_properties
+from acpgen.load.lock import read_lock, verify_files
 from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.load.schema import check_schema, load_schema
 from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
 from acpgen.source.config import Build, Settings
-from acpgen.source.schema_lock import read_lock, verify_files
 
 VARIANTS: tuple[ir.Variant, ...] = ("stable", "unstable")
 
@@ -93,7 +94,7 @@ class Revision:
         if self.rules is None:
             return None
         widest = (self.unstable or self.stable).doc
-        all_paths = frozenset(c.path for c in capability_tree(widest["$defs"], marks))
+        all_paths = frozenset(c.path for c in capability_properties(widest["$defs"], marks))
         return RuleTable(self.rules, origin=self.rules_origin, strict=self.strict_capabilities, all_paths=all_paths)
 
     def _document(

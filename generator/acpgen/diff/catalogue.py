@@ -376,6 +376,38 @@ RULES: dict[str, Rule] = _rules(
         summary="the sender and interface method of a wire method is named differently",
         no_mirror="a rename is its own inverse",
     ),
+    Rule(
+        id="builder-renamed",
+        level="breaking",
+        category="source",
+        direction="none",
+        summary="the builder function of a type or union variant is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
+    Rule(
+        id="state-property-renamed",
+        level="breaking",
+        category="source",
+        direction="none",
+        summary="the SessionState property that session update kinds fold into is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
+    Rule(
+        id="tracker-renamed",
+        level="breaking",
+        category="source",
+        direction="none",
+        summary="the tracker class of the things session update kinds report is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
+    Rule(
+        id="message-class-renamed",
+        level="breaking",
+        category="source",
+        direction="none",
+        summary="the generated class of a branch of the schema's root (a side's messages) is named differently",
+        no_mirror="a rename is its own inverse",
+    ),
     # stability
     Rule(
         id="stabilised",

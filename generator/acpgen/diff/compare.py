@@ -2,7 +2,8 @@
 
 The order of the work: find renamed types (a removed and an added type of the same shape),
 then compare methods (:mod:`~acpgen.diff.methods`), then every other item present on either
-side (:mod:`~acpgen.diff.items`), then the capability rule tables
+side (:mod:`~acpgen.diff.items`), then the generated names no item carries (:mod:`~acpgen.diff.names`),
+then the capability rule tables
 (:mod:`~acpgen.diff.capability_rules`), then the unstable features as wholes
 (:mod:`~acpgen.diff.features`).
 """
@@ -14,6 +15,7 @@ from acpgen.diff.features import compare_features
 from acpgen.diff.findings import Finding, Recorder
 from acpgen.diff.items import compare_items
 from acpgen.diff.methods import compare_methods
+from acpgen.diff.names import compare_generated_names
 from acpgen.diff.relations import Context
 from acpgen.diff.renames import find_renames
 from acpgen.diff.snapshot import Snapshot
@@ -36,6 +38,7 @@ def compare(old: Snapshot, new: Snapshot) -> list[Finding]:
         )
     compare_methods(diff)
     compare_items(diff)
+    compare_generated_names(diff)
     compare_capability_rules(diff)
     compare_features(diff)
     return sorted(diff.findings, key=Finding.sort_key)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from acpgen import ir
 from acpgen.features.manifest import MANIFEST_FILE
+from acpgen.ir.session_fold import UNION
 from acpgen.ir.writers import BOTH, CALLERS
 from acpgen.load.inventory import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS, item_owner
 from acpgen.pipeline import Revision, SchemaFile
@@ -24,7 +25,22 @@ from acpgen.pipeline import Revision, SchemaFile
 Stability = Literal["stable", "unstable"]
 Writer = ir.Owner
 
-__all__ = ["BOTH", "CALLERS", "Item", "Method", "Snapshot", "Writer", "from_revision", "snapshot"]
+NameKind = Literal["builder", "state property", "tracker", "message class"]
+NAME_KINDS: tuple[NameKind, ...] = ("builder", "state property", "tracker", "message class")
+
+__all__ = [
+    "BOTH",
+    "CALLERS",
+    "NAME_KINDS",
+    "GeneratedName",
+    "Item",
+    "Method",
+    "NameKind",
+    "Snapshot",
+    "Writer",
+    "from_revision",
+    "snapshot",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +77,21 @@ class Item:
 
 
 @dataclass(frozen=True, slots=True)
+class GeneratedName:
+    """A name users import or call that no item carries: a builder function, a ``SessionState``
+    property, a tracker class, a message union's class (all decided in :mod:`acpgen.ir.naming`)."""
+
+    kind: NameKind
+    identity: tuple[str, ...]
+    """What it names, in the schema's terms (type names, variant keys): the same on both sides of a
+    rename (the old side's type names are read through the type renames before comparing)."""
+    name: str
+    item: str
+    """The item a change of the name is reported on."""
+    stability: Stability
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """Everything the comparison reads from one revision."""
 
@@ -79,6 +110,8 @@ class Snapshot:
     revision has a manifest (read as far as it matches the schema)."""
     owners: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Unstable item key -> the feature that owns it."""
+    names: tuple[GeneratedName, ...] = ()
+    """The generated names items do not carry, from both builds (the stable build's first)."""
 
     def feature_of(self, key: str) -> str | None:
         """The feature that owns an item: the item's own entry, else the union variant or the
@@ -138,6 +171,7 @@ def from_revision(label: str, revision: Revision, rules: Mapping[str, Any] | Non
         rules=_rules_by_subject(rules),
         features=features,
         owners={key: name for name, owned in sorted((features or {}).items()) for key in owned},
+        names=_names(stable_build, widest),
     )
 
 
@@ -160,6 +194,47 @@ def _items(protocol: ir.Protocol, stability: Stability) -> Iterator[Item]:
                     yield field_item(f"field:{t.wire}[{v.key}].{f.wire}", f, stability)
     for m in protocol.methods:
         yield Item(key=f"method:{m.side}:{m.wire}", stability=stability, shape={}, name=m.python_name)
+
+
+def _names(stable_build: ir.Protocol, widest: ir.Protocol) -> tuple[GeneratedName, ...]:
+    """Every generated name of both builds, once by kind and identity (as the stable build has it)."""
+    found: dict[tuple[str, tuple[str, ...]], GeneratedName] = {}
+    builds: tuple[tuple[ir.Protocol, Stability], ...] = ((stable_build, "stable"), (widest, "unstable"))
+    for protocol, stability in builds:
+        for name in (*_builder_names(protocol, stability), *_fold_names(protocol, stability)):
+            found.setdefault((name.kind, name.identity), name)
+        for union in protocol.messages:
+            if union.class_name:
+                identity = (union.kind, *sorted(union.refs))
+                item = f"message:{union.class_name}"
+                named = GeneratedName("message class", identity, union.class_name, item, stability)
+                found.setdefault((named.kind, identity), named)
+    return tuple(found[key] for key in sorted(found))
+
+
+def _builder_names(protocol: ir.Protocol, stability: Stability) -> Iterator[GeneratedName]:
+    """A builder is the builder of a type, or of a union's variant: by the type it carries (a variant
+    renamed but for its tag keeps it), else by its key."""
+    for b in protocol.builders:
+        if b.variant is None:
+            yield GeneratedName("builder", ("type", b.type), b.function, f"type:{b.type}", stability)
+            continue
+        variant = next(v for v in protocol.type(b.type).variants if v.key == b.variant)
+        identity = ("variant", b.type, variant.payload or variant.key, b.part or "")
+        yield GeneratedName("builder", identity, b.function, f"variant:{b.type}[{b.variant}]", stability)
+
+
+def _fold_names(protocol: ir.Protocol, stability: Stability) -> Iterator[GeneratedName]:
+    """A ``SessionState`` property (and a tracker) is the one of the slot its update kinds fold into:
+    by the types those kinds carry (else their keys)."""
+    fold = protocol.session
+    for slot in fold.slots:
+        kinds = [k for k in fold.kinds if k.slot == slot.name]
+        identity = ("slot", *sorted(k.payload or k.kind for k in kinds))
+        item = f"variant:{UNION}[{kinds[0].kind}]"
+        yield GeneratedName("state property", identity, slot.attr, item, stability)
+        for tracker in (t for t in fold.trackers if t.slot == slot.name):
+            yield GeneratedName("tracker", identity, tracker.name, item, stability)
 
 
 def field_item(key: str, f: ir.Field, stability: Stability) -> Item:

@@ -27,10 +27,12 @@ from typing import Any
 from acpgen.diff.snapshot import Snapshot, from_revision
 from acpgen.errors import AcpgenError, Problem
 from acpgen.features.manifest import MANIFEST_FILE, load_manifest
+from acpgen.load.lock import read_lock, verify_files
 from acpgen.load.rule_table import RULES_FILE, load_rules
+from acpgen.output.project_files import fetch_schema
 from acpgen.pipeline import Revision, read_schema_file
-from acpgen.source.fetch import VERSION, fetch_schema
-from acpgen.source.schema_lock import LOCK_NAME, read_lock, unsafe_relative_path, verify_files
+from acpgen.source.fetch import VERSION
+from acpgen.source.schema_lock import LOCK_NAME, unsafe_relative_path
 
 _LAYOUTS = ("v1/schema.json", "schema.json")
 

@@ -21,12 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.features.dependencies import dependency_problems
 from acpgen.features.items import by_owner, capability_field, covered_by_type, item_pointer, kind_of
 from acpgen.features.model import Feature, Manifest
-from acpgen.ir.capabilities import capability_tree
+from acpgen.load.capabilities import CapabilityProperty, capability_properties
 from acpgen.load.inventory import Node, item_map, item_owner
 
 _KEYS = "type:X, field:X.wireName, variant:X[tag], value:X=value, method:side:wire"
@@ -40,7 +39,7 @@ class FeatureSchema:
     items: Mapping[str, Node]
     """Every item of the schema by key, with its node."""
     unstable: frozenset[str]
-    capabilities: Mapping[str, ir.Capability]
+    capabilities: Mapping[str, CapabilityProperty]
     """Every capability by path."""
     capability_fields: Mapping[str, str]
     """The key of the property that holds each capability, by path."""
@@ -67,7 +66,7 @@ class _Claim:
 def feature_schema(doc: Mapping[str, Any], unstable: frozenset[str], file: str) -> FeatureSchema:
     """The parts of a schema document that the checks read."""
     defs: Mapping[str, Node] = doc["$defs"]
-    capabilities = {c.path: c for c in capability_tree(defs, unstable)}
+    capabilities = {c.path: c for c in capability_properties(defs, unstable)}
     fields = {p: f for p, c in capabilities.items() if (f := capability_field(defs, c)) is not None}
     return FeatureSchema(defs, item_map(defs), unstable, capabilities, fields, file, by_owner(unstable))
 

@@ -2,7 +2,7 @@
 which types it refers to, which items a type key covers, and which property holds a capability.
 
 Item keys are those of :mod:`acpgen.load.inventory`; capability paths those of
-:func:`acpgen.ir.capabilities.capability_tree`.
+:func:`acpgen.load.capabilities.capability_properties`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from acpgen import ir
 from acpgen.errors import pointer
+from acpgen.load.capabilities import CapabilityProperty
 from acpgen.load.inventory import Node, item_owner, ref_name
 
 
@@ -90,7 +90,7 @@ def _branch_place(node: Node, branch: Node | None, key: str) -> tuple[str | int,
     return ()
 
 
-def capability_field(defs: Mapping[str, Node], capability: ir.Capability) -> str | None:
+def capability_field(defs: Mapping[str, Node], capability: CapabilityProperty) -> str | None:
     """The key of the property that holds a capability (``field:SessionCapabilities.fork``)."""
     type_name = capability.root
     *parents, leaf = capability.path.split(".")[1:]

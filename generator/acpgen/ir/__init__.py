@@ -2,6 +2,8 @@
 
 Everything downstream of the schema (model preparation, templates, the spec diff, tests) reads
 these objects, never a schema document: :mod:`acpgen.ir.build` is the one place that reads one.
+:data:`UNSTABLE_MARKER` is the IR's too: the descriptions it keeps are the schema's, in which that
+marker may already say that an item is unstable.
 The models are rendered by datamodel-code-generator, which reads schema JSON: each
 :class:`TypeDef` keeps its definition's node as written (``node``) and the :class:`Protocol` the
 document's root (``root``), so that rendering needs nothing but the IR. Collections are tuples
@@ -14,6 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from acpgen.errors import Problem
+from acpgen.load.inventory import UNSTABLE_MARKER
+
+__all__ = ["UNSTABLE_MARKER"]  # and the classes below
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
 MethodKind = Literal["request", "notification"]
@@ -105,6 +112,8 @@ class UnionVariant:
     """The wire shape of the branch."""
     payload: str | None = None
     """The type the branch carries: its reference, or the one type its ``allOf`` refers to."""
+    node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The branch as the schema writes it (read-only, one of its type's ``node``): the models renderer's input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +139,9 @@ class TypeDef:
     """The definition lists properties of its own (an object type, or a union with shared fields)."""
     references: frozenset[str] = frozenset()
     """Every definition it refers to, anywhere inside it."""
+    union_keyword: str | None = None
+    """``oneOf`` or ``anyOf``: the keyword that lists the branches of a union (of objects, of scalars, or
+    an enum of constants), as the schema spells it; None for a definition with no branches."""
     node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The definition as the schema writes it (read-only): the models renderer's input."""
 
@@ -213,6 +225,158 @@ class GatingRule:
 
 
 @dataclass(frozen=True, slots=True)
+class Builder:
+    """A function of the generated ``builders`` module that makes one model class's instance."""
+
+    function: str
+    """Its name (:func:`acpgen.ir.naming.builder_name`)."""
+    class_name: str
+    type: str
+    """The ``$defs`` name of the type it builds, or of the union whose variant it builds."""
+    variant: str | None = None
+    """The key of the union variant it builds, if it builds one."""
+    tag: tuple[str, str] | None = None
+    """The tag member's wire name and value it sets, for a variant of a tagged union."""
+    part: str | None = None
+    """For a variant spread over a union (:attr:`UnionVariant.spread`): the key of the branch it builds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """How ``SessionState`` reads a record as a model: the class, read as a model or as an alias of a
+    union, or a branch class that the tag ``(member, value)`` selects."""
+
+    class_name: str
+    alias: bool = False
+    tag: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PythonType:
+    """A type in a generated annotation: a class of the models module, or a builtin (``str``, ``Any``)."""
+
+    name: str
+    model: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FoldKind:
+    """How one session update kind folds into a session's state (:mod:`acpgen.ir.session_fold`)."""
+
+    kind: str
+    how: str
+    """``append`` (a chunk), ``remove``, ``patch`` or ``whole``."""
+    slot: str
+    key: tuple[str, ...]
+    key_required: bool
+    tag: str | None
+    declared: tuple[str, ...]
+    piece: str | None
+    into: str | None
+    classes: tuple[str, ...]
+    """The model classes of the variant (several when its payload is a union)."""
+    reader: Reader | None
+    """How its record is read as a model, if it is read as one."""
+    richness: int
+    """Required members: a record is read as the richest kind's model first."""
+    payload: str | None = None
+    """The type the kind's variant carries (what names its slot across revisions)."""
+    piece_type: PythonType | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FoldSlot:
+    """A place in a session's state, and the ``SessionState`` property that reads it."""
+
+    name: str
+    attr: str
+    """The property's name (:func:`acpgen.ir.naming.state_property`)."""
+    keyed: bool
+    clears: tuple[str, ...]
+    merges: tuple[str, ...]
+    readers: tuple[tuple[str, Reader], ...]
+    """``(kind, reader)``: the models its things are read as, richest first."""
+    into: str | None
+    kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FoldField:
+    """A member of a method's params or result that folds into a session's state."""
+
+    source: str
+    name: str
+    kind: str | None = None
+    slot: str | None = None
+    target: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FoldMethod:
+    """A method about a session, and what of it folds."""
+
+    method: str
+    session: str
+    fields: tuple[FoldField, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Tracker:
+    """A thing agents report with a creating kind and patches (a tool call): its tracker class."""
+
+    name: str
+    """The class's name (:func:`acpgen.ir.naming.tracker_class_name`)."""
+    slot: str
+    key: str
+    key_attr: str
+    create_kind: str
+    create_class: str
+    patch_kind: str
+    patch_class: str
+    members: tuple[tuple[str, str], ...]
+    """``(attribute, wire name)`` of the patch kind's members besides the key and the tag."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFold:
+    """How every ``session/update`` (and every call about a session) folds into a session's state,
+    or why the protocol has no session state (:mod:`acpgen.ir.session_fold`)."""
+
+    available: bool
+    reason: str
+    kinds: tuple[FoldKind, ...] = ()
+    slots: tuple[FoldSlot, ...] = ()
+    methods: tuple[FoldMethod, ...] = ()
+    notification: str = ""
+    session: tuple[str, str] = ("", "")
+    update: tuple[str, str] = ("", "")
+    tag: str | None = None
+    trackers: tuple[Tracker, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    """Update kinds that fit no rule, and the like: generating ``session_state.py`` fails with them
+    (the IR is still whole, for the spec diff, which reads any revision)."""
+
+
+MessageKind = Literal["outgoing", "envelope", "types"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUnion:
+    """A branch of the schema's root (the union of every message): what one side writes
+    (``outgoing``: a union of its envelopes), a protocol-level envelope (``envelope``), or a branch
+    of no known shape whose types are members of the root (``types``: no class of its own)."""
+
+    kind: MessageKind
+    class_name: str
+    """The class it becomes (:func:`acpgen.ir.naming.message_class_name`); empty for ``types``."""
+    refs: tuple[str, ...]
+    """The definitions it unites (``outgoing``), its params may be (``envelope``), or it holds (``types``)."""
+    node: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """The branch as the schema writes it (read-only)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Protocol:
     """One protocol variant (stable or unstable) of one schema revision."""
 
@@ -245,6 +409,12 @@ class Protocol:
     (a type no method reaches is absent: either side may write it)."""
     definition_order: tuple[str, ...] = ()
     """The definitions' names in the order the schema writes them (the models module keeps it)."""
+    builders: tuple[Builder, ...] = ()
+    """The functions of the ``builders`` module (:mod:`acpgen.ir.builders`)."""
+    session: SessionFold = field(default_factory=lambda: SessionFold(False, "not derived"))
+    """How a session's state folds (``SessionState``), or why there is none."""
+    messages: tuple[MessageUnion, ...] = ()
+    """The branches of the schema's root, in its order: the members of ``AcpMessage``."""
     root: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The schema document without its definitions (read-only): its root union of the message
     envelopes, which the models renderer turns into the top-level message unions."""

@@ -11,7 +11,10 @@ from typing import Any, Literal, cast
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
+from acpgen.ir.builders import builders
 from acpgen.ir.capabilities import RuleTable, gating
+from acpgen.ir.messages import message_unions
+from acpgen.ir.session_fold import session_fold
 from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
 from acpgen.load.cycles import check_reference_cycles
@@ -99,7 +102,7 @@ def _build(
     methods = _methods(defs, present)
     gated = gating(defs, types, methods, rules, unstable_items)
     methods = tuple(dataclasses.replace(m, gate=gated.gates.get((m.wire, m.side))) for m in methods)
-    return ir.Protocol(
+    protocol = ir.Protocol(
         variant=variant,
         protocol_version=protocol_version,
         source=source,
@@ -118,7 +121,10 @@ def _build(
         writers=writers(methods, types),
         definition_order=tuple(defs),
         root={key: value for key, value in doc.items() if key != "$defs"},
+        builders=builders(types, methods),
+        messages=message_unions({key: value for key, value in doc.items() if key != "$defs"}, types),
     )
+    return dataclasses.replace(protocol, session=session_fold(protocol))
 
 
 ERROR_CODE_TYPE = "ErrorCode"
@@ -304,6 +310,7 @@ def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
     }
     values = enum_values(node)
     found = union_branches(node)
+    common["union_keyword"] = found[0] if found is not None else None
     scalars = _scalar_variants(name, cls, found[1], scope) if found is not None else ()
     common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
@@ -370,6 +377,7 @@ def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _TypeCont
                 description=description(branch),
                 shape=canonical(branch),
                 payload=variant_payload(branch),
+                node=branch,
             )
         )
     return tuple(variants)
@@ -453,6 +461,7 @@ def _variant(
         fields=_fields(f"{name}[{key}]", branch, scope),
         shape=canonical(branch),
         payload=variant_payload(branch),
+        node=branch,
     )
 
 

@@ -10,88 +10,34 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
-from acpgen.load.inventory import Node, description, ref_name
+from acpgen.load.capabilities import capability_properties
+from acpgen.load.inventory import Node
 
-_ROOTS = (
-    ("agentCapabilities", "agent", "InitializeResponse", "AgentCapabilities"),
-    ("clientCapabilities", "client", "InitializeRequest", "ClientCapabilities"),
-)
 _SUBJECT_KINDS: tuple[ir.SubjectKind, ...] = ("method", "field", "variant", "value")
 
 
 def capability_tree(defs: Mapping[str, Node], unstable: frozenset[str]) -> tuple[ir.Capability, ...]:
-    """Every property below ``agentCapabilities`` and ``clientCapabilities`` (``_meta`` aside)."""
-    found: list[ir.Capability] = []
-    for root, owner, holder, fallback in _ROOTS:
-        prop = defs.get(holder, {}).get("properties", {}).get(root, {})
-        root_type = (ref_name(prop) if isinstance(prop, Mapping) else None) or fallback
-        if root_type in defs:
-            _walk(defs, root_type, root_type, root, cast(Any, owner), (), found, unstable, stable=True)
-    return tuple(found)
-
-
-def _walk(
-    defs: Mapping[str, Node],
-    root_type: str,
-    type_name: str,
-    path: str,
-    owner: ir.Owner,
-    attrs: tuple[str, ...],
-    found: list[ir.Capability],
-    unstable: frozenset[str],
-    *,
-    stable: bool,
-    visiting: frozenset[str] = frozenset(),
-) -> None:
-    visiting |= {type_name}  # a capability type inside itself is not descended into again
-    for wire, prop in (defs[type_name].get("properties") or {}).items():
-        if wire == "_meta" or not isinstance(prop, Mapping):
-            continue
-        target = ref_name(prop) or _nullable_ref(prop)
-        children = _capability_props(defs, target)
-        here = f"{path}.{wire}"
-        here_stable = stable and f"field:{type_name}.{wire}" not in unstable
-        found.append(
-            ir.Capability(
-                path=here,
-                owner=owner,
-                root=root_type,
-                presence="true" if prop.get("type") == "boolean" else "present",
-                attrs=(*attrs, naming.snake(wire)),
-                accessor="supports_" + "_".join(naming.snake(_short(s)) for s in here.split(".")),
-                leaf=not children,
-                stable=here_stable,
-                description=description(prop),
-            )
+    """Every property below ``agentCapabilities`` and ``clientCapabilities`` (``_meta`` aside), named:
+    the attributes that reach it from the root model and its ``supports_...`` accessor."""
+    return tuple(
+        ir.Capability(
+            path=p.path,
+            owner=p.owner,
+            root=p.root,
+            presence=p.presence,
+            attrs=tuple(naming.snake(wire) for wire in p.wires),
+            accessor=naming.capability_accessor(p.path),
+            leaf=p.leaf,
+            stable=p.stable,
+            description=p.description,
         )
-        if target is not None and children and target not in visiting:
-            attrs_here = (*attrs, naming.snake(wire))
-            _walk(
-                defs, root_type, target, here, owner, attrs_here, found, unstable, stable=here_stable, visiting=visiting
-            )
-
-
-def _short(segment: str) -> str:
-    """``sessionCapabilities`` -> ``session``: accessor names read better without the suffix."""
-    return segment.removesuffix("Capabilities") or segment
-
-
-def _nullable_ref(prop: Node) -> str | None:
-    for branch in prop.get("anyOf") or prop.get("oneOf") or []:
-        if isinstance(branch, Mapping) and (name := ref_name(branch)) is not None:
-            return name
-    return None
-
-
-def _capability_props(defs: Mapping[str, Node], type_name: str | None) -> list[str]:
-    if type_name is None or type_name not in defs:
-        return []
-    return [p for p in (defs[type_name].get("properties") or {}) if p != "_meta"]
+        for p in capability_properties(defs, unstable)
+    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

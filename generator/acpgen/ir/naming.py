@@ -144,3 +144,55 @@ def code_constant(title: str) -> str:
     """UPPER_SNAKE constant for an error code's title: ``Method not found`` -> ``METHOD_NOT_FOUND``."""
     name = "_".join(words(title)).upper()
     return "CODE_" + name if name[:1].isdigit() else name
+
+
+def capability_accessor(path: str) -> str:
+    """The ``supports_...`` function of a capability, from its wire path:
+    ``agentCapabilities.sessionCapabilities.resume`` -> ``supports_agent_session_resume``
+    (``...Capabilities`` segments read better without the suffix)."""
+    return "supports_" + "_".join(snake(segment.removesuffix("Capabilities") or segment) for segment in path.split("."))
+
+
+def builder_name(class_name: str) -> str:
+    """The function of the ``builders`` module that makes a model class's instance:
+    ``TextContentBlock`` -> ``text_content_block``."""
+    return snake(class_name)
+
+
+def slot_name(key: str, snake_kind: str) -> str:
+    """The name of a place in a session's state: after the id type of the things it holds
+    (``ToolCallId`` -> ``tool_calls``), else after the update kind that fills it
+    (``usage_update`` -> ``usage``, ``agent_message_chunk`` -> ``agent_message``)."""
+    if key:
+        base = snake(key).removesuffix("_id")
+        return base if base.endswith("s") else base + "s"
+    return snake_kind.removesuffix("_update").removesuffix("_chunk") or snake_kind
+
+
+_STATE_NAMES = frozenset(
+    {"wire", "new", "session_id", "update", "call", "calls", "unknown", "timeline", "to_json", "from_trace"}
+    | {"from_lines", "RULES", "KINDS", "TAG", "NOTIFICATION", "SESSION", "UPDATE", "METHODS"}
+)
+"""Names of ``SessionState`` that a slot's property may not take."""
+
+
+def state_property(slot: str) -> str:
+    """The ``SessionState`` property that reads a slot: its name, with a trailing ``_`` where that is
+    a name ``SessionState`` has already or a Python keyword."""
+    return slot + "_" if slot in _STATE_NAMES or keyword.iskeyword(slot) else slot
+
+
+def tracker_class_name(slot: str) -> str:
+    """The tracker class of a slot's things: ``tool_calls`` -> ``ToolCallTracker``."""
+    return class_name(slot.removesuffix("s"), "tracker")
+
+
+MESSAGE_ROOT = "AcpMessage"
+"""The class of the schema's root: any message of the protocol."""
+
+
+def message_class_name(title: str, kind: str) -> str:
+    """The class of a branch of the schema's root, from its title: what one side writes
+    (``outgoing``: ``Agent`` -> ``AgentOutgoingMessage``), or a protocol-level envelope
+    (``ProtocolLevel`` -> ``ProtocolLevelMessage``)."""
+    return type_class_name(f"{title}OutgoingMessage" if kind == "outgoing" else f"{title}Message")

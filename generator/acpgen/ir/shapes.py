@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from acpgen.load.inventory import INTEGER_BOUNDS, def_name
+from acpgen.load.inventory import def_name
 
 _ANNOTATIONS = frozenset(
     {"description", "title", "$comment", "examples", "discriminator", "default", "deprecated", "readOnly", "writeOnly"}
@@ -29,6 +29,18 @@ Shape = Mapping[str, Any]
 """A wire shape: read-only JSON data (built as a dict, never changed afterwards)."""
 MutableShape = dict[str, Any]
 ANY: MutableShape = {"any": True}
+
+INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
+    # the range of each integer ``format`` the schema uses
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
 
 
 def canonical(node: Any, depth: int = 0) -> MutableShape:

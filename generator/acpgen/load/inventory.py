@@ -19,8 +19,6 @@ from typing import Any
 
 UNSTABLE_MARKER = "**UNSTABLE**"
 """What the schema writes in the description of an unstable item (not in every one)."""
-UNSTABLE_NOTE = f"{UNSTABLE_MARKER}: not part of the stable protocol; it may change or be removed at any time."
-"""What the generated code writes in the docstring of every unstable item."""
 
 # The schema's lenient-reading keywords (on a property): a value that fails validation reads as
 # the default; list items that fail are dropped; null reads as the default.
@@ -28,18 +26,6 @@ DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
 SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
 DEFAULT_ON_NULL = "x-deserialize-default-on-null"
 LENIENCY_KEYWORDS = (DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS, DEFAULT_ON_NULL)
-
-INTEGER_BOUNDS: Mapping[str, tuple[int, int]] = {
-    # the range of each integer ``format`` the schema uses
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-    "uint64": (0, 2**64 - 1),
-}
 
 Node = Mapping[str, Any]
 

@@ -12,7 +12,7 @@ values; what the step did is an :class:`Outcome` for the command to report.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +54,13 @@ class Outcome:
     """Writing: the files the write changed, added or removed."""
     fresh: bool = False
     """Writing: skipped without rendering, as no input changed since the last run."""
+
+
+def stamp(cache_dir: Path, target: Target, inputs: Iterable[Path], settings: Mapping[str, object]) -> Stamp:
+    """The freshness stamp of a run that writes ``target``, kept in ``cache_dir``: a fingerprint of
+    its input files and of the settings (any JSON-able values) that shape its output."""
+    path = freshness.stamp_path(cache_dir, target.parent, target.packages)
+    return Stamp(path, freshness.fingerprint(inputs, settings))
 
 
 def check(target: Target, render: Render) -> Outcome:

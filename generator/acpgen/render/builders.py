@@ -1,7 +1,7 @@
 """Template data for the builders: one typed function per model that peers commonly write.
 
-Which builders exist comes from the IR: every variant of a union (a tagged variant's builder
-sets the tag) and every method's params and result types;
+Which builders exist, and their names, come from the IR (:attr:`acpgen.ir.Protocol.builders`:
+every variant of a union, whose builder sets its tag, and every method's params and result types);
 their signatures come from the model classes as datamodel-code-generator rendered them, read
 with :mod:`ast` from the rendered models text (never edited): required fields positional, in
 field order, optional ones keyword-only (left out of the message when not given, so that
@@ -11,11 +11,11 @@ field order, optional ones keyword-only (left out of the message when not given,
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from acpgen import ir
-from acpgen.ir import naming
+from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.render.model_keys import defined_names
 
 MODELS = "models"
@@ -72,51 +72,46 @@ def builder_module(protocol: ir.Protocol, tree: ast.Module) -> BuilderModule:
     """Every builder of the protocol, in function-name order, from the IR and the rendered models
     (parsed)."""
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    defined = defined_names(tree)
-    found: dict[str, Builder] = {}
-    used: set[str] = {"Any"}  # the module's own helper needs it
-    for target in _targets(protocol):
-        if target.class_name not in classes or target.class_name in found:
-            continue
-        fields = _fields(classes, target.class_name)
-        tag = next((f for f in fields if target.tag is not None and f.alias == target.tag[0]), None)
-        params = tuple(_param(f, defined, used) for f in fields if f is not tag)
-        found[target.class_name] = Builder(
-            function=naming.snake(target.class_name),
-            class_name=target.class_name,
-            tag_attr=tag.attr if tag is not None else None,
-            tag_value=target.tag[1] if target.tag is not None else None,
-            params=tuple(p for p in params if p.required) + tuple(p for p in params if not p.required),
-            doc=target.doc,
+    missing = [b for b in protocol.builders if b.class_name not in classes]
+    if missing:
+        raise AcpgenError(
+            *(
+                Problem(
+                    what=f"the builder {b.function} would build {b.class_name}, which the models module does not "
+                    "define as a model class",
+                    where=pointer("$defs", b.type),
+                    hint="Report this to acpgen's maintainers with the schema: the IR and the models disagree.",
+                )
+                for b in missing
+            )
         )
-    return BuilderModule(builders=tuple(sorted(found.values(), key=lambda b: b.function)), imports=_imports(tree, used))
+    defined = defined_names(tree)
+    used: set[str] = {"Any"}  # the module's own helper needs it
+    found = []
+    for b in protocol.builders:
+        fields = _fields(classes, b.class_name)
+        tag = next((f for f in fields if b.tag is not None and f.alias == b.tag[0]), None)
+        params = tuple(_param(f, defined, used) for f in fields if f is not tag)
+        found.append(
+            Builder(
+                function=b.function,
+                class_name=b.class_name,
+                tag_attr=tag.attr if tag is not None else None,
+                tag_value=b.tag[1] if b.tag is not None else None,
+                params=tuple(p for p in params if p.required) + tuple(p for p in params if not p.required),
+                doc=_builder_doc(protocol, b),
+            )
+        )
+    # read in the IR's order, listed by name (reading marks the annotations it has qualified)
+    return BuilderModule(builders=tuple(sorted(found, key=lambda b: b.function)), imports=_imports(tree, used))
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
-    class_name: str
-    tag: tuple[str, str] | None
-    """The tag's wire name and value, for a variant of a tagged union."""
-    doc: str
-
-
-def _targets(protocol: ir.Protocol) -> Iterator[_Target]:
-    """What gets a builder: every variant of a union (tagged ones set their tag), then every
-    method's params and result types (what a side writes to call the other, and to answer)."""
-    for t in protocol.types:
-        if t.kind != "union":
-            continue
-        for v in t.variants:
-            if v.catch_all:
-                continue
-            tag = (t.discriminator, v.tag) if t.discriminator and v.tag is not None else None
-            for class_name in [cls for _, cls, _ in v.spread] or [v.class_name]:
-                yield _Target(class_name=class_name, tag=tag, doc=_doc(t, v, class_name))
-    for m in protocol.methods:
-        for name in (m.params, m.result):
-            if name is not None:
-                t = protocol.type(name)
-                yield _Target(class_name=t.class_name, tag=None, doc=_summary(t.description))
+def _builder_doc(protocol: ir.Protocol, builder: ir.Builder) -> str:
+    t = protocol.type(builder.type)
+    if builder.variant is None:
+        return _summary(t.description)
+    variant = next(v for v in t.variants if v.key == builder.variant)
+    return _doc(t, variant, builder.class_name)
 
 
 def _fields(classes: Mapping[str, ast.ClassDef], name: str) -> list[_Field]:

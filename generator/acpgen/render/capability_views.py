@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acpgen import ir
-from acpgen.load.inventory import UNSTABLE_NOTE
+from acpgen.render.unstable import UNSTABLE_NOTE
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.load.inventory import UNSTABLE_NOTE
+from acpgen.render.unstable import UNSTABLE_NOTE
 from acpgen.runtime import _rpc
 
 RUNTIME_DOC = "A standard JSON-RPC error code, as the runtime answers with it."

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from acpgen import ir
 from acpgen.ir import naming
-from acpgen.load.inventory import UNSTABLE_MARKER, UNSTABLE_NOTE
 from acpgen.render.required import Optionality, optional_methods
+from acpgen.render.unstable import UNSTABLE_NOTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +139,7 @@ def connected_roles(protocol: ir.Protocol) -> tuple[tuple[Role, Role], ...]:
 
 def _view(protocol: ir.Protocol, m: ir.Method, optional: Optionality | None) -> MethodView:
     doc = m.description.strip() or f"The `{m.wire}` {m.kind}."
-    if not m.stable and UNSTABLE_MARKER not in doc:
+    if not m.stable and ir.UNSTABLE_MARKER not in doc:
         doc = f"{UNSTABLE_NOTE}\n\n{doc}"
     handler_doc = doc
     if optional is not None:

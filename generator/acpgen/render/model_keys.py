@@ -16,7 +16,6 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.load.inventory import def_name
 from acpgen.render.prepare import ModelInput
 
 _PREFIX = "#/$defs/"
@@ -27,32 +26,31 @@ def keyed_by_class(model_input: ModelInput, protocol: ir.Protocol) -> ModelInput
     renames = {t.wire: t.class_name for t in protocol.types if t.wire != t.class_name}
     if not renames:
         return model_input
-    schema = _rewritten(model_input.schema, renames)
+    refs = {f"#{pointer('$defs', wire)}": f"{_PREFIX}{name}" for wire, name in renames.items()}
+    schema = _rewritten(model_input.schema, refs)
     schema["$defs"] = {renames.get(name, name): node for name, node in schema["$defs"].items()}
     return dataclasses.replace(model_input, schema=schema)
 
 
-def _rewritten(node: Any, renames: Mapping[str, str]) -> Any:
+def _rewritten(node: Any, refs: Mapping[str, str]) -> Any:
     if isinstance(node, list):
-        return [_rewritten(value, renames) for value in node]
+        return [_rewritten(value, refs) for value in node]
     if not isinstance(node, dict):
         return node
     result: dict[str, Any] = {}
     for key, value in node.items():
         if key == "$ref" and isinstance(value, str):
-            result[key] = _target(value, renames)
+            result[key] = _target(value, refs)
         elif key == "mapping" and isinstance(value, dict):
-            result[key] = {tag: _target(ref, renames) if isinstance(ref, str) else ref for tag, ref in value.items()}
+            result[key] = {tag: _target(ref, refs) if isinstance(ref, str) else ref for tag, ref in value.items()}
         else:
-            result[key] = _rewritten(value, renames)
+            result[key] = _rewritten(value, refs)
     return result
 
 
-def _target(ref: str, renames: Mapping[str, str]) -> str:
-    if not ref.startswith(_PREFIX):
-        return ref
-    name = def_name(ref)
-    return _PREFIX + renames[name] if name in renames else ref
+def _target(ref: str, refs: Mapping[str, str]) -> str:
+    """A reference to a renamed definition, to its new name (``refs``: old reference -> new)."""
+    return refs.get(ref, ref)
 
 
 def check_class_names(models: ast.Module, protocol: ir.Protocol) -> None:

@@ -6,13 +6,14 @@ from acpgen import ir
 from acpgen.render.builders import BuilderModule, builder_module
 from acpgen.render.capability_views import capability_views, rule_views
 from acpgen.render.error_codes import error_code_views
-from acpgen.render.fold_rules import fold_rules, permission_data
+from acpgen.render.fold_views import fold_views
 from acpgen.render.formatting import format_files
 from acpgen.render.front_door import front_door
 from acpgen.render.header import REGENERATE, generator_version, header
 from acpgen.render.method_views import connected_roles, method_views, roles
 from acpgen.render.model_keys import check_class_names, keyed_by_class
 from acpgen.render.models import render_models
+from acpgen.render.permission_views import permission_data
 from acpgen.render.prepare import prepare
 from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED, stated
 from acpgen.render.remote_routing import remote_routing
@@ -65,7 +66,7 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
     template reads, named (every template also gets the file's ``header``)."""
     connected = connected_roles(protocol)
     remote = remote_routing(protocol) if connected else None
-    fold = fold_rules(protocol)
+    fold = fold_views(protocol.session)
     methods = method_views(protocol)
     return {
         "__init__.py": {
@@ -85,7 +86,7 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
         "methods.py": {"methods": methods, "constants": sorted({(m.constant, m.wire) for m in protocol.methods})},
         "permissions.py": permission_data(protocol),
         "remote.py": {"remote": remote},
-        "resume.py": {"resume": resume_rules(protocol, fold), "remote": remote},
+        "resume.py": {"resume": resume_rules(protocol), "remote": remote},
         "senders.py": {"roles": roles(protocol)},
         "serve.py": {"connected": connected, "resumable": remote is not None},
         "session_state.py": {"rules": fold},

@@ -1,7 +1,7 @@
 """Template data for the resume module (``resume.py``): which updates a resumable agent may join
-when a session's event log passes its bound, derived from the fold rules and the IR.
+when a session's event log passes its bound, derived from the IR's session fold.
 
-A chunk kind of the fold rules (``agent_message_chunk``: its piece joins a list) whose piece is a
+A chunk kind of the session fold (``agent_message_chunk``: its piece joins a list) whose piece is a
 tagged union with a text branch (a branch tagged ``text`` whose one required string member besides
 the tag holds the text) can be joined: adjacent chunks of one shape become one chunk with the texts
 joined. Nothing here names an update kind; a schema without such chunks gets no joining (the log
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acpgen import ir
-from acpgen.render.fold_rules import UNION, UPDATE_METHOD, FoldRules
+from acpgen.ir.session_fold import UNION, UPDATE_METHOD
 
 TEXT = "text"
 """The tag value of a text content branch."""
@@ -30,9 +30,10 @@ class ResumeRules:
     text: tuple[str, str, str] | None = None
 
 
-def resume_rules(protocol: ir.Protocol, fold: FoldRules) -> ResumeRules:
+def resume_rules(protocol: ir.Protocol) -> ResumeRules:
     """The resume rules of ``protocol`` (the template renders them where the package can be
     served remotely: where it has the RFD's routing)."""
+    fold = protocol.session
     if not fold.available or fold.tag is None:
         return ResumeRules()
     by_wire = {t.wire: t for t in protocol.types}

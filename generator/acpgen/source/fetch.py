@@ -7,8 +7,9 @@ The steps, in order; nothing under the schema directory changes until all checks
 3. Hash the tarball (sha512, SRI form) and refuse it unless it matches the advertised integrity.
 4. Read only ``package/schema/**/*.json`` from the tarball, refusing unsafe entries.
 5. Write the files and the lock, and remove the files that only the previous lock listed, in
-   one atomic write (:mod:`acpgen.output.atomic_write`): a fetch killed at any moment leaves the old
-   pinned set or the new one.
+   one atomic write: a fetch killed at any moment leaves the old pinned set or the new one. Writing
+   is output's work (:func:`acpgen.output.project_files.fetch_schema` does steps 1 to 5); this
+   module downloads and verifies, and writes nothing but npm's temporary folder.
 """
 
 from __future__ import annotations
@@ -25,14 +26,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from acpgen.errors import AcpgenError, Problem
-from acpgen.output.atomic_write import Content, write
-from acpgen.source.schema_lock import (
-    LOCK_NAME,
-    SchemaLock,
-    lock_to_json,
-    read_lock,
-    unsafe_relative_path,
-)
+from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, unsafe_relative_path
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 """How npm is invoked: a callable with the signature of :func:`subprocess.run` (text mode)."""
@@ -44,23 +38,6 @@ MAX_SCHEMA_FILE_BYTES = 64 * 1024 * 1024
 _SCHEMA_PREFIX = ("package", "schema")
 VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
 _PACKAGE = re.compile(r"(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*")
-
-
-def fetch_schema(
-    version: str,
-    schema_dir: Path,
-    package: str = DEFAULT_PACKAGE,
-    npm: str = "npm",
-    run: Run = subprocess.run,
-) -> SchemaLock:
-    """Download ``package@version`` with npm, verify it, install its JSON schemas and return the new lock.
-
-    Raises AcpgenError (and leaves ``schema_dir`` untouched) if npm fails, the tarball's
-    integrity differs from the registry's, or the tarball holds unsafe or unexpected entries.
-    """
-    files, lock = download_schema(version, package, npm, run)
-    install_schema(schema_dir, files, lock)
-    return lock
 
 
 def download_schema(
@@ -334,23 +311,3 @@ def _read_member(archive: tarfile.TarFile, member: tarfile.TarInfo, label: str) 
     except ValueError as exc:
         raise _unsafe(label, member, f"is not UTF-8 JSON ({exc})") from exc
     return data
-
-
-def install_schema(schema_dir: Path, files: dict[str, bytes], lock: SchemaLock) -> None:
-    """Replace the schema files and the lock in one atomic write, removing files only the old lock listed."""
-    entries: dict[str, Content] = dict.fromkeys(_stale_names(schema_dir, lock))
-    entries.update(files)
-    entries[LOCK_NAME] = lock_to_json(lock).encode("utf-8")
-    write(schema_dir.resolve(), entries)
-
-
-def _stale_names(schema_dir: Path, lock: SchemaLock) -> list[str]:
-    """Files the current lock (if readable) lists but ``lock`` does not."""
-    if not (schema_dir / LOCK_NAME).is_file():
-        return []
-    try:
-        previous = read_lock(schema_dir)
-    except AcpgenError:
-        return []
-    keep = {name for name, _ in lock.files}
-    return sorted(name for name, _ in previous.files if name not in keep)

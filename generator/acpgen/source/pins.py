@@ -15,8 +15,9 @@ the lock, and ``acpgen schema bump --check`` says which disagree with it. Each p
     ]
     run = ["npm install --package-lock-only --save-exact {package}@{version}"]
 
-Nothing here changes a file but :func:`move`, and it rewrites only the version inside a text
-pin's matches.
+Nothing here changes a file: :func:`moved` says what the text pins' files become (only the
+version inside a text pin's matches changes), and the bump writes them
+(:func:`acpgen.output.project_files.rewrite_files`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from acpgen.errors import AcpgenError, Problem
-from acpgen.output.atomic_write import write
 from acpgen.source.config import acpgen_table
 from acpgen.source.fetch import VERSION
 from acpgen.source.schema_lock import unsafe_relative_path
@@ -239,21 +239,18 @@ def disagreements(found: Sequence[Sighting], package: str, version: str, config:
     ]
 
 
-def move(config: BumpConfig, package: str, version: str) -> list[str]:
-    """Rewrite every text pin to ``version`` (each file in one atomic write, its mode kept); return
-    the files that changed. JSON pins are left to the bump's commands (npm writes package.json and
-    its lock)."""
+def moved(config: BumpConfig, package: str, version: str) -> dict[str, str]:
+    """The new text of every file whose text pins name another version than ``version``, by path
+    relative to the project (written by :func:`acpgen.output.project_files.rewrite_files`). JSON
+    pins are left to the bump's commands (npm writes package.json and its lock)."""
     spans: dict[str, set[tuple[int, int]]] = {}
     for sighting in sightings(config, package):
         if not sighting.pin.json and sighting.version != version:
             spans.setdefault(sighting.pin.file, set()).add(sighting.span)
-    for file, places in spans.items():
-        path = config.root / file
-        content = path.read_bytes().decode("utf-8")
+    contents = {}
+    for file, places in sorted(spans.items()):
+        content = (config.root / file).read_bytes().decode("utf-8")
         for start, end in sorted(places, reverse=True):
             content = content[:start] + version + content[end:]
-        mode = path.stat().st_mode & 0o7777
-        write(path.parent, {path.name: content.encode("utf-8")})
-        if path.stat().st_mode & 0o7777 != mode:
-            path.chmod(mode)
-    return sorted(spans)
+        contents[file] = content
+    return contents

@@ -1,22 +1,19 @@
-"""The command line: ``acpgen generate``, ``acpgen schema fetch``, ``acpgen schema bump``, ``acpgen diff``,
-``acpgen vendor``, ``acpgen features``."""
+"""``acpgen generate``: render the packages of the configured builds into the output folder, or
+check them there (``--check``), through the one check-or-write step
+(:mod:`acpgen.output.check_or_write`)."""
 
 from __future__ import annotations
 
 import argparse
 import shlex
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acpgen import bump, features_command, vendor
-from acpgen.diff import command as diff_command
-from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE, AcpgenError, Problem
-from acpgen.output import check_or_write, freshness
-from acpgen.render.header import generator_version
-from acpgen.source.config import Build, Settings, load_settings
-from acpgen.source.schema_lock import LOCK_NAME, read_lock
+from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
+from acpgen.output import check_or_write
+from acpgen.source.config import Build, Settings
+from acpgen.source.schema_lock import LOCK_NAME
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -26,43 +23,8 @@ if TYPE_CHECKING:
 # imported by the commands that render, so that a no-op ``acpgen generate`` stays fast.
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``acpgen`` console script."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(words)
-    try:
-        settings = load_settings(Path(args.config))
-        return int(args.run(args, settings))
-    except AcpgenError as error:
-        for problem in error.problems:
-            print(f"acpgen: error: {problem.message()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-
-
-def _parser() -> argparse.ArgumentParser:
-    """The command line's parser: ``generate`` and ``schema`` here, ``diff``, ``vendor`` and
-    ``features`` from the modules that run them."""
-    parser = argparse.ArgumentParser(prog="acpgen", description="Typed Python bindings for the Agent Client Protocol.")
-    parser.add_argument("--config", default="pyproject.toml", help="pyproject.toml holding [tool.acpgen]")
-    parser.add_argument("--version", action="version", version=f"acpgen {generator_version()}")
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
-
-    _add_generate(commands)
-
-    schema = commands.add_parser("schema", help="manage the pinned schema")
-    schema_commands = schema.add_subparsers(required=True, metavar="ACTION")
-    fetch = schema_commands.add_parser("fetch", help="fetch the schema from the npm package and lock it")
-    fetch.add_argument("--version", help="package version to pin (default: the version in the lock)")
-    fetch.set_defaults(run=_fetch)
-    bump.register(schema_commands)
-
-    for command in (diff_command, vendor, features_command):
-        command.register(commands)
-    return parser
-
-
-def _add_generate(commands: Any) -> None:
-    """The ``generate`` command's parser."""
+def register(commands: Any) -> None:
+    """Add the ``generate`` subcommand to the CLI's subparsers."""
     gen = commands.add_parser("generate", help="render generated/ from the pinned schema")
     which = gen.add_mutually_exclusive_group()
     which.add_argument("--unstable", dest="variants", action="store_const", const=("unstable",), help="unstable build")
@@ -100,7 +62,7 @@ def _add_generate(commands: Any) -> None:
         default=None,
         help="fail when a capability gates nothing in the rule table (default: strict-capabilities setting)",
     )
-    gen.set_defaults(run=_generate, variants=None)
+    gen.set_defaults(run=run, variants=None)
 
 
 def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
@@ -143,7 +105,8 @@ def _builds(args: argparse.Namespace, settings: Settings, config: str) -> list[B
     return [Build(v, settings.unstable_package if v == "unstable" else settings.package) for v in variants]
 
 
-def _generate(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    """The ``generate`` command: write the packages, or check them (``--check``)."""
     from acpgen.source.protocols import for_protocol, refuse_features
 
     settings = for_protocol(settings, args.protocol)
@@ -169,11 +132,8 @@ def _stamp(
     args: argparse.Namespace, settings: Settings, builds: list[Build], target: check_or_write.Target
 ) -> check_or_write.Stamp:
     """The freshness stamp of this run: every input that shapes the output."""
-    key = freshness.fingerprint(
-        _input_files(args, settings),
-        {"settings": repr(settings), "builds": [repr(b) for b in builds], "strict": args.strict_capabilities},
-    )
-    return check_or_write.Stamp(freshness.stamp_path(settings.cache_dir, target.parent, target.packages), key)
+    shaping = {"settings": repr(settings), "builds": [repr(b) for b in builds], "strict": args.strict_capabilities}
+    return check_or_write.stamp(settings.cache_dir, target, _input_files(args, settings), shaping)
 
 
 def _checked(done: check_or_write.Outcome, out: Path, regenerate: str) -> int:
@@ -215,16 +175,3 @@ def generate_command(args: argparse.Namespace) -> str:
     if args.protocol is not None:
         words += ["--protocol", str(args.protocol)]
     return shlex.join(words)
-
-
-def _fetch(args: argparse.Namespace, settings: Settings) -> int:
-    from acpgen.source.fetch import fetch_schema
-
-    version = args.version or read_lock(settings.schema_dir).version
-    lock = fetch_schema(version, settings.schema_dir)
-    print(f"acpgen: pinned {lock.package}@{lock.version} ({lock.integrity})", file=sys.stderr)
-    return EXIT_OK
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""How each session update kind folds into a session's state, derived from the IR.
+"""How each session update kind folds into a session's state, derived from the IR's types and methods.
 
 Nothing here is a list of update kinds: every rule follows from the ``SessionUpdate`` union's
 variants, their members and what the schema says of each (required, nullable, its type), and
@@ -33,12 +33,11 @@ holds such a member patches the slot with all of its members (``session/new``'s 
 
 from __future__ import annotations
 
-import keyword
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from acpgen import ir
-from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.errors import Problem, pointer
 from acpgen.ir import naming
 from acpgen.ir.shapes import shape_key
 
@@ -50,13 +49,8 @@ OPEN_MAP = shape_key({"type": "object"})
 """The shape of an object of any members, none named (``_meta``)."""
 HINT = (
     "acpgen derives how each update kind folds from its members (see docs/session-state.md); "
-    "if the schema is right, teach acpgen.render.fold_rules the new shape."
+    "if the schema is right, teach acpgen.ir.session_fold the new shape."
 )
-RESERVED = frozenset(
-    {"wire", "new", "session_id", "update", "call", "calls", "unknown", "timeline", "to_json", "from_trace"}
-    | {"from_lines", "RULES", "KINDS", "TAG", "NOTIFICATION", "SESSION", "UPDATE", "METHODS"}
-)
-"""Names of ``SessionState`` that a slot's property may not take (it gets a trailing ``_``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,103 +69,14 @@ class Member:
     """A string, number or boolean (no named type)."""
 
 
-@dataclass(frozen=True, slots=True)
-class KindRule:
-    """How one update kind folds (a row of ``session_state.RULES``)."""
-
-    kind: str
-    how: str
-    slot: str
-    key: tuple[str, ...]
-    key_required: bool
-    tag: str | None
-    declared: tuple[str, ...]
-    piece: str | None
-    into: str | None
-    classes: tuple[str, ...]
-    """The model classes of the variant (several when its payload is a union)."""
-    validator: str | None
-    """How its record is read as a model (a Python expression), if it is read as one."""
-    richness: int
-    """Required members: a record is read as the richest kind's model first."""
-    piece_type: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FieldRule:
-    source: str
-    name: str
-    kind: str | None = None
-    slot: str | None = None
-    target: str | None = None
-    label: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MethodRule:
-    method: str
-    session: str
-    fields: tuple[FieldRule, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SlotRule:
-    """A place in the state and how ``SessionState`` reads it."""
-
-    name: str
-    attr: str
-    keyed: bool
-    clears: tuple[str, ...]
-    merges: tuple[str, ...]
-    readers: tuple[tuple[str, str], ...]
-    """``(kind, validator)``: the models its things are read as, richest first."""
-    record_type: str
-    piece_type: str
-    into: str | None
-    kinds: tuple[str, ...]
-    doc: str
-
-
-@dataclass(frozen=True, slots=True)
-class FoldRules:
-    """Everything ``session_state.py`` is rendered from."""
-
-    available: bool
-    reason: str
-    kinds: tuple[KindRule, ...] = ()
-    slots: tuple[SlotRule, ...] = ()
-    methods: tuple[MethodRule, ...] = ()
-    notification: str = ""
-    session: tuple[str, str] = ("", "")
-    update: tuple[str, str] = ("", "")
-    tag: str | None = None
-    trackers: tuple[Tracker, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Tracker:
-    """A thing agents report with a creating kind and patches (a tool call): what its tracker
-    sends."""
-
-    name: str
-    slot: str
-    key: str
-    key_attr: str
-    create_kind: str
-    create_class: str
-    patch_kind: str
-    patch_class: str
-    members: tuple[tuple[str, str], ...]
-    """``(attribute, wire name)`` of the patch kind's members besides the key and the tag."""
-
-
-def fold_rules(protocol: ir.Protocol) -> FoldRules:
-    """The fold rules of ``protocol``, or why it has none (no ``SessionUpdate`` union)."""
+def session_fold(protocol: ir.Protocol) -> ir.SessionFold:
+    """How the sessions of ``protocol`` fold, or why they do not (no ``SessionUpdate`` union)."""
     union = next((t for t in protocol.types if t.wire == UNION and t.kind == "union"), None)
     notify = next((m for m in protocol.methods if m.wire == UPDATE_METHOD), None)
     if union is None or notify is None:
         what = f"no {UNION} union" if union is None else f"no {UPDATE_METHOD} notification"
-        return FoldRules(False, f"The schema ({protocol.source.file}) has {what}: there is no session update to fold.")
+        reason = f"The schema ({protocol.source.file}) has {what}: there is no session update to fold."
+        return ir.SessionFold(False, reason)
     return _Derivation(protocol, union, notify).rules()
 
 
@@ -182,21 +87,21 @@ class _Derivation:
     notify: ir.Method
     problems: list[Problem] = field(default_factory=list)
 
-    def rules(self) -> FoldRules:
+    def rules(self) -> ir.SessionFold:
         notification = self.protocol.type(self.notify.params)
         session = _id_member(notification.fields, self.protocol)
         update = next((f for f in notification.fields if f.ref == UNION), None)
         if session is None or update is None:
             self._fail(notification.wire, f"{notification.wire} has no session id or no {UNION} member")
-            raise AcpgenError(*self.problems)
+            return self._failed()
         kinds = [k for v in self.union.variants if not v.catch_all and (k := self._kind(v)) is not None]
         kinds = self._placed(kinds)
         slots = self._slots(kinds)
         methods = self._methods(session.wire, kinds, slots)
         slots = self._with_method_readers(slots, methods)
         if self.problems:
-            raise AcpgenError(*self.problems)
-        return FoldRules(
+            return self._failed()
+        return ir.SessionFold(
             available=True,
             reason="",
             kinds=tuple(kinds),
@@ -211,7 +116,7 @@ class _Derivation:
 
     # -- update kinds
 
-    def _kind(self, variant: ir.UnionVariant) -> KindRule | None:
+    def _kind(self, variant: ir.UnionVariant) -> ir.FoldKind | None:
         members = self._variant_members(variant)
         kind = variant.tag if variant.tag is not None else variant.key
         where = pointer("$defs", variant.payload or UNION)
@@ -224,9 +129,9 @@ class _Derivation:
         how, piece = self._how(kind, snake, path, rest, members, where)
         if how is None:
             return None
-        slot = _slot_name(self._key_name(members, path), snake)
+        slot = naming.slot_name(self._key_name(members, path), snake)
         payload = self.protocol.type(variant.payload) if variant.payload else None
-        return KindRule(
+        return ir.FoldKind(
             kind=kind,
             how=how,
             slot=slot,
@@ -237,8 +142,9 @@ class _Derivation:
             piece=piece.wire if piece is not None else None,
             into=None,
             classes=tuple(cls for _, cls, _ in variant.spread) or (variant.class_name,),
-            validator=_validator(payload, variant, self.union.discriminator) if how != "append" else None,
+            reader=_reader(payload, variant, self.union.discriminator) if how != "append" else None,
             richness=sum(1 for m in members if m.required),
+            payload=variant.payload,
             piece_type=self._annotation(piece) if piece is not None else None,
         )
 
@@ -325,7 +231,7 @@ class _Derivation:
         target = self._type(leaf.ref if leaf is not None else None)
         return target.wire if target is not None and target.wire.endswith("Id") else path[-1]
 
-    def _placed(self, kinds: list[KindRule]) -> list[KindRule]:
+    def _placed(self, kinds: list[ir.FoldKind]) -> list[ir.FoldKind]:
         """Chunk kinds with the list their piece joins."""
         placed = []
         for rule in kinds:
@@ -334,7 +240,7 @@ class _Derivation:
             placed.append(rule)
         return placed
 
-    def _into(self, chunk: KindRule, kinds: list[KindRule]) -> str:
+    def _into(self, chunk: ir.FoldKind, kinds: list[ir.FoldKind]) -> str:
         assert chunk.piece is not None
         variant = self._variant(chunk.kind)
         piece = next(m for m in self._variant_members(variant) if m.wire == chunk.piece)
@@ -354,12 +260,12 @@ class _Derivation:
 
     # -- slots
 
-    def _slots(self, kinds: list[KindRule]) -> dict[str, SlotRule]:
-        slots: dict[str, SlotRule] = {}
+    def _slots(self, kinds: list[ir.FoldKind]) -> dict[str, ir.FoldSlot]:
+        slots: dict[str, ir.FoldSlot] = {}
         taken: dict[str, str] = {}
         for name in sorted({k.slot for k in kinds}):
             mine = [k for k in kinds if k.slot == name]
-            attr = _attr(name)
+            attr = naming.state_property(name)
             if attr in taken:
                 self._fail(
                     pointer("$defs", UNION), f"the slots {taken[attr]!r} and {name!r} would both be SessionState.{attr}"
@@ -367,42 +273,40 @@ class _Derivation:
             taken[attr] = name
             chunks = [k for k in mine if k.how == "append"]
             readers = self._readers(mine)
-            slots[name] = SlotRule(
+            slots[name] = ir.FoldSlot(
                 name=name,
                 attr=attr,
                 keyed=any(k.key for k in mine),
                 clears=self._clears(mine),
                 merges=self._merges(mine),
                 readers=readers,
-                record_type=_union_type(readers) if readers else "Never",
-                piece_type=_union_of([k.piece_type or "Any" for k in chunks]) if chunks else "Never",
                 into=chunks[0].into if chunks else None,
                 kinds=tuple(k.kind for k in mine),
-                doc=_slot_doc(name, mine),
             )
             if len({k.into for k in chunks}) > 1:
                 self._fail(pointer("$defs", UNION), f"the chunk kinds of {name!r} join different lists")
         return slots
 
-    def _readers(self, kinds: Sequence[KindRule]) -> tuple[tuple[str, str], ...]:
-        owners = [k for k in kinds if k.validator is not None]
-        rows: list[tuple[int, int, str, str]] = []
+    def _readers(self, kinds: Sequence[ir.FoldKind]) -> tuple[tuple[str, ir.Reader], ...]:
+        owners = [k for k in kinds if k.reader is not None]
+        rows: list[tuple[int, int, str, tuple[object, ...], ir.Reader]] = []
         for index, rule in enumerate(kinds):
-            if rule.validator is not None:
-                rows.append((-rule.richness, index, rule.kind, rule.validator))
+            if rule.reader is not None:
+                rows.append((-rule.richness, index, rule.kind, _order(rule.reader), rule.reader))
             elif rule.how == "append":
                 for owner in owners:
-                    rows.append((-owner.richness, index, rule.kind, owner.validator or ""))
-        return tuple((kind, validator) for _, _, kind, validator in sorted(rows) if validator)
+                    assert owner.reader is not None
+                    rows.append((-owner.richness, index, rule.kind, _order(owner.reader), owner.reader))
+        return tuple((kind, reader) for _, _, kind, _, reader in sorted(rows, key=lambda row: row[:4]))
 
-    def _clears(self, kinds: Sequence[KindRule]) -> tuple[str, ...]:
+    def _clears(self, kinds: Sequence[ir.FoldKind]) -> tuple[str, ...]:
         declared: dict[str, list[bool]] = {}
         for rule in kinds:
             for m in self._variant_members(self._variant(rule.kind)):
                 declared.setdefault(m.wire, []).append(m.nullable)
         return tuple(sorted(name for name, nullable in declared.items() if all(nullable)))
 
-    def _merges(self, kinds: Sequence[KindRule]) -> tuple[str, ...]:
+    def _merges(self, kinds: Sequence[ir.FoldKind]) -> tuple[str, ...]:
         shapes: dict[str, set[str]] = {}
         for rule in kinds:
             for m in self._variant_members(self._variant(rule.kind)):
@@ -411,7 +315,7 @@ class _Derivation:
 
     # -- methods
 
-    def _methods(self, session: str, kinds: list[KindRule], slots: Mapping[str, SlotRule]) -> list[MethodRule]:
+    def _methods(self, session: str, kinds: list[ir.FoldKind], slots: Mapping[str, ir.FoldSlot]) -> list[ir.FoldMethod]:
         found = []
         for method in self.protocol.methods:
             if method.wire == UPDATE_METHOD:
@@ -428,28 +332,28 @@ class _Derivation:
                 for m in t.fields
                 if m.wire not in (session, META) and (rule := self._field(source, m, kinds, slots)) is not None
             ]
-            found.append(MethodRule(method.wire, where, tuple(fields)))
+            found.append(ir.FoldMethod(method.wire, where, tuple(fields)))
         return sorted(found, key=lambda m: m.method)
 
     def _field(
-        self, source: str, field_: ir.Field, kinds: list[KindRule], slots: Mapping[str, SlotRule]
-    ) -> FieldRule | None:
+        self, source: str, field_: ir.Field, kinds: list[ir.FoldKind], slots: Mapping[str, ir.FoldSlot]
+    ) -> ir.FoldField | None:
         member = _member(field_)
         as_kind = [k for k in kinds if k.how in ("patch", "whole") and self._variant(k.kind).payload == member.ref]
         if member.ref is not None and len(as_kind) == 1:
-            return FieldRule(source, member.wire, kind=as_kind[0].kind)
+            return ir.FoldField(source, member.wire, kind=as_kind[0].kind)
         target = self._singleton_member(member, kinds, slots)
         if target is not None:
-            return FieldRule(source, member.wire, slot=target[0], target=target[1], label=target[2])
+            return ir.FoldField(source, member.wire, slot=target[0], target=target[1], label=target[2])
         inner = self._type(member.ref)
         if inner is not None and inner.kind == "object":
             found = {t[0] for m in inner.fields if (t := self._singleton_member(_member(m), kinds, slots)) is not None}
             if len(found) == 1:
-                return FieldRule(source, member.wire, slot=found.pop(), label=inner.wire)
+                return ir.FoldField(source, member.wire, slot=found.pop(), label=inner.wire)
         return None
 
     def _singleton_member(
-        self, member: Member, kinds: list[KindRule], slots: Mapping[str, SlotRule]
+        self, member: Member, kinds: list[ir.FoldKind], slots: Mapping[str, ir.FoldSlot]
     ) -> tuple[str, str, str] | None:
         if member.wire == META:
             return None
@@ -463,25 +367,27 @@ class _Derivation:
                     found.add((rule.slot, m.wire, rule.kind))
         return found.pop() if len(found) == 1 else None
 
-    def _with_method_readers(self, slots: dict[str, SlotRule], methods: list[MethodRule]) -> dict[str, SlotRule]:
-        extra: dict[str, dict[str, str]] = {}
+    def _with_method_readers(
+        self, slots: dict[str, ir.FoldSlot], methods: list[ir.FoldMethod]
+    ) -> dict[str, ir.FoldSlot]:
+        extra: dict[str, dict[str, ir.Reader]] = {}
         for method in methods:
             for f in method.fields:
                 if f.slot is not None and f.target is None and f.label is not None:
                     t = self.protocol.type(f.label)
-                    extra.setdefault(f.slot, {})[f.label] = f"_validator(models.{t.class_name})"
+                    extra.setdefault(f.slot, {})[f.label] = ir.Reader(t.class_name)
         for name, labels in extra.items():
             slot = slots[name]
             ranked = sorted(
                 labels.items(), key=lambda item: -sum(1 for m in self.protocol.type(item[0]).fields if m.required)
             )
             readers = (*ranked, *slot.readers)
-            slots[name] = _replace_slot(slot, readers=readers, record_type=_union_type(readers))
+            slots[name] = _replace_slot(slot, readers=readers)
         return slots
 
     # -- trackers
 
-    def _trackers(self, kinds: list[KindRule]) -> Iterator[Tracker]:
+    def _trackers(self, kinds: list[ir.FoldKind]) -> Iterator[ir.Tracker]:
         for slot in sorted({k.slot for k in kinds}):
             mine = [k for k in kinds if k.slot == slot and k.how == "patch" and k.key and len(k.key) == 1]
             patch = next((k for k in mine if k.richness == 1 and len(k.classes) == 1), None)
@@ -492,8 +398,8 @@ class _Derivation:
                 m for m in self._variant_fields(self._variant(patch.kind)) if m.wire not in (patch.key[0], patch.tag)
             ]
             key_attr = next(f.attr for f in self._variant_fields(self._variant(patch.kind)) if f.wire == patch.key[0])
-            yield Tracker(
-                name=naming.class_name(slot.removesuffix("s"), "tracker"),
+            yield ir.Tracker(
+                name=naming.tracker_class_name(slot),
                 slot=slot,
                 key=patch.key[0],
                 key_attr=key_attr,
@@ -543,11 +449,16 @@ class _Derivation:
         except KeyError:
             return None
 
-    def _annotation(self, member: Member) -> str:
+    def _annotation(self, member: Member) -> ir.PythonType:
         target = self._type(member.ref)
         if target is not None:
-            return f"models.{target.class_name}"
-        return {'{"type": "string"}': "str", '{"type": "boolean"}': "bool"}.get(member.shape, "Any")
+            return ir.PythonType(target.class_name, model=True)
+        builtin = {'{"type": "string"}': "str", '{"type": "boolean"}': "bool"}.get(member.shape, "Any")
+        return ir.PythonType(builtin, model=False)
+
+    def _failed(self) -> ir.SessionFold:
+        reason = f"The session updates of the schema ({self.protocol.source.file}) do not fold: see the problems."
+        return ir.SessionFold(False, reason, problems=tuple(self.problems))
 
     def _fail(self, where: str, what: str) -> None:
         location = f"{self.protocol.source.file}#{where}"
@@ -574,72 +485,28 @@ def _session_source(session: str, params: ir.TypeDef, result: ir.TypeDef | None)
     return None
 
 
-def _slot_name(key: str, snake_kind: str) -> str:
-    if key:
-        base = naming.snake(key).removesuffix("_id")
-        return base if base.endswith("s") else base + "s"
-    return snake_kind.removesuffix("_update").removesuffix("_chunk") or snake_kind
-
-
-def _attr(name: str) -> str:
-    return name + "_" if name in RESERVED or keyword.iskeyword(name) else name
-
-
-def _validator(payload: ir.TypeDef | None, variant: ir.UnionVariant, tag: str | None) -> str:
-    if payload is not None and payload.kind == "object":
-        return f"_validator(models.{payload.class_name})"
+def _reader(payload: ir.TypeDef | None, variant: ir.UnionVariant, tag: str | None) -> ir.Reader:
+    """How a kind's record is read: as its payload's model (an alias when the payload is no object), else
+    as its variant's class (selected by its tag, in a tagged union)."""
     if payload is not None:
-        return f"_alias_validator(models.{payload.class_name})"
+        return ir.Reader(payload.class_name, alias=payload.kind != "object")
     if variant.tag is not None and tag is not None:
-        return f"_validator(models.{variant.class_name}, {tag!r}, {variant.tag!r})"
-    return f"_validator(models.{variant.class_name})"
+        return ir.Reader(variant.class_name, tag=(tag, variant.tag))
+    return ir.Reader(variant.class_name)
 
 
-def _union_type(readers: Sequence[tuple[str, str]]) -> str:
-    names = []
-    for _, validator in readers:
-        inner = validator.split("(", 1)[1].split(",", 1)[0].rstrip(")")
-        if inner not in names:
-            names.append(inner)
-    return _union_of(names)
+def _order(reader: ir.Reader) -> tuple[object, ...]:
+    """Among readers of equal rank: aliases first, then by class, the untagged before the tagged."""
+    return (not reader.alias, reader.class_name, reader.tag is not None, reader.tag or ("", ""))
 
 
-def _union_of(names: Sequence[str]) -> str:
-    unique = list(dict.fromkeys(names))
-    return " | ".join(unique) if unique else "Never"
-
-
-def _slot_doc(name: str, kinds: Sequence[KindRule]) -> str:
-    parts = [f"``{k.kind}`` ({k.how})" for k in kinds]
-    return f"What the update kinds {', '.join(parts)} fold into."
-
-
-def _replace(rule: KindRule, **changes: object) -> KindRule:
+def _replace(rule: ir.FoldKind, **changes: object) -> ir.FoldKind:
     import dataclasses
 
     return dataclasses.replace(rule, **changes)  # type: ignore[arg-type]
 
 
-def _replace_slot(slot: SlotRule, **changes: object) -> SlotRule:
+def _replace_slot(slot: ir.FoldSlot, **changes: object) -> ir.FoldSlot:
     import dataclasses
 
     return dataclasses.replace(slot, **changes)  # type: ignore[arg-type]
-
-
-PERMISSION_METHOD = "session/request_permission"
-PERMISSION_MEMBERS = ("sessionId", "toolCall", "options")
-
-
-def permission_data(protocol: ir.Protocol) -> dict[str, object]:
-    """What ``permissions.py`` is rendered from: the permission request's and answer's models,
-    or why the package has none."""
-    method = next((m for m in protocol.methods if m.wire == PERMISSION_METHOD and m.result), None)
-    if method is None or method.result is None:
-        reason = f"The schema ({protocol.source.file}) has no {PERMISSION_METHOD} request."
-        return {"available": False, "reason": reason}
-    request, response = protocol.type(method.params), protocol.type(method.result)
-    missing = [name for name in PERMISSION_MEMBERS if name not in {f.wire for f in request.fields}]
-    if missing or "outcome" not in {f.wire for f in response.fields}:
-        reason = f"{request.wire} lacks {', '.join(missing) or 'an outcome in its answer'}: no policy can read it."
-        return {"available": False, "reason": reason}
-    return {"available": True, "reason": "", "request": request.class_name, "response": response.class_name}

@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
+from acpgen.load.lock import read_lock
 from acpgen.resources import schema_dir as shipped_schema
 from acpgen.source.config import Settings
 from acpgen.source.fetch import DEFAULT_PACKAGE
-from acpgen.source.pins import BumpConfig, disagreements, load_bump_config, move, sightings
-from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json, read_lock
+from acpgen.source.pins import BumpConfig, disagreements, load_bump_config, moved, sightings
+from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json
 
 if TYPE_CHECKING:
     from acpgen.diff.snapshot import Snapshot
@@ -84,26 +85,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     sightings(config, package)  # every pin can be found before anything changes
-    from acpgen.source.fetch import download_schema, install_schema
+    from acpgen.output.project_files import install_schema, rewrite_files
+    from acpgen.source.fetch import download_schema
 
     files, lock = download_schema(version, package)
     _check_fit(settings, files, lock)
     before = _old_side(settings, old)
     install_schema(settings.schema_dir, files, lock)
     _say(f"pinned {lock.package}@{lock.version} ({lock.integrity}) in {settings.schema_dir}")
-    moved = move(config, package, version)
-    if moved:
-        _say(f"moved the version named in {', '.join(moved)}")
-    regenerate = settings.regenerate or shlex.join(["acpgen", "--config", args.config, "generate"])
-    regenerate_words = (
-        shlex.split(settings.regenerate)
-        if settings.regenerate
-        else [sys.executable, "-m", "acpgen.cli", "--config", str(Path(args.config).resolve()), "generate"]
-    )
-    _run(config, regenerate, regenerate_words, f"{args.config}#/tool/acpgen/regenerate", version)
-    for index, command in enumerate(config.run):
-        words = [w.replace("{version}", version).replace("{package}", package) for w in shlex.split(command)]
-        _run(config, shlex.join(words), words, f"{config.origin}/run/{index}", version)
+    pins = moved(config, package, version)
+    rewrite_files(config.root, pins)
+    if pins:
+        _say(f"moved the version named in {', '.join(pins)}")
+    _regenerate(args.config, settings, config, package, version)
     problems = disagreements(sightings(config, package), package, version, config)
     if before is not None:
         sys.stdout.write(_report(before, settings, lock))
@@ -119,6 +113,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         )
     _say(f"bumped {package} {old.version if old else '(none)'} -> {version}; review the changes and the report")
     return EXIT_OK
+
+
+def _regenerate(config_file: str, settings: Settings, config: BumpConfig, package: str, version: str) -> None:
+    """Regenerate (the ``regenerate`` setting, else ``acpgen generate``), then run the bump's commands."""
+    regenerate = settings.regenerate or shlex.join(["acpgen", "--config", config_file, "generate"])
+    regenerate_words = (
+        shlex.split(settings.regenerate)
+        if settings.regenerate
+        else [sys.executable, "-m", "acpgen", "--config", str(Path(config_file).resolve()), "generate"]
+    )
+    _run(config, regenerate, regenerate_words, f"{config_file}#/tool/acpgen/regenerate", version)
+    for index, command in enumerate(config.run):
+        words = [w.replace("{version}", version).replace("{package}", package) for w in shlex.split(command)]
+        _run(config, shlex.join(words), words, f"{config.origin}/run/{index}", version)
 
 
 def _check(config: BumpConfig, settings: Settings) -> int:

@@ -1,0 +1,5 @@
+"""``python -m acpgen``: the ``acpgen`` command line."""
+
+from acpgen.commands import main
+
+raise SystemExit(main())
