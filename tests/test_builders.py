@@ -117,3 +117,31 @@ def test_a_builder_sets_the_tag_and_leaves_out_what_was_not_given() -> None:
         "kind": "read",
         "status": "pending",
     }
+
+
+def _sequence_params_not_passed_as_lists(source: str) -> list[str]:
+    """Every builder parameter typed as a ``Sequence`` that the builder hands on unconverted."""
+    import ast
+
+    wrong = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.FunctionDef) or node.name.startswith("_"):
+            continue
+        body = ast.unparse(node)
+        for arg in node.args.args + node.args.kwonlyargs:
+            if arg.annotation is not None and "Sequence[" in ast.unparse(arg.annotation):
+                if f"_as_list({arg.arg})" not in body:
+                    wrong.append(f"{node.name}({arg.arg})")
+    return wrong
+
+
+def test_every_sequence_parameter_is_handed_on_as_a_list() -> None:
+    """A field shared by two models through a common base is a list in both builders: reading the
+    first builder's annotation must not change the second's (it did: the v2 unstable
+    ``initialize_proxy_response(auth_methods=...)`` passed a tuple on unconverted)."""
+    from tests.bindings import ROOT
+
+    packages = sorted((ROOT / "generated").glob("*/builders.py"))
+    assert len(packages) == 4
+    wrong = {p.parent.name: _sequence_params_not_passed_as_lists(p.read_text()) for p in packages}
+    assert wrong == {p.parent.name: [] for p in packages}

@@ -662,7 +662,7 @@ def cancelled_state_update_idle(
         state="idle",
         stop_reason=stop_reason,
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -997,7 +997,7 @@ def end_turn_state_update_idle(
         state="idle",
         stop_reason=stop_reason,
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1071,7 +1071,7 @@ def error_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             error=error,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1366,7 +1366,7 @@ def max_tokens_state_update_idle(
         state="idle",
         stop_reason=stop_reason,
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1407,7 +1407,7 @@ def max_turn_requests_state_update_idle(
         state="idle",
         stop_reason=stop_reason,
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1554,7 +1554,7 @@ def none_state_update_idle(
     return models.NoneStateUpdateIdle(
         state="idle",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
             stop_reason=stop_reason,
         ),
@@ -1734,7 +1734,7 @@ def refusal_state_update_idle(
         state="idle",
         stop_reason=stop_reason,
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -2271,7 +2271,7 @@ def state_update_requires_action(
     return models.StateUpdateRequiresAction(
         state="requires_action",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -2290,7 +2290,7 @@ def state_update_running(
     return models.StateUpdateRunning(
         state="running",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )

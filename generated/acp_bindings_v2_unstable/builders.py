@@ -806,7 +806,7 @@ def cancelled_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1175,7 +1175,7 @@ def end_turn_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1286,7 +1286,7 @@ def error_state_update_idle(
         **_given(
             error=error,
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1464,7 +1464,7 @@ def initialize_proxy_response(
         info=info,
         **_given(
             capabilities=capabilities,
-            auth_methods=auth_methods,
+            auth_methods=_as_list(auth_methods),
             meta=meta,
         ),
     )
@@ -1745,7 +1745,7 @@ def max_tokens_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1790,7 +1790,7 @@ def max_turn_requests_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -1987,7 +1987,7 @@ def none_state_update_idle(
         state="idle",
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
             stop_reason=stop_reason,
         ),
@@ -2228,7 +2228,7 @@ def refusal_state_update_idle(
         stop_reason=stop_reason,
         **_given(
             usage=usage,
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -2964,7 +2964,7 @@ def state_update_requires_action(
     return models.StateUpdateRequiresAction(
         state="requires_action",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -2983,7 +2983,7 @@ def state_update_running(
     return models.StateUpdateRunning(
         state="running",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )
@@ -3002,7 +3002,7 @@ def state_update_unknown(
     return models.StateUpdateUnknown(
         state="unknown",
         **_given(
-            background=background,
+            background=_as_list(background),
             meta=meta,
         ),
     )

@@ -11,6 +11,7 @@ field order, optional ones keyword-only (left out of the message when not given,
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -152,7 +153,9 @@ def _alias(node: ast.expr) -> str | None:
 
 
 def _param(field: _Field, defined: frozenset[str], used: set[str]) -> Param:
-    qualified = _Qualify(defined, used).visit(field.annotation)
+    # the transformers rewrite the tree they visit: a field inherited by several models shares
+    # its annotation's nodes, so each builder reads a copy
+    qualified = _Qualify(defined, used).visit(copy.deepcopy(field.annotation))
     sequence = _Sequences()
     taken = sequence.visit(qualified)
     return Param(name=field.attr, annotation=ast.unparse(taken), required=field.required, sequence=sequence.found)
