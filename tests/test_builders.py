@@ -129,9 +129,9 @@ def _sequence_params_not_passed_as_lists(source: str) -> list[str]:
             continue
         body = ast.unparse(node)
         for arg in node.args.args + node.args.kwonlyargs:
-            if arg.annotation is not None and "Sequence[" in ast.unparse(arg.annotation):
-                if f"_as_list({arg.arg})" not in body:
-                    wrong.append(f"{node.name}({arg.arg})")
+            sequence = arg.annotation is not None and "Sequence[" in ast.unparse(arg.annotation)
+            if sequence and f"_as_list({arg.arg})" not in body:
+                wrong.append(f"{node.name}({arg.arg})")
     return wrong
 
 

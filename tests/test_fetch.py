@@ -327,3 +327,19 @@ def test_a_read_only_schema_folder_is_a_clear_error(tmp_path: Path, schema_dir: 
     assert "writable" in problem.hint and "nothing was changed" in problem.hint
     assert snapshot(schema_dir) == before
     assert not [p for p in schema_dir.iterdir() if p.name.startswith(".")]
+
+
+def test_fetch_never_rewrites_the_schema_shipped_with_acpgen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a folder whose configuration names no ``schema-dir`` (or that has none), the schema is the
+    one inside acpgen's installed package: ``schema fetch`` must refuse, not rewrite acpgen itself."""
+    from acpgen.commands import main
+    from acpgen.resources import schema_dir as shipped
+
+    before = {p.name: p.read_bytes() for p in sorted(Path(shipped()).rglob("*")) if p.is_file()}
+    monkeypatch.chdir(tmp_path)
+    assert main(["schema", "fetch", "--version", "2.2.0"]) == 2
+    err = capsys.readouterr().err
+    assert "shipped with acpgen" in err and "schema-dir" in err
+    assert {p.name: p.read_bytes() for p in sorted(Path(shipped()).rglob("*")) if p.is_file()} == before

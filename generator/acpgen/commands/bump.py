@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.load.lock import read_lock
-from acpgen.resources import schema_dir as shipped_schema
-from acpgen.source.config import Settings
+from acpgen.source.config import Settings, refuse_shipped_schema
 from acpgen.source.fetch import DEFAULT_PACKAGE
 from acpgen.source.pins import BumpConfig, disagreements, load_bump_config, moved, sightings
 from acpgen.source.schema_lock import LOCK_NAME, SchemaLock, lock_to_json
@@ -62,15 +61,7 @@ def register(schema_commands: Any) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     config = load_bump_config(Path(args.config))
-    if settings.schema_dir == shipped_schema():
-        raise AcpgenError(
-            Problem(
-                what="this project builds from the schema shipped with acpgen, which a bump must not rewrite",
-                where=f"{args.config}#/tool/acpgen/schema-dir",
-                hint="Set schema-dir in [tool.acpgen] to a folder of the project's own (then `acpgen schema "
-                "fetch --version x.y.z` pins it), or upgrade acpgen for a newer shipped schema.",
-            )
-        )
+    refuse_shipped_schema(settings, args.config, "a bump")
     if args.check:
         return _check(config, settings)
     old = read_lock(settings.schema_dir) if (settings.schema_dir / LOCK_NAME).is_file() else None

@@ -9,7 +9,7 @@ from typing import Any
 
 from acpgen.errors import EXIT_OK
 from acpgen.load.lock import read_lock
-from acpgen.source.config import Settings
+from acpgen.source.config import Settings, refuse_shipped_schema
 
 
 def register(schema_commands: Any) -> None:
@@ -23,6 +23,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """The ``schema fetch`` action: pin ``--version`` (or the locked version again)."""
     from acpgen.output.project_files import fetch_schema
 
+    refuse_shipped_schema(settings, args.config, "`schema fetch`")
     version = args.version or read_lock(settings.schema_dir).version
     lock = fetch_schema(version, settings.schema_dir)
     print(f"acpgen: pinned {lock.package}@{lock.version} ({lock.integrity})", file=sys.stderr)

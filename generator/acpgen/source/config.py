@@ -209,3 +209,20 @@ def _check_packages(settings: Settings, pyproject: Path) -> None:
                 hint="Give the unstable build a package name of its own.",
             )
         )
+
+
+def refuse_shipped_schema(settings: Settings, config: str, doing: str) -> None:
+    """Refuse to rewrite the schema shipped inside acpgen's own package (a configuration naming no
+    ``schema-dir``, or no configuration at all, builds from it): ``doing`` names the command."""
+    if settings.schema_dir != schema_dir():
+        return
+    from acpgen.errors import AcpgenError, Problem
+
+    raise AcpgenError(
+        Problem(
+            what=f"this project builds from the schema shipped with acpgen, which {doing} must not rewrite",
+            where=f"{config}#/tool/acpgen/schema-dir",
+            hint="Set schema-dir in [tool.acpgen] to a folder of the project's own (then `acpgen schema "
+            "fetch --version x.y.z` pins it there), or upgrade acpgen for a newer shipped schema.",
+        )
+    )
