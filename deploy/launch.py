@@ -347,8 +347,11 @@ class Launcher:
                 if self.stopping or worker.process is None or worker.process.poll() is None:
                     continue
                 self.say(f"{worker.name} exited ({worker.process.returncode}): starting it again")
-                time.sleep(self.args.restart_delay)
-                self.restart(worker)
+                again = time.monotonic() + self.args.restart_delay
+                while not self.stopping and time.monotonic() < again:
+                    time.sleep(0.05)
+                if not self.stopping:
+                    self.restart(worker)
             time.sleep(0.1)
         return 0
 

@@ -87,6 +87,7 @@ class Stack:
         maxconn: int = 4096,
         drain_seconds: float = 10.0,
         grace_seconds: int = 5,
+        restart_delay: float = 1.0,
     ) -> None:
         self.folder = folder
         self.run_dir = folder / "run"
@@ -102,6 +103,7 @@ class Stack:
             # one loopback address plays every client: the per-address bounds would refuse it
             "--per-address-connections", "1000000", "--per-address-rate", "1000000",
             "--log-level", "info", "--drain-seconds", str(drain_seconds), "--grace-seconds", str(grace_seconds),
+            "--restart-delay", str(restart_delay),
             "--haproxy", haproxy,
         ]  # fmt: skip
         self.process: subprocess.Popen[str] | None = None
@@ -202,7 +204,16 @@ def stack(folder: Path, haproxy: str, **options: Any) -> Iterator[Stack]:
         running.stop()
 
 
-# -- the echo agent's client
+# -- the echo agent and its client
+
+
+def echo_agent() -> type[Any]:
+    """``EchoAgent`` of ``examples/echo_agent.py``."""
+    if str(ROOT / "examples") not in sys.path:
+        sys.path.insert(0, str(ROOT / "examples"))
+    from echo_agent import EchoAgent
+
+    return EchoAgent  # type: ignore[no-any-return]
 
 
 def words(count: int, tag: str = "w") -> str:
