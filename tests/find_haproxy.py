@@ -21,7 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SBIN = ("/usr/local/sbin", "/usr/sbin", "/sbin")
@@ -58,9 +58,11 @@ def _how_to_enable(search_path: str) -> str:
     return "install HAProxy 2.6 or later, or set HAPROXY=/path/to/haproxy"
 
 
-def find(environ: Mapping[str, str] | None = None) -> Found | Missing | Wrong:
-    """The HAProxy that ``environ`` (default: this process's environment) points at or has on its PATH."""
+def find(environ: Mapping[str, str] | None = None, folders: Sequence[str] | None = None) -> Found | Missing | Wrong:
+    """The HAProxy that ``environ`` (default: this process's environment) points at or has on its PATH,
+    else in ``folders`` (default: ``SBIN``)."""
     environ = os.environ if environ is None else environ
+    folders = SBIN if folders is None else folders
     search_path = environ.get("PATH", os.defpath)
     value = environ.get("HAPROXY", "")
     if value:
@@ -71,12 +73,12 @@ def find(environ: Mapping[str, str] | None = None) -> Found | Missing | Wrong:
         if located is None:
             return Wrong(f"HAPROXY={value} names no executable file: point it at a haproxy binary, or unset it")
         return Found(located)
-    located = shutil.which("haproxy", path=os.pathsep.join([search_path, *SBIN]))
+    located = shutil.which("haproxy", path=os.pathsep.join([search_path, *folders]))
     if located is not None:
         return Found(located)
     return Missing(
         "the deployment test is skipped: no HAProxy (HAPROXY is unset and haproxy is neither on PATH "
-        f"nor in {', '.join(SBIN)}); to run it, {_how_to_enable(search_path)}"
+        f"nor in {', '.join(folders) or 'another folder'}); to run it, {_how_to_enable(search_path)}"
     )
 
 

@@ -25,7 +25,6 @@ from acp_bindings.errors import RequestError
 from acp_bindings.remote import Reconnect, asgi_app, connect_agent
 
 from deploy.launch import server_name
-from tests import find_haproxy
 from tests.deploy import (
     EchoRecorder,
     Stack,
@@ -54,16 +53,6 @@ LOAD_ACTIVE = int(os.environ.get("DEPLOY_ACTIVE", "100"))
 once; the others stay open, idle. See the load test's docstring."""
 STEP_TIMEOUT = 120.0
 """Seconds one call may take before the test says it hung."""
-
-
-@pytest.fixture(scope="module")
-def haproxy() -> str:
-    found = find_haproxy.find()
-    if isinstance(found, find_haproxy.Missing):
-        pytest.skip(found.reason)
-    if isinstance(found, find_haproxy.Wrong):
-        pytest.fail(found.reason)
-    return found.path
 
 
 # -- load
