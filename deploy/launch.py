@@ -1,5 +1,7 @@
-"""Serve an acpgen remote app past one process: N uvicorn processes, one per port on loopback,
-behind one HAProxy with connection affinity for both profiles (docs/deploy.md).
+"""Serve an acpgen remote app with N uvicorn processes behind HAProxy (docs/deploy.md).
+
+One uvicorn process per port on loopback, behind one HAProxy with connection affinity for both
+profiles.
 
     python3 deploy/launch.py run --app myapp:app [--workers 2] [--bind 127.0.0.1:8080]
     python3 deploy/launch.py config --workers 2 > /etc/haproxy/haproxy.cfg
