@@ -30,9 +30,9 @@ check: install lint typecheck layers ## fail if generated/ is stale, or on lint,
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 
-lint: install ## ruff check and ruff format --check of the generator, tests, benchmarks and examples
-	$(RUN) ruff check generator tests bench examples
-	$(RUN) ruff format --check generator tests bench examples
+lint: install ## ruff check and ruff format --check of the generator, tests, benchmarks, examples and deploy/
+	$(RUN) ruff check generator tests bench examples deploy
+	$(RUN) ruff format --check generator tests bench examples deploy
 
 typecheck: install ## mypy --strict of the generator (the tests type-check the generated packages and examples)
 	$(RUN) mypy
@@ -40,7 +40,7 @@ typecheck: install ## mypy --strict of the generator (the tests type-check the g
 layers: install ## check the generator's layers: the import-linter contracts of [tool.importlinter] (docs/architecture.md)
 	$(RUN) lint-imports --no-cache --no-logo
 
-test: install interop-deps browser-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
+test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 2
@@ -59,6 +59,17 @@ floor-deps: install ## make the environments of the pydantic floor test: .venv-f
 			&& $(UV) pip sync --quiet --require-hashes --python $$env/bin/python $$lock \
 			&& touch $$env/.synced; } || exit 1; \
 	done
+
+.PHONY: deploy-deps
+deploy-deps: ## what the deployment tests need: HAProxy (HAPROXY=/path, else haproxy on PATH or in /usr/sbin; Debian's haproxy installed only as root; else those tests are skipped)
+	@python3 tests/find_haproxy.py --install
+
+DEMO_PORT ?= 8080
+.PHONY: deploy-demo
+deploy-demo: install deploy-deps ## the echo agent behind HAProxy with 2 uvicorn workers on 127.0.0.1:$(DEMO_PORT) (Ctrl-C drains and stops; files in .deploy-demo/)
+	@haproxy=$$(python3 tests/find_haproxy.py) || { echo "make deploy-demo: $$haproxy" >&2; exit 1; }; \
+	$(RUN) python deploy/launch.py run --app remote_agent:app --app-dir examples --workers 2 \
+		--bind 127.0.0.1:$(DEMO_PORT) --run-dir .deploy-demo --drain-seconds 5 --haproxy "$$haproxy"
 
 .PHONY: browser-deps
 browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM=/path, else chromium or chrome on PATH; Debian's chromium installed only as root; else that test is skipped) and the pinned playwright-core (npm ci)

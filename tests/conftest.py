@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import find_browser
+from tests import find_browser, find_haproxy
 from tests.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +66,19 @@ def browser_path() -> str:
     if isinstance(found, find_browser.Missing):
         pytest.skip(found.reason)
     if isinstance(found, find_browser.Wrong):
+        pytest.fail(found.reason)
+    return found.path
+
+
+@pytest.fixture(scope="session")
+def haproxy() -> str:
+    """HAProxy for the deployment tests (``tests/find_haproxy.py``, as ``make deploy-deps`` decides):
+    without one the test is skipped with the line saying how to enable it; a ``HAPROXY`` naming no
+    executable fails it."""
+    found = find_haproxy.find()
+    if isinstance(found, find_haproxy.Missing):
+        pytest.skip(found.reason)
+    if isinstance(found, find_haproxy.Wrong):
         pytest.fail(found.reason)
     return found.path
 
