@@ -102,7 +102,7 @@ def _models(transcript: Transcript) -> tuple[list[tuple[Any, Any]], list[Any]]:
 def send_stages(transcript: Transcript) -> dict[str, Callable[[], None]]:
     from acp.utils import serialize_params
 
-    connection, rpc = bindings("connection"), bindings("_rpc")
+    connection, rpc = bindings("connection"), bindings("_runtime.wire.rpc")
     messages = [json.loads(line) for line in transcript.received]
     ours, theirs = _models(transcript)
     options = {"by_alias": True, "exclude_unset": True}

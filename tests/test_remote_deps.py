@@ -17,7 +17,7 @@ import pytest
 from acp_bindings import PROTOCOL_VERSION, builders
 from acp_bindings.remote import Refused, connect_agent
 
-from acpgen.runtime._remote_deps import REQUIREMENTS
+from acpgen.runtime.remote.deps import REQUIREMENTS
 from tests.conftest import GENERATED, ROOT
 from tests.floor_envs import clean_env, locks, python, vendored
 from tests.remote import TIMEOUT, TurnClient
@@ -31,9 +31,14 @@ EXTRA = (
 EVERY_MODULE_BUT_THE_CLIENT = """
 import importlib, pkgutil, sys
 import acp_bindings
-for info in pkgutil.iter_modules(acp_bindings.__path__):
-    if info.name not in ("_remote_connect", "_remote_client"):
-        importlib.import_module("acp_bindings." + info.name)
+client = ("acp_bindings._remote_connect", "acp_bindings._runtime.remote.http_client",
+          "acp_bindings._runtime.remote.websocket_client")
+imported = []
+for info in pkgutil.walk_packages(acp_bindings.__path__, "acp_bindings."):
+    if info.name not in client:
+        importlib.import_module(info.name)
+        imported.append(info.name)
+assert "acp_bindings._runtime.remote.app" in imported and "acp_bindings.models" in imported, imported
 third_party = sorted({m.split(".")[0] for m in sys.modules} & NETWORK)
 print(",".join(third_party))
 """

@@ -12,8 +12,9 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Literal
 
-from ._remote_client import HttpClientTransport, WebSocketClientTransport
-from ._resume_client import ResumingTransport
+from ._runtime.remote.http_client import HttpClientTransport
+from ._runtime.remote.websocket_client import WebSocketClientTransport
+from ._runtime.resume.client import ResumingTransport
 from .connection import Limits, Trace, Transport
 from .interfaces import Client
 from .resume import ROUTING, Reconnect
@@ -52,7 +53,7 @@ async def connect_agent(
         if profile not in ("ws", "http"):
             raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
 
-    async def carrier(attempt: int) -> Transport:
+    async def transport_of(attempt: int) -> Transport:
         profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
         if profile == "ws":
             return await WebSocketClientTransport.open(
@@ -64,14 +65,14 @@ async def connect_agent(
             initialize=ROUTING.initialize,
             max_bytes=message_limits.max_message_bytes,
             http2=http2,
-            whole=reconnect is not None,
+            resumable=reconnect is not None,
         )
 
-    moved: Transport = await carrier(0)
+    moved: Transport = await transport_of(0)
     if reconnect is not None:
         moved = ResumingTransport(
             moved,
-            carrier,
+            transport_of,
             reconnect,
             routing=ROUTING,
             max_bytes=message_limits.max_message_bytes,

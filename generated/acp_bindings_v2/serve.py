@@ -30,9 +30,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any
 
 from . import methods, models
-from ._process import AgentStartError, spawn, stop
-from ._resume_host import Host
-from ._wire_log import child_environment
+from ._runtime.connection.dispatcher import Dispatcher
+from ._runtime.connection.process import AgentStartError, spawn, stop
+from ._runtime.connection.trace_writer import child_environment
+from ._runtime.resume.host import Host
+from ._runtime.surface import present
 from .connection import (
     Connection,
     Limits,
@@ -42,7 +44,6 @@ from .connection import (
     stdio_streams,
     traced,
 )
-from .dispatch import Dispatcher
 from .interfaces import Agent, Client
 from .resume import COALESCING, ROUTING, ResumeLimits
 from .senders import AgentSender, ClientSender
@@ -56,6 +57,7 @@ __all__ = [
     "serve_client",
     "spawn_agent",
 ]
+present(__name__, AgentStartError)
 
 
 def attach_agent(
@@ -195,7 +197,7 @@ async def run_agent(
                 trace=trace,
             )[0]
         )
-        await host.serve(LineTransport(reader, writer), deliberate=lambda: True)
+        await host.serve(LineTransport(reader, writer), left_on_purpose=lambda: True)
         if host.task is not None:
             await host.task
         return

@@ -30,8 +30,10 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import IO, Any
 
 from . import methods
-from ._process import AgentStartError, spawn, stop
-from ._wire_log import child_environment
+from ._runtime.connection.dispatcher import Dispatcher
+from ._runtime.connection.process import AgentStartError, spawn, stop
+from ._runtime.connection.trace_writer import child_environment
+from ._runtime.surface import present
 from .connection import (
     Connection,
     Limits,
@@ -41,7 +43,6 @@ from .connection import (
     stdio_streams,
     traced,
 )
-from .dispatch import Dispatcher
 from .interfaces import Agent, Client
 from .senders import AgentSender, ClientSender
 
@@ -54,6 +55,7 @@ __all__ = [
     "serve_client",
     "spawn_agent",
 ]
+present(__name__, AgentStartError)
 
 
 def attach_agent(

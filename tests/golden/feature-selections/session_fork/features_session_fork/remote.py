@@ -34,10 +34,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
-from ._asgi import Request
-from ._remote_refusal import Refused
-from ._remote_server import AcpApp, Authorize
-from ._remote_state import RemoteLimits
+from ._runtime.remote.app import AcpApp, Authorize
+from ._runtime.remote.asgi import Request
+from ._runtime.remote.refusal import Refused
+from ._runtime.remote.server_connection import RemoteLimits
+from ._runtime.surface import present
 from .connection import Limits, Trace, Transport
 from .interfaces import Agent
 from .resume import COALESCING, ROUTING, Reconnect, ResumeLimits
@@ -58,6 +59,7 @@ __all__ = [
     "asgi_app",
     "connect_agent",  # imported when asked for (below): it needs the remote extra
 ]
+present(__name__, AcpApp, Refused, RemoteLimits, Request)
 
 
 def asgi_app(
