@@ -77,7 +77,6 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
             "pydantic_stated": stated(),
             "exports": front_door(connected=bool(connected), remote=remote is not None, session_state=fold.available),
         },
-        "_remote_connect.py": {"remote": remote},
         "_version.py": {"protocol": protocol, "generator_version": generator_version()},
         "builders.py": {"builders": builders.builders, "builder_imports": builders.imports},
         "connection.py": {},

@@ -26,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.event_log import Coalescing, ResumeLimits
 from ..resume.host import Host, Hosts
@@ -36,7 +37,7 @@ from .http_profile import serve_http
 from .server_connection import RemoteConnection, RemoteLimits, ServerTransport
 from .websocket_profile import serve_socket
 
-__all__ = ["AcpApp", "Authorize", "Connect"]
+__all__ = ["AcpApp", "Authorize", "Connect", "agent_app"]
 
 _log = logging.getLogger(__name__)
 
@@ -198,6 +199,36 @@ class AcpApp:
                 await self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+def agent_app(
+    connect: Connect,
+    routing: Routing,
+    coalescing: Coalescing | None,
+    *,
+    path: str,
+    authorize: Authorize | None,
+    allowed_origins: Collection[str],
+    remote_limits: RemoteLimits | None,
+    limits: Limits | None,
+    resume: ResumeLimits | None,
+) -> AcpApp:
+    """The app of the generated ``remote.asgi_app``: ``connect`` builds each agent's
+    connection (with ``limits``), whose message size and depth bound the app's reading
+    too."""
+    message = limits or Limits()
+    return AcpApp(
+        connect,
+        routing,
+        path=path,
+        authorize=authorize,
+        allowed_origins=allowed_origins,
+        limits=remote_limits,
+        max_message_bytes=message.max_message_bytes,
+        max_depth=message.max_depth,
+        resume=resume,
+        coalescing=coalescing,
+    )
 
 
 async def _run(remote: RemoteConnection) -> None:

@@ -11,7 +11,11 @@ has no extras of its own, so the error gives the exact command to install them.
 
 from __future__ import annotations
 
-__all__ = ["REQUIREMENTS", "missing_extra"]
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["REQUIREMENTS", "client_half", "missing_extra"]
 
 REQUIREMENTS = ("httpx[http2]==0.28.1", "websockets==17.4")
 """The versions tested (pinned as acpgen's ``remote`` extra); newer compatible ones
@@ -27,3 +31,14 @@ def missing_extra(module: str) -> ImportError:
         f"{package}.remote needs httpx (with h2) and websockets, the 'remote' extra,"
         f" which are not installed: {command}"
     )
+
+
+def client_half(module: str, offered: Mapping[str, Any], name: str) -> Any:
+    """``offered[name]``, a name of the generated ``remote`` module (``module``) that
+    needs the extra, once the client's transports are imported (an ImportError naming
+    the extra, without it); AttributeError for a name it does not offer. The module's
+    ``__getattr__``."""
+    if name not in offered:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    importlib.import_module(".connect", __package__)
+    return offered[name]
