@@ -19,7 +19,6 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import core_schema
 
-from .codec import Unreadable, decode
 from .model_rules import ByMethod
 
 __all__ = ["ByEnvelope", "MessageReader"]
@@ -58,6 +57,8 @@ class MessageReader:
         except ValidationError as error:
             if error.errors(include_url=False)[0]["type"] != "json_invalid":
                 raise
+        from .codec import Unreadable, decode  # seldom needed: not when the models load
+
         data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
         value = decode(data, sys.getrecursionlimit())
         if type(value) is Unreadable:
