@@ -42,7 +42,7 @@ def _each(work: Callable[[Any], object], items: list[Any]) -> Callable[[], None]
 
 def _validators(transcript: Transcript) -> tuple[Callable[[Any], object], Callable[[Any], object]]:
     """Validation alone, of already decoded messages: ours (the dispatcher's routes), theirs."""
-    dispatch, methods = bindings("dispatch"), bindings("methods")
+    dispatch, methods = bindings("_runtime.connection.dispatcher"), bindings("methods")
     import acp.schema as sdk
 
     ours = {spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")}
