@@ -91,9 +91,7 @@ async def connect_agent(
     profile, ``"ws"`` (a WebSocket) or ``"http"`` (Streamable HTTP); ``headers`` go with every request; ``http2``: None uses HTTP/2
     where TLS negotiates it, True always, False never. With ``reconnect``, a lost connection is opened again (by
     ``reconnect.profiles`` in turn, else the same ``transport``) and every session resumed, when the agent grants it."""
-    from ._runtime.remote.connect import (
-        connect,  # the remote extra's: found when this function was first asked for
-    )
+    from ._runtime.remote.connect import connect  # needs the remote extra
 
     async with connect(
         url,
@@ -114,8 +112,6 @@ async def connect_agent(
         yield agent
 
 
-__getattr__ = partial(
-    client_half, __name__, {"connect_agent": connect_agent}
-)  # offers what needs the remote extra
+__getattr__ = partial(client_half, __name__, {"connect_agent": connect_agent})
 if not TYPE_CHECKING:
-    del connect_agent  # imported when asked for (above): it needs the remote extra
+    del connect_agent  # offered by __getattr__, once the remote extra is found
