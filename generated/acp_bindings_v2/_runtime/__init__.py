@@ -22,9 +22,9 @@ acpgen's repository):
   permission policies;
 - ``trace``: the views of a trace (text, HTML) and the ``trace show`` command;
 - ``resume``: sessions that outlive their connection (the event log, the extension's
-  vocabulary, the host and the client);
+  vocabulary, the host and the client; an agent on stdio, resumable when asked);
 - ``remote``: ACP over the network (the ASGI app with its two profiles, the client
-  transports, refusals).
+  transports and connecting over them, refusals).
 
 ``surface`` shows the package's surface (its front door, and the public modules'
 presenting of runtime objects).
