@@ -64,7 +64,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("acp_bindings")))
     assert _json(code) == [
         "acp_bindings",
         "acp_bindings._runtime",
-        "acp_bindings._runtime.surface",
+        "acp_bindings._runtime.front_door",
         "acp_bindings._version",
     ]
 

@@ -26,6 +26,6 @@ acpgen's repository):
 - ``remote``: ACP over the network (the ASGI app with its two profiles, the client
   transports and connecting over them, refusals).
 
-``surface`` shows the package's surface (its front door, and the public modules'
-presenting of runtime objects).
+``front_door`` is the package's front door; ``surface`` has the public modules
+present the runtime's objects as their own.
 """

@@ -26,6 +26,7 @@ MODULES = (
     "connection/sender.py",
     "connection/trace_writer.py",
     "connection/transport.py",
+    "front_door.py",
     "remote/__init__.py",
     "remote/app.py",
     "remote/asgi.py",
