@@ -42,7 +42,7 @@ def _each(work: Callable[[Any], object], items: list[Any]) -> Callable[[], None]
 
 def _validators(transcript: Transcript) -> tuple[Callable[[Any], object], Callable[[Any], object]]:
     """Validation alone, of already decoded messages: ours (the dispatcher's routes), theirs."""
-    dispatch, methods = bindings("dispatch"), bindings("methods")
+    dispatch, methods = bindings("_runtime.connection.dispatcher"), bindings("methods")
     import acp.schema as sdk
 
     ours = {spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")}
@@ -102,7 +102,7 @@ def _models(transcript: Transcript) -> tuple[list[tuple[Any, Any]], list[Any]]:
 def send_stages(transcript: Transcript) -> dict[str, Callable[[], None]]:
     from acp.utils import serialize_params
 
-    connection, rpc = bindings("connection"), bindings("_rpc")
+    connection, rpc = bindings("connection"), bindings("_runtime.wire.rpc")
     messages = [json.loads(line) for line in transcript.received]
     ours, theirs = _models(transcript)
     options = {"by_alias": True, "exclude_unset": True}

@@ -186,7 +186,7 @@ def p4(rounds: int) -> list[Figure]:
         async def prompt(self, params: object) -> object:
             return answer
 
-    encode = importlib.import_module("acp_bindings.codec").encode
+    encode = importlib.import_module("acp_bindings.connection").encode
     dispatcher = dispatch_module.Dispatcher(Handler(), methods.handled_by("agent", "both"))
     requests = [m.message for m in load("session-prompt")]
 
@@ -254,7 +254,7 @@ def r2(rounds: int) -> list[Figure]:
     """Line splitting is linear: time per MiB to read one 32 MiB line vs one 4 MiB line (64 KiB chunks)."""
     import asyncio
 
-    from acpgen.runtime.stdio import LineTransport
+    from acpgen.runtime.connection.lines import split_lines
 
     def reading(mib: int) -> Callable[[], None]:
         data = b"x" * (mib * 1024 * 1024 - 1) + b"\n"
@@ -269,7 +269,7 @@ def r2(rounds: int) -> list[Figure]:
                 return chunk
 
         async def count() -> int:
-            lines = LineTransport(Chunks(), None).lines(len(data))
+            lines = split_lines(Chunks(), len(data))
             return sum([1 async for _ in lines])
 
         def run() -> None:

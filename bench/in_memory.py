@@ -8,7 +8,7 @@ side (no system call, no ``epoll``): ``session/set_mode`` requests, one at a tim
 concurrent callers; prints the median microseconds per request over rounds. What is left is the
 connections, dispatcher, senders, codec and models of both sides and the event loop's turns
 between them, so it moves little with the machine's load, unlike T3. ``--no-eager`` turns off
-eager handler start where the running Python has it (3.12+: ``_work._EAGER``), to measure what
+eager handler start where the running Python has it (3.12+: ``_runtime.connection.in_flight._EAGER``), to measure what
 eager start saves.
 """
 
@@ -110,7 +110,7 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=1, help="concurrent callers (default 1)")
     parser.add_argument("--no-eager", action="store_true", help="start handlers as plain tasks on 3.12+ too")
     args = parser.parse_args()
-    work = bindings("_work")
+    work = bindings("_runtime.connection.in_flight")
     eager = work._EAGER is not None and not args.no_eager
     if args.no_eager:
         work._EAGER = None

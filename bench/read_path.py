@@ -5,7 +5,7 @@ decode it, find its method (for a response, the method of the pending request it
 validate its params (or result) as that method's model. The ways to read it:
 
 - **as the runtimes read it** (method known). Ours: the functions the runtime runs on each line,
-  in its order: ``_incoming.read_line`` (the connection's reading step: ``codec.decode``, which
+  in its order: ``wire.messages.read_message`` (the connection's reading step: ``codec.decode``, which
   is pydantic-core's JSON reader refusing NaN and nesting past the depth limit, and the envelope
   checks), then for a request or notification the dispatcher's route (``_Route.read``: the
   params model's pydantic-core validator), for the answer to our ``session/prompt`` the sender's
@@ -56,7 +56,8 @@ REPEAT = 10
 def ours_known(transcript: Transcript, package: Callable[[str], ModuleType] = bindings) -> Callable[[], None]:
     """Every line as the runtime reads it: the connection's reading step, then the dispatcher's
     route for the method (or the sender's result validator for the answer)."""
-    incoming, dispatch, methods, sender = (package(m) for m in ("_incoming", "dispatch", "methods", "_sender"))
+    names = ("_runtime.wire.messages", "_runtime.connection.dispatcher", "methods", "_runtime.connection.sender")
+    messages, dispatch, methods, sender = (package(m) for m in names)
     routes: dict[str, Validate] = {
         spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")
     }
@@ -66,7 +67,7 @@ def ours_known(transcript: Transcript, package: Callable[[str], ModuleType] = bi
         request_id: results._adapter(by_wire[method].result).validate_python
         for request_id, method in transcript.pending().items()
     }
-    read_line, depth, lines = incoming.read_line, incoming.Limits().max_depth, transcript.received
+    read_line, depth, lines = messages.read_message, package("connection").Limits().max_depth, transcript.received
 
     def read() -> None:
         for line in lines:
@@ -81,7 +82,7 @@ def ours_known(transcript: Transcript, package: Callable[[str], ModuleType] = bi
 
 def ours_validation(transcript: Transcript) -> Callable[[], None]:
     """Our validation alone, of the already decoded lines: what building the models costs."""
-    dispatch, methods = bindings("dispatch"), bindings("methods")
+    dispatch, methods = bindings("_runtime.connection.dispatcher"), bindings("methods")
     routes = {spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")}
     by_wire = {spec.wire: spec for spec in methods.METHODS}
     pending = transcript.pending()
@@ -149,7 +150,7 @@ def ours_one_pass(
     """Every line through the reading entry point, in one pydantic-core call; ``exact``: only
     after a search of the line for ``NaN`` and ``Infinity`` (a line that has either would be
     parsed again, by the runtime's decoder, which refuses them: the turn has none)."""
-    models, messages = package("models"), package("_messages")
+    models, messages = package("models"), package("connection")
     read_line = messages.MessageReader(models.AgentOutgoingMessage, models.ProtocolLevelMessage)
     lines = transcript.received
 
@@ -193,7 +194,7 @@ def keyed_one_pass(transcript: Transcript, *, exact: bool) -> Callable[[], None]
     """The fastest one pass per line we built for the runtime (``_Keyed``: one ``validate_json``
     per line, the answer's result then read by its type); ``exact``: after the search of the line
     for ``NaN`` and ``Infinity`` that refusing them, as the runtime does, would need."""
-    methods, sender = bindings("methods"), bindings("_sender")
+    methods, sender = bindings("methods"), bindings("_runtime.connection.sender")
     keyed: TypeAdapter[Any] = TypeAdapter(_Keyed(list(methods.handled_by("client", "both"))))
     validate = keyed.validator.validate_json
     by_wire = {spec.wire: spec for spec in methods.METHODS}
@@ -272,7 +273,7 @@ def _floors(ms: dict[str, float]) -> list[Figure]:
 
     return [
         ratio("ours-known", "theirs-known", 0.75, "T1 the runtime's read of the turn vs the SDK's",
-              "ours: _incoming.read_line + the dispatcher's route; reference: json.loads + model_validate"),
+              "ours: wire.messages.read_message + the dispatcher's route; reference: json.loads + model_validate"),
         ratio("ours-known", "from-json", 1.3, "T1 the runtime's read of the turn vs bare from_json",
               "reference: pydantic-core's from_json of each line, no model built"),
         ratio("ours-validation", "from-json", None, "T1 validation alone (decoded lines) vs bare from_json",

@@ -85,7 +85,8 @@ def _head(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def ours_serialise(transcript: Transcript) -> Callable[[], None]:
-    connection, dispatch, methods, senders = (bindings(m) for m in ("connection", "dispatch", "methods", "senders"))
+    names = ("connection", "_runtime.connection.dispatcher", "methods", "senders")
+    connection, dispatch, methods, senders = (bindings(m) for m in names)
     by_wire = {spec.wire: spec for spec in methods.METHODS}
     sender = senders.ClientSender(transport=None)
     read = {spec.wire: TypeAdapter(spec.params).validate_python for spec in by_wire.values()}

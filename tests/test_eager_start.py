@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from acpgen.runtime import _work
-from acpgen.runtime import connection as rt
+from acpgen.runtime.connection import in_flight
+from acpgen.runtime.connection.connection import Connection
 from tests.test_runtime import answering, ignore, pair, run
 
 EAGER = getattr(asyncio, "eager_task_factory", None)
 
 
 def test_the_eager_factory_is_the_running_pythons() -> None:
-    assert _work._EAGER is EAGER  # feature-detected: None on 3.11
+    assert in_flight._EAGER is EAGER  # feature-detected: None on 3.11
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         asked.append(coroutine.cr_frame.f_locals["message"]["method"])
         return loop.create_task(coroutine)
 
-    monkeypatch.setattr(_work, "_EAGER", factory)
+    monkeypatch.setattr(in_flight, "_EAGER", factory)
     return asked
 
 
@@ -106,7 +106,7 @@ def test_a_handler_is_its_own_task_and_its_time_outs_are_its_own() -> None:
 
     async def scenario() -> None:
         seen: list[tuple[bool, bool]] = []
-        conn: list[rt.Connection] = []
+        conn: list[Connection] = []
 
         async def handle(message: dict[str, Any]) -> dict[str, Any] | None:
             incoming = conn[0]._running[message["id"]]

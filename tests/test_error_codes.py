@@ -48,7 +48,7 @@ def test_every_error_code_of_the_schema_is_a_documented_constant(variant: str) -
 @pytest.mark.parametrize("variant", sorted(SCHEMAS))
 def test_errors_keeps_the_runtime_objects(variant: str) -> None:
     errors = importlib.import_module(f"{PACKAGES[variant]}.errors")
-    rpc = importlib.import_module(f"{PACKAGES[variant]}._rpc")
+    rpc = importlib.import_module(f"{PACKAGES[variant]}._runtime.wire.rpc")
     assert errors.RequestError is rpc.RequestError
     for name in ("PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR"):
         assert getattr(errors, name) == getattr(rpc, name) and name in errors.__all__

@@ -55,13 +55,18 @@ print(json.dumps({{name: getattr(p, name) is value for name, value in own.items(
     )
 
 
-def test_importing_the_package_imports_no_module_of_it_but_its_version() -> None:
+def test_importing_the_package_imports_only_its_version_and_front_door() -> None:
     code = """
 import json, sys
 import acp_bindings
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("acp_bindings"))))
 """
-    assert _json(code) == ["acp_bindings", "acp_bindings._lazy", "acp_bindings._version"]
+    assert _json(code) == [
+        "acp_bindings",
+        "acp_bindings._runtime",
+        "acp_bindings._runtime.front_door",
+        "acp_bindings._version",
+    ]
 
 
 def test_a_name_is_imported_when_first_used_and_dir_lists_the_front_door() -> None:

@@ -73,7 +73,12 @@ NOT_ALLOWED = "{} is not allowed to import {}"
             NOT_ALLOWED.format("acpgen.features", "acpgen.ir"),
         ),
         ("ir/naming.py", "from acpgen.render import header", NOT_ALLOWED.format("acpgen.ir", "acpgen.render")),
-        ("runtime/codec.py", "from acpgen import errors", NOT_ALLOWED.format("acpgen.runtime", "acpgen.errors")),
+        ("runtime/wire/codec.py", "from acpgen import errors", NOT_ALLOWED.format("acpgen.runtime", "acpgen.errors")),
+        (
+            "runtime/wire/codec.py",
+            "from acpgen.runtime.connection import lines",
+            NOT_ALLOWED.format("acpgen.runtime.wire", "acpgen.runtime.connection"),
+        ),
         (
             "render/prepare.py",
             "from acpgen.load import inventory",

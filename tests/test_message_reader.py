@@ -10,6 +10,7 @@ models and of the runtime's decoder; what is no JSON raises ``ValueError``, what
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -21,19 +22,20 @@ from tests.bindings import models
 
 
 def _package(variant: str) -> Any:
-    return __import__(models(variant).__package__, fromlist=["_messages", "connection", "dispatch", "methods"])
+    return __import__(models(variant).__package__, fromlist=["connection", "dispatch", "methods"])
 
 
 def _client_reader(variant: str) -> Any:
     bindings, package = models(variant), _package(variant)
-    return package._messages.MessageReader(bindings.AgentOutgoingMessage, bindings.ProtocolLevelMessage)
+    return package.connection.MessageReader(bindings.AgentOutgoingMessage, bindings.ProtocolLevelMessage)
 
 
 @pytest.mark.parametrize("variant", ["stable", "unstable"])
 def test_every_line_of_a_turn_reads_as_the_runtime_reads_it(variant: str) -> None:
     package, turn = _package(variant), load_turn()
     read = _client_reader(variant)
-    routes = {spec.wire: package.dispatch._Route(spec) for spec in package.methods.METHODS}
+    dispatcher = importlib.import_module(f"{package.__name__}._runtime.connection.dispatcher")
+    routes = {spec.wire: dispatcher._Route(spec) for spec in package.methods.METHODS}
     pending = turn.pending()
     for line in turn.received:
         decoded = package.connection.decode(line, 512)

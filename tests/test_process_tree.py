@@ -114,7 +114,7 @@ def test_a_command_that_cannot_be_started_is_one_clear_error(tmp_path: Path) -> 
 
 
 def test_an_agent_that_exits_by_itself_is_not_waited_for(tmp_path: Path) -> None:
-    from acpgen.runtime import _process
+    from acpgen.runtime.connection import process as _process
 
     async def scenario() -> int:
         process, _, writer = await _process.spawn([sys.executable, "-c", "import sys; sys.stdin.read()"])
@@ -127,7 +127,7 @@ def test_an_agent_that_exits_by_itself_is_not_waited_for(tmp_path: Path) -> None
 
 
 def test_the_spawned_agent_leads_a_process_group_of_its_own() -> None:
-    from acpgen.runtime import _process
+    from acpgen.runtime.connection import process as _process
 
     async def scenario() -> tuple[int, int]:
         process, _, writer = await _process.spawn([sys.executable, "-c", "import os; print(os.getpgid(0))"])

@@ -167,3 +167,52 @@ def test_capability_checks_cancel_request_and_the_wire_trace_hold_remotely(profi
     sent = [e["message"].get("method") for e in entries if e["direction"] == "out"]
     assert sent[:3] == ["initialize", "session/new", "session/prompt"]
     assert "$/cancel_request" in sent
+
+
+class _Echo(TurnClient):
+    """Records every text chunk of every session (the turn client keeps only its own words)."""
+
+
+def _echo_app(**options: Any) -> Any:
+    from acp_bindings.remote import asgi_app
+
+    from tests.remote import TurnAgent
+
+    class Echoing(TurnAgent):
+        """Streams the prompt's text back as its one chunk."""
+
+        async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+            text = "".join(b.text for b in params.prompt if isinstance(b, models.TextContentBlock))
+            await self._chunk(params.session_id, text)
+            return models.PromptResponse(stop_reason="end_turn")
+
+    return asgi_app(Echoing, **options)
+
+
+async def _lone_surrogate_turn(url: str, profile: str, **options: Any) -> tuple[list[str], str]:
+    client = _Echo()
+    async with connect_agent(url, client, transport=profile, **options) as agent:  # type: ignore[arg-type]
+        await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+        session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
+        answer = await agent.prompt(
+            builders.prompt_request(session, [builders.text_content_block("half \ud800 a pair")])
+        )
+        return list(client.chunks.get(session, [])), answer.stop_reason
+
+
+@pytest.mark.parametrize("resumable", [False, True], ids=["plain", "resumable"])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_lone_surrogate_escape_in_a_session_message_is_routed_as_the_connection_reads_it(
+    profile: str, resumable: bool
+) -> None:
+    """A lone surrogate is read and written escaped (``\\ud800``), which pydantic-core's JSON reader
+    refuses: the transports that route messages by session read them as the connection does (over
+    Streamable HTTP the prompt was sent without its ``Acp-Session-Id`` and refused, and the agent's
+    chunk went on the connection's stream)."""
+    from acp_bindings.remote import Reconnect, ResumeLimits
+
+    server = {"resume": ResumeLimits()} if resumable else {}
+    client = {"reconnect": Reconnect()} if resumable else {}
+    with serving(_echo_app(**server)) as url:
+        chunks, stop = _run(_lone_surrogate_turn(url, profile, **client))
+    assert (chunks, stop) == (["half \ud800 a pair"], "end_turn")

@@ -17,7 +17,7 @@ import pytest
 from acp_bindings import PROTOCOL_VERSION, builders
 from acp_bindings.remote import Refused, connect_agent
 
-from acpgen.runtime._remote_deps import REQUIREMENTS
+from acpgen.runtime.remote.deps import REQUIREMENTS
 from tests.conftest import GENERATED, ROOT
 from tests.floor_envs import clean_env, locks, python, vendored
 from tests.remote import TIMEOUT, TurnClient
@@ -31,9 +31,14 @@ EXTRA = (
 EVERY_MODULE_BUT_THE_CLIENT = """
 import importlib, pkgutil, sys
 import acp_bindings
-for info in pkgutil.iter_modules(acp_bindings.__path__):
-    if info.name not in ("_remote_connect", "_remote_client"):
-        importlib.import_module("acp_bindings." + info.name)
+client = ("acp_bindings._runtime.remote.connect", "acp_bindings._runtime.remote.http_client",
+          "acp_bindings._runtime.remote.websocket_client")
+imported = []
+for info in pkgutil.walk_packages(acp_bindings.__path__, "acp_bindings."):
+    if info.name not in client:
+        importlib.import_module(info.name)
+        imported.append(info.name)
+assert "acp_bindings._runtime.remote.app" in imported and "acp_bindings.models" in imported, imported
 third_party = sorted({m.split(".")[0] for m in sys.modules} & NETWORK)
 print(",".join(third_party))
 """
@@ -42,6 +47,8 @@ WITHOUT_THE_EXTRA = """
 import sys
 sys.modules["httpx"] = None  # as if not installed
 from acp_bindings.remote import AcpApp, Refused, RemoteLimits, Request, ResumeLimits, asgi_app
+import acp_bindings.remote
+assert not hasattr(acp_bindings.remote, "nothing")  # an AttributeError, not the extra's ImportError
 said = []
 for attempt in ("from acp_bindings.remote import connect_agent", "from acp_bindings import connect_agent"):
     try:
@@ -72,10 +79,10 @@ def test_the_client_half_without_its_extra_names_the_exact_install_command() -> 
 
 
 def test_the_client_half_with_its_extra_is_connect_agent() -> None:
-    from acp_bindings import _remote_connect, remote
+    from acp_bindings import remote
 
-    assert connect_agent is remote.connect_agent is _remote_connect.connect_agent
-    assert "connect_agent" in remote.__all__
+    assert connect_agent is remote.connect_agent and connect_agent.__module__ == "acp_bindings.remote"
+    assert "connect_agent" in remote.__all__ and "connect_agent" not in vars(remote)  # asked for, not held
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         remote.nothing  # noqa: B018 - the module's __getattr__ knows only connect_agent
 

@@ -17,7 +17,8 @@ import httpx
 import pytest
 import websockets
 from acp_bindings import PROTOCOL_VERSION, RequestError, builders
-from acp_bindings._event_log import Coalescing, EventLog, Lost
+from acp_bindings._runtime.resume.event_log import Coalescing, EventLog
+from acp_bindings._runtime.resume.vocabulary import Lost
 from acp_bindings.remote import Reconnect, ResumeLimits, asgi_app, connect_agent
 from acp_bindings.resume import COALESCING, EXTENSION, LOST, RESUME_SESSION
 

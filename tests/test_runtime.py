@@ -17,9 +17,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from acpgen.runtime import connection as rt
-from acpgen.runtime._rpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MethodSpec, RequestError, read_id
-from acpgen.runtime.dispatch import Dispatcher
+from acpgen.runtime.connection.connection import Connection
+from acpgen.runtime.connection.dispatcher import Dispatcher
+from acpgen.runtime.connection.limits import Limits
+from acpgen.runtime.connection.lines import LineTransport, split_lines
+from acpgen.runtime.connection.transport import Oversized
+from acpgen.runtime.wire.codec import Unreadable, decode, encode, find_id, too_deep
+from acpgen.runtime.wire.rpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MethodSpec, RequestError, read_id
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 LIMIT = 10.0  # seconds before a test that hangs fails (a hang is a failure, never a pass)
@@ -33,13 +37,13 @@ def run(scenario: Callable[[], Awaitable[None]]) -> None:
 
 
 async def pair(
-    a: Handler, b: Handler, *, limits_a: rt.Limits | None = None, limits_b: rt.Limits | None = None
-) -> tuple[rt.Connection, rt.Connection]:
+    a: Handler, b: Handler, *, limits_a: Limits | None = None, limits_b: Limits | None = None
+) -> tuple[Connection, Connection]:
     left, right = socket.socketpair()
     a_reader, a_writer = await asyncio.open_connection(sock=left)
     b_reader, b_writer = await asyncio.open_connection(sock=right)
-    conn_a = rt.Connection(rt.LineTransport(a_reader, a_writer), a, limits=limits_a)
-    conn_b = rt.Connection(rt.LineTransport(b_reader, b_writer), b, limits=limits_b)
+    conn_a = Connection(LineTransport(a_reader, a_writer), a, limits=limits_a)
+    conn_b = Connection(LineTransport(b_reader, b_writer), b, limits=limits_b)
     conn_a.start()
     conn_b.start()
     return conn_a, conn_b
@@ -98,7 +102,7 @@ def test_an_answer_comes_after_every_notification_that_arrived_before_it() -> No
         handled.append(message["params"]["n"])
 
     async def scenario() -> None:
-        agent: rt.Connection
+        agent: Connection
 
         async def prompt(message: dict[str, Any]) -> Any:
             for n in range(200):
@@ -119,8 +123,8 @@ def test_a_notification_handler_that_calls_the_peer_does_not_deadlock() -> None:
     order: list[str] = []
 
     async def scenario() -> None:
-        agent: rt.Connection
-        client: rt.Connection
+        agent: Connection
+        client: Connection
 
         async def agent_side(message: dict[str, Any]) -> dict[str, Any] | None:
             if message["method"] == "ask":
@@ -181,7 +185,7 @@ def test_senders_wait_while_the_peer_does_not_read_and_hold_no_encoded_bytes() -
 
     async def scenario() -> None:
         writer, read_fd = await _pipe_writer()
-        conn = rt.Connection(rt.LineTransport(asyncio.StreamReader(), writer), ignore)
+        conn = Connection(LineTransport(asyncio.StreamReader(), writer), ignore)
         sent = 0
 
         async def send_one() -> None:
@@ -222,7 +226,7 @@ def test_at_most_max_running_requests_run_and_reading_pauses_beyond() -> None:
         return message["params"]
 
     async def scenario() -> None:
-        _, b = await pair(answering(blocked), ignore, limits_a=rt.Limits(max_running_requests=3))
+        _, b = await pair(answering(blocked), ignore, limits_a=Limits(max_running_requests=3))
         calls = [asyncio.create_task(b.request("m", n)) for n in range(10)]
         for _ in range(100):
             await asyncio.sleep(0.001)
@@ -238,7 +242,7 @@ def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy
     release = asyncio.Event()
 
     async def scenario() -> None:
-        a: rt.Connection
+        a: Connection
 
         async def agent_side(message: dict[str, Any]) -> Any:
             return await a.request("wait")  # each handler waits for the peer's answer
@@ -247,7 +251,7 @@ def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy
             await release.wait()
             return "released"
 
-        a, b = await pair(answering(agent_side), answering(hold), limits_a=rt.Limits(max_running_requests=2))
+        a, b = await pair(answering(agent_side), answering(hold), limits_a=Limits(max_running_requests=2))
         first = [asyncio.create_task(b.request("m")) for _ in range(2)]
         for _ in range(100):
             await asyncio.sleep(0.001)
@@ -272,7 +276,7 @@ def test_waiting_notifications_are_bounded_and_still_handled_in_order() -> None:
             await release.wait()
             seen.append(message["params"]["n"])
 
-        a, b = await pair(slow, ignore, limits_a=rt.Limits(max_queued_notifications=5))
+        a, b = await pair(slow, ignore, limits_a=Limits(max_queued_notifications=5))
         for n in range(50):
             await b.notify("note", {"n": n})
         for _ in range(100):
@@ -291,8 +295,8 @@ def test_a_notification_handler_waiting_while_notifications_pile_up_gives_up() -
     outcome: list[str] = []
 
     async def scenario() -> None:
-        a: rt.Connection
-        b: rt.Connection
+        a: Connection
+        b: Connection
 
         async def a_side(message: dict[str, Any]) -> None:
             if message["method"] == "start":
@@ -309,7 +313,7 @@ def test_a_notification_handler_waiting_while_notifications_pile_up_gives_up() -
             await asyncio.Event().wait()
             return None
 
-        a, b = await pair(a_side, b_side, limits_a=rt.Limits(max_queued_notifications=2))
+        a, b = await pair(a_side, b_side, limits_a=Limits(max_queued_notifications=2))
         await b.notify("start", {})
         for _ in range(300):
             await asyncio.sleep(0.001)
@@ -357,9 +361,9 @@ def test_close_is_idempotent_and_the_context_manager_starts_and_closes() -> None
         left, right = socket.socketpair()
         reader, writer = await asyncio.open_connection(sock=left)
         peer_reader, peer_writer = await asyncio.open_connection(sock=right)
-        peer = rt.Connection(rt.LineTransport(peer_reader, peer_writer), answering(lambda m: asyncio.sleep(0, "pong")))
+        peer = Connection(LineTransport(peer_reader, peer_writer), answering(lambda m: asyncio.sleep(0, "pong")))
         peer.start()
-        async with rt.Connection(rt.LineTransport(reader, writer), ignore) as conn:
+        async with Connection(LineTransport(reader, writer), ignore) as conn:
             assert await conn.request("ping") == "pong"
         await conn.close()
         await conn.close()
@@ -415,10 +419,10 @@ class _Chunks:
 
 
 def _lines(chunks: list[bytes], limit: int) -> list[bytes | str]:
-    lines = rt.LineTransport(_Chunks(chunks), None).lines(limit)
+    lines = split_lines(_Chunks(chunks), limit)
 
     async def collect() -> list[bytes | str]:
-        return [f"oversized:{line.head[:12]!r}" if isinstance(line, rt.Oversized) else line async for line in lines]
+        return [f"oversized:{line.head[:12]!r}" if isinstance(line, Oversized) else line async for line in lines]
 
     return asyncio.run(collect())
 
@@ -453,14 +457,14 @@ def test_an_over_long_line_is_skipped_and_reported_with_its_head() -> None:
     ],
 )
 def test_find_id_reads_only_the_top_level_id(text: bytes, found: object) -> None:
-    assert rt.find_id(text) == found
+    assert find_id(text) == found
 
 
 def test_too_deep_counts_only_brackets_outside_strings() -> None:
-    assert not rt.too_deep(b"[" * 10 + b"]" * 10, 10)
-    assert rt.too_deep(b"[" * 11 + b"]" * 11, 10)
-    assert not rt.too_deep(b'["' + b"[" * 100 + b'"]', 10)
-    assert rt.too_deep(b'{"a": "\\"", "b": ' + b"{" * 20, 10)
+    assert not too_deep(b"[" * 10 + b"]" * 10, 10)
+    assert too_deep(b"[" * 11 + b"]" * 11, 10)
+    assert not too_deep(b'["' + b"[" * 100 + b'"]', 10)
+    assert too_deep(b'{"a": "\\"", "b": ' + b"{" * 20, 10)
 
 
 def test_request_ids_read_as_the_wire_reads_them() -> None:
@@ -506,7 +510,7 @@ class Greeter:
 def dispatch(message: dict[str, Any], handler: object | None = None) -> Any:
     """The dispatcher's response as the peer reads it (results are JSON bytes already)."""
     response = asyncio.run(Dispatcher(handler or Greeter(), SPECS).dispatch(message))
-    return None if response is None else json.loads(rt.encode(response))
+    return None if response is None else json.loads(encode(response))
 
 
 def test_dispatcher_answers_results_by_alias_and_reads_dicts_as_the_result_model() -> None:
@@ -535,11 +539,11 @@ def test_dispatcher_never_answers_notifications() -> None:
 
 def test_limits_refuse_values_that_would_stall_reading() -> None:
     with pytest.raises(ValueError, match="max_queued_notifications"):
-        rt.Limits(max_queued_notifications=0)
+        Limits(max_queued_notifications=0)
 
 
 def test_a_spawned_peer_that_ignores_the_end_of_its_input_is_terminated() -> None:
-    from acpgen.runtime import _process
+    from acpgen.runtime.connection import process as _process
 
     async def scenario() -> None:
         process, _, writer = await _process.spawn([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -550,23 +554,23 @@ def test_a_spawned_peer_that_ignores_the_end_of_its_input_is_terminated() -> Non
 
 
 def test_spawn_wants_an_argument_list() -> None:
-    from acpgen.runtime import _process
+    from acpgen.runtime.connection import process as _process
 
     with pytest.raises(ValueError, match="list of arguments"):
         asyncio.run(_process.spawn("my-agent --stdio"))  # type: ignore[arg-type]
 
 
 def test_models_are_written_in_one_pass_and_spliced_into_the_envelope() -> None:
-    from acpgen.runtime._rpc import Deferred
+    from acpgen.runtime.wire.rpc import Deferred
 
     answer = asyncio.run(Dispatcher(Greeter(), SPECS).dispatch({"id": 7, "method": "greet", "params": {"name": "é"}}))
     assert type(answer["result"]) is Deferred  # written when the connection sends the answer
     assert type(answer["result"].encode()) is bytes  # by pydantic-core, JSON text; no dict in between
-    assert rt.encode(answer) == '{"jsonrpc":"2.0","id":7,"result":{"greeting":"hello é"}}'.encode()
+    assert encode(answer) == '{"jsonrpc":"2.0","id":7,"result":{"greeting":"hello é"}}'.encode()
     lone = asyncio.run(
         Dispatcher(Greeter(), SPECS).dispatch({"id": 8, "method": "greet", "params": {"name": "\ud800"}})
     )
-    assert rt.encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}'  # escaped, never lost
+    assert encode(lone) == b'{"jsonrpc":"2.0","id":8,"result":{"greeting":"hello \\ud800"}}'  # escaped, never lost
 
 
 @pytest.mark.parametrize(
@@ -583,9 +587,9 @@ def test_models_are_written_in_one_pass_and_spliced_into_the_envelope() -> None:
     ],
 )
 def test_decode_reads_fast_and_refuses_exactly(line: bytes, expected: object) -> None:
-    got = rt.decode(line, 512)
+    got = decode(line, 512)
     if isinstance(expected, tuple):
-        assert type(got) is rt.Unreadable and (got.request_id, got.error.code) == expected
+        assert type(got) is Unreadable and (got.request_id, got.error.code) == expected
     elif expected == "depth 300":
         assert type(got) is dict and got["id"] == 3
     else:

@@ -1,8 +1,10 @@
 """Golden outputs of the small hand-written schemas in tests/fixtures/.
 
 Each fixture folder holds ``schema.json`` and, for a stable/unstable pair, ``schema.unstable.json``.
-Both builds of each are rendered and compared file by file with ``tests/golden/<fixture>/``.
-A failure prints the unified diff and the one command that updates every golden file.
+Both builds of each are rendered and compared file by file with ``tests/golden/<fixture>/``, but for
+the runtime's verbatim copies, which are checked against acpgen's runtime instead
+(``tests.goldens.schema_decided``). A failure prints the unified diff and the one command that
+updates every golden file. The fixtures' behaviour is tested on their rendering, imported.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.pipeline import VARIANTS, Revision, read_schema_file
 from tests.bindings import field_doc
-from tests.goldens import check_goldens, render_build
+from tests.goldens import check_goldens, render_build, schema_decided
 
 UPDATE_GOLDENS = "uv run --frozen pytest tests/test_snapshots.py --update-goldens"
 
@@ -61,16 +63,22 @@ def rendered(fixture: str) -> dict[str, str]:
 @pytest.mark.parametrize("fixture", NAMES)
 def test_golden(fixture: str, request: pytest.FixtureRequest) -> None:
     update = bool(request.config.getoption("--update-goldens"))
-    check_goldens(rendered(fixture), GOLDEN / fixture, update=update, label=fixture, update_with=UPDATE_GOLDENS)
+    files = schema_decided(rendered(fixture))
+    check_goldens(files, GOLDEN / fixture, update=update, label=fixture, update_with=UPDATE_GOLDENS)
 
 
 @pytest.fixture(scope="module")
-def golden_path() -> Iterator[None]:
+def golden_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every fixture's packages, rendered (what test_golden compares with the goldens, runtime
+    included) into a folder on the import path."""
+    folder = tmp_path_factory.mktemp("fixtures")
     for name in NAMES:
-        sys.path.insert(0, str(GOLDEN / name))
+        for rel, text in rendered(name).items():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(folder))
     yield
-    for name in NAMES:
-        sys.path.remove(str(GOLDEN / name))
+    sys.path.remove(str(folder))
 
 
 def golden_models(fixture: str, variant: str) -> ModuleType:
@@ -154,3 +162,12 @@ def test_fixture_single_file_revision_splits_by_marker(golden_path: None) -> Non
     assert "additional_directories" in unstable.NewSessionRequest.model_fields
     assert not hasattr(stable, "ForkSessionRequest") and hasattr(unstable, "ForkSessionRequest")
     assert not hasattr(stable, "Plan") and hasattr(unstable, "PlanUpdate")
+
+
+def test_the_goldens_leave_out_only_the_runtimes_exact_copies() -> None:
+    files = rendered("unions")
+    copy = next(rel for rel in files if rel.endswith("/_runtime/connection/connection.py"))
+    assert copy not in schema_decided(files) and "unions_stable/models.py" in schema_decided(files)
+    for broken in ({**files, copy: files[copy] + "# edited\n"}, {k: v for k, v in files.items() if k != copy}):
+        with pytest.raises(AssertionError, match="runtime"):
+            schema_decided(broken)

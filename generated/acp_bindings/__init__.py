@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic as _pydantic
 
-from ._lazy import FrontDoor as _FrontDoor
+from ._runtime.front_door import FrontDoor as _FrontDoor
 from ._version import (
     BUILD,
     EXPERIMENTAL,

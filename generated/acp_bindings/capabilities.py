@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from typing import Final
 
 from . import models
-from ._capabilities import Capability, CapabilityError, Rule, RuleBook, Violation
+from ._runtime.connection.capabilities import (
+    Capability,
+    CapabilityError,
+    Rule,
+    RuleBook,
+    Violation,
+)
+from ._runtime.surface import present
 
 __all__ = [
     "CAPABILITIES",
@@ -22,6 +29,7 @@ __all__ = [
     "Capability",
     "CapabilityError",
     "Rule",
+    "RuleBook",
     "Violation",
     "require",
     "supports",
@@ -486,6 +494,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "SessionConfigOption of type boolean needs clientCapabilities.session.configOptions.boolean, which the client did not advertise",
     ),
 )
+
+present(__name__, Capability, CapabilityError, Rule, RuleBook, Violation)
 
 _BOOK = RuleBook(CAPABILITIES, RULES)
 supports = _BOOK.supports

@@ -6,8 +6,11 @@ exception a handler raises to answer with one (a sender raises the peer's)."""
 
 from typing import Final
 
-from . import _rpc
-from ._rpc import RequestError
+from ._runtime.surface import present
+from ._runtime.wire import rpc as _rpc
+from ._runtime.wire.rpc import RequestError
+
+present(__name__, RequestError)
 
 PARSE_ERROR: Final = _rpc.PARSE_ERROR
 """

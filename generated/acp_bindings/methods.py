@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Final
 
 from . import models
-from ._rpc import MethodSpec, Side
+from ._runtime.surface import present
+from ._runtime.wire.rpc import MethodSpec, Side
 
 __all__ = [
     "AUTHENTICATE",
@@ -40,6 +41,7 @@ __all__ = [
     "MethodSpec",
     "handled_by",
 ]
+present(__name__, MethodSpec)
 
 AUTHENTICATE: Final = "authenticate"
 CANCEL_REQUEST: Final = "$/cancel_request"

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._messages import ByEnvelope
-from ._support import (
+from ._runtime.wire.message_unions import ByEnvelope
+from ._runtime.wire.model_rules import (
     ByMethod,
     DefaultOnError,
     DefaultOnNull,

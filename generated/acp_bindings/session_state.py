@@ -37,13 +37,41 @@ from typing import Never
 from pydantic import TypeAdapter
 
 from . import models
-from ._fold import FieldFold, Fold, MethodFold, Rules, Slot
-from ._state import Pieces, Reader, Sessions, StateBase, Things
-from ._state import validator as _validator
-from ._tracker import Tracker
+from ._runtime.session.fold import (
+    Call,
+    Entry,
+    FieldFold,
+    Fold,
+    MethodFold,
+    Rules,
+    Slot,
+    Unknown,
+)
+from ._runtime.session.readings import (
+    PieceReader,
+    RecordReader,
+    Sessions,
+    SlotViews,
+    StateBase,
+    View,
+)
+from ._runtime.session.readings import validator as _validator
+from ._runtime.session.tracker import Tracker
+from ._runtime.surface import present
 from .methods import METHODS as _METHODS
 
-__all__ = ["RULES", "SessionState", "SessionStates", "ToolCallTracker"]
+__all__ = [
+    "RULES",
+    "Call",
+    "Entry",
+    "SessionState",
+    "SessionStates",
+    "SlotViews",
+    "ToolCallTracker",
+    "Unknown",
+    "View",
+]
+present(__name__, Call, Entry, SlotViews, Unknown, View)
 
 RULES = Rules(
     slots={
@@ -432,51 +460,53 @@ RULES = Rules(
 )
 """The table of update kinds, slots and calls about a session, and how each folds."""
 
-_AVAILABLE_COMMANDS = Reader[models.AvailableCommandsUpdate](
+_AVAILABLE_COMMANDS = RecordReader[models.AvailableCommandsUpdate](
     (("available_commands_update", _validator(models.AvailableCommandsUpdate)),)
 )
-_AVAILABLE_COMMANDS_PIECES = Pieces[Never](None, None)
-_COMPACTIONS = Reader[models.CompactionUpdate](
+_AVAILABLE_COMMANDS_PIECES = PieceReader[Never](None, None)
+_COMPACTIONS = RecordReader[models.CompactionUpdate](
     (
         ("compaction_update", _validator(models.CompactionUpdate)),
         ("compaction_summary_chunk", _validator(models.CompactionUpdate)),
     )
 )
-_COMPACTIONS_PIECES = Pieces[models.ContentBlock](
+_COMPACTIONS_PIECES = PieceReader[models.ContentBlock](
     "summary", TypeAdapter(list[models.ContentBlock])
 )
-_CONFIG_OPTION = Reader[models.ConfigOptionUpdate](
+_CONFIG_OPTION = RecordReader[models.ConfigOptionUpdate](
     (("config_option_update", _validator(models.ConfigOptionUpdate)),)
 )
-_CONFIG_OPTION_PIECES = Pieces[Never](None, None)
-_CURRENT_MODE = Reader[models.SessionModeState | models.CurrentModeUpdate](
+_CONFIG_OPTION_PIECES = PieceReader[Never](None, None)
+_CURRENT_MODE = RecordReader[models.SessionModeState | models.CurrentModeUpdate](
     (
         ("SessionModeState", _validator(models.SessionModeState)),
         ("current_mode_update", _validator(models.CurrentModeUpdate)),
     )
 )
-_CURRENT_MODE_PIECES = Pieces[Never](None, None)
-_MESSAGES = Reader[Never](())
-_MESSAGES_PIECES = Pieces[models.ContentBlock](
+_CURRENT_MODE_PIECES = PieceReader[Never](None, None)
+_MESSAGES = RecordReader[Never](())
+_MESSAGES_PIECES = PieceReader[models.ContentBlock](
     "content", TypeAdapter(list[models.ContentBlock])
 )
-_NOTICE = Reader[models.Notice]((("notice", _validator(models.Notice)),))
-_NOTICE_PIECES = Pieces[Never](None, None)
-_PLAN = Reader[models.Plan]((("plan", _validator(models.Plan)),))
-_PLAN_PIECES = Pieces[Never](None, None)
-_SESSION_INFO = Reader[models.SessionInfoUpdate](
+_NOTICE = RecordReader[models.Notice]((("notice", _validator(models.Notice)),))
+_NOTICE_PIECES = PieceReader[Never](None, None)
+_PLAN = RecordReader[models.Plan]((("plan", _validator(models.Plan)),))
+_PLAN_PIECES = PieceReader[Never](None, None)
+_SESSION_INFO = RecordReader[models.SessionInfoUpdate](
     (("session_info_update", _validator(models.SessionInfoUpdate)),)
 )
-_SESSION_INFO_PIECES = Pieces[Never](None, None)
-_TOOL_CALLS = Reader[models.ToolCall | models.ToolCallUpdate](
+_SESSION_INFO_PIECES = PieceReader[Never](None, None)
+_TOOL_CALLS = RecordReader[models.ToolCall | models.ToolCallUpdate](
     (
         ("tool_call", _validator(models.ToolCall)),
         ("tool_call_update", _validator(models.ToolCallUpdate)),
     )
 )
-_TOOL_CALLS_PIECES = Pieces[Never](None, None)
-_USAGE = Reader[models.UsageUpdate]((("usage_update", _validator(models.UsageUpdate)),))
-_USAGE_PIECES = Pieces[Never](None, None)
+_TOOL_CALLS_PIECES = PieceReader[Never](None, None)
+_USAGE = RecordReader[models.UsageUpdate](
+    (("usage_update", _validator(models.UsageUpdate)),)
+)
+_USAGE_PIECES = PieceReader[Never](None, None)
 
 
 class SessionState(StateBase):
@@ -517,11 +547,11 @@ class SessionState(StateBase):
         return self._record("available_commands", _AVAILABLE_COMMANDS)
 
     @property
-    def compactions(self) -> Things[models.CompactionUpdate, models.ContentBlock]:
+    def compactions(self) -> SlotViews[models.CompactionUpdate, models.ContentBlock]:
         """
         What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into.
         """
-        return self._things("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
+        return self._views("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
 
     @property
     def config_option(self) -> models.ConfigOptionUpdate | None:
@@ -538,11 +568,11 @@ class SessionState(StateBase):
         return self._record("current_mode", _CURRENT_MODE)
 
     @property
-    def messages(self) -> Things[Never, models.ContentBlock]:
+    def messages(self) -> SlotViews[Never, models.ContentBlock]:
         """
         What the update kinds ``user_message_chunk`` (append), ``agent_message_chunk`` (append), ``agent_thought_chunk`` (append) fold into.
         """
-        return self._things("messages", _MESSAGES, _MESSAGES_PIECES)
+        return self._views("messages", _MESSAGES, _MESSAGES_PIECES)
 
     @property
     def notice(self) -> models.Notice | None:
@@ -566,11 +596,11 @@ class SessionState(StateBase):
         return self._record("session_info", _SESSION_INFO)
 
     @property
-    def tool_calls(self) -> Things[models.ToolCall | models.ToolCallUpdate, Never]:
+    def tool_calls(self) -> SlotViews[models.ToolCall | models.ToolCallUpdate, Never]:
         """
         What the update kinds ``tool_call`` (patch), ``tool_call_update`` (patch) fold into.
         """
-        return self._things("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
+        return self._views("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
 
     @property
     def usage(self) -> models.UsageUpdate | None:

@@ -3,19 +3,17 @@
 # Do not edit: regenerate with `make generate`.
 """Protocol version negotiation at ``initialize``.
 
-Support code: it knows no method of the protocol, only the version this package speaks
-(``_version.PROTOCOL_VERSION``).
-
-The client sends the latest version it supports; the agent answers with that version if
-it supports it, else with the latest version it supports; the client then checks that it
-supports the answer (and should close the connection if it does not).
+The client sends the latest version it supports; the agent answers with that version if it
+supports it, else with the latest version it supports; the client then checks that it supports
+the answer (and should close the connection if it does not).
 """
-
-from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Final
 
+from ._runtime.connection import negotiation as _negotiation
+from ._runtime.connection.negotiation import UnsupportedVersionError
+from ._runtime.surface import present
 from ._version import PROTOCOL_VERSION
 
 __all__ = [
@@ -26,6 +24,8 @@ __all__ = [
     "require_version",
 ]
 
+present(__name__, UnsupportedVersionError)
+
 SUPPORTED_VERSIONS: Final[tuple[int, ...]] = (PROTOCOL_VERSION,)
 """The protocol versions these bindings speak."""
 
@@ -34,37 +34,18 @@ def negotiate_version(
     requested: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> int:
     """Agent side: the version to answer a client that requested ``requested``."""
-    if not supported:
-        raise ValueError("no supported protocol version")
-    return requested if requested in supported else max(supported)
+    return _negotiation.negotiate_version(requested, supported)
 
 
 def accepts_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> bool:
-    """Client side: whether the version the agent answered is one the client
-    supports."""
-    return answered in supported
-
-
-class UnsupportedVersionError(Exception):
-    """The agent answered ``initialize`` with a protocol version the client does not
-    speak."""
-
-    def __init__(self, answered: int, supported: Sequence[int]) -> None:
-        super().__init__(
-            f"the agent answered protocol version {answered}, but these bindings speak "
-            f"{', '.join(map(str, supported))}: close the connection "
-            f"(or use bindings for version {answered})"
-        )
-        self.answered = answered
-        self.supported = tuple(supported)
+    """Client side: whether the version the agent answered is one the client supports."""
+    return _negotiation.accepts_version(answered, supported)
 
 
 def require_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> None:
-    """Client side: raise :class:`UnsupportedVersionError` unless the client speaks
-    ``answered``."""
-    if not accepts_version(answered, supported):
-        raise UnsupportedVersionError(answered, supported)
+    """Client side: raise :class:`UnsupportedVersionError` unless the client speaks ``answered``."""
+    _negotiation.require_version(answered, supported)

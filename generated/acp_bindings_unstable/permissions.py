@@ -12,8 +12,14 @@ interface: an "always" option chosen there is remembered for the session), else 
 from __future__ import annotations
 
 from . import models
-from ._permissions import ALLOW_ALWAYS, ALLOW_ONCE, ANY_KIND, REJECT_ALWAYS, REJECT_ONCE
-from ._permissions import PermissionPolicy as _PermissionPolicy
+from ._runtime.session.permissions import (
+    ALLOW_ALWAYS,
+    ALLOW_ONCE,
+    ANY_KIND,
+    REJECT_ALWAYS,
+    REJECT_ONCE,
+)
+from ._runtime.session.permissions import PermissionPolicy as _PermissionPolicy
 
 __all__ = [
     "ALLOW_ALWAYS",

@@ -18,10 +18,11 @@ of one kind), from this schema.
 
 from __future__ import annotations
 
-from ._event_log import EXTENSION, Coalescing, ResumeLimits
-from ._remote_state import Routing
-from ._resume_client import Reconnect
-from ._resume_wire import LOST, RECEIVED, RESUME_SESSION
+from ._runtime.resume.client import Reconnect
+from ._runtime.resume.event_log import Coalescing, ResumeLimits
+from ._runtime.resume.vocabulary import EXTENSION, LOST, RECEIVED, RESUME_SESSION
+from ._runtime.surface import present
+from ._runtime.wire.messages import Routing
 
 __all__ = [
     "COALESCING",
@@ -33,6 +34,7 @@ __all__ = [
     "Reconnect",
     "ResumeLimits",
 ]
+present(__name__, Reconnect, ResumeLimits)
 
 ROUTING = Routing(
     initialize="initialize",

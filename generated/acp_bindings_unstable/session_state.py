@@ -42,20 +42,43 @@ from typing import Never
 from pydantic import TypeAdapter
 
 from . import models
-from ._fold import FieldFold, Fold, MethodFold, Rules, Slot
-from ._state import Pieces, Reader, Sessions, StateBase, Things
-from ._state import validator as _validator
-from ._tracker import Tracker
+from ._runtime.session.fold import (
+    Call,
+    Entry,
+    FieldFold,
+    Fold,
+    MethodFold,
+    Rules,
+    Slot,
+    Unknown,
+)
+from ._runtime.session.readings import (
+    PieceReader,
+    RecordReader,
+    Sessions,
+    SlotViews,
+    StateBase,
+    View,
+)
+from ._runtime.session.readings import validator as _validator
+from ._runtime.session.tracker import Tracker
+from ._runtime.surface import present
 from .methods import METHODS as _METHODS
 
 __all__ = [
     "RULES",
+    "Call",
+    "Entry",
     "MessageTracker",
     "SessionState",
     "SessionStates",
     "SessionTracker",
+    "SlotViews",
     "ToolCallTracker",
+    "Unknown",
+    "View",
 ]
+present(__name__, Call, Entry, SlotViews, Unknown, View)
 
 RULES = Rules(
     slots={
@@ -588,31 +611,31 @@ RULES = Rules(
 )
 """The table of update kinds, slots and calls about a session, and how each folds."""
 
-_AVAILABLE_COMMANDS = Reader[models.AvailableCommandsUpdate](
+_AVAILABLE_COMMANDS = RecordReader[models.AvailableCommandsUpdate](
     (("available_commands_update", _validator(models.AvailableCommandsUpdate)),)
 )
-_AVAILABLE_COMMANDS_PIECES = Pieces[Never](None, None)
-_COMPACTIONS = Reader[models.CompactionUpdate](
+_AVAILABLE_COMMANDS_PIECES = PieceReader[Never](None, None)
+_COMPACTIONS = RecordReader[models.CompactionUpdate](
     (
         ("compaction_update", _validator(models.CompactionUpdate)),
         ("compaction_summary_chunk", _validator(models.CompactionUpdate)),
     )
 )
-_COMPACTIONS_PIECES = Pieces[models.ContentBlock](
+_COMPACTIONS_PIECES = PieceReader[models.ContentBlock](
     "summary", TypeAdapter(list[models.ContentBlock])
 )
-_CONFIG_OPTION = Reader[models.ConfigOptionUpdate](
+_CONFIG_OPTION = RecordReader[models.ConfigOptionUpdate](
     (("config_option_update", _validator(models.ConfigOptionUpdate)),)
 )
-_CONFIG_OPTION_PIECES = Pieces[Never](None, None)
-_CURRENT_MODE = Reader[models.SessionModeState | models.CurrentModeUpdate](
+_CONFIG_OPTION_PIECES = PieceReader[Never](None, None)
+_CURRENT_MODE = RecordReader[models.SessionModeState | models.CurrentModeUpdate](
     (
         ("SessionModeState", _validator(models.SessionModeState)),
         ("current_mode_update", _validator(models.CurrentModeUpdate)),
     )
 )
-_CURRENT_MODE_PIECES = Pieces[Never](None, None)
-_MESSAGES = Reader[models.SessionMessage](
+_CURRENT_MODE_PIECES = PieceReader[Never](None, None)
+_MESSAGES = RecordReader[models.SessionMessage](
     (
         ("user_message_chunk", _validator(models.SessionMessage)),
         ("agent_message_chunk", _validator(models.SessionMessage)),
@@ -621,37 +644,39 @@ _MESSAGES = Reader[models.SessionMessage](
         ("session_message_chunk", _validator(models.SessionMessage)),
     )
 )
-_MESSAGES_PIECES = Pieces[models.ContentBlock](
+_MESSAGES_PIECES = PieceReader[models.ContentBlock](
     "content", TypeAdapter(list[models.ContentBlock])
 )
-_NOTICE = Reader[models.Notice]((("notice", _validator(models.Notice)),))
-_NOTICE_PIECES = Pieces[Never](None, None)
-_PLAN = Reader[models.Plan]((("plan", _validator(models.Plan)),))
-_PLAN_PIECES = Pieces[Never](None, None)
-_PLANS = Reader[models.PlanUpdate | models.PlanRemoved](
+_NOTICE = RecordReader[models.Notice]((("notice", _validator(models.Notice)),))
+_NOTICE_PIECES = PieceReader[Never](None, None)
+_PLAN = RecordReader[models.Plan]((("plan", _validator(models.Plan)),))
+_PLAN_PIECES = PieceReader[Never](None, None)
+_PLANS = RecordReader[models.PlanUpdate | models.PlanRemoved](
     (
         ("plan_update", _validator(models.PlanUpdate)),
         ("plan_removed", _validator(models.PlanRemoved)),
     )
 )
-_PLANS_PIECES = Pieces[Never](None, None)
-_SESSION_INFO = Reader[models.SessionInfoUpdate](
+_PLANS_PIECES = PieceReader[Never](None, None)
+_SESSION_INFO = RecordReader[models.SessionInfoUpdate](
     (("session_info_update", _validator(models.SessionInfoUpdate)),)
 )
-_SESSION_INFO_PIECES = Pieces[Never](None, None)
-_SESSIONS = Reader[models.SubagentUpdate](
+_SESSION_INFO_PIECES = PieceReader[Never](None, None)
+_SESSIONS = RecordReader[models.SubagentUpdate](
     (("subagent_update", _validator(models.SubagentUpdate)),)
 )
-_SESSIONS_PIECES = Pieces[Never](None, None)
-_TOOL_CALLS = Reader[models.ToolCall | models.ToolCallUpdate](
+_SESSIONS_PIECES = PieceReader[Never](None, None)
+_TOOL_CALLS = RecordReader[models.ToolCall | models.ToolCallUpdate](
     (
         ("tool_call", _validator(models.ToolCall)),
         ("tool_call_update", _validator(models.ToolCallUpdate)),
     )
 )
-_TOOL_CALLS_PIECES = Pieces[Never](None, None)
-_USAGE = Reader[models.UsageUpdate]((("usage_update", _validator(models.UsageUpdate)),))
-_USAGE_PIECES = Pieces[Never](None, None)
+_TOOL_CALLS_PIECES = PieceReader[Never](None, None)
+_USAGE = RecordReader[models.UsageUpdate](
+    (("usage_update", _validator(models.UsageUpdate)),)
+)
+_USAGE_PIECES = PieceReader[Never](None, None)
 
 
 class SessionState(StateBase):
@@ -697,11 +722,11 @@ class SessionState(StateBase):
         return self._record("available_commands", _AVAILABLE_COMMANDS)
 
     @property
-    def compactions(self) -> Things[models.CompactionUpdate, models.ContentBlock]:
+    def compactions(self) -> SlotViews[models.CompactionUpdate, models.ContentBlock]:
         """
         What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into.
         """
-        return self._things("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
+        return self._views("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
 
     @property
     def config_option(self) -> models.ConfigOptionUpdate | None:
@@ -718,11 +743,11 @@ class SessionState(StateBase):
         return self._record("current_mode", _CURRENT_MODE)
 
     @property
-    def messages(self) -> Things[models.SessionMessage, models.ContentBlock]:
+    def messages(self) -> SlotViews[models.SessionMessage, models.ContentBlock]:
         """
         What the update kinds ``user_message_chunk`` (append), ``agent_message_chunk`` (append), ``agent_thought_chunk`` (append), ``session_message`` (patch), ``session_message_chunk`` (append) fold into.
         """
-        return self._things("messages", _MESSAGES, _MESSAGES_PIECES)
+        return self._views("messages", _MESSAGES, _MESSAGES_PIECES)
 
     @property
     def notice(self) -> models.Notice | None:
@@ -739,11 +764,11 @@ class SessionState(StateBase):
         return self._record("plan", _PLAN)
 
     @property
-    def plans(self) -> Things[models.PlanUpdate | models.PlanRemoved, Never]:
+    def plans(self) -> SlotViews[models.PlanUpdate | models.PlanRemoved, Never]:
         """
         What the update kinds ``plan_update`` (patch), ``plan_removed`` (remove) fold into.
         """
-        return self._things("plans", _PLANS, _PLANS_PIECES)
+        return self._views("plans", _PLANS, _PLANS_PIECES)
 
     @property
     def session_info(self) -> models.SessionInfoUpdate | None:
@@ -753,18 +778,18 @@ class SessionState(StateBase):
         return self._record("session_info", _SESSION_INFO)
 
     @property
-    def sessions(self) -> Things[models.SubagentUpdate, Never]:
+    def sessions(self) -> SlotViews[models.SubagentUpdate, Never]:
         """
         What the update kinds ``subagent_update`` (patch) fold into.
         """
-        return self._things("sessions", _SESSIONS, _SESSIONS_PIECES)
+        return self._views("sessions", _SESSIONS, _SESSIONS_PIECES)
 
     @property
-    def tool_calls(self) -> Things[models.ToolCall | models.ToolCallUpdate, Never]:
+    def tool_calls(self) -> SlotViews[models.ToolCall | models.ToolCallUpdate, Never]:
         """
         What the update kinds ``tool_call`` (patch), ``tool_call_update`` (patch) fold into.
         """
-        return self._things("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
+        return self._views("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
 
     @property
     def usage(self) -> models.UsageUpdate | None:

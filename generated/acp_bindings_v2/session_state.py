@@ -42,21 +42,44 @@ from typing import Any, Never
 from pydantic import TypeAdapter
 
 from . import models
-from ._fold import FieldFold, Fold, MethodFold, Rules, Slot
-from ._state import Pieces, Reader, Sessions, StateBase, Things
-from ._state import alias_validator as _alias_validator
-from ._state import validator as _validator
-from ._tracker import Tracker
+from ._runtime.session.fold import (
+    Call,
+    Entry,
+    FieldFold,
+    Fold,
+    MethodFold,
+    Rules,
+    Slot,
+    Unknown,
+)
+from ._runtime.session.readings import (
+    PieceReader,
+    RecordReader,
+    Sessions,
+    SlotViews,
+    StateBase,
+    View,
+)
+from ._runtime.session.readings import alias_validator as _alias_validator
+from ._runtime.session.readings import validator as _validator
+from ._runtime.session.tracker import Tracker
+from ._runtime.surface import present
 from .methods import METHODS as _METHODS
 
 __all__ = [
     "RULES",
+    "Call",
+    "Entry",
     "MessageTracker",
     "SessionState",
     "SessionStates",
+    "SlotViews",
     "TerminalTracker",
     "ToolCallTracker",
+    "Unknown",
+    "View",
 ]
+present(__name__, Call, Entry, SlotViews, Unknown, View)
 
 RULES = Rules(
     slots={
@@ -475,24 +498,26 @@ RULES = Rules(
 )
 """The table of update kinds, slots and calls about a session, and how each folds."""
 
-_AVAILABLE_COMMANDS = Reader[models.AvailableCommandsUpdate](
+_AVAILABLE_COMMANDS = RecordReader[models.AvailableCommandsUpdate](
     (("available_commands_update", _validator(models.AvailableCommandsUpdate)),)
 )
-_AVAILABLE_COMMANDS_PIECES = Pieces[Never](None, None)
-_COMPACTIONS = Reader[models.CompactionUpdate](
+_AVAILABLE_COMMANDS_PIECES = PieceReader[Never](None, None)
+_COMPACTIONS = RecordReader[models.CompactionUpdate](
     (
         ("compaction_update", _validator(models.CompactionUpdate)),
         ("compaction_summary_chunk", _validator(models.CompactionUpdate)),
     )
 )
-_COMPACTIONS_PIECES = Pieces[models.ContentBlock](
+_COMPACTIONS_PIECES = PieceReader[models.ContentBlock](
     "summary", TypeAdapter(list[models.ContentBlock])
 )
-_CONFIG_OPTION = Reader[models.ConfigOptionUpdate](
+_CONFIG_OPTION = RecordReader[models.ConfigOptionUpdate](
     (("config_option_update", _validator(models.ConfigOptionUpdate)),)
 )
-_CONFIG_OPTION_PIECES = Pieces[Never](None, None)
-_MESSAGES = Reader[models.AgentMessage | models.AgentThought | models.UserMessage](
+_CONFIG_OPTION_PIECES = PieceReader[Never](None, None)
+_MESSAGES = RecordReader[
+    models.AgentMessage | models.AgentThought | models.UserMessage
+](
     (
         ("user_message_chunk", _validator(models.AgentMessage)),
         ("user_message_chunk", _validator(models.AgentThought)),
@@ -508,39 +533,43 @@ _MESSAGES = Reader[models.AgentMessage | models.AgentThought | models.UserMessag
         ("agent_thought", _validator(models.AgentThought)),
     )
 )
-_MESSAGES_PIECES = Pieces[models.ContentBlock](
+_MESSAGES_PIECES = PieceReader[models.ContentBlock](
     "content", TypeAdapter(list[models.ContentBlock])
 )
-_NOTICE = Reader[models.Notice]((("notice", _validator(models.Notice)),))
-_NOTICE_PIECES = Pieces[Never](None, None)
-_PLANS = Reader[models.PlanUpdate]((("plan_update", _validator(models.PlanUpdate)),))
-_PLANS_PIECES = Pieces[Never](None, None)
-_SESSION_INFO = Reader[models.SessionInfoUpdate](
+_NOTICE = RecordReader[models.Notice]((("notice", _validator(models.Notice)),))
+_NOTICE_PIECES = PieceReader[Never](None, None)
+_PLANS = RecordReader[models.PlanUpdate](
+    (("plan_update", _validator(models.PlanUpdate)),)
+)
+_PLANS_PIECES = PieceReader[Never](None, None)
+_SESSION_INFO = RecordReader[models.SessionInfoUpdate](
     (("session_info_update", _validator(models.SessionInfoUpdate)),)
 )
-_SESSION_INFO_PIECES = Pieces[Never](None, None)
-_STATE = Reader[models.StateUpdate](
+_SESSION_INFO_PIECES = PieceReader[Never](None, None)
+_STATE = RecordReader[models.StateUpdate](
     (("state_update", _alias_validator(models.StateUpdate)),)
 )
-_STATE_PIECES = Pieces[Never](None, None)
-_TERMINALS = Reader[models.TerminalUpdate](
+_STATE_PIECES = PieceReader[Never](None, None)
+_TERMINALS = RecordReader[models.TerminalUpdate](
     (
         ("terminal_update", _validator(models.TerminalUpdate)),
         ("terminal_output_chunk", _validator(models.TerminalUpdate)),
     )
 )
-_TERMINALS_PIECES = Pieces[Any]("data", TypeAdapter(list[Any]))
-_TOOL_CALLS = Reader[models.ToolCallUpdate](
+_TERMINALS_PIECES = PieceReader[Any]("data", TypeAdapter(list[Any]))
+_TOOL_CALLS = RecordReader[models.ToolCallUpdate](
     (
         ("tool_call_content_chunk", _validator(models.ToolCallUpdate)),
         ("tool_call_update", _validator(models.ToolCallUpdate)),
     )
 )
-_TOOL_CALLS_PIECES = Pieces[models.ToolCallContent](
+_TOOL_CALLS_PIECES = PieceReader[models.ToolCallContent](
     "content", TypeAdapter(list[models.ToolCallContent])
 )
-_USAGE = Reader[models.UsageUpdate]((("usage_update", _validator(models.UsageUpdate)),))
-_USAGE_PIECES = Pieces[Never](None, None)
+_USAGE = RecordReader[models.UsageUpdate](
+    (("usage_update", _validator(models.UsageUpdate)),)
+)
+_USAGE_PIECES = PieceReader[Never](None, None)
 
 
 class SessionState(StateBase):
@@ -589,11 +618,11 @@ class SessionState(StateBase):
         return self._record("available_commands", _AVAILABLE_COMMANDS)
 
     @property
-    def compactions(self) -> Things[models.CompactionUpdate, models.ContentBlock]:
+    def compactions(self) -> SlotViews[models.CompactionUpdate, models.ContentBlock]:
         """
         What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into.
         """
-        return self._things("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
+        return self._views("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
 
     @property
     def config_option(self) -> models.ConfigOptionUpdate | None:
@@ -605,14 +634,14 @@ class SessionState(StateBase):
     @property
     def messages(
         self,
-    ) -> Things[
+    ) -> SlotViews[
         models.AgentMessage | models.AgentThought | models.UserMessage,
         models.ContentBlock,
     ]:
         """
         What the update kinds ``user_message_chunk`` (append), ``user_message`` (patch), ``agent_message_chunk`` (append), ``agent_message`` (patch), ``agent_thought_chunk`` (append), ``agent_thought`` (patch) fold into.
         """
-        return self._things("messages", _MESSAGES, _MESSAGES_PIECES)
+        return self._views("messages", _MESSAGES, _MESSAGES_PIECES)
 
     @property
     def notice(self) -> models.Notice | None:
@@ -622,11 +651,11 @@ class SessionState(StateBase):
         return self._record("notice", _NOTICE)
 
     @property
-    def plans(self) -> Things[models.PlanUpdate, Never]:
+    def plans(self) -> SlotViews[models.PlanUpdate, Never]:
         """
         What the update kinds ``plan_update`` (patch) fold into.
         """
-        return self._things("plans", _PLANS, _PLANS_PIECES)
+        return self._views("plans", _PLANS, _PLANS_PIECES)
 
     @property
     def session_info(self) -> models.SessionInfoUpdate | None:
@@ -643,18 +672,18 @@ class SessionState(StateBase):
         return self._record("state", _STATE)
 
     @property
-    def terminals(self) -> Things[models.TerminalUpdate, Any]:
+    def terminals(self) -> SlotViews[models.TerminalUpdate, Any]:
         """
         What the update kinds ``terminal_update`` (patch), ``terminal_output_chunk`` (append) fold into.
         """
-        return self._things("terminals", _TERMINALS, _TERMINALS_PIECES)
+        return self._views("terminals", _TERMINALS, _TERMINALS_PIECES)
 
     @property
-    def tool_calls(self) -> Things[models.ToolCallUpdate, models.ToolCallContent]:
+    def tool_calls(self) -> SlotViews[models.ToolCallUpdate, models.ToolCallContent]:
         """
         What the update kinds ``tool_call_content_chunk`` (append), ``tool_call_update`` (patch) fold into.
         """
-        return self._things("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
+        return self._views("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
 
     @property
     def usage(self) -> models.UsageUpdate | None:

@@ -1,6 +1,6 @@
 """Template data for ``errors.py``: the protocol's error codes, from the schema's ``ErrorCode``.
 
-The runtime (``_rpc``) has the standard JSON-RPC codes the dispatcher answers with; a schema
+The runtime (``wire/rpc.py``) has the standard JSON-RPC codes the dispatcher answers with; a schema
 code of the same name must have the same value (else generation fails), and is written as the
 runtime's constant, so that ``errors`` and the runtime never disagree. A standard code that the
 schema does not list is still exported, as the runtime has it.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.render.unstable import UNSTABLE_NOTE
-from acpgen.runtime import _rpc
+from acpgen.runtime.wire import rpc as _rpc
 
 RUNTIME_DOC = "A standard JSON-RPC error code, as the runtime answers with it."
 
@@ -31,7 +31,7 @@ class CodeView:
 
 
 def runtime_codes() -> dict[str, int]:
-    """The error codes the runtime module ``_rpc`` defines, by name."""
+    """The error codes the runtime module ``wire/rpc.py`` defines, by name."""
     return {name: value for name in _rpc.__all__ if isinstance(value := getattr(_rpc, name), int)}
 
 
@@ -65,7 +65,7 @@ def _mismatch(code: ir.ErrorCode, runtime: int) -> Problem:
     return Problem(
         what=f"the schema's ErrorCode gives {code.title!r} the code {code.value}, the JSON-RPC runtime uses {runtime}",
         where=pointer("$defs", "ErrorCode"),
-        hint="A standard JSON-RPC code cannot change; check the schema (or the runtime module _rpc).",
+        hint="A standard JSON-RPC code cannot change; check the schema (or the runtime module wire/rpc.py).",
     )
 
 

@@ -49,9 +49,9 @@ def render_models(model_input: ModelInput, header: str) -> tuple[str, ast.Module
     if model_input.pydantic_names:
         imports.append(f"from pydantic import {', '.join(model_input.pydantic_names)}")
     if model_input.message_names:
-        imports.append(f"from ._messages import {', '.join(model_input.message_names)}")
+        imports.append(f"from ._runtime.wire.message_unions import {', '.join(model_input.message_names)}")
     if model_input.support_names:
-        imports.append(f"from ._support import {', '.join(model_input.support_names)}")
+        imports.append(f"from ._runtime.wire.model_rules import {', '.join(model_input.support_names)}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         text = generate(

@@ -18,9 +18,10 @@ from acpgen.render.prepare import prepare
 from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED, stated
 from acpgen.render.remote_routing import remote_routing
 from acpgen.render.resume_rules import resume_rules
+from acpgen.render.runtime_files import FOLDER as RUNTIME_FOLDER
+from acpgen.render.runtime_files import MODULES as RUNTIME_MODULES
+from acpgen.render.runtime_files import source as runtime_source
 from acpgen.render.templating import render_template
-from acpgen.runtime import MODULES as RUNTIME_MODULES
-from acpgen.runtime import source as runtime_source
 
 
 def render(
@@ -54,7 +55,7 @@ def render_unformatted(
     for name, data in template_data(protocol, package, builder_module(protocol, tree)).items():
         files[name] = render_template(f"{name}.jinja", header=top.rstrip("\n"), **data)
     for name in RUNTIME_MODULES:
-        files[name] = top + runtime_source(name)
+        files[f"{RUNTIME_FOLDER}/{name}"] = top + runtime_source(name)
     folder = folder or package
     result = {f"{folder}/{name}": text for name, text in sorted(files.items())}
     result[f"{folder}/py.typed"] = ""
@@ -77,9 +78,11 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
             "pydantic_stated": stated(),
             "exports": front_door(connected=bool(connected), remote=remote is not None, session_state=fold.available),
         },
-        "_remote_connect.py": {"remote": remote},
         "_version.py": {"protocol": protocol, "generator_version": generator_version()},
         "builders.py": {"builders": builders.builders, "builder_imports": builders.imports},
+        "connection.py": {},
+        "dispatch.py": {},
+        "initialization.py": {},
         "capabilities.py": {"capabilities": capability_views(protocol), "rules": rule_views(protocol)},
         "errors.py": {"error_codes": error_code_views(protocol)},
         "interfaces.py": {"roles": roles(protocol)},

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._rpc import MethodSpec, Side
+from ._runtime.surface import present
+from ._runtime.wire.rpc import MethodSpec, Side
 
 __all__ = ["METHODS", "MethodSpec", "handled_by"]
+present(__name__, MethodSpec)
 
 
 METHODS: Final[tuple[MethodSpec, ...]] = ()

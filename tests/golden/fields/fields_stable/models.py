@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from ._support import (
+from ._runtime.wire.model_rules import (
     DefaultOnError,
     DefaultOnNull,
     Integral,

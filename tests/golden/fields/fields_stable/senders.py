@@ -13,6 +13,8 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from ._sender import Transport
+from ._runtime.connection.sender import Transport
+from ._runtime.surface import present
 
 __all__ = ["Transport"]
+present(__name__, Transport)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Final
 
 from . import models
-from ._rpc import MethodSpec, Side
+from ._runtime.surface import present
+from ._runtime.wire.rpc import MethodSpec, Side
 
 __all__ = ["METHODS", "SESSION_NEW", "SESSION_UPDATE", "MethodSpec", "handled_by"]
+present(__name__, MethodSpec)
 
 SESSION_NEW: Final = "session/new"
 SESSION_UPDATE: Final = "session/update"

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import NotNull, OmitNone, StrictJson, WireModel
+from ._runtime.wire.model_rules import NotNull, OmitNone, StrictJson, WireModel
 
 
 class AcpMessage(WireModel):

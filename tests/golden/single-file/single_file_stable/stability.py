@@ -11,6 +11,8 @@ feature (``schema/unstable-features.json``) that owns each.
 from collections.abc import Mapping
 from typing import Final
 
+__all__ = ["FEATURE_OF", "UNSTABLE_ITEMS"]
+
 UNSTABLE_ITEMS: Final[frozenset[str]] = frozenset({})
 
 FEATURE_OF: Final[Mapping[str, str]] = {}

@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from ._capabilities import Capability, CapabilityError, Rule, RuleBook, Violation
+from ._runtime.connection.capabilities import (
+    Capability,
+    CapabilityError,
+    Rule,
+    RuleBook,
+    Violation,
+)
+from ._runtime.surface import present
 
 __all__ = [
     "CAPABILITIES",
@@ -21,6 +28,7 @@ __all__ = [
     "Capability",
     "CapabilityError",
     "Rule",
+    "RuleBook",
     "Violation",
     "require",
     "supports",
@@ -30,6 +38,8 @@ __all__ = [
 CAPABILITIES: Final[Mapping[str, Capability]] = {}
 
 RULES: Final[tuple[Rule, ...]] = ()
+
+present(__name__, Capability, CapabilityError, Rule, RuleBook, Violation)
 
 _BOOK = RuleBook(CAPABILITIES, RULES)
 supports = _BOOK.supports

@@ -6,7 +6,13 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import DefaultOnNull, NotNull, OmitNone, StrictJson, WireModel
+from ._runtime.wire.model_rules import (
+    DefaultOnNull,
+    NotNull,
+    OmitNone,
+    StrictJson,
+    WireModel,
+)
 
 
 class AcpMessage(WireModel):

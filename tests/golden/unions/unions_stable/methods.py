@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Final
 
 from . import models
-from ._rpc import MethodSpec, Side
+from ._runtime.surface import present
+from ._runtime.wire.rpc import MethodSpec, Side
 
 __all__ = ["CANVAS_DRAW", "METHODS", "MethodSpec", "handled_by"]
+present(__name__, MethodSpec)
 
 CANVAS_DRAW: Final = "canvas/draw"
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
-from ._support import (
+from ._runtime.wire.model_rules import (
     Integral,
     NotNull,
     OmitNone,

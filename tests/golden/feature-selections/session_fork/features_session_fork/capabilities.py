@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from typing import Final
 
 from . import models
-from ._capabilities import Capability, CapabilityError, Rule, RuleBook, Violation
+from ._runtime.connection.capabilities import (
+    Capability,
+    CapabilityError,
+    Rule,
+    RuleBook,
+    Violation,
+)
+from ._runtime.surface import present
 
 __all__ = [
     "CAPABILITIES",
@@ -22,6 +29,7 @@ __all__ = [
     "Capability",
     "CapabilityError",
     "Rule",
+    "RuleBook",
     "Violation",
     "require",
     "supports",
@@ -75,6 +83,8 @@ CAPABILITIES: Final[Mapping[str, Capability]] = {
 }
 
 RULES: Final[tuple[Rule, ...]] = ()
+
+present(__name__, Capability, CapabilityError, Rule, RuleBook, Violation)
 
 _BOOK = RuleBook(CAPABILITIES, RULES)
 supports = _BOOK.supports

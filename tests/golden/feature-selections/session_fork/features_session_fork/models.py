@@ -6,7 +6,13 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 from typing_extensions import TypeAliasType
 
-from ._support import Integral, NotNull, OmitNone, StrictJson, WireModel
+from ._runtime.wire.model_rules import (
+    Integral,
+    NotNull,
+    OmitNone,
+    StrictJson,
+    WireModel,
+)
 
 
 class AcpMessage(WireModel):

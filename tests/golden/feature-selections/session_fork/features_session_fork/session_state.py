@@ -24,11 +24,37 @@ from typing import Never
 from pydantic import TypeAdapter
 
 from . import models
-from ._fold import Fold, MethodFold, Rules, Slot
-from ._state import Pieces, Reader, Sessions, StateBase, Things
+from ._runtime.session.fold import (
+    Call,
+    Entry,
+    Fold,
+    MethodFold,
+    Rules,
+    Slot,
+    Unknown,
+)
+from ._runtime.session.readings import (
+    PieceReader,
+    RecordReader,
+    Sessions,
+    SlotViews,
+    StateBase,
+    View,
+)
+from ._runtime.surface import present
 from .methods import METHODS as _METHODS
 
-__all__ = ["RULES", "SessionState", "SessionStates"]
+__all__ = [
+    "RULES",
+    "Call",
+    "Entry",
+    "SessionState",
+    "SessionStates",
+    "SlotViews",
+    "Unknown",
+    "View",
+]
+present(__name__, Call, Entry, SlotViews, Unknown, View)
 
 RULES = Rules(
     slots={
@@ -64,8 +90,8 @@ RULES = Rules(
 )
 """The table of update kinds, slots and calls about a session, and how each folds."""
 
-_AGENT_MESSAGE = Reader[Never](())
-_AGENT_MESSAGE_PIECES = Pieces[str]("text", TypeAdapter(list[str]))
+_AGENT_MESSAGE = RecordReader[Never](())
+_AGENT_MESSAGE_PIECES = PieceReader[str]("text", TypeAdapter(list[str]))
 
 
 class SessionState(StateBase):
@@ -86,11 +112,11 @@ class SessionState(StateBase):
     METHODS = MappingProxyType({spec.wire: spec for spec in _METHODS})
 
     @property
-    def agent_message(self) -> Things[Never, str]:
+    def agent_message(self) -> SlotViews[Never, str]:
         """
         What the update kinds ``agent_message_chunk`` (append) fold into.
         """
-        return self._things("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
+        return self._views("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
 
 
 class SessionStates(Sessions[SessionState]):

@@ -16,11 +16,13 @@ from __future__ import annotations
 from typing import Any, ClassVar, cast
 
 from . import capabilities, models
-from ._sender import Sender, Transport
+from ._runtime.connection.sender import Sender, Transport
+from ._runtime.surface import present
 from .initialization import require_version
 from .methods import METHODS, MethodSpec
 
 __all__ = ["AgentSender", "ClientSender", "Transport"]
+present(__name__, Transport)
 
 
 class AgentSender(Sender):

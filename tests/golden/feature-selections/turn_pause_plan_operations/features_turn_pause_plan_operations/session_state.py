@@ -25,13 +25,40 @@ from typing import Never
 from pydantic import TypeAdapter
 
 from . import models
-from ._fold import Fold, MethodFold, Rules, Slot
-from ._state import Pieces, Reader, Sessions, StateBase, Things
-from ._state import validator as _validator
-from ._tracker import Tracker
+from ._runtime.session.fold import (
+    Call,
+    Entry,
+    Fold,
+    MethodFold,
+    Rules,
+    Slot,
+    Unknown,
+)
+from ._runtime.session.readings import (
+    PieceReader,
+    RecordReader,
+    Sessions,
+    SlotViews,
+    StateBase,
+    View,
+)
+from ._runtime.session.readings import validator as _validator
+from ._runtime.session.tracker import Tracker
+from ._runtime.surface import present
 from .methods import METHODS as _METHODS
 
-__all__ = ["RULES", "PlanTracker", "SessionState", "SessionStates"]
+__all__ = [
+    "RULES",
+    "Call",
+    "Entry",
+    "PlanTracker",
+    "SessionState",
+    "SessionStates",
+    "SlotViews",
+    "Unknown",
+    "View",
+]
+present(__name__, Call, Entry, SlotViews, Unknown, View)
 
 RULES = Rules(
     slots={
@@ -74,10 +101,12 @@ RULES = Rules(
 )
 """The table of update kinds, slots and calls about a session, and how each folds."""
 
-_AGENT_MESSAGE = Reader[Never](())
-_AGENT_MESSAGE_PIECES = Pieces[str]("text", TypeAdapter(list[str]))
-_PLANS = Reader[models.PlanUpdate]((("plan_update", _validator(models.PlanUpdate)),))
-_PLANS_PIECES = Pieces[Never](None, None)
+_AGENT_MESSAGE = RecordReader[Never](())
+_AGENT_MESSAGE_PIECES = PieceReader[str]("text", TypeAdapter(list[str]))
+_PLANS = RecordReader[models.PlanUpdate](
+    (("plan_update", _validator(models.PlanUpdate)),)
+)
+_PLANS_PIECES = PieceReader[Never](None, None)
 
 
 class SessionState(StateBase):
@@ -99,18 +128,18 @@ class SessionState(StateBase):
     METHODS = MappingProxyType({spec.wire: spec for spec in _METHODS})
 
     @property
-    def agent_message(self) -> Things[Never, str]:
+    def agent_message(self) -> SlotViews[Never, str]:
         """
         What the update kinds ``agent_message_chunk`` (append) fold into.
         """
-        return self._things("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
+        return self._views("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
 
     @property
-    def plans(self) -> Things[models.PlanUpdate, Never]:
+    def plans(self) -> SlotViews[models.PlanUpdate, Never]:
         """
         What the update kinds ``plan_update`` (patch) fold into.
         """
-        return self._things("plans", _PLANS, _PLANS_PIECES)
+        return self._views("plans", _PLANS, _PLANS_PIECES)
 
 
 class SessionStates(Sessions[SessionState]):

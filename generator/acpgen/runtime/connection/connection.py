@@ -1,0 +1,498 @@
+"""A JSON-RPC 2.0 connection over any transport that moves whole messages.
+
+Support code: it knows no method of the protocol. A transport (``transport.Transport``)
+moves each message's bytes: lines on stdio (``lines.LineTransport``), WebSocket frames
+and HTTP bodies and events (the remote modules); the wire layer reads
+(``wire.messages.read_message``) and writes (``wire.codec.encode``) them. What the
+connection guarantees, whatever the peer writes and over whichever transport:
+
+- **Conformance.** Ids are strings, integers (64-bit) or null. A line that is not JSON
+  gets -32700; a message that is not a JSON-RPC object (not an object, a batch, a wrong
+  ``jsonrpc``, a method that is not a string, an id of another type) gets -32600, with
+  id null when the id cannot be read; a request reusing the id of one still running gets
+  -32600 and the first is unaffected. A message longer than ``Limits.max_message_bytes``
+  or nested deeper than ``Limits.max_depth`` gets -32600 (with its id when it can be
+  read) and is never parsed. Handler failures become -32603 without details; a result
+  that cannot be written as JSON (NaN and infinities included) becomes -32603. Responses
+  to unknown ids, and ``$/cancel_request`` for unknown or malformed ids, are dropped
+  with a debug log. Notifications are never answered.
+- **Order.** Notifications from the peer are handled one at a time, in arrival order: a
+  handler that awaits delays the next notification, never reorders it. Requests from the
+  peer run concurrently, each as its own task (started at once where the Python has
+  eager tasks and no notification read before it waits: ``in_flight.start_task``). The
+  answer to one of our requests is delivered only after every notification that arrived
+  before it has been handled (so a ``session/prompt`` call returns after the turn's
+  ``session/update`` notifications were applied), except to a notification handler
+  waiting for it, which gets it at once (otherwise it would wait for itself).
+- **Bounds.** Writing waits while the peer does not read (a message is encoded only once
+  the transport is ready for it, typed params and results included, so at most one
+  message beyond the transport's buffer limit is held, however many senders wait). At
+  most ``Limits.max_running_requests`` peer requests run at once and at most
+  ``Limits.max_queued_notifications`` notifications (and ``Limits.max_queued_bytes``)
+  wait; beyond that, reading pauses, so the peer's writes wait in turn. Reading never
+  pauses while a handler waits for the peer's answer (the answer may be behind): a
+  request arriving then over the limit is answered -32603 at once, and a notification
+  handler that waits while twice the limit of notifications piles up has its requests
+  failed rather than wait forever.
+- **Lifecycle.** At the end of input, the notifications already received are still
+  handled, pending requests fail with :class:`ConnectionError`, running handlers are
+  cancelled and :meth:`Connection.run` returns. :meth:`Connection.close` is idempotent;
+  ``async with`` starts the connection and closes it. No handler failure ends the
+  connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any, Self
+
+from ..wire.codec import Unreadable, encode, find_id
+from ..wire.messages import read_message
+from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
+from .in_flight import (
+    CURRENT,
+    Answer,
+    Handling,
+    Incoming,
+    Notification,
+    Outgoing,
+    error_message,
+    settle,
+    start_task,
+)
+from .limits import Limits
+from .trace_writer import Trace, TraceWriter
+from .transport import Oversized, Transport
+
+__all__ = ["CANCEL_REQUEST", "Connection", "Handler"]
+
+_log = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""Answers a request with a response message, or handles a notification and returns
+None."""
+
+CANCEL_REQUEST = "$/cancel_request"
+
+
+class Connection:
+    """Both ends of a JSON-RPC conversation: sends requests to the peer and answers the
+    peer's.
+
+    ``transport`` moves the messages (``LineTransport(reader, writer)`` over a pipe or
+    a socket); ``handler`` is usually ``Dispatcher(my_handler, methods).dispatch``.
+    Serve with ``await connection.run()`` (until the peer closes its end), or
+    ``async with connection:`` (reading in the background until the block ends). Given
+    ``trace`` (a text file, or a path to append to), every message in and out is written
+    to it as one JSON line (see ``trace_writer``).
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        handler: Handler,
+        *,
+        limits: Limits | None = None,
+        trace: Trace = None,
+    ) -> None:
+        self.transport = transport
+        self._trace = TraceWriter(trace) if trace is not None else None
+        self._handler = handler
+        self.limits = limits or Limits()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, Outgoing] = {}
+        self._running: dict[str | int | None, Incoming] = {}
+        self._inbox: collections.deque[Notification | Answer] = collections.deque()
+        self._queued = 0
+        self._queued_bytes = 0
+        self._current: Handling | None = None
+        """The notification being handled."""
+        self._awaiting = 0
+        """Our requests, sent by handlers of peer messages, that await their answer."""
+        self._queued_or_ended = asyncio.Event()
+        """Set when a message waits for the notification worker, or the input ends."""
+        self._room = asyncio.Event()
+        """Set when a handler ends or awaits the peer: reading may go on."""
+        self._write_lock = asyncio.Lock()
+        self._background: set[asyncio.Task[None]] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._input_ended = False
+        self._closed = False
+
+    # -- public API
+    # ---------------------------------------------------------------------------
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Send a request and wait for its result; an error answer raises
+        :class:`RequestError`.
+
+        Raises :class:`ConnectionError` when the connection is closed or the peer's
+        input ends before the answer; ``ValueError``/``TypeError`` when ``params`` is
+        not JSON (NaN too).
+        """
+        if self._closed or self._input_ended:
+            raise ConnectionError("the connection is closed")
+        request_id = next(self._ids)
+        work = CURRENT.get()
+        origin = (
+            work
+            if work is not None and work.connection is self and work.running
+            else None
+        )
+        outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
+        self._pending[request_id] = outgoing
+        self._await_peer(origin, 1)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self._send(message)
+            return await outgoing.future
+        except asyncio.CancelledError:
+            if not outgoing.answered and not self._closed:
+                self._in_background(
+                    self._send_quietly(CANCEL_REQUEST, {"requestId": request_id})
+                )
+            raise
+        finally:
+            del self._pending[request_id]
+            self._await_peer(origin, -1)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification (waits while the peer is not reading)."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self._send(message)
+
+    def start(self) -> None:
+        """Start reading and handling the peer's messages in the background
+        (idempotent)."""
+        if self._task is None and not self._closed:
+            self._task = asyncio.get_running_loop().create_task(self._serve())
+
+    async def run(self) -> None:
+        """Read and handle messages until the peer closes its end (or :meth:`close`)."""
+        self.start()
+        if self._task is not None:
+            await asyncio.wait({self._task})
+
+    async def close(self) -> None:
+        """Stop reading and writing, fail pending requests, cancel running handlers
+        (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._fail_pending(ConnectionError("the connection is closed"))
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        with contextlib.suppress(Exception):
+            await self.transport.close()
+        if self._task is None:
+            self._close_trace()
+
+    async def __aenter__(self) -> Self:
+        self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+        if self._task is not None and self._task is not asyncio.current_task():
+            await asyncio.wait({self._task})
+
+    # -- the reading side
+    # ---------------------------------------------------------------------
+
+    async def _serve(self) -> None:
+        worker = asyncio.get_running_loop().create_task(self._handle_notifications())
+        try:
+            await self._read_messages()
+            self._end_of_input()
+            await asyncio.wait({worker})
+        except (ConnectionError, OSError) as error:
+            _log.debug("reading stopped: %s", error)
+        finally:
+            self._input_ended = True
+            self._fail_pending(self._lost())
+            tasks = [
+                worker,
+                *(i.task for i in self._running.values()),
+                *self._background,
+            ]
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            self._close_trace()
+
+    async def _read_messages(self) -> None:
+        most = self.limits.max_message_bytes
+        while (line := await self.transport.receive(most)) is not None:
+            while not self._may_read():
+                self._room.clear()
+                if self._may_read():
+                    break
+                await self._room.wait()
+            try:
+                if self._trace is not None:
+                    self._trace.record(
+                        "in", line.head if isinstance(line, Oversized) else line
+                    )
+                if isinstance(line, Oversized):
+                    limit = {"limit": self.limits.max_message_bytes}
+                    await self._refuse(find_id(line.head), "Message too large", limit)
+                elif line and not line.isspace():  # (no copy of the line)
+                    await self._receive(line)
+            except (ConnectionError, OSError) as error:
+                _log.debug("could not answer the peer: %s", error)
+            except Exception:  # noqa: BLE001 - one message never ends the conversation
+                _log.exception("a message from the peer could not be handled")
+
+    def _may_read(self) -> bool:
+        limits = self.limits
+        full = self._queued >= limits.max_queued_notifications
+        if full or self._queued_bytes >= limits.max_queued_bytes:
+            current = self._current
+            if current is None or current.awaiting == 0:
+                return False  # the notification handler will make room without the peer
+        busy = len(self._running) >= limits.max_running_requests
+        return not busy or self._awaiting > 0
+
+    async def _receive(self, line: bytes) -> None:
+        message = read_message(line, self.limits.max_depth)
+        if isinstance(message, Unreadable):
+            await self._send_error(message.request_id, message.error)
+        elif "method" not in message:
+            self._on_answer(message)
+        elif "id" not in message:
+            if message["method"] == CANCEL_REQUEST:
+                self._cancel(message.get("params"))
+            else:
+                self._queue_notification(message, len(line))
+        else:
+            await self._on_request(message)
+
+    async def _on_request(self, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        if request_id in self._running:
+            reason = {"reason": "the id is in use"}
+            await self._refuse(request_id, "Invalid request", reason)
+        elif len(self._running) >= self.limits.max_running_requests:
+            limit = {"limit": self.limits.max_running_requests}
+            await self._send_error(
+                request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
+            )
+        else:
+            incoming = self._running[request_id] = Incoming()
+            # started at once where that cannot overtake a notification read before it
+            eager = not self._inbox
+            incoming.task = start_task(self._answer(request_id, message), eager=eager)
+
+    def _queue_notification(self, message: dict[str, Any], size: int) -> None:
+        current, limits = self._current, self.limits
+        piled_up = self._queued >= 2 * limits.max_queued_notifications
+        if current is not None and (
+            piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes
+        ):
+            self._give_up_waiting(current)
+        self._inbox.append(Notification(message, size))
+        self._queued += 1
+        self._queued_bytes += size
+        self._queued_or_ended.set()
+
+    def _give_up_waiting(self, work: Handling) -> None:
+        """Fail the requests of a notification handler while the peer's notifications
+        pile up."""
+        error = RequestError(
+            INTERNAL_ERROR,
+            "No answer while the peer's notifications piled up",
+            {"queued": self._queued},
+        )
+        for outgoing in self._pending.values():
+            if outgoing.origin is work and not outgoing.answered:
+                outgoing.fail(error)
+
+    def _on_answer(self, message: dict[str, Any]) -> None:
+        valid, response_id = read_id(message["id"])
+        outgoing = (
+            self._pending.get(response_id)
+            if valid and type(response_id) is int
+            else None
+        )
+        if outgoing is None or outgoing.answered:
+            if response_id is None and "error" in message:
+                _log.warning("the peer reported an error: %.1000r", message["error"])
+            else:
+                _log.debug(
+                    "dropped an answer to no pending request: id %.100r", response_id
+                )
+            return
+        outgoing.answered = True
+        origin = outgoing.origin
+        waiting_handler = origin is not None and origin.notification and origin.running
+        if waiting_handler or (not self._inbox and self._current is None):
+            settle(outgoing, message)
+        else:
+            self._inbox.append(Answer(outgoing, message))
+            self._queued_or_ended.set()
+
+    def _cancel(self, params: Any) -> None:
+        valid, request_id = read_id(
+            params.get("requestId", ...) if type(params) is dict else ...
+        )
+        incoming = self._running.get(request_id) if valid else None
+        if incoming is None:
+            _log.debug("cancel of no running request: %.100r", params)
+        elif not incoming.answering:
+            incoming.task.cancel()
+
+    def _end_of_input(self) -> None:
+        self._input_ended = True
+        for outgoing in self._pending.values():
+            if not outgoing.answered:  # answers received are still delivered in order
+                outgoing.fail(self._lost())
+        for incoming in self._running.values():
+            incoming.task.cancel()
+        self._queued_or_ended.set()
+
+    # -- handling
+    # -----------------------------------------------------------------------------
+
+    async def _handle_notifications(self) -> None:
+        """Deliver notifications and queued answers one at a time, in arrival order."""
+        while True:
+            while not self._inbox:
+                if self._input_ended:
+                    return
+                self._queued_or_ended.clear()
+                await self._queued_or_ended.wait()
+            item = self._inbox.popleft()
+            if isinstance(item, Answer):
+                settle(item.outgoing, item.message)
+                continue
+            self._queued -= 1
+            self._queued_bytes -= item.size
+            work = self._current = Handling(self, notification=True)
+            token = CURRENT.set(work)
+            try:
+                await self._handler(item.message)
+            except Exception:  # noqa: BLE001 - a failing handler never ends the connection
+                _log.exception(
+                    "handler of notification %.100r failed", item.message.get("method")
+                )
+            finally:
+                CURRENT.reset(token)
+                work.running = False
+                self._current = None
+                self._room.set()
+
+    async def _answer(
+        self, request_id: str | int | None, message: dict[str, Any]
+    ) -> None:
+        work = Handling(self, notification=False)
+        CURRENT.set(work)  # this task's own context
+        try:
+            try:
+                response = await self._handler(message)
+            except asyncio.CancelledError:
+                if self._input_ended or self._closed:
+                    raise
+                response = error_message(request_id, RequestError.cancelled())
+            except Exception:  # noqa: BLE001 - answered -32603, logged here
+                _log.exception("handler of %.100r failed", message.get("method"))
+                response = error_message(request_id, RequestError.internal_error())
+            if response is None:
+                _log.error(
+                    "the handler of request %.100r gave no answer",
+                    message.get("method"),
+                )
+                response = error_message(request_id, RequestError.internal_error())
+            self._running[request_id].answering = True
+            await self._send_answer(request_id, response)
+        except (ConnectionError, OSError) as error:
+            _log.debug("could not answer request %.100r: %s", request_id, error)
+        finally:
+            work.running = False
+            self._running.pop(request_id, None)
+            self._room.set()
+
+    def _await_peer(self, origin: Handling | None, step: int) -> None:
+        if origin is not None:
+            origin.awaiting += step
+            self._awaiting += step
+            self._room.set()
+
+    def _lost(self) -> ConnectionError:
+        """What a request waiting for its answer fails with when the peer's input ends:
+        the transport's refusal, when the server refused the connection (a remote
+        transport's ``refusal``), else that the peer closed the connection."""
+        refusal = getattr(self.transport, "refusal", None)
+        if isinstance(refusal, ConnectionError):
+            return refusal
+        return ConnectionError("the peer closed the connection before answering")
+
+    def _fail_pending(self, error: Exception) -> None:
+        for outgoing in self._pending.values():
+            outgoing.fail(error)
+
+    def _in_background(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # -- the writing side
+    # ---------------------------------------------------------------------
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        """Write one message, once the peer has read what was written before.
+
+        The message is encoded only when its turn comes, so waiting senders hold no
+        bytes.
+        """
+        async with self._write_lock:
+            if self._closed:
+                raise ConnectionError("the connection is closed")
+            await self.transport.ready()
+            data = encode(message)
+            await self.transport.send(data)
+        if self._trace is not None:
+            self._trace.record("out", data)
+
+    async def _send_answer(
+        self, request_id: str | int | None, response: dict[str, Any]
+    ) -> None:
+        try:
+            await self._send(response)
+        except (TypeError, ValueError, RecursionError) as error:  # NaN, objects, cycles
+            _log.error("the answer to %.100r is not JSON: %s", request_id, error)
+            await self._send_error(request_id, RequestError.internal_error())
+
+    async def _send_error(
+        self, request_id: str | int | None, error: RequestError
+    ) -> None:
+        await self._send(error_message(request_id, error))
+
+    async def _refuse(
+        self, request_id: Any, message: str, data: dict[str, Any]
+    ) -> None:
+        """Answer -32600 (with the id when it is a valid one)."""
+        answer_id = read_id(request_id)[1]
+        await self._send_error(answer_id, RequestError(INVALID_REQUEST, message, data))
+
+    def _close_trace(self) -> None:
+        if self._trace is not None:
+            self._trace.close()
+
+    async def _send_quietly(self, method: str, params: Any) -> None:
+        with contextlib.suppress(Exception):
+            await self.notify(method, params)

@@ -1,0 +1,198 @@
+"""Route incoming JSON-RPC requests and notifications to a handler object.
+
+Support code: it knows no method of the protocol, only the method table it is given. The
+dispatcher validates params with the method's model, calls the handler's method of the
+same Python name, and answers with the result, serialised by alias when the connection
+writes it. Failures become JSON-RPC errors: unknown method -32601, invalid params -32602
+(the validation errors, without the input, in ``data``), a :class:`RequestError` raised
+by the handler its own code, anything else (including a result that does not fit the
+result model) -32603, logged and never detailed to the peer. Names starting with ``_``
+go to the handler's extension hooks. A notification never produces a response; its
+failures are logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from ..wire.rpc import INVALID_REQUEST, Deferred, MethodSpec, RequestError
+
+__all__ = ["Dispatcher"]
+
+_log = logging.getLogger(__name__)
+_ABSENT: Any = object()
+
+
+class _Route:
+    """How one method is read and answered.
+
+    Built on the method's first message (the models defer their build), it holds the
+    pydantic-core validator of the params and the serializer of the result, so that a
+    message costs little more than validating its params.
+    """
+
+    __slots__ = (
+        "_read_result",
+        "_serialize",
+        "_spec",
+        "_validate",
+        "python_name",
+        "wire",
+    )
+
+    def __init__(self, spec: MethodSpec) -> None:
+        self._spec = spec
+        self.wire, self.python_name = spec.wire, spec.python_name
+        self._validate: Callable[[Any], Any] | None = None
+        self._read_result: Callable[[Any], Any] | None = None
+        self._serialize: Any = None
+
+    def _build(self) -> Callable[[Any], Any]:
+        params = _built(self._spec.params)
+        if self._spec.result is not None:
+            result = _built(self._spec.result)
+            self._read_result = result.validator.validate_python
+            self._serialize = result.serializer
+        self._validate = params.validator.validate_python
+        return self._validate
+
+    def read(self, params: Any) -> Any:
+        """The params as the method's model (absent: ``{}``); else the -32602 error."""
+        validate = self._validate or self._build()
+        try:
+            return validate({} if params is _ABSENT else params)
+        except ValidationError as error:
+            details = error.json(include_url=False, include_input=False)
+            raise RequestError.invalid_params(json.loads(details)) from None
+
+    def answer(self, result: Any) -> Deferred:
+        """The handler's result, to be written by alias when the connection sends the
+        answer (None reads as the result model's defaults).
+
+        A result that is not the result model is validated as one (so a dict of wire
+        names works); one that does not fit raises (and so answers -32603), as does,
+        when it is written, a result that fits no branch of a union.
+        """
+        if self._serialize is None:
+            self._build()
+        assert (
+            self._read_result is not None and self._serialize is not None
+        )  # a request's route
+        expected = self._spec.result
+        if result is None:
+            result = self._read_result({})
+        elif isinstance(expected, type) and not isinstance(result, expected):
+            result = self._read_result(result)
+        # a union result cannot be checked above: the serializer refuses what fits no
+        # branch (checking costs about 1.5 us, so it is spared where isinstance has
+        # already decided)
+        strict = "error" if not isinstance(expected, type) else True
+        return Deferred(self._serialize, result, warnings=strict)
+
+
+def _built(model: Any) -> TypeAdapter[Any]:
+    adapter: TypeAdapter[Any] = TypeAdapter(model)
+    adapter.rebuild()  # build the deferred schema now: its validator and serializer
+    return adapter
+
+
+class Dispatcher:
+    """Dispatches messages for the methods ``methods`` to ``handler``.
+
+    ``observers`` maps a wire method name to a function called with its validated params
+    before the handler (the runtime records what the peer advertises at ``initialize``
+    so).
+    """
+
+    def __init__(
+        self,
+        handler: object,
+        methods: Iterable[MethodSpec],
+        *,
+        observers: Mapping[str, Callable[[Any], None]] | None = None,
+    ) -> None:
+        self._handler = handler
+        self._requests: dict[str, _Route] = {}
+        self._notifications: dict[str, _Route] = {}
+        self._observers = dict(observers or {})
+        for spec in methods:
+            routes = self._requests if spec.kind == "request" else self._notifications
+            routes[spec.wire] = _Route(spec)
+
+    async def dispatch(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The response to a request, or None for a notification (a message without an
+        id)."""
+        method = message.get("method")
+        params = message.get("params", _ABSENT)
+        if "id" not in message:
+            await self._notification(method, params)
+            return None
+        request_id = message["id"]
+        try:
+            result = await self._request(method, params)
+        except RequestError as error:
+            return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
+        except Exception:  # noqa: BLE001 - answered -32603, logged here
+            _log.exception("handler of %.100r failed", method)
+            internal = RequestError.internal_error()
+            return {"jsonrpc": "2.0", "id": request_id, "error": internal.to_wire()}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    async def _request(self, method: Any, params: Any) -> Any:
+        if type(method) is not str:
+            raise RequestError(
+                INVALID_REQUEST,
+                "Invalid request",
+                {"reason": "method must be a string"},
+            )
+        if method.startswith("_"):
+            hook = getattr(self._handler, "ext_method", None)
+            if hook is None:
+                raise RequestError.method_not_found(method)
+            return await hook(method, None if params is _ABSENT else params)
+        route = self._requests.get(method)
+        # a handler that does not subclass the interface may lack the method
+        call = (
+            getattr(self._handler, route.python_name, None)
+            if route is not None
+            else None
+        )
+        if route is None or call is None:
+            raise RequestError.method_not_found(method)
+        return route.answer(await call(self._observed(method, route.read(params))))
+
+    def _observed(self, method: str, params: Any) -> Any:
+        observer = self._observers.get(method)
+        if observer is not None:
+            observer(params)
+        return params
+
+    async def _notification(self, method: Any, params: Any) -> None:
+        if type(method) is not str:
+            _log.debug("dropped a notification without a method name")
+            return
+        try:
+            if method.startswith("_"):
+                hook = getattr(self._handler, "ext_notification", None)
+                if hook is not None:
+                    await hook(method, None if params is _ABSENT else params)
+                return
+            route = self._notifications.get(method)
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
+            if route is None or call is None:
+                _log.debug("no handler for notification %.100r", method)
+                return
+            await call(self._observed(method, route.read(params)))
+        except RequestError as error:
+            _log.warning("notification %.100r refused: %s", method, error)
+        except Exception:  # noqa: BLE001 - a notification is never answered: logged here
+            _log.exception("handler of notification %.100r failed", method)

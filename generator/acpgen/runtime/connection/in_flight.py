@@ -1,0 +1,139 @@
+"""The bookkeeping of one connection's messages in flight: peer messages being handled,
+our requests awaiting their answer, and what waits in arrival order.
+
+Support code for ``connection.Connection``: it knows no method of the protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from ..wire.rpc import INTERNAL_ERROR, RequestError
+
+__all__ = [
+    "CURRENT",
+    "Answer",
+    "Handling",
+    "Incoming",
+    "Notification",
+    "Outgoing",
+    "error_message",
+    "settle",
+    "start_task",
+]
+
+
+class Handling:
+    """A peer request or notification while its handler runs, and how many answers it
+    awaits."""
+
+    __slots__ = ("awaiting", "connection", "notification", "running")
+
+    def __init__(self, connection: object, *, notification: bool) -> None:
+        self.connection = connection
+        self.notification = notification
+        self.awaiting = 0
+        self.running = True
+
+
+CURRENT: contextvars.ContextVar[Handling | None] = contextvars.ContextVar(
+    "acp_handling", default=None
+)
+"""The peer message whose handler runs in this context (each connection's own)."""
+
+
+class Outgoing:
+    """One of our requests until its answer is delivered."""
+
+    __slots__ = ("answered", "future", "origin")
+
+    def __init__(self, future: asyncio.Future[Any], origin: Handling | None) -> None:
+        self.future = future
+        self.origin = origin
+        self.answered = False
+        """Its answer arrived (perhaps still queued behind notifications) or it was
+        failed."""
+
+    def fail(self, error: BaseException) -> None:
+        """Fail the request unless it is answered already."""
+        self.answered = True
+        if not self.future.done():
+            self.future.set_exception(error)
+
+
+class Incoming:
+    """A peer request being handled.
+
+    Registered before its task is started (an eagerly started handler may be done before
+    :func:`start_task` returns); :attr:`task` is set right after.
+    """
+
+    __slots__ = ("answering", "task")
+
+    task: asyncio.Task[None]
+
+    def __init__(self) -> None:
+        self.answering = False
+        """The handler is done and its answer is being written: too late to cancel."""
+
+
+_EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
+    asyncio, "eager_task_factory", None
+)
+"""The running Python's factory of eager tasks (3.12+), else None."""
+
+
+def start_task(
+    coroutine: Coroutine[Any, Any, None], *, eager: bool
+) -> asyncio.Task[None]:
+    """A task running ``coroutine`` on the running loop.
+
+    Where the running Python has eager tasks, ``eager`` is asked and the loop has no
+    task factory of its own, the task starts at once: its coroutine runs, as that task
+    (so ``asyncio.current_task()`` and time-outs inside it are its own), up to its first
+    suspension before this returns. Elsewhere (Python 3.11) it starts at the loop's next
+    turn, as any task.
+    """
+    loop = asyncio.get_running_loop()
+    if eager and _EAGER is not None and loop.get_task_factory() is None:
+        task: asyncio.Task[None] = _EAGER(loop, coroutine)
+        return task
+    return loop.create_task(coroutine)
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    message: dict[str, Any]
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    outgoing: Outgoing
+    message: dict[str, Any]
+
+
+def error_message(request_id: str | int | None, error: RequestError) -> dict[str, Any]:
+    """The JSON-RPC response answering ``request_id`` with ``error``."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
+
+
+def settle(outgoing: Outgoing, message: dict[str, Any]) -> None:
+    """Deliver the peer's answer to the caller waiting for it (if it still waits)."""
+    future = outgoing.future
+    if future.done():  # the caller stopped waiting
+        return
+    has_result, has_error = "result" in message, "error" in message
+    if message.get("jsonrpc") != "2.0" or has_result == has_error:
+        reason = 'a response has "jsonrpc": "2.0" and either "result" or "error"'
+        future.set_exception(
+            RequestError(INTERNAL_ERROR, "Malformed response", {"reason": reason})
+        )
+    elif has_error:
+        future.set_exception(RequestError.from_wire(message["error"]))
+    else:
+        future.set_result(message["result"])

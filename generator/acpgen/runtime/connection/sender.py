@@ -1,0 +1,108 @@
+"""The base of the typed senders: send params, parse the answer.
+
+The params are serialised when the connection writes them, not before: a send that waits
+for its turn (the peer is not reading) holds its model, not its bytes, so thousands of
+concurrent sends hold no more encoded bytes than one.
+
+Support code: it knows no method of the protocol; the generated ``senders`` module
+subclasses :class:`Sender` once per role, with the methods of that role and its
+capability check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, TypeAdapter
+
+from ..wire.rpc import Deferred, MethodSpec
+
+__all__ = ["Sender", "Transport"]
+
+
+class Transport(Protocol):
+    """Sends JSON params, returns the raw ``result`` (``Connection`` is one)."""
+
+    async def request(self, method: str, params: Any) -> Any: ...
+
+    async def notify(self, method: str, params: Any) -> None: ...
+
+
+class Sender:
+    """Calls the methods ``_methods`` (keyed by wire name and kind) on the peer."""
+
+    _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
+
+    def __init__(
+        self,
+        transport: Transport,
+        peer_capabilities: BaseModel | None = None,
+        *,
+        check_capabilities: bool = True,
+    ) -> None:
+        self._transport = transport
+        self.peer_capabilities = peer_capabilities
+        """What the peer advertised at ``initialize``; when set, messages are checked
+        against it."""
+        self.check_capabilities = check_capabilities
+        """Record what the peer advertises at ``initialize`` (and so check what is sent
+        to it)."""
+        self._adapters: dict[Any, TypeAdapter[Any]] = {}
+
+    def advertised(self, capabilities: BaseModel | None) -> None:
+        """The peer advertised ``capabilities`` at ``initialize``: check against them
+        from now on.
+
+        Called by the runtime with what the ``initialize`` exchange carried (the
+        capability model's defaults when the peer sent none); ignored when
+        ``check_capabilities`` is off.
+        """
+        if self.check_capabilities:
+            self.peer_capabilities = capabilities
+
+    def _check(self, wire: str, params: Any) -> None:
+        """Refuse what the peer did not advertise (no check here: subclasses know the
+        rules)."""
+
+    def _adapter(self, model: Any) -> TypeAdapter[Any]:
+        adapter = self._adapters.get(model)
+        if adapter is None:
+            adapter = self._adapters[model] = TypeAdapter(model)
+            adapter.rebuild()  # build the deferred schema now: its serializer is used
+        return adapter
+
+    def _dump(self, spec: MethodSpec, params: Any) -> Deferred:
+        """The params, serialised only when the connection writes them (so that a send
+        waiting for its turn holds no bytes)."""
+        return Deferred(self._adapter(spec.params).serializer, params)
+
+    async def _request(
+        self,
+        wire: str,
+        params: Any,
+        *,
+        version: tuple[str, Callable[[Any], None]] | None = None,
+    ) -> Any:
+        """Send a request and read its result. ``version`` (a result field and its
+        check) is checked first: a peer of another protocol version may answer in
+        another shape."""
+        spec = self._methods[(wire, "request")]
+        self._check(wire, params)
+        raw = await self._transport.request(wire, self._dump(spec, params))
+        if version is not None and isinstance(raw, dict) and version[0] in raw:
+            version[1](raw[version[0]])
+        return self._adapter(spec.result).validate_python({} if raw is None else raw)
+
+    async def _notify(self, wire: str, params: Any) -> None:
+        spec = self._methods[(wire, "notification")]
+        self._check(wire, params)
+        await self._transport.notify(wire, self._dump(spec, params))
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        """Send an extension request (its name must start with ``_``)."""
+        return await self._transport.request(method, params)
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        """Send an extension notification (its name must start with ``_``)."""
+        await self._transport.notify(method, params)

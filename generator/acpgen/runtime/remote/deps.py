@@ -1,0 +1,41 @@
+"""The third-party packages the remote client needs, and the error that names them.
+
+Support code: it knows no method of the protocol. The rest of a generated package
+imports only pydantic; its ``remote`` module needs ``httpx`` (with ``h2``, for
+Streamable HTTP) and ``websockets``, the ``remote`` extra of acpgen. A vendored package
+has no extras of its own, so the error gives the exact command to install them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["REQUIREMENTS", "client_half", "missing_extra"]
+
+REQUIREMENTS = ("httpx[http2]==0.28.1", "websockets==17.4")
+"""The versions tested (pinned as acpgen's ``remote`` extra); newer compatible ones
+work too."""
+
+
+def missing_extra(module: str) -> ImportError:
+    """The error for a remote module imported without the ``remote`` extra: it names
+    the packages and the command that installs them."""
+    package = module.partition("._runtime.")[0]  # the package, above its runtime
+    command = "pip install " + " ".join(f"'{r}'" for r in REQUIREMENTS)
+    return ImportError(
+        f"{package}.remote needs httpx (with h2) and websockets, the 'remote' extra,"
+        f" which are not installed: {command}"
+    )
+
+
+def client_half(module: str, offered: Mapping[str, Any], name: str) -> Any:
+    """``offered[name]``, a name of the generated ``remote`` module (``module``) that
+    needs the extra, once the client's transports are imported (an ImportError naming
+    the extra, without it); AttributeError for a name it does not offer. The module's
+    ``__getattr__``."""
+    if name not in offered:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    importlib.import_module(".connect", __package__)
+    return offered[name]

@@ -1,0 +1,429 @@
+"""The remote client's Streamable HTTP transport (``httpx``), a ``transport.Transport``
+under the same connection as stdio.
+
+Support code: it knows no method of the protocol (the one it must name, the
+``initialize`` that opens a Streamable HTTP connection, is given). It needs the
+``remote`` extra (``deps``). What the peer sends is bounded as on stdio: an SSE line
+longer than the message limit ends the stream (the lines are split by the one line
+splitter, ``connection.lines``), and the messages waiting for the connection are
+bounded in bytes (the SSE readers stop reading meanwhile).
+
+Streamable HTTP, as the RFD and the TypeScript SDK's ``createHttpStream`` do it: the
+first message (``initialize``) is POSTed alone and answered with ``200`` and the
+``Acp-Connection-Id``; then the connection-scoped SSE stream is opened, and a session's
+stream before its first message (and as soon as an answer names a new session); every
+other message is POSTed (``202``) with the connection's id and, for a session's, its
+``Acp-Session-Id``; closing DELETEs the connection. A POST refused with 401, 403, 404
+or 410 ends the connection; another refusal fails only that request (a JSON-RPC error
+whose data has the status and the start of the body).
+
+A refused connection raises :class:`~.refusal.Refused`: an HTTP error status answering
+the ``initialize`` POST, a later POST refused with 401, 403, 404 or 410.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import functools
+import json
+import logging
+import ssl
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from ..connection.lines import split_lines
+from ..connection.transport import Oversized
+from ..wire.messages import glance, id_key
+from .deps import missing_extra
+from .refusal import Refused, refused_by_response
+
+try:
+    import h2  # noqa: F401 - httpx speaks HTTP/2 with it
+    import httpx
+except ImportError as error:  # the remote extra is not installed
+    raise missing_extra(__name__) from error
+
+__all__ = ["HttpClientTransport", "http_url"]
+
+_log = logging.getLogger(__name__)
+_GONE = frozenset({401, 403, 404, 410})
+_FAREWELL = 2.0
+"""Seconds a DELETE closing the connection may take (a server that does not answer it
+closes the connection after its idle time anyway)."""
+
+
+def http_url(url: str) -> str:
+    """``url`` with the HTTP scheme (``ws`` -> ``http``, ``wss`` -> ``https``)."""
+    for socket, plain in (("ws://", "http://"), ("wss://", "https://")):
+        if url.startswith(socket):
+            return plain + url[len(socket) :]
+    return url
+
+
+class _Inbox:
+    """Messages from the SSE streams, waiting for the connection (bounded in bytes)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._items: collections.deque[bytes | Oversized | None] = collections.deque()
+        self._size = 0
+        self._max = max_bytes
+        self._changed = asyncio.Event()
+
+    async def put(self, item: bytes | Oversized | None) -> None:
+        size = len(item) if isinstance(item, bytes) else 0
+        while item is not None and self._items and self._size + size > self._max:
+            self._changed.clear()
+            await self._changed.wait()
+        self._items.append(item)
+        self._size += size
+        self._changed.set()
+
+    async def get(self) -> bytes | Oversized | None:
+        while not self._items:
+            self._changed.clear()
+            await self._changed.wait()
+        item = self._items[0]
+        if item is not None:  # the end stays for every later reader
+            self._items.popleft()
+            self._size -= len(item) if isinstance(item, bytes) else 0
+            self._changed.set()
+        return item
+
+
+class _Chunks:
+    """An httpx response body as a reader of chunks (for the line splitter,
+    ``connection.lines.split_lines``)."""
+
+    def __init__(self, chunks: AsyncIterator[bytes]) -> None:
+        self._chunks = chunks
+
+    async def read(self, n: int = -1) -> bytes:
+        return await anext(self._chunks, b"")
+
+
+class HttpClientTransport:
+    """ACP over Streamable HTTP: POSTs out, SSE streams in."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        *,
+        initialize: str,
+        max_bytes: int,
+        http2: bool | None = None,
+        timeout: float = 120.0,
+        resumable: bool = False,
+    ) -> None:
+        self.url = http_url(url)
+        self._headers = dict(headers)
+        self._farewell_said = False
+        self._resumable = resumable
+        """The connection is resumed when lost: a lost stream is opened again after its
+        last event id, and then ends the whole connection (to be resumed), instead of
+        failing only that session's requests."""
+        self._initialize = initialize
+        self._max_bytes = max_bytes
+        limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
+        self.client = httpx.AsyncClient(
+            headers=dict(headers),
+            timeout=limits,
+            verify=_tls(),
+            http1=http2 is not True,
+            http2=http2 is not False,
+        )
+        self.connection_id: str | None = None
+        self.refusal: Refused | None = None
+        """The refusal that ended the connection (a POST refused with 401, 403, 404 or
+        410): the requests waiting fail with it."""
+        self._inbox = _Inbox(2 * max_bytes)
+        self._streams: dict[str | None, asyncio.Task[None]] = {}
+        self._opened: dict[str | None, asyncio.Future[None]] = {}
+        self._answer_routes: dict[tuple[str, Any], str] = {}
+        """Agent request id -> the session whose stream it came on."""
+        self._session_requests: dict[tuple[str, Any], tuple[str, Any]] = {}
+        self.reopened = 0
+        """Streams opened again after their last event id (``Last-Event-ID``)."""
+        self._last_ids: dict[str | None, int] = {}
+        """The id of the last event each stream brought (a resumable connection's)."""
+        """Our pending request id -> (its session, its id)."""
+        self._closed = False
+
+    # -- Transport
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        return await self._inbox.get()
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        if self._closed:
+            raise ConnectionError("the connection is closed")
+        message = glance(data)
+        if self.connection_id is None:
+            await self._post_initialize(message, data)
+            return
+        session = self._session_of(message)
+        if session is not None:
+            await self._open(session)
+        headers = {
+            "Content-Type": "application/json",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        key = (
+            id_key(message.get("id"))
+            if "method" in message and "id" in message
+            else None
+        )
+        if key is not None and session is not None:
+            self._session_requests[key] = (session, message.get("id"))
+        try:
+            response = await self.client.post(self.url, content=data, headers=headers)
+        except httpx.HTTPError as error:
+            await self._end(f"POST failed: {error!r}")
+            raise ConnectionError(str(error)) from None
+        if response.status_code != 202:
+            await self._refused(message, key, response)
+
+    async def close(self) -> None:
+        await self._close(farewell=True)
+
+    async def abandon(self) -> None:
+        """Stop without DELETE: the agent's connection stays for a resume."""
+        await self._close(farewell=False)
+
+    async def farewell(self) -> None:
+        """DELETE the connection after :meth:`abandon` (the client left for good while
+        its connection was lost: the agent need not wait for it)."""
+        async with httpx.AsyncClient(
+            headers=self._headers, timeout=5.0, verify=_tls()
+        ) as client:
+            await self._delete(client)
+
+    async def _delete(self, client: httpx.AsyncClient) -> None:
+        """DELETE the connection; once more when a kept-alive socket turned out dead
+        (DELETE is idempotent)."""
+        if self.connection_id is None:
+            return
+        headers = {"Acp-Connection-Id": self.connection_id}
+        for attempt in (1, 2):
+            try:
+                await client.delete(self.url, headers=headers, timeout=_FAREWELL)
+                return
+            except httpx.HTTPError as error:
+                _log.debug("DELETE of the connection failed (%d): %r", attempt, error)
+
+    async def _close(self, *, farewell: bool) -> None:
+        if self._closed:
+            if farewell and not self._farewell_said:  # stopped, then closed for good
+                self._farewell_said = True
+                await self.farewell()
+            return
+        self._closed = True
+        self._farewell_said = farewell
+        others = [t for t in self._streams.values() if t is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await self._inbox.put(None)
+        if farewell:
+            await self._delete(self.client)
+        await asyncio.gather(*others, return_exceptions=True)
+        await self.client.aclose()
+
+    # -- sending
+
+    async def _post_initialize(self, message: dict[str, Any], data: bytes) -> None:
+        if message.get("method") != self._initialize:
+            raise ConnectionError(
+                f"the first message over Streamable HTTP is {self._initialize}"
+            )
+        headers = {"Content-Type": "application/json"}
+        try:
+            response = await self.client.post(self.url, content=data, headers=headers)
+        except httpx.HTTPError as error:
+            raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
+        connection_id = response.headers.get("Acp-Connection-Id")
+        if (
+            response.status_code == 200
+            and not connection_id
+            and "error" in glance(response.content)
+        ):
+            await self._inbox.put(
+                response.content
+            )  # refused by a JSON-RPC error: its answer
+            await self._inbox.put(None)
+            return
+        if response.status_code != 200:
+            raise refused_by_response(
+                self.url, "http", response.status_code, response.content
+            )
+        if not connection_id:
+            raise ConnectionError(
+                f"the answer to {self._initialize} has no Acp-Connection-Id"
+            )
+        if len(response.content) > self._max_bytes:
+            raise ConnectionError(
+                f"the {self._initialize} answer is larger than the message limit"
+            )
+        self.connection_id = connection_id
+        await self._inbox.put(response.content)
+        self._stream(None)
+
+    def _session_of(self, message: dict[str, Any]) -> str | None:
+        params = message.get("params")
+        session = params.get("sessionId") if type(params) is dict else None
+        if type(session) is str:
+            return session
+        if "method" not in message:  # our answer to the agent: the session it asked on
+            key = id_key(message.get("id"))
+            return self._answer_routes.pop(key, None) if key else None
+        return None
+
+    async def _refused(
+        self, message: dict[str, Any], key: Any, response: httpx.Response
+    ) -> None:
+        status, body = response.status_code, response.text[:8192]
+        if status in _GONE or key is None:
+            refusal = refused_by_response(self.url, "http", status, response.content)
+            self.refusal = refusal
+            await self._end(f"the server refused a message: HTTP {status} {body!r}")
+            raise refusal
+        self._session_requests.pop(key, None)
+        await self._inbox.put(
+            _error_answer(
+                message.get("id"), f"HTTP {status}", {"status": status, "body": body}
+            )
+        )
+
+    # -- receiving
+
+    async def _open(self, session: str) -> None:
+        """Open a session's stream (once) and wait until the server has accepted it."""
+        if session not in self._streams:
+            self._stream(session)
+        with contextlib.suppress(ConnectionError):
+            await asyncio.shield(self._opened[session])
+
+    def _stream(self, session: str | None) -> None:
+        opened = self._opened[session] = asyncio.get_running_loop().create_future()
+        # a refusal nobody waits for (a stream opened on an answer) is not an error
+        opened.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._streams[session] = asyncio.ensure_future(self._read_stream(session))
+
+    async def _read_stream(self, session: str | None) -> None:
+        opened = self._opened[session]
+        try:
+            await self._read_once(session, opened)
+            # a resumable connection's stream ended: open it again after the last
+            # event id it brought (SSE ``Last-Event-ID``), once; a stream that
+            # brought none is resumed with the connection
+            if self._resumable and not self._closed and session in self._last_ids:
+                await self._read_once(session, None)
+        except (httpx.HTTPError, ConnectionError) as error:
+            _log.debug("the %s stream ended: %r", session or "connection", error)
+        finally:
+            if not opened.done():
+                opened.set_exception(ConnectionError("the stream was refused"))
+            await self._stream_ended(session)
+
+    async def _read_once(
+        self, session: str | None, opened: asyncio.Future[None] | None
+    ) -> None:
+        """Read one GET of the stream (a reopening when ``opened`` is None)."""
+        assert self.connection_id is not None
+        headers = {
+            "Accept": "text/event-stream",
+            "Acp-Connection-Id": self.connection_id,
+        }
+        if session is not None:
+            headers["Acp-Session-Id"] = session
+        if opened is None:
+            headers["Last-Event-ID"] = str(self._last_ids[session])
+            self.reopened += 1
+        try:
+            async with self.client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    raise ConnectionError(f"HTTP {response.status_code}")
+                if opened is not None:
+                    opened.set_result(None)
+                await self._events(session, response)
+        except httpx.HTTPError as error:
+            _log.debug("the %s stream broke: %r", session or "connection", error)
+
+    async def _events(self, session: str | None, response: httpx.Response) -> None:
+        lines = split_lines(_Chunks(response.aiter_raw()), self._max_bytes + 16)
+        data: list[bytes] = []
+        event: int | None = None
+        async for line in lines:
+            if isinstance(line, Oversized):
+                raise ConnectionError("an SSE line is longer than the message limit")
+            line = line.removesuffix(b"\r")
+            if line.startswith(b"data:"):
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif line.startswith(b"id:") and line[3:].strip().isdigit():
+                event = int(line[3:].strip())
+            elif not line and data:
+                await self._arrived(session, b"\n".join(data))
+                if event is not None:
+                    last = self._last_ids.get(session, 0)
+                    self._last_ids[session] = max(last, event)
+                data, event = [], None
+
+    async def _arrived(self, session: str | None, data: bytes) -> None:
+        message = glance(data)
+        if "method" in message and "id" in message and session is not None:
+            key = id_key(message["id"])
+            if key is not None:
+                self._answer_routes[key] = session
+        elif "method" not in message:
+            key = id_key(message.get("id"))
+            if key is not None:
+                self._session_requests.pop(key, None)
+            result = message.get("result")
+            created = result.get("sessionId") if type(result) is dict else None
+            if (
+                type(created) is str
+                and created not in self._streams
+                and not self._closed
+            ):
+                self._stream(created)
+        await self._inbox.put(data)
+
+    async def _stream_ended(self, session: str | None) -> None:
+        if self._closed:
+            return
+        if session is None or self._resumable:
+            await self._end(f"the {session or 'connection'} stream ended")
+            return
+        self._streams.pop(session, None)
+        for key, (owner, request_id) in list(self._session_requests.items()):
+            if owner == session:
+                del self._session_requests[key]
+                await self._inbox.put(
+                    _error_answer(request_id, "the session stream ended", None)
+                )
+
+    async def _end(self, why: str) -> None:
+        _log.debug("ending the ACP connection: %s", why)
+        if not self._closed:
+            await self._close(farewell=not self._resumable)
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context, made once: each client would load the trusted
+    certificates again (about a megabyte outside Python's allocator, for every
+    reconnection)."""
+    return httpx.create_ssl_context()
+
+
+def _error_answer(request_id: Any, message: str, data: Any) -> bytes:
+    error: dict[str, Any] = {"code": -32603, "message": message}
+    if data is not None:
+        error["data"] = data
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()

@@ -1,0 +1,109 @@
+"""The remote client's WebSocket transport (``websockets``): one text frame per message,
+a ``transport.Transport`` under the same connection as stdio.
+
+Support code: it knows no method of the protocol. It needs the ``remote`` extra
+(``deps``). A frame longer than the message limit closes the socket (1009). A refused
+connection raises :class:`~.refusal.Refused`: an HTTP error status answering the
+upgrade, or a socket the server closed before its first message (its close code and
+reason: the requests waiting fail with it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from ..connection.transport import Oversized
+from .deps import missing_extra
+from .refusal import Refused, refused_by_response
+
+try:
+    import websockets
+    from websockets.asyncio.client import ClientConnection, connect
+except ImportError as error:  # the remote extra is not installed
+    raise missing_extra(__name__) from error
+
+__all__ = ["WebSocketClientTransport", "websocket_url"]
+
+_log = logging.getLogger(__name__)
+
+
+def websocket_url(url: str) -> str:
+    """``url`` with the WebSocket scheme (``http`` -> ``ws``, ``https`` -> ``wss``)."""
+    for plain, secure in (("http://", "ws://"), ("https://", "wss://")):
+        if url.startswith(plain):
+            return secure + url[len(plain) :]
+    return url
+
+
+class WebSocketClientTransport:
+    """ACP over one WebSocket: a text frame per message."""
+
+    def __init__(self, socket: ClientConnection, url: str = "") -> None:
+        self.socket = socket
+        self.url = url
+        self.connection_id = (
+            socket.response.headers.get("Acp-Connection-Id")
+            if socket.response
+            else None
+        )
+        self.refusal: Refused | None = None
+        """Why the server closed the socket before its first message (the connection
+        fails the requests waiting with it)."""
+        self._heard = False
+
+    @classmethod
+    async def open(
+        cls, url: str, headers: Mapping[str, str], max_bytes: int
+    ) -> WebSocketClientTransport:
+        try:
+            socket = await connect(
+                websocket_url(url),
+                additional_headers=dict(headers),
+                max_size=max_bytes,
+                compression=None,
+            )
+        except websockets.InvalidStatus as error:
+            response = error.response
+            raise refused_by_response(
+                url, "ws", response.status_code, bytes(response.body or b"")
+            ) from None
+        return cls(socket, url)
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        while True:
+            try:
+                frame = await self.socket.recv()
+            except websockets.ConnectionClosed as closed:
+                self._closed_by(closed)
+                return None
+            self._heard = True
+            if isinstance(frame, str):
+                return frame.encode("utf-8", "surrogatepass")
+            _log.debug("ignored a binary WebSocket frame")
+
+    def _closed_by(self, closed: websockets.ConnectionClosed) -> None:
+        """Note a refusal: the server closed the socket before its first message."""
+        by_server = closed.rcvd is not None and (
+            closed.sent is None or bool(closed.rcvd_then_sent)
+        )
+        if by_server and not self._heard and closed.rcvd is not None:
+            code, reason = closed.rcvd.code, closed.rcvd.reason
+            self.refusal = Refused(self.url, "ws", close_code=code, message=reason)
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        try:
+            await self.socket.send(data, text=True)
+        except websockets.ConnectionClosed as error:
+            self._closed_by(error)
+            raise self.refusal or ConnectionError(str(error)) from None
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+    async def abandon(self) -> None:
+        """Drop the socket without a closing handshake (the agent may be resumed)."""
+        self.socket.transport.abort()

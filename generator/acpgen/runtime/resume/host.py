@@ -1,0 +1,508 @@
+"""A resumable agent: its connection outlives the client's transport.
+
+Support code: it knows no method of the protocol (the one it must recognise, the
+``initialize`` that opens a connection, is given). A :class:`Host` runs one agent's
+connection over a transport of its own and carries its messages over the client's
+transport of the moment, its *client side* (a WebSocket, a Streamable HTTP connection, a
+pipe). When a client negotiates the resume extension at ``initialize``
+(``_meta["acpgen/resume"]``, ``docs/resume.md``), the host numbers what the agent sends,
+per session, in an :class:`~.event_log.EventLog`, keeps the agent's requests still
+waiting for an answer, and counts the client messages the agent received. When the
+client side is lost the agent goes on; a new one (any profile) that opens with
+``initialize`` naming the connection's token is attached in its place and told how many
+client messages arrived, and each session comes back with ``_acpgen/resume_session``:
+the events after the one the client handled, in order, then live ones. A client that
+does not negotiate gets plain ACP, byte for byte, and the agent ends with its transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import to_json
+
+from ..connection.transport import Oversized, Transport
+from ..wire.messages import Routing, glance, id_key, json_object, session_of
+from .event_log import Coalescing, EventLog, ResumeLimits
+from .vocabulary import (
+    EXTENSION,
+    RECEIVED,
+    RESUME_SESSION,
+    Lost,
+    answer,
+    error,
+    lost_error,
+    resume_request,
+    with_token,
+)
+
+__all__ = ["Host", "Hosts"]
+
+_log = logging.getLogger(__name__)
+
+Stream = str | None
+"""A session id, or None for the connection's own messages."""
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An agent request the client has not answered."""
+
+    stream: Stream
+    event: int
+    data: bytes
+    request_id: Any
+
+
+class _AgentSide:
+    """The agent connection's transport: what the host reads from and writes to."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    async def receive(self, limit: int) -> bytes | Oversized | None:
+        if self._host.closed and self._host.inbound.empty():
+            return None
+        item = await self._host.inbound.get()
+        if item is None:
+            self._host.inbound.put_nowait(None)  # the end stays for any later read
+            return None
+        if isinstance(item, bytes) and len(item) > limit:
+            return Oversized(item[:65536])
+        return item
+
+    async def ready(self) -> None:
+        return None
+
+    async def send(self, data: bytes) -> None:
+        await self._host.outgoing(data)
+
+    async def close(self) -> None:
+        await self._host.close()
+
+
+class Host:
+    """One agent connection, carried over its client's transport of the moment."""
+
+    def __init__(
+        self,
+        limits: ResumeLimits,
+        coalescing: Coalescing | None,
+        routing: Routing,
+        *,
+        max_message_bytes: int,
+        on_close: Callable[[Host], None] = lambda host: None,
+    ) -> None:
+        self.token = secrets.token_urlsafe(32)
+        self.limits = limits
+        self._coalescing = coalescing
+        self._initialize = routing.initialize
+        self._on_connection = routing.answered_on_connection
+        self._max_bytes = max_message_bytes
+        self._on_close = on_close
+        self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(1)
+        """One message at a time: the client side's own buffer (bounded in bytes) holds
+        the rest while the agent does not read."""
+        self.agent_side = _AgentSide(self)
+        self.agent: Any = None
+        """The agent's connection (a ``connection.Connection``)."""
+        self.task: asyncio.Task[None] | None = None
+        self.negotiated = False
+        self.logs: dict[Stream, EventLog] = {}
+        self.paused: set[Stream] = set()
+        """Streams whose events wait for the client to resume them (on this client
+        side)."""
+        self._reattaching = False
+        """A client came back and has not reattached yet: every event only waits."""
+        self._routes: dict[tuple[str, Any], Stream] = {}
+        self._pending: dict[tuple[str, Any], _Pending] = {}
+        self.received = 0
+        """Client messages handed to the agent."""
+        self._init_id: tuple[str, Any] | None = None
+        self._init_answer: dict[str, Any] | None = None
+        self.client_side: Transport | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        self.detached_at: float | None = None
+        self._expiry: asyncio.TimerHandle | None = None
+        self.closed = False
+
+    def start(self, connect: Callable[[Transport], Any]) -> None:
+        """Create the agent's connection over :attr:`transport` and run it."""
+        self.agent = connect(self.agent_side)
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        try:
+            await self.agent.run()
+        except Exception:  # noqa: BLE001 - one connection never stops the server
+            _log.exception("a resumable ACP connection failed")
+        finally:
+            await self.close()
+
+    # -- the client side
+
+    async def serve(
+        self, client_side: Transport, *, left_on_purpose: Callable[[], bool]
+    ) -> None:
+        """Carry the agent's messages over ``client_side`` (the client's transport of
+        the moment) until it ends; then the agent waits for a new one (or ends, when
+        ``left_on_purpose()`` says the client left on purpose or it never negotiated the
+        extension)."""
+        previous, self._pump = self._pump, asyncio.current_task()
+        old = self.client_side
+        self.client_side = client_side
+        if self._init_answer is not None:  # a client comes back: nothing goes out
+            self._reattaching = True  # before its reattach, then each stream waits
+            self.paused = set(self.logs) | {None}  # to be resumed
+        self.detached_at = None
+        if self._expiry is not None:
+            self._expiry.cancel()
+        if old is not None:
+            with contextlib.suppress(Exception):
+                await old.close()
+        if previous is not None and previous is not asyncio.current_task():
+            with contextlib.suppress(BaseException):
+                await previous  # what the old client side brought is handed over first
+        try:
+            while (data := await client_side.receive(self._max_bytes)) is not None:
+                await self._from_client(client_side, data)
+        except (ConnectionError, OSError) as error:
+            _log.debug("a client side ended: %r", error)
+        finally:
+            await self._client_side_ended(client_side, left_on_purpose())
+
+    async def _client_side_ended(
+        self, client_side: Transport, left_on_purpose: bool
+    ) -> None:
+        if client_side is not self.client_side:
+            return
+        self.client_side = None
+        if left_on_purpose or not self.negotiated or self.closed:
+            await self.close()
+            return
+        self.detached_at = time.monotonic()
+        loop = asyncio.get_running_loop()
+        self._expiry = loop.call_later(self.limits.detached_for, self._expire)
+
+    def _expire(self) -> None:
+        if self.client_side is None and not self.closed:
+            _log.info("closing a resumable ACP connection nobody resumed")
+            asyncio.get_running_loop().create_task(self.close())
+
+    async def close(self) -> None:
+        """End the agent's connection and the client's transport (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._expiry is not None:
+            self._expiry.cancel()
+        while not self.inbound.empty():  # a pump waiting to hand the agent a message
+            self.inbound.get_nowait()  # goes on (and then finds its client side closed)
+        with contextlib.suppress(asyncio.QueueFull):
+            self.inbound.put_nowait(None)
+        self._on_close(self)
+        client_side, self.client_side = self.client_side, None
+        if client_side is not None:
+            with contextlib.suppress(Exception):
+                await client_side.close()
+        if self.agent is not None and self.task is not asyncio.current_task():
+            with contextlib.suppress(Exception):
+                await self.agent.close()
+            if self.task is not None:
+                await asyncio.wait({self.task}, timeout=1.0)
+
+    # -- client -> agent
+
+    async def _from_client(
+        self, client_side: Transport, data: bytes | Oversized
+    ) -> None:
+        if isinstance(data, Oversized):
+            await self._to_agent(data)
+            return
+        message = glance(data)
+        method = message.get("method")
+        key = id_key(message.get("id")) if "id" in message else None
+        if method == self._initialize and key is not None:
+            meta = resume_request(message)
+            if meta is not None and "token" in meta:
+                await self._reattach(client_side, message, meta)
+                return
+            if meta is not None and self._init_id is None:
+                self.negotiated = True
+                params = {k: v for k, v in message["params"].items() if k != "_meta"}
+                others = {
+                    k: v
+                    for k, v in message["params"]["_meta"].items()
+                    if k != EXTENSION
+                }
+                data = to_json(
+                    {
+                        **message,
+                        "params": {**params, **({"_meta": others} if others else {})},
+                    }
+                )
+            if self._init_id is None:
+                self._init_id = key
+        elif self.negotiated and type(method) is str and method.startswith("_acpgen/"):
+            await self._extension(message)
+            return
+        if self.negotiated:
+            if method is None and key is not None:
+                self._pending.pop(key, None)
+            elif key is not None:
+                on_connection = method in self._on_connection
+                self._routes[key] = None if on_connection else session_of(message)
+        await self._to_agent(data)
+
+    async def _to_agent(self, data: bytes | Oversized) -> None:
+        self.received += 1
+        if not self.closed:
+            await self.inbound.put(data)
+
+    async def _reattach(
+        self, client_side: Transport, message: dict[str, Any], meta: dict[str, Any]
+    ) -> None:
+        request_id = message["id"]
+        if meta.get("token") != self.token or self._init_answer is None:
+            await client_side.send(
+                error(request_id, "unknown resume token", {"recover": "session/load"})
+            )
+            return
+        handling = meta.get("handling")
+        last = meta.get("lastEventId", 0)
+        last = last if type(last) is int else -1  # not an id: nothing can follow it
+        named = meta.get("sessions")
+        async with self._lock:
+            self._reattaching = False
+            if (
+                type(named) is list
+            ):  # sessions the client will resume, logged yet or not
+                self.paused |= {s for s in named if type(s) is str}
+            result = dict(self._init_answer.get("result") or {})
+            mine = json_object(result.get("_meta"))
+            ours = {"version": 1, "token": self.token, "received": self.received}
+            result["_meta"] = {**mine, EXTENSION: ours}
+            caught = self._catch_up(None, last, handling)
+            if isinstance(caught, Lost):
+                await client_side.send(
+                    error(request_id, *lost_error(None, last, caught))
+                )
+                return
+            await client_side.send(answer(request_id, result))
+            self.paused.discard(None)
+            await self._send_all(client_side, caught, None)
+
+    async def _extension(self, message: dict[str, Any]) -> None:
+        """Answer one of the extension's requests (the agent never sees them)."""
+        method, request_id = message["method"], message.get("id")
+        params = json_object(message.get("params"))
+        client_side = self.client_side
+        if client_side is None or request_id is None:
+            return
+        if method == RECEIVED:
+            async with self._lock:
+                await client_side.send(answer(request_id, {"received": self.received}))
+            return
+        session, last = params.get("sessionId"), params.get("lastEventId", 0)
+        if (
+            method != RESUME_SESSION
+            or type(session) is not str
+            or type(last) is not int
+        ):
+            known = method == RESUME_SESSION
+            refusal = {
+                "code": -32602 if known else -32601,
+                "message": "Invalid params" if known else "Method not found",
+            }
+            async with self._lock:
+                await client_side.send(
+                    to_json({"jsonrpc": "2.0", "id": request_id, "error": refusal})
+                )
+            return
+        async with self._lock:
+            caught = self._catch_up(session, last, params.get("handling"))
+            self.paused.discard(session)
+            if isinstance(caught, Lost):
+                await client_side.send(
+                    error(request_id, *lost_error(session, last, caught))
+                )
+                return
+            log = self.logs.get(session)
+            reasked = [
+                p.request_id
+                for p in self._reasked(session, last, params.get("handling"))
+            ]
+            done = {
+                "sessionId": session,
+                "latestEventId": log.latest if log else 0,
+                "reasked": reasked,
+            }
+            await client_side.send(answer(request_id, done))
+            await self._send_all(client_side, caught, session)
+
+    def _catch_up(
+        self, stream: Stream, last: int, handling: Any
+    ) -> list[tuple[int, bytes]] | Lost:
+        """The requests to ask again, then the events after ``last``, with ids."""
+        log = self.logs.get(stream)
+        if log is None:
+            return [] if last == 0 else Lost(1, 0)
+        events = log.since(last)
+        if isinstance(events, Lost):
+            return events
+        asked = [(p.event, p.data) for p in self._reasked(stream, last, handling)]
+        return asked + events
+
+    def _reasked(self, stream: Stream, last: int, handling: Any) -> list[_Pending]:
+        busy = {id_key(item) for item in handling} if type(handling) is list else set()
+        return [
+            p
+            for key, p in self._pending.items()
+            if p.stream == stream and p.event <= last and key not in busy
+        ]
+
+    def lostanswer(self, stream: Stream, last: int, lost: Lost) -> str:
+        """A JSON-RPC error (id null): why ``stream`` cannot resume after ``last``."""
+        return error(None, *lost_error(stream, last, lost)).decode()
+
+    async def _send_all(
+        self,
+        client_side: Transport,
+        items: list[tuple[int, bytes]],
+        stream: Stream,
+    ) -> None:
+        for event, data in items:
+            await client_side.ready()
+            await _send(client_side, data, event, stream)
+
+    async def replay(
+        self,
+        stream: Stream,
+        last: int,
+        reset: Callable[[list[tuple[int, bytes]]], None],
+    ) -> Lost | None:
+        """Hand the events of ``stream`` after ``last`` to ``reset`` (an SSE stream
+        reopened with ``Last-Event-ID``), and carry its next ones live; or why not."""
+        async with self._lock:
+            caught = self._catch_up(stream, last, None)
+            if isinstance(caught, Lost):
+                return caught
+            reset(caught)
+            self.paused.discard(stream)
+            return None
+
+    # -- agent -> client
+
+    async def outgoing(self, data: bytes) -> None:
+        """Number, keep and (when its stream is live) carry one agent message."""
+        if not self.negotiated:
+            await self._carry(None, data, None)
+            return
+        message = glance(data)
+        key = id_key(message.get("id")) if "id" in message else None
+        if "method" in message:
+            stream = session_of(message)
+        else:
+            stream = self._routes.pop(key, None) if key is not None else None
+            if key is not None and key == self._init_id and self._init_answer is None:
+                self._init_answer = message
+                data = with_token(message, self.token)
+        log = self.logs.get(stream)
+        if log is None:
+            log = self.logs[stream] = EventLog(self.limits, self._coalescing)
+        event = log.append(data)
+        if "method" in message and key is not None:
+            self._pending[key] = _Pending(stream, event, data, message["id"])
+        if stream not in self.paused:
+            await self._carry(stream, data, event)
+
+    async def _carry(self, stream: Stream, data: bytes, event: int | None) -> None:
+        """Send one message now, if its stream is live (``event``: its number; None
+        on a connection that did not negotiate the extension)."""
+        numbered = event is not None
+        async with self._lock:
+            client_side = self.client_side
+            waits = stream in self.paused or self._reattaching
+            if client_side is None or (numbered and waits):
+                if not numbered and not self.closed:
+                    raise ConnectionError("the client is gone")
+                return
+            try:
+                await client_side.ready()
+                await _send(client_side, data, event, stream)
+            except (ConnectionError, OSError) as error:
+                if not numbered:
+                    raise
+                _log.debug("lost a client side while sending: %r", error)
+                with contextlib.suppress(Exception):
+                    await client_side.close()
+
+
+async def _send(
+    client_side: Transport, data: bytes, event: int | None, stream: Stream = None
+) -> None:
+    """Send ``data`` on ``client_side``, with its event id and stream where that
+    transport shows them (the SSE streams of Streamable HTTP)."""
+    numbered = getattr(client_side, "send_event", None)
+    if event is not None and numbered is not None:
+        await numbered(data, event, stream)
+    else:
+        await client_side.send(data)
+
+
+class Hosts:
+    """The resumable connections of one server, by token."""
+
+    def __init__(
+        self,
+        connect: Callable[[Transport], Any],
+        limits: ResumeLimits,
+        coalescing: Coalescing | None,
+        routing: Routing,
+        max_message_bytes: int,
+    ) -> None:
+        self._connect = connect
+        self.limits = limits
+        self._coalescing = coalescing
+        self._routing = routing
+        self._max_bytes = max_message_bytes
+        self.live: dict[str, Host] = {}
+
+    def new(self) -> Host:
+        """A new host with a new agent."""
+        self._bound_detached()
+        host = Host(
+            self.limits,
+            self._coalescing,
+            self._routing,
+            max_message_bytes=self._max_bytes,
+            on_close=self._forget,
+        )
+        self.live[host.token] = host
+        host.start(self._connect)
+        return host
+
+    def _forget(self, host: Host) -> None:
+        self.live.pop(host.token, None)
+
+    def get(self, token: Any) -> Host | None:
+        host = self.live.get(token) if type(token) is str else None
+        return host if host is not None and not host.closed else None
+
+    def _bound_detached(self) -> None:
+        detached = [h for h in self.live.values() if h.detached_at is not None]
+        if len(detached) < self.limits.max_detached:
+            return
+        oldest = min(detached, key=lambda h: h.detached_at or 0.0)
+        asyncio.get_running_loop().create_task(oldest.close())
+
+    async def close(self) -> None:
+        await asyncio.gather(*(host.close() for host in list(self.live.values())))

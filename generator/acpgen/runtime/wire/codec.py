@@ -1,0 +1,203 @@
+"""The JSON-RPC wire codec: one message's bytes to a JSON value and back.
+
+Support code: it knows no method of the protocol, and no framing either (a transport
+frames messages: lines on stdio, text frames on a WebSocket, SSE events and request
+bodies over HTTP). :func:`decode` reads a message, refusing what is nested deeper than
+the limit without recursing into it (-32600, with the id when it can be read) and what
+is not JSON (-32700); :func:`encode` writes one, splicing in members that are already
+JSON (:class:`~.rpc.Encoded`); :func:`too_deep` and :func:`find_id` read a message's
+text without parsing it, so that an oversized or over-deep message is refused by its id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import from_json
+
+from .rpc import INVALID_REQUEST, PARSE_ERROR, Deferred, Encoded, RequestError, read_id
+
+__all__ = [
+    "ID_WINDOW",
+    "Unreadable",
+    "decode",
+    "encode",
+    "find_id",
+    "head",
+    "refuse_constant",
+    "too_deep",
+]
+
+ID_WINDOW = 64 * 1024
+"""How much of an oversized or over-deep message is searched for its id."""
+_FAST_DEPTH = 200
+"""The nesting pydantic-core's JSON reader refuses beyond (without recursing into it).
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A message that is not read: the error it is answered with, and the id when it is
+    known."""
+
+    request_id: Any
+    error: RequestError
+
+
+def decode(data: bytes, max_depth: int = 512) -> Any:
+    """The JSON value a message holds, or :class:`Unreadable` (-32700, or -32600 when
+    too deep).
+
+    pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
+    ``_FAST_DEPTH`` without recursing into it); what it refuses is read again by the
+    standard library's, which also reads lone surrogates, after an exact depth check
+    that never recurses either.
+    """
+    if max_depth >= _FAST_DEPTH or not too_deep(data, max_depth):
+        try:
+            return from_json(data, allow_inf_nan=False)
+        except ValueError:
+            pass
+    if too_deep(data, max_depth):
+        refusal = RequestError(
+            INVALID_REQUEST, "Nesting too deep", {"limit": max_depth}
+        )
+        return Unreadable(read_id(find_id(data[:ID_WINDOW]))[1], refusal)
+    try:
+        return json.loads(data, parse_constant=refuse_constant)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return Unreadable(None, RequestError(PARSE_ERROR, "Parse error"))
+
+
+def refuse_constant(name: str) -> Any:
+    """For ``json.loads``: NaN and the infinities are not JSON."""
+    raise ValueError(f"{name} is not JSON")
+
+
+_JSON = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":")
+).encode
+_ASCII_JSON = json.JSONEncoder(allow_nan=False, separators=(",", ":")).encode
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as JSON text (UTF-8, no line break); raises on what JSON cannot hold
+    (NaN, infinities, other objects).
+
+    Members that are already JSON (:class:`Encoded`: params and results serialised by
+    pydantic-core) are spliced in as they are; a :class:`Deferred` member is serialised
+    now. The envelope's own parts are written without the JSON encoder.
+    """
+    members = []
+    for key, value in message.items():
+        kind = type(value)
+        if kind is str:  # a method, an id, "2.0"
+            data = _WORDS.get(value) or _text(value)
+        elif kind is Deferred:  # a model: pydantic-core writes it now
+            data = value.encode()
+            if type(data) is not bytes:
+                data = _dumps(data)
+        elif kind is int:  # an id
+            data = b"%d" % value
+        elif kind is Encoded:  # JSON already
+            data = value
+        else:
+            data = _dumps(value)
+        members.append((_MEMBERS.get(key) or b"," + _dumps(key) + b":") + data)
+    return b"{" + b"".join(members)[1:] + b"}"
+
+
+_string = json.encoder.encode_basestring
+_MEMBERS = {
+    key: f',"{key}":'.encode()
+    for key in ("jsonrpc", "id", "method", "params", "result", "error")
+}
+_WORDS = {"2.0": b'"2.0"'}
+
+
+def _text(value: str) -> bytes:
+    try:
+        return _string(value).encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return _dumps(value)
+
+
+def _dumps(value: Any) -> bytes:
+    try:
+        return _JSON(value).encode()
+    except (
+        UnicodeEncodeError
+    ):  # a lone surrogate: written escaped, as it may have come in
+        return _ASCII_JSON(value).encode()
+
+
+def head(pieces: tuple[bytes, ...] | list[bytes]) -> bytes:
+    """The first bytes of a message given in pieces (enough to find its id)."""
+    taken: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        taken.append(piece[: ID_WINDOW - size])
+        size += len(taken[-1])
+        if size >= ID_WINDOW:
+            break
+    return b"".join(taken)
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{},:]', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_OPENING = frozenset(b"[{")
+
+
+def too_deep(data: bytes, limit: int) -> bool:
+    """Whether arrays and objects nest deeper than ``limit`` (in linear time, without
+    parsing)."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    depth = 0
+    for byte in _STRING.sub(b"", data).translate(None, _NOT_BRACKETS):
+        if byte in _OPENING:
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def find_id(data: bytes) -> Any:
+    """The top-level ``"id"`` of a JSON object, read from its text (which may be cut
+    short).
+
+    Used for messages that are not parsed (too long, too deep) so that the refusal can
+    name the request; ``None`` when no valid id can be read.
+    """
+    depth, key_next = 0, False
+    for match in _TOKEN.finditer(data):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            key_next = depth == 1 and token == b"{"
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif token == b",":
+            key_next = depth == 1
+        elif token != b":" and key_next:
+            key_next = False
+            if token == b'"id"':
+                return _id_after(data, match.end())
+    return None
+
+
+def _id_after(data: bytes, position: int) -> Any:
+    text = data[position : position + 4096].decode("utf-8", "replace").lstrip()
+    if not text.startswith(":"):
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[1:].lstrip())
+    except ValueError:
+        return None
+    return read_id(value)[1]
