@@ -23,12 +23,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))
-
-from remote_agent import app as acp  # noqa: E402 - the example puts generated/ on the path first
+sys.path.insert(0, str(ROOT / "generated"))
 
 from acp_bindings import asgi_app, builders, models  # noqa: E402
 from acp_bindings.resume import ResumeLimits  # noqa: E402
 from echo_agent import EchoAgent  # noqa: E402
+from remote_agent import app as acp  # noqa: E402
 
 PACE = 0.001
 
