@@ -10,7 +10,10 @@ what it forwards. It can break every live connection it carries, on demand or at
   proxy or NAT that lost the connection);
 - ``"server"``: close toward the server (FIN) at once; the client's side goes dead (what it sends is
   dropped) and is closed ``lag`` seconds later;
-- ``"drop"``: reset both sides at once (``SO_LINGER`` 0, so an RST, not a FIN).
+- ``"drop"``: reset both sides at once (``SO_LINGER`` 0, so an RST, not a FIN);
+- ``"silent"`` (``silence()``, not drawn by ``draw_cuts``): stop forwarding both ways and close nothing,
+  as a NAT that forgot the connection or a laptop asleep (a half-open connection): neither side hears
+  anything more, and neither side's reads or writes fail; connections accepted afterwards pass.
 
 ``plan()`` arms cuts at byte offsets of the server-to-client stream (counted over every connection
 of the proxy, from the arming or the previous cut): the cut happens in the middle of whatever was
@@ -89,6 +92,9 @@ class _Link:
         self.client_reader, self.client_writer = client
         self.server_reader, self.server_writer = server
         self.broken = False
+        self.silent = False
+        """Forwarding stopped for good (``Proxy.silence``): each pump stops reading, nothing closes."""
+        self._hush = asyncio.Event()
         self.profile: str | None = None
         """``"ws"`` or ``"http"``, from the first request the client sent on this connection."""
         self.tasks = [
@@ -99,7 +105,7 @@ class _Link:
     async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, down: bool) -> None:
         try:
             while True:
-                data = await reader.read(_READ)
+                data = await self._read(reader)
                 if self.broken:
                     if not data:
                         return
@@ -129,6 +135,26 @@ class _Link:
             _reset(self.client_writer)
             _reset(self.server_writer)
 
+    async def _read(self, reader: asyncio.StreamReader) -> bytes:
+        """The next bytes of ``reader``; never, once the link went silent (what was read stays unsent)."""
+        if not self.silent:
+            hushed = asyncio.ensure_future(self._hush.wait())
+            reading = asyncio.ensure_future(reader.read(_READ))
+            try:
+                await asyncio.wait({hushed, reading}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                hushed.cancel()
+            if not self.silent:
+                return await reading
+            reading.cancel()
+        await asyncio.Event().wait()  # silent: until the proxy closes (cancelled then)
+        return b""
+
+    def hush(self) -> None:
+        """Stop forwarding both ways, closing nothing."""
+        self.silent = True
+        self._hush.set()
+
     def cut(self, kind: Kind, lag: float) -> None:
         if self.broken:
             return
@@ -147,6 +173,9 @@ class _Link:
             _close(dead)
 
     async def wait(self) -> None:
+        if self.silent:  # its pumps wait for ever: the proxy is closing
+            for task in self.tasks:
+                task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         _close(self.client_writer)
         _close(self.server_writer)
@@ -161,6 +190,8 @@ class Proxy:
         self.links: set[_Link] = set()
         self.accepted = 0
         self.refused = 0
+        self.silenced = 0
+        """Connections made silent so far (``silence``)."""
         self.fired: list[Cut] = []
         """The cuts done so far, planned or on demand, in order."""
         self.profiles: collections.Counter[str] = collections.Counter()
@@ -218,6 +249,13 @@ class Proxy:
     def cut(self, kind: Kind, *, lag: float = 0.0, outage: float = 0.0) -> None:
         """Break every live connection now (and refuse new ones for ``outage`` seconds)."""
         self._break(Cut(0, kind, lag, outage))
+
+    def silence(self) -> None:
+        """Make every live connection silent (a half-open connection): nothing more is forwarded either
+        way and nothing is closed; connections accepted later are forwarded as usual."""
+        self.silenced += len(self.links)
+        for link in list(self.links):
+            link.hush()
 
     def refuse(self, seconds: float) -> None:
         """Reset the connections accepted in the next ``seconds`` (an outage); 0 ends one."""

@@ -70,8 +70,10 @@ class RemoteLimits:
     """Seconds an HTTP connection without open stream or request lives (no DELETE)."""
     initialize_timeout: float = 30.0
     """Seconds from a WebSocket upgrade to its ``initialize``, and for its answer."""
-    keepalive: float = 15.0
-    """Seconds between SSE comments on a stream that waits (for proxies)."""
+    keepalive: float = 10.0
+    """Seconds between heartbeats (an SSE comment) on a stream with nothing to send: for
+    proxies, and for clients that count a stream silent for longer (25 s by default:
+    ``Reconnect.silence``) as lost."""
 
     def __post_init__(self) -> None:
         for name in self.__slots__:

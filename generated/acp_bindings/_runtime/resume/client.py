@@ -36,13 +36,18 @@ from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
 from .vocabulary import EXTENSION, LOST, RECEIVED, RESUME_SESSION, coalesced, granted
 
-__all__ = ["Reconnect", "ResumingTransport"]
+__all__ = ["SILENCE", "Reconnect", "ResumingTransport"]
 
 _log = logging.getLogger(__name__)
 
 Stream = str | None
 Key = tuple[str, Any]
 _T = TypeVar("_T")
+
+SILENCE = 25.0
+"""Seconds a remote connection may stay silent before the client counts it lost (the
+server's heartbeats come every 10 s on Streamable HTTP; the client pings a
+WebSocket)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +67,14 @@ class Reconnect:
     transport of the first connection."""
     confirm_every: int = 256
     """Client messages kept unconfirmed before asking the agent what it received."""
+    silence: float = SILENCE
+    """Seconds the connection may stay silent (no byte, no heartbeat, no WebSocket pong)
+    before it counts as lost and is resumed: a half-open connection (a NAT that forgot
+    it, a peer asleep) is noticed within this bound."""
 
     def __post_init__(self) -> None:
         for name in (
+            "silence",
             "initial_delay",
             "max_delay",
             "give_up_after",
@@ -101,6 +111,10 @@ class ResumingTransport:
         """The id of the last event handed over, per stream."""
         self._mine: dict[Key, tuple[int, Stream]] = {}
         self._handling: dict[Key, tuple[Any, Stream]] = {}
+        """The agent's requests the client handles now: their raw id and stream."""
+        self._answered: dict[Key, int] = {}
+        """The agent's requests the client answered, until the agent confirms it
+        received the answer: the sequence number of the answer."""
         self._unconfirmed: collections.deque[tuple[int, bytes]] = collections.deque()
         self._seq = 0
         self._reasked: set[Key] = set()
@@ -177,6 +191,8 @@ class ResumingTransport:
                     self.seen.setdefault(session, 0)
         elif key is not None:
             self._handling.pop(key, None)
+            if self.token is not None:
+                self._answered[key] = self._seq + 1
         self._seq += 1
         generation = self.reconnects
         if self.token is not None or self._init_id_pending():
@@ -189,16 +205,38 @@ class ResumingTransport:
             await self._write(data, self.reconnects)
 
     async def close(self) -> None:
+        """Leave for good. When the agent may not have learnt it (the connection was
+        lost, or went silent: the goodbye was not acknowledged), reattach on a new
+        transport and close that one: the agent ends now, not after ``detached_for``."""
         self._closing = True
         self._closed.set()
         self._attached.set()
         lost, self._lost = self._lost, []
         farewells = [f for c in lost if (f := getattr(c, "farewell", None)) is not None]
+        said = False
         if farewells:  # leaving while the connection is lost: say so where we can
-            await asyncio.gather(*(f() for f in farewells), return_exceptions=True)
+            told = await asyncio.gather(
+                *(f() for f in farewells), return_exceptions=True
+            )
+            said = any(answer is True for answer in told)
         if self._transport not in lost:
-            with contextlib.suppress(Exception):
-                await self._transport.close()
+            said = await _leave(self._transport) or said
+        if self.token is not None and not said and not self._gone:
+            await self._farewell()
+
+    async def _farewell(self) -> None:
+        """Reattach on a new transport, then close it for good (bounded by the attempt
+        time-out)."""
+        transport: Transport | None = None
+        try:
+            async with asyncio.timeout(self._policy.attempt_timeout):
+                self._attempts += 1
+                transport = await self._open(self._attempts)
+                await self._reattach(transport)
+        except Exception as error:  # noqa: BLE001 - the agent ends after detached_for
+            _log.debug("could not tell the agent the client left: %r", error)
+        if transport is not None:
+            await _leave(transport)
 
     # -- what arrives
 
@@ -217,10 +255,17 @@ class ResumingTransport:
         if "method" in message:
             stream = session_of(message)
             if key is not None:
-                self._handling[key] = (message["id"], stream)
                 if key in self._reasked:
                     self._reasked.discard(key)
+                    self._handling[key] = (message["id"], stream)
                     return True  # asked again: counted when first asked
+                if key in self._handling or key in self._answered:
+                    # the same request again (a stream reopened after its last event
+                    # id brings the agent's pending requests back): the client handles
+                    # it already, or its answer is on the way
+                    _log.debug("the agent asked %s again: the same request", key)
+                    return False
+                self._handling[key] = (message["id"], stream)
         else:
             if key in self._abandoned:
                 self._abandoned.discard(key)
@@ -278,6 +323,8 @@ class ResumingTransport:
     def _confirm(self, seq: int) -> None:
         while self._unconfirmed and self._unconfirmed[0][0] <= seq:
             self._unconfirmed.popleft()
+        if self._answered:
+            self._answered = {k: n for k, n in self._answered.items() if n > seq}
 
     # -- what goes out
 
@@ -449,6 +496,19 @@ class ResumingTransport:
             self._fail(key, error)
         self._gone = True
         self._attached.set()
+
+
+async def _leave(transport: Transport) -> bool:
+    """Close ``transport`` for good: whether the agent's side acknowledged it (a
+    transport that cannot say is taken at its word)."""
+    leave = getattr(transport, "leave", None)
+    try:
+        if leave is None:
+            await transport.close()
+            return True
+        return bool(await leave())
+    except Exception:  # noqa: BLE001 - not acknowledged
+        return False
 
 
 async def _abandon(transport: Transport) -> None:

@@ -8,7 +8,8 @@ Support code: it knows no method of the protocol. It needs the ``remote`` extra
 (``deps``). A frame longer than the message limit closes the socket (1009). A refused
 connection raises :class:`~.refusal.Refused`: an HTTP error status answering the
 upgrade, or a socket the server closed before its first message (its close code and
-reason: the requests waiting fail with it).
+reason: the requests waiting fail with it). The socket is pinged: a connection silent
+for longer than its ``silence`` bound (a half-open one) counts as lost.
 """
 
 from __future__ import annotations
@@ -57,14 +58,25 @@ class WebSocketClientTransport:
 
     @classmethod
     async def open(
-        cls, url: str, headers: Mapping[str, str], max_bytes: int
+        cls,
+        url: str,
+        headers: Mapping[str, str],
+        max_bytes: int,
+        *,
+        silence: float = 25.0,
     ) -> WebSocketClientTransport:
+        """Open the socket; a ping goes out every 0.3 ``silence`` seconds, and a pong
+        missing for 0.5 ``silence`` fails the socket (closed within 0.2 ``silence``): a
+        silent connection counts as lost within ``silence`` seconds."""
         try:
             socket = await connect(
                 websocket_url(url),
                 additional_headers=dict(headers),
                 max_size=max_bytes,
                 compression=None,
+                ping_interval=0.3 * silence,
+                ping_timeout=0.5 * silence,
+                close_timeout=0.2 * silence,
             )
         except websockets.InvalidStatus as error:
             response = error.response
@@ -106,6 +118,12 @@ class WebSocketClientTransport:
 
     async def close(self) -> None:
         await self.socket.close()
+
+    async def leave(self) -> bool:
+        """Close for good (code 1000): whether the server answered the closing
+        handshake (a silent connection does not, within the close time-out)."""
+        await self.socket.close()
+        return self.socket.protocol.close_rcvd is not None
 
     async def abandon(self) -> None:
         """Drop the socket without a closing handshake (the agent may be resumed)."""

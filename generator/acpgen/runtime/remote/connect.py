@@ -7,7 +7,9 @@ transports import it). The first transport is opened on the profile asked for
 Reconnect` policy, the client's connection runs over a
 :class:`~..resume.client.ResumingTransport` that opens the next ones (by
 ``Reconnect.profiles`` in turn, else the same profile) and resumes every session, when
-the agent grants it at ``initialize``.
+the agent grants it at ``initialize``. Either transport counts a connection silent for
+longer than ``Reconnect.silence`` (25 s without one) as lost: Streamable HTTP by the
+server's heartbeats (SSE comments), a WebSocket by its pings.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TypeVar
 from ..connection.connection import Connection
 from ..connection.limits import Limits
 from ..connection.transport import Transport
-from ..resume.client import Reconnect, ResumingTransport
+from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
 from .http_client import HttpClientTransport
 from .websocket_client import WebSocketClientTransport
@@ -44,6 +46,7 @@ async def connect(
     """``attach`` a client to the agent served at ``url`` over the profile
     ``transport``; yield its sender for the agent while the connection runs."""
     max_bytes = (limits or Limits()).max_message_bytes
+    silence = reconnect.silence if reconnect is not None else SILENCE
     profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
     for profile in (transport, *profiles):
         if profile not in ("ws", "http"):
@@ -53,7 +56,9 @@ async def connect(
         """The transport of attempt ``attempt`` (0: the first)."""
         profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
         if profile == "ws":
-            return await WebSocketClientTransport.open(url, headers or {}, max_bytes)
+            return await WebSocketClientTransport.open(
+                url, headers or {}, max_bytes, silence=silence
+            )
         return HttpClientTransport(
             url,
             headers or {},
@@ -61,6 +66,7 @@ async def connect(
             max_bytes=max_bytes,
             http2=http2,
             resumable=reconnect is not None,
+            silence=silence,
         )
 
     moved: Transport = await opened(0)

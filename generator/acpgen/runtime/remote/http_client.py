@@ -13,9 +13,11 @@ first message (``initialize``) is POSTed alone and answered with ``200`` and the
 ``Acp-Connection-Id``; then the connection-scoped SSE stream is opened, and a session's
 stream before its first message (and as soon as an answer names a new session); every
 other message is POSTed (``202``) with the connection's id and, for a session's, its
-``Acp-Session-Id``; closing DELETEs the connection. A POST refused with 401, 403, 404
-or 410 ends the connection; another refusal fails only that request (a JSON-RPC error
-whose data has the status and the start of the body).
+``Acp-Session-Id``; closing DELETEs the connection. A stream or a POST that hears
+nothing for ``silence`` seconds (the server sends a heartbeat comment on every waiting
+stream more often: 10 s by default) ends the connection, as lost. A POST refused with
+401, 403, 404 or 410 ends the connection; another refusal fails only that request (a
+JSON-RPC error whose data has the status and the start of the body).
 
 A refused connection raises :class:`~.refusal.Refused`: an HTTP error status answering
 the ``initialize`` POST, a later POST refused with 401, 403, 404 or 410.
@@ -116,6 +118,7 @@ class HttpClientTransport:
         http2: bool | None = None,
         timeout: float = 120.0,
         resumable: bool = False,
+        silence: float | None = 25.0,
     ) -> None:
         self.url = http_url(url)
         self._headers = dict(headers)
@@ -127,6 +130,11 @@ class HttpClientTransport:
         self._initialize = initialize
         self._max_bytes = max_bytes
         limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
+        self._heard = (
+            limits if silence is None else httpx.Timeout(timeout or None, read=silence)
+        )
+        """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
+        most (the server's heartbeats come more often), then the connection is lost."""
         self.client = httpx.AsyncClient(
             headers=dict(headers),
             timeout=limits,
@@ -183,7 +191,9 @@ class HttpClientTransport:
         if key is not None and session is not None:
             self._session_requests[key] = (session, message.get("id"))
         try:
-            response = await self.client.post(self.url, content=data, headers=headers)
+            response = await self.client.post(
+                self.url, content=data, headers=headers, timeout=self._heard
+            )
         except httpx.HTTPError as error:
             await self._end(f"POST failed: {error!r}")
             raise ConnectionError(str(error)) from None
@@ -193,47 +203,59 @@ class HttpClientTransport:
     async def close(self) -> None:
         await self._close(farewell=True)
 
+    async def leave(self) -> bool:
+        """Close for good: whether the server took the DELETE (it knew the
+        connection)."""
+        return await self._close(farewell=True)
+
     async def abandon(self) -> None:
         """Stop without DELETE: the agent's connection stays for a resume."""
         await self._close(farewell=False)
 
-    async def farewell(self) -> None:
+    async def farewell(self) -> bool:
         """DELETE the connection after :meth:`abandon` (the client left for good while
-        its connection was lost: the agent need not wait for it)."""
+        its connection was lost: the agent need not wait for it); whether the server
+        took it."""
         async with httpx.AsyncClient(
             headers=self._headers, timeout=5.0, verify=_tls()
         ) as client:
-            await self._delete(client)
+            return await self._delete(client)
 
-    async def _delete(self, client: httpx.AsyncClient) -> None:
+    async def _delete(self, client: httpx.AsyncClient) -> bool:
         """DELETE the connection; once more when a kept-alive socket turned out dead
-        (DELETE is idempotent)."""
+        (DELETE is idempotent). Whether the server took it (2xx)."""
         if self.connection_id is None:
-            return
+            return False
         headers = {"Acp-Connection-Id": self.connection_id}
         for attempt in (1, 2):
             try:
-                await client.delete(self.url, headers=headers, timeout=_FAREWELL)
-                return
+                response = await client.delete(
+                    self.url, headers=headers, timeout=_FAREWELL
+                )
             except httpx.HTTPError as error:
                 _log.debug("DELETE of the connection failed (%d): %r", attempt, error)
+                continue
+            return response.is_success
+        return False
 
-    async def _close(self, *, farewell: bool) -> None:
+    async def _close(self, *, farewell: bool) -> bool:
         if self._closed:
             if farewell and not self._farewell_said:  # stopped, then closed for good
                 self._farewell_said = True
-                await self.farewell()
-            return
+                return await self.farewell()
+            return False
         self._closed = True
         self._farewell_said = farewell
         others = [t for t in self._streams.values() if t is not asyncio.current_task()]
         for task in others:
             task.cancel()
         await self._inbox.put(None)
-        if farewell:
-            await self._delete(self.client)
+        said = await self._delete(self.client) if farewell else False
         await asyncio.gather(*others, return_exceptions=True)
-        await self.client.aclose()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(_FAREWELL):  # a silent connection: given up
+                await self.client.aclose()
+        return said
 
     # -- sending
 
@@ -346,7 +368,10 @@ class HttpClientTransport:
             headers["Last-Event-ID"] = str(self._last_ids[session])
             self.reopened += 1
         try:
-            async with self.client.stream("GET", self.url, headers=headers) as response:
+            get = self.client.stream(
+                "GET", self.url, headers=headers, timeout=self._heard
+            )
+            async with get as response:
                 if response.status_code != 200:
                     raise ConnectionError(f"HTTP {response.status_code}")
                 if opened is not None:
