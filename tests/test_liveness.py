@@ -255,20 +255,22 @@ def test_a_client_that_leaves_while_cut_off_ends_its_agent(profile: str, mode: s
 
     async def leave(url: str) -> None:
         client = Recorder()
-        async with Proxy(Proxy.address(url)) as proxy:
-            async with connect_agent(proxy.url(), client, transport=profile, reconnect=reconnect) as agent:  # type: ignore[arg-type]
-                session = await _start(agent)
-                turn = asyncio.ensure_future(agent.prompt(_prompt(session, "chunks:0-3 hold")))
-                while len(client.texts) < 3:
-                    await asyncio.sleep(0.01)
-                assert len(served.hosts.live) == 1
-                if mode == "silence":
-                    proxy.silence()
-                else:
-                    proxy.cut("drop")
-                    await asyncio.sleep(0.05)  # the client notices, and starts reconnecting
-                turn.cancel()
-            # the client left: its agent must end now, not after detached_for
+        async with (
+            Proxy(Proxy.address(url)) as proxy,
+            connect_agent(proxy.url(), client, transport=profile, reconnect=reconnect) as agent,  # type: ignore[arg-type]
+        ):
+            session = await _start(agent)
+            turn = asyncio.ensure_future(agent.prompt(_prompt(session, "chunks:0-3 hold")))
+            while len(client.texts) < 3:
+                await asyncio.sleep(0.01)
+            assert len(served.hosts.live) == 1
+            if mode == "silence":
+                proxy.silence()
+            else:
+                proxy.cut("drop")
+                await asyncio.sleep(0.05)  # the client notices, and starts reconnecting
+            turn.cancel()
+        # the client left: its agent must end now, not after detached_for
 
     with serving(served) as url:
         asyncio.run(leave(url))

@@ -52,6 +52,8 @@ LIMITS = RemoteLimits(
     stall_timeout=1.0,
     idle_timeout=1.0,
     initialize_timeout=1.0,
+    open_timeout=1.0,
+    max_address_share=1.0,  # every case comes from one loopback address (the share: test_floods.py)
 )
 
 

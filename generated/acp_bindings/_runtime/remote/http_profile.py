@@ -202,15 +202,18 @@ async def _initialize(
     if message["id"] is None:
         await respond(send, 400, "Initialize request must include an ID")
         return
-    if len(app.connections) >= app.limits.max_connections:
-        await respond(send, 503, "Too many connections")
+    refused = app.admission(request)
+    if refused is not None:
+        text = "Too many connections"
+        await respond(send, refused, text + (" from this address" * (refused == 429)))
         return
     host = app.resumed_host(message)
     if isinstance(host, bool):
         text = unknown_token(message["id"])
         await respond(send, 200, text, content_type="application/json")
         return
-    remote = app.register(websocket=False)
+    client = request.client[0] if request.client is not None else None
+    remote = app.register(websocket=False, address=client)
     future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
     remote.initialize = (id_key(message["id"]) or ("", None), future)
     remote.busy += 1
@@ -283,6 +286,7 @@ async def _get(app: Server, request: Request, receive: Receive, send: Send) -> N
             await respond(send, 410, text, content_type="application/json")
             return
     receiver = stream.take_over()
+    remote.streamed = True
     remote.busy += 1
     try:
         await _pump(stream, receiver, receive, send, app.limits.keepalive)

@@ -56,6 +56,9 @@ class RemoteLimits:
 
     max_connections: int = 1024
     """ACP connections this app serves at once; beyond, 503 (HTTP and WebSocket)."""
+    max_address_share: float = 0.5
+    """The share of ``max_connections`` one client address may hold (as the ASGI server
+    sees it: behind a proxy, run uvicorn with ``--proxy-headers``); beyond, 429."""
     max_buffered_bytes: int = 64 * 1024 * 1024
     """Outbound bytes one connection holds for its client; beyond, the agent waits."""
     max_stream_bytes: int = 32 * 1024 * 1024
@@ -69,7 +72,11 @@ class RemoteLimits:
     idle_timeout: float = 300.0
     """Seconds an HTTP connection without open stream or request lives (no DELETE)."""
     initialize_timeout: float = 30.0
-    """Seconds from a WebSocket upgrade to its ``initialize``, and for its answer."""
+    """Seconds the agent has to answer ``initialize`` (then 500, or close 1011)."""
+    open_timeout: float = 10.0
+    """Seconds a new connection has to open: a WebSocket from its upgrade to its
+    ``initialize`` (then closed 1008), a Streamable HTTP connection from its
+    ``initialize`` answer to its first stream (then closed, as by DELETE)."""
     keepalive: float = 10.0
     """Seconds between heartbeats (an SSE comment) on a stream with nothing to send: for
     proxies, and for clients that count a stream silent for longer (25 s by default:
@@ -79,6 +86,13 @@ class RemoteLimits:
         for name in self.__slots__:
             if getattr(self, name) <= 0:
                 raise ValueError(f"RemoteLimits.{name} must be positive")
+        if self.max_address_share > 1:
+            raise ValueError("RemoteLimits.max_address_share must be at most 1")
+
+    @property
+    def per_address(self) -> int:
+        """The connections one client address may hold."""
+        return max(1, int(self.max_connections * self.max_address_share))
 
 
 class LimitExceeded(Exception):
@@ -227,6 +241,10 @@ class RemoteConnection:
         self.inbound_changed = asyncio.Event()
         self.busy = 0
         """HTTP requests and open streams of this connection right now."""
+        self.address: str | None = None
+        """The client's address (``Request.client``), counted by the app."""
+        self.streamed = False
+        """A stream was opened (HTTP): the connection is open, not only initialized."""
         self.last_seen = time.monotonic()
         self.closed = False
         self.farewell = False
@@ -425,7 +443,11 @@ class Server(Protocol):
     max_message_bytes: int
     connections: dict[str, RemoteConnection]
 
-    def register(self, *, websocket: bool) -> RemoteConnection: ...
+    def admission(self, request: Any) -> int | None: ...
+
+    def register(
+        self, *, websocket: bool, address: str | None = None
+    ) -> RemoteConnection: ...
 
     def start_agent(
         self,

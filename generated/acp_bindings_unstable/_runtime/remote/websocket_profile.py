@@ -152,7 +152,7 @@ async def serve_socket(
 async def _serve(socket: _Socket) -> None:
     remote = socket.remote
     try:
-        async with asyncio.timeout(remote.limits.initialize_timeout):
+        async with asyncio.timeout(remote.limits.open_timeout):
             first = await socket.first_message()
     except TimeoutError:
         socket.close_code, socket.reason = 1008, "No initialize in time"

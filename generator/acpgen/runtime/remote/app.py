@@ -17,6 +17,7 @@ client left without a word (the reaper).
 from __future__ import annotations
 
 import asyncio
+import collections
 import inspect
 import logging
 import time
@@ -78,6 +79,8 @@ class AcpApp:
         )
         """The resumable agents (``resume``) by token: they outlive their connection."""
         self._reaper: asyncio.Task[None] | None = None
+        self._addresses: collections.Counter[str] = collections.Counter()
+        """Connections served now, by client address."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -87,13 +90,11 @@ class AcpApp:
             if (await receive())["type"] != "websocket.connect":
                 return
             request = request_of(scope)
-            status = await self._refusal(request)
-            if status is None and len(self.connections) >= self.limits.max_connections:
-                status = 503
+            status = await self._refusal(request) or self.admission(request)
             if status is not None:
                 await _deny_socket(scope, send, status)
                 return
-            remote = self.register(websocket=True)
+            remote = self.register(websocket=True, address=_address(request))
             await serve_socket(self, remote, receive, send)
         elif kind == "http":
             request = request_of(scope)
@@ -135,17 +136,39 @@ class AcpApp:
 
     # -- connections
 
-    def register(self, *, websocket: bool) -> RemoteConnection:
-        """A new connection, served from now on (and reaped when left idle)."""
+    def admission(self, request: Request) -> int | None:
+        """The status refusing a new connection (503: the app is full; 429: the client's
+        address holds its share already), or None."""
+        if len(self.connections) >= self.limits.max_connections:
+            return 503
+        address = _address(request)
+        if address is not None and self._addresses[address] >= self.limits.per_address:
+            _log.warning("refused a connection: %s holds its share", address)
+            return 429
+        return None
+
+    def register(
+        self, *, websocket: bool, address: str | None = None
+    ) -> RemoteConnection:
+        """A new connection, served from now on (and reaped when left idle or never
+        opened), counted for its client's ``address``."""
         remote = RemoteConnection(self.limits, self.routing, websocket=websocket)
         self.connections[remote.id] = remote
+        remote.address = address
+        if address is not None:
+            self._addresses[address] += 1
         remote.on_close.append(lambda: self._forget(remote))
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap())
         return remote
 
     def _forget(self, remote: RemoteConnection) -> None:
-        self.connections.pop(remote.id, None)
+        if self.connections.pop(remote.id, None) is None:
+            return
+        if remote.address is not None:
+            self._addresses[remote.address] -= 1
+            if self._addresses[remote.address] <= 0:
+                del self._addresses[remote.address]
 
     def start_agent(
         self,
@@ -176,15 +199,19 @@ class AcpApp:
         return found if found is not None else False
 
     async def _reap(self) -> None:
-        """Close HTTP connections left without stream or request for the idle time."""
-        idle = self.limits.idle_timeout
+        """Close HTTP connections left without stream or request for the idle time, and
+        those that never opened a stream for the open time."""
+        idle, opening = self.limits.idle_timeout, self.limits.open_timeout
         while self.connections:
-            await asyncio.sleep(min(max(idle / 4, 0.05), 30.0))
+            await asyncio.sleep(min(max(min(idle, opening) / 4, 0.05), 30.0))
             now = time.monotonic()
             for remote in list(self.connections.values()):
-                quiet = not remote.websocket and remote.busy == 0
-                if quiet and now - remote.last_seen > idle:
-                    _log.info("closing idle ACP connection %s", remote.id)
+                if remote.websocket or remote.busy > 0:
+                    continue
+                quiet = now - remote.last_seen
+                if quiet > idle or (not remote.streamed and quiet > opening):
+                    why = "idle" if remote.streamed else "never opened"
+                    _log.info("closing ACP connection %s: %s", remote.id, why)
                     await remote.close()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -237,6 +264,11 @@ async def _run(remote: RemoteConnection) -> None:
         await remote.close()
 
 
+def _address(request: Request) -> str | None:
+    """The client address a connection counts for (None: the server did not say)."""
+    return request.client[0] if request.client is not None else None
+
+
 async def _deny_socket(scope: Scope, send: Send, status: int) -> None:
     """Refuse a WebSocket upgrade with ``status`` (or 403 where the server cannot)."""
     if "websocket.http.response" in scope.get("extensions", {}):
@@ -252,6 +284,7 @@ _REASONS = {
     401: "Unauthorized",
     403: "Forbidden",
     404: "Not Found",
+    429: "Too many connections from this address",
     500: "Internal Server Error",
     503: "Too many connections",
 }

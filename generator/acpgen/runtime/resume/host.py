@@ -99,6 +99,7 @@ class Host:
         *,
         max_message_bytes: int,
         on_close: Callable[[Host], None] = lambda host: None,
+        on_detached: Callable[[Host], None] = lambda host: None,
     ) -> None:
         self.token = secrets.token_urlsafe(32)
         self.limits = limits
@@ -107,6 +108,7 @@ class Host:
         self._on_connection = routing.answered_on_connection
         self._max_bytes = max_message_bytes
         self._on_close = on_close
+        self._on_detached = on_detached
         self.inbound: asyncio.Queue[bytes | Oversized | None] = asyncio.Queue(1)
         """One message at a time: the client side's own buffer (bounded in bytes) holds
         the rest while the agent does not read."""
@@ -191,6 +193,7 @@ class Host:
         self.detached_at = time.monotonic()
         loop = asyncio.get_running_loop()
         self._expiry = loop.call_later(self.limits.detached_for, self._expire)
+        self._on_detached(self)
 
     def _expire(self) -> None:
         if self.client_side is None and not self.closed:
@@ -475,16 +478,17 @@ class Hosts:
         self._routing = routing
         self._max_bytes = max_message_bytes
         self.live: dict[str, Host] = {}
+        self._closing: set[asyncio.Task[None]] = set()
 
     def new(self) -> Host:
         """A new host with a new agent."""
-        self._bound_detached()
         host = Host(
             self.limits,
             self._coalescing,
             self._routing,
             max_message_bytes=self._max_bytes,
             on_close=self._forget,
+            on_detached=self._bound_detached,
         )
         self.live[host.token] = host
         host.start(self._connect)
@@ -497,12 +501,26 @@ class Hosts:
         host = self.live.get(token) if type(token) is str else None
         return host if host is not None and not host.closed else None
 
-    def _bound_detached(self) -> None:
-        detached = [h for h in self.live.values() if h.detached_at is not None]
-        if len(detached) < self.limits.max_detached:
+    def _bound_detached(self, host: Host) -> None:
+        """``host`` lost its client: while more than ``max_detached`` agents wait for
+        theirs, the one waiting longest is closed (its client, when it comes back, is
+        told the connection is gone: -32060, recover with ``session/load``)."""
+        detached = [
+            h
+            for h in self.live.values()
+            if h.detached_at is not None and not h.closed and h.client_side is None
+        ]
+        excess = len(detached) - self.limits.max_detached
+        if excess <= 0:
             return
-        oldest = min(detached, key=lambda h: h.detached_at or 0.0)
-        asyncio.get_running_loop().create_task(oldest.close())
+        detached.sort(key=lambda h: h.detached_at or 0.0)
+        loop = asyncio.get_running_loop()
+        for oldest in detached[:excess]:
+            _log.info("closing the resumable ACP connection waiting longest")
+            oldest.detached_at = None  # counted once
+            closing = loop.create_task(oldest.close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     async def close(self) -> None:
         await asyncio.gather(*(host.close() for host in list(self.live.values())))
