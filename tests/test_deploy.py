@@ -394,19 +394,14 @@ def test_a_killed_worker_s_clients_get_the_documented_error_and_a_new_connection
         assert chunks == echoed(LONG_WORDS, f"k{n}-")[: len(chunks)], f"{conn.profile} connection {n}: not a prefix"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs connect_agent to answer calls made after a failed resume with its -32060 (recover: "
-    "session/load), not a bare ConnectionError('the connection is closed'), issue 32 item 0",
-)
 def test_a_killed_worker_s_idle_clients_get_the_documented_error_at_their_next_call(
     haproxy: str, tmp_path: Path
 ) -> None:
     """Resumable clients of both profiles idle on worker A (a session, no turn) when A gets SIGKILL:
     their next ``prompt()``, 2 s later, must raise -32060 with ``recover: session/load`` (the agent
-    and its sessions are gone), as a call waiting at the kill does. Today the reconnection fails
-    in the background and the next call gets ``ConnectionError('the connection is closed')``,
-    which does not tell the user to load the session again."""
+    and its sessions are gone), as a call waiting at the kill does. (Before: the reconnection failed
+    in the background and the next call got ``ConnectionError('the connection is closed')``,
+    which does not tell the user to load the session again.)"""
     with stack(tmp_path, haproxy, restart_delay=15) as running:
         (a, b) = running.ports
         victim = next(w.pid for w in running.workers() if w.port == a)
@@ -535,18 +530,14 @@ def test_a_worker_sent_sigterm_directly_lets_its_running_turns_finish(
         assert conn.client.chunks == echoed(SIGTERM_WORDS, f"s{n}-"), f"{profile} turn {n}: chunks lost"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the Streamable HTTP client to fail (or open again) a session's requests when that "
-    "session's stream is refused: today a request sent meanwhile waits forever, issue 32 item 0",
-)
 def test_a_session_stream_the_balancer_refuses_fails_the_prompt_instead_of_hanging() -> None:
     """Found by the load test: under load HAProxy answers 408 to a request that arrives too slowly
     (``timeout http-request``) and closes idle kept-alive connections, so a session's stream GET can
     fail. Here the app answers that GET with 408 (after 0.3 s, as a balancer would) while the
     client is sending ``session/prompt``: the prompt must fail (or succeed on a reopened stream)
-    within 5 s (it takes milliseconds). Today ``prompt()`` waits forever: the client POSTs it although the stream was
-    refused, and its answer waits on the server for a stream that never comes."""
+    within 5 s (it takes milliseconds). (Before: ``prompt()`` waited forever: the client POSTed it although the
+    stream was refused, and its answer waited on the server for a stream that never came.) The client opens
+    the refused stream once more."""
     inner = asgi_app(echo_agent())
     refused: list[bool] = []
 

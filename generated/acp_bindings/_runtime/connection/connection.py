@@ -136,11 +136,12 @@ class Connection:
         :class:`RequestError`.
 
         Raises :class:`ConnectionError` when the connection is closed or the peer's
-        input ends before the answer; ``ValueError``/``TypeError`` when ``params`` is
-        not JSON (NaN too).
+        input ends before the answer (or what the transport's ``failure()`` gives: a
+        resuming transport that gave up, the -32060 that says to ``session/load``);
+        ``ValueError``/``TypeError`` when ``params`` is not JSON (NaN too).
         """
         if self._closed or self._input_ended:
-            raise ConnectionError("the connection is closed")
+            raise self._ended()
         request_id = next(self._ids)
         work = CURRENT.get()
         origin = (
@@ -443,6 +444,16 @@ class Connection:
         if isinstance(refusal, ConnectionError):
             return refusal
         return ConnectionError("the peer closed the connection before answering")
+
+    def _ended(self) -> Exception:
+        """What a request made after the connection ended raises: what the transport
+        says (a resuming transport that gave up: the error that says how to recover),
+        else that the connection is closed."""
+        failure = getattr(self.transport, "failure", None)
+        found = failure() if callable(failure) else None
+        if isinstance(found, Exception):
+            return found
+        return ConnectionError("the connection is closed")
 
     def _fail_pending(self, error: Exception) -> None:
         for outgoing in self._pending.values():

@@ -34,6 +34,7 @@ from pydantic_core import to_json
 
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
+from ..wire.rpc import RequestError
 from .vocabulary import EXTENSION, LOST, RECEIVED, RESUME_SESSION, coalesced, granted
 
 __all__ = ["SILENCE", "Reconnect", "ResumingTransport"]
@@ -136,6 +137,8 @@ class ResumingTransport:
         self._closed = asyncio.Event()
         """Set by :meth:`close`: a reconnection in progress stops at once."""
         self._gone = False
+        self._given_up: dict[str, Any] | None = None
+        """The error the connection ended with when it could not be resumed."""
         self.reconnects = 0
         """Carriers replaced so far."""
         self._attempts = 0
@@ -171,9 +174,16 @@ class ResumingTransport:
         """The transport of the moment."""
         return self._transport
 
+    def failure(self) -> Exception:
+        """What a call made after the connection ended raises: the documented -32060
+        (recover with ``session/load``) when it was lost and could not be resumed."""
+        if self._given_up is not None:
+            return RequestError.from_wire(self._given_up)
+        return ConnectionError("the connection to the agent is closed")
+
     async def send(self, data: bytes) -> None:
         if self._gone:
-            raise ConnectionError("the connection to the agent is closed")
+            raise self.failure()
         message = glance(data)
         key = id_key(message.get("id")) if "id" in message else None
         if "method" in message:
@@ -349,7 +359,7 @@ class ResumingTransport:
         while not self._attached.is_set():
             await self._attached.wait()
         if self._gone:
-            raise ConnectionError("the connection to the agent is closed")
+            raise self.failure()
         async with self._lock:
             if generation != self.reconnects:
                 return
@@ -492,6 +502,7 @@ class ResumingTransport:
             f"resumed: {message}",
         }
         error.setdefault("data", {"recover": "session/load"})
+        self._given_up = error
         for key in list(self._mine):
             self._fail(key, error)
         self._gone = True

@@ -328,11 +328,24 @@ class HttpClientTransport:
     # -- receiving
 
     async def _open(self, session: str) -> None:
-        """Open a session's stream (once) and wait until the server has accepted it."""
-        if session not in self._streams:
-            self._stream(session)
-        with contextlib.suppress(ConnectionError):
-            await asyncio.shield(self._opened[session])
+        """Open a session's stream (once) and wait until the server has accepted it; a
+        stream the server (or a balancer) refused is opened once more, and if refused
+        again the message is not sent (ConnectionError): its answer would wait on the
+        server for a stream that never comes."""
+        for _ in range(2):
+            if session not in self._streams:
+                self._stream(session)
+            reader = self._streams[session]
+            try:
+                await asyncio.shield(self._opened[session])
+                return
+            except ConnectionError:
+                # the refused stream's reader ends: the session's requests waiting fail
+                # (or, resumable, the connection is resumed)
+                await asyncio.wait({reader})
+            if self._closed:
+                raise ConnectionError("the connection is closed")
+        raise ConnectionError(f"the stream of session {session} was refused")
 
     def _stream(self, session: str | None) -> None:
         opened = self._opened[session] = asyncio.get_running_loop().create_future()
