@@ -260,18 +260,14 @@ async def _close_all(conns: list[Resumable]) -> None:
 CUT_TRIALS = 10
 """Connections per case, each through a fault proxy of its own, cut once in its turn."""
 CUT_WORDS = 300
-COOKIE_JAR = (
-    "needs connect_agent to keep the balancer's cookie across reconnections (one jar for both "
-    "profiles, Set-Cookie of a WebSocket's 101 stored, Cookie sent on upgrades), issue 32 item 0"
-)
 
 
 @pytest.mark.parametrize(
     ("profile", "outage"),
     [
         pytest.param("http", 0.0, id="http-stream-reopened"),
-        pytest.param("http", 1.0, id="http-reattached", marks=pytest.mark.xfail(strict=True, reason=COOKIE_JAR)),
-        pytest.param("ws", 0.0, id="ws-reattached", marks=pytest.mark.xfail(strict=True, reason=COOKIE_JAR)),
+        pytest.param("http", 1.0, id="http-reattached"),
+        pytest.param("ws", 0.0, id="ws-reattached"),
     ],
 )
 def test_a_cut_connection_resumes_on_its_worker_through_the_balancer(
@@ -291,9 +287,10 @@ def test_a_cut_connection_resumes_on_its_worker_through_the_balancer(
     - ``http-stream-reopened``: the SSE streams are reopened at once with ``Last-Event-ID`` and the
       connection's id, on the same HTTP client (it kept the cookie): passes today.
     - ``http-reattached``: the proxy refuses connections for 1 s, so the reopening fails and the
-      client reattaches with a new ``initialize`` (a new HTTP client): it carries neither cookie nor
-      connection id, goes to B, and gets -32060 today.
-    - ``ws-reattached``: every WebSocket reconnection is a new upgrade: the same.
+      client reattaches with a new ``initialize`` (a new HTTP client): no connection id, only the
+      cookie the client keeps across its connections brings it back to A (before that jar: B, -32060).
+    - ``ws-reattached``: every WebSocket reconnection is a new upgrade, carrying the cookie HAProxy
+      set on the first upgrade's 101: the same.
     """
     rng = random.Random(32_000 + len(profile) + int(outage * 10))
     with stack(tmp_path, haproxy) as running:

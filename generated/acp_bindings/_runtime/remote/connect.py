@@ -26,7 +26,7 @@ from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_client import HttpClientTransport
+from .http_client import CookieJar, HttpClientTransport
 from .websocket_client import WebSocketClientTransport
 
 __all__ = ["connect"]
@@ -50,6 +50,7 @@ async def connect(
     ``transport``; yield its sender for the agent while the connection runs."""
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
+    cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
     profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
     for profile in (transport, *profiles):
         if profile not in ("ws", "http"):
@@ -60,7 +61,7 @@ async def connect(
         profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
         if profile == "ws":
             return await WebSocketClientTransport.open(
-                url, headers or {}, max_bytes, silence=silence
+                url, headers or {}, max_bytes, silence=silence, cookies=cookies
             )
         return HttpClientTransport(
             url,
@@ -70,6 +71,7 @@ async def connect(
             http2=http2,
             resumable=reconnect is not None,
             silence=silence,
+            cookies=cookies,
         )
 
     moved: Transport = await opened(0)

@@ -50,7 +50,7 @@ try:
 except ImportError as error:  # the remote extra is not installed
     raise missing_extra(__name__) from error
 
-__all__ = ["HttpClientTransport", "http_url"]
+__all__ = ["CookieJar", "HttpClientTransport", "http_url"]
 
 _log = logging.getLogger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
@@ -65,6 +65,39 @@ def http_url(url: str) -> str:
         if url.startswith(socket):
             return plain + url[len(socket) :]
     return url
+
+
+class CookieJar:
+    """The cookies one client keeps across its connections, both profiles: what a
+    balancer sets for affinity (HAProxy's ``cookie ... insert``) brings a reconnection
+    back to the worker that holds its agent."""
+
+    def __init__(self) -> None:
+        self.cookies = httpx.Cookies()
+
+    def header(self, url: str, headers: Mapping[str, str]) -> dict[str, str]:
+        """``headers`` with the jar's cookies for ``url`` added to their ``Cookie``."""
+        request = httpx.Request("GET", http_url(url))
+        self.cookies.set_cookie_header(request)
+        ours = request.headers.get("cookie")
+        if not ours:
+            return dict(headers)
+        merged = {k: v for k, v in headers.items() if k.lower() != "cookie"}
+        theirs = [v for k, v in headers.items() if k.lower() == "cookie"]
+        merged["Cookie"] = "; ".join([*theirs, ours])
+        return merged
+
+    def store(self, url: str, status: int, headers: list[tuple[str, str]]) -> None:
+        """Keep the cookies a response to ``url`` sets (its ``Set-Cookie`` headers)."""
+        if not any(name.lower() == "set-cookie" for name, _ in headers):
+            return
+        request = httpx.Request("GET", http_url(url))
+        response = httpx.Response(status, headers=headers, request=request)
+        self.cookies.extract_cookies(response)
+
+    async def keep(self, response: httpx.Response) -> None:
+        """An httpx response hook: keep what ``response`` sets."""
+        self.cookies.extract_cookies(response)
 
 
 class _Inbox:
@@ -122,6 +155,7 @@ class HttpClientTransport:
         timeout: float = 120.0,
         resumable: bool = False,
         silence: float | None = 25.0,
+        cookies: CookieJar | None = None,
     ) -> None:
         self.url = http_url(url)
         self._headers = dict(headers)
@@ -138,12 +172,15 @@ class HttpClientTransport:
         )
         """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
         most (the server's heartbeats come more often), then the connection is lost."""
+        jar = cookies or CookieJar()
         self.client = httpx.AsyncClient(
             headers=dict(headers),
+            cookies=jar.cookies,
             timeout=limits,
             verify=_tls(),
             http1=http2 is not True,
             http2=http2 is not False,
+            event_hooks={"response": [jar.keep]},
         )
         self.connection_id: str | None = None
         self.refusal: Refused | None = None

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from ..connection.transport import Oversized
 from .deps import missing_extra
+from .http_client import CookieJar
 from .refusal import Refused, refused_by_response
 
 try:
@@ -64,14 +65,17 @@ class WebSocketClientTransport:
         max_bytes: int,
         *,
         silence: float = 25.0,
+        cookies: CookieJar | None = None,
     ) -> WebSocketClientTransport:
         """Open the socket; a ping goes out every 0.3 ``silence`` seconds, and a pong
         missing for 0.5 ``silence`` fails the socket (closed within 0.2 ``silence``): a
-        silent connection counts as lost within ``silence`` seconds."""
+        silent connection counts as lost within ``silence`` seconds. ``cookies``: sent
+        with the upgrade, and what its answer sets is kept."""
+        jar = cookies or CookieJar()
         try:
             socket = await connect(
                 websocket_url(url),
-                additional_headers=dict(headers),
+                additional_headers=jar.header(url, headers),
                 max_size=max_bytes,
                 compression=None,
                 ping_interval=0.3 * silence,
@@ -83,6 +87,9 @@ class WebSocketClientTransport:
             raise refused_by_response(
                 url, "ws", response.status_code, bytes(response.body or b"")
             ) from None
+        if socket.response is not None:
+            answer = socket.response
+            jar.store(url, answer.status_code, list(answer.headers.raw_items()))
         return cls(socket, url)
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
