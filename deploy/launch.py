@@ -54,6 +54,9 @@ OURS = {STATE, "haproxy.cfg", "haproxy.sock", "haproxy.log"}
 WORKER_LOG = re.compile(r"w\d+\.log")
 WS_MAX_SIZE = 32 * 1024 * 1024 + 1024
 """uvicorn's WebSocket frame bound: the app's message bound (32 MiB) and a margin."""
+APP_DRAIN_SECONDS = 10.0
+"""How long the app waits on SIGTERM for its connections to end (``RemoteLimits.drain_timeout``)
+before uvicorn stops: a worker may take that, then uvicorn's graceful bound, to exit."""
 
 
 class LaunchError(Exception):
@@ -331,7 +334,7 @@ class Launcher:
             return
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(self.args.grace_seconds + 5)
+            process.wait(APP_DRAIN_SECONDS + self.args.grace_seconds + 5)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

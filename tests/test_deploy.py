@@ -476,18 +476,9 @@ def test_a_drained_worker_finishes_its_turns_while_new_connections_go_to_the_oth
 
 SIGTERM_WORDS = 2_000
 """Chunks per turn on the paced agent (``/acp/paced``: 1 ms after each): about 2.5 s a turn."""
-SIGTERM_ALONE = (
-    "needs the worker to drain on its own SIGTERM (uvicorn closes every WebSocket at once with 1012, and "
-    "a Streamable HTTP turn lasting seconds loses its stream and resumes on the other worker: -32060): a "
-    "runtime server entry point that stops taking connections, answers /healthz 404 (HAProxy "
-    "disable-on-404) and lets running turns end before uvicorn stops, issue 32 item 0"
-)
 
 
-@pytest.mark.parametrize(
-    "profile",
-    [pytest.param(profile, marks=pytest.mark.xfail(strict=True, reason=SIGTERM_ALONE)) for profile in PROFILES],
-)
+@pytest.mark.parametrize("profile", PROFILES)
 def test_a_worker_sent_sigterm_directly_lets_its_running_turns_finish(
     haproxy: str, tmp_path: Path, profile: str
 ) -> None:
@@ -495,10 +486,13 @@ def test_a_worker_sent_sigterm_directly_lets_its_running_turns_finish(
     drain first): its running turns (4 of 2,000 chunks, paced so that each lasts about 2.5 s on any
     machine) must finish whole within uvicorn's graceful bound (15 s here, several times what they
     take even on a loaded machine),
-    and new connections go to B. Today neither profile does: over WebSocket uvicorn closes every
-    socket at once (1012), over Streamable HTTP the turn's stream ends; the client reconnects to B,
-    which does not know the token: -32060. (Unpaced turns of 5,000 chunks finished over HTTP,
-    and sometimes over WebSocket, before the worker stopped, which proved nothing.)"""
+    and new connections go to B. The app takes SIGTERM over from uvicorn (``AcpApp``, at its lifespan
+    startup): it answers the health probe 404 (HAProxy's ``disable-on-404`` sends it no new client)
+    and hands SIGTERM to uvicorn once its connections ended (or after ``drain_timeout``). Before,
+    neither profile did: over WebSocket uvicorn closed every socket at once (1012), over Streamable
+    HTTP the turn's stream ended; the client reconnected to B, which did not know the token: -32060.
+    (Unpaced turns of 5,000 chunks finished over HTTP, and sometimes over WebSocket, before the
+    worker stopped, which proved nothing.)"""
     with stack(tmp_path, haproxy, restart_delay=15, grace_seconds=15) as running:
         (a, b) = running.ports
         victim = next(w.pid for w in running.workers() if w.port == a)

@@ -15,6 +15,7 @@ that a turn is still running, whatever the machine's speed, when a test stops it
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -44,9 +45,40 @@ class PacedEchoAgent(EchoAgent):
 
 
 paced = asgi_app(PacedEchoAgent, resume=ResumeLimits(), path="/acp/paced")
+# one loopback address plays every client of the test (as the launcher's per-address bounds are
+# raised): the app's share per address would refuse it past half of max_connections
+for served in (acp, paced):
+    served.limits = dataclasses.replace(served.limits, max_address_share=1.0)
+
+
+async def _lifespans(receive: Any, send: Any) -> None:
+    """Both apps' lifespans: each drains on SIGTERM (``AcpApp``) by taking over the handler before
+    it, so ``paced`` starts first and ``acp`` (whose path the health check probes) last: a SIGTERM
+    makes ``acp`` drain (the probe answers 404), then ``paced`` (its turns end), then uvicorn stop."""
+    inboxes: list[asyncio.Queue[dict[str, Any]]] = [asyncio.Queue(), asyncio.Queue()]
+    outboxes: list[asyncio.Queue[dict[str, Any]]] = [asyncio.Queue(), asyncio.Queue()]
+    tasks = [
+        asyncio.ensure_future(served(scope_of_lifespan, inbox.get, outbox.put))
+        for served, inbox, outbox in zip((paced, acp), inboxes, outboxes, strict=True)
+    ]
+    while True:
+        message = await receive()
+        for inbox, outbox in zip(inboxes, outboxes, strict=True):  # in turn: paced, then acp
+            await inbox.put(message)
+            answer = await outbox.get()
+        await send(answer)
+        if message["type"] == "lifespan.shutdown":
+            await asyncio.gather(*tasks)
+            return
+
+
+scope_of_lifespan: dict[str, Any] = {"type": "lifespan", "asgi": {"version": "3.0"}}
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] == "lifespan":
+        await _lifespans(receive, send)
+        return
     if scope["type"] == "http" and scope["path"] == "/_worker":
         hosts = acp.hosts.live if acp.hosts is not None else {}
         body = json.dumps({"pid": os.getpid(), "connections": len(acp.connections), "agents": len(hosts)}).encode()

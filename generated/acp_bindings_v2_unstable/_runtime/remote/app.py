@@ -23,6 +23,8 @@ import asyncio
 import collections
 import inspect
 import logging
+import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
@@ -84,6 +86,11 @@ class AcpApp:
         self._reaper: asyncio.Task[None] | None = None
         self._addresses: collections.Counter[str] = collections.Counter()
         """Connections served now, by client address."""
+        self.draining = False
+        """A SIGTERM came: the health probe answers 404 until the connections end."""
+        self._stop: Any = None
+        """The SIGTERM handler the app took over (the ASGI server's), called to stop."""
+        self._drain: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -102,6 +109,8 @@ class AcpApp:
         elif kind == "http":
             request = request_of(scope)
             status = await self._refusal(request)
+            if status is None and self.draining and _health_probe(request):
+                status = 404  # HAProxy's http-check disable-on-404: no new clients
             if status is not None:
                 await respond(send, status, _REASONS.get(status, ""))
                 return
@@ -221,11 +230,57 @@ class AcpApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                self._take_sigterm()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                self._give_back_sigterm()
                 await self.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    # -- draining on SIGTERM
+
+    def _take_sigterm(self) -> None:
+        """Drain on SIGTERM before the ASGI server stops (its handler is called once the
+        connections ended, or after ``drain_timeout``): running turns end, and the
+        health probe answers 404 so that a balancer sends no new client. Only where the
+        server runs in the main thread (where signals are handled)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        previous = signal.getsignal(signal.SIGTERM)
+        if not callable(previous):
+            return  # the server handles no SIGTERM: the process just ends
+        loop = asyncio.get_running_loop()
+        self._stop = previous
+
+        def on_sigterm(number: int, frame: Any) -> None:
+            loop.call_soon_threadsafe(self._sigterm, number, frame)
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+
+    def _give_back_sigterm(self) -> None:
+        main = threading.current_thread() is threading.main_thread()
+        if self._stop is not None and main:
+            signal.signal(signal.SIGTERM, self._stop)
+
+    def _sigterm(self, number: int, frame: Any) -> None:
+        stop = self._stop
+        if self.draining or stop is None:  # a second SIGTERM: stop now
+            if stop is not None:
+                stop(number, frame)
+            return
+        self.draining = True
+        _log.info("SIGTERM: draining %d ACP connections", len(self.connections))
+        self._drain = asyncio.get_running_loop().create_task(
+            self._drained(lambda: stop(number, frame))
+        )
+
+    async def _drained(self, stop: Callable[[], Any]) -> None:
+        deadline = time.monotonic() + self.limits.drain_timeout
+        while self.connections and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        _log.info("drained: %d ACP connections left, stopping", len(self.connections))
+        stop()
 
 
 def agent_app(
@@ -265,6 +320,17 @@ async def _run(remote: RemoteConnection) -> None:
         _log.exception("ACP connection %s failed", remote.id)
     finally:
         await remote.close()
+
+
+def _health_probe(request: Request) -> bool:
+    """A GET of the app's path that opens no stream (answered 406 while serving): what
+    a balancer's health check sends."""
+    accept = request.headers.get("accept", "").lower()
+    return (
+        request.method == "GET"
+        and "text/event-stream" not in accept
+        and request.headers.get("upgrade", "").lower() != "websocket"
+    )
 
 
 def _address(request: Request) -> str | None:

@@ -77,6 +77,9 @@ class RemoteLimits:
     """Seconds a new connection has to open: a WebSocket from its upgrade to its
     ``initialize`` (then closed 1008), a Streamable HTTP connection from its
     ``initialize`` answer to its first stream (then closed, as by DELETE)."""
+    drain_timeout: float = 10.0
+    """Seconds a SIGTERM waits for the connections to end (the health probe answers 404
+    meanwhile) before the ASGI server stops."""
     keepalive: float = 10.0
     """Seconds between heartbeats (an SSE comment) on a stream with nothing to send: for
     proxies, and for clients that count a stream silent for longer (25 s by default:

@@ -16,7 +16,8 @@ other message is POSTed (``202``) with the connection's id and, for a session's,
 ``Acp-Session-Id``; closing DELETEs the connection. A stream or a POST that hears
 nothing for ``silence`` seconds (the server sends a heartbeat comment on every waiting
 stream more often: 10 s by default) ends the connection, as lost. A POST refused with
-401, 403, 404 or 410 ends the connection; another refusal fails only that request (a
+401, 403, 404 or 410 ends the connection (so does 502, 503 or 504 on a resumable one: a
+balancer that cannot reach the worker); another refusal fails only that request (a
 JSON-RPC error whose data has the status and the start of the body).
 
 A refused connection raises :class:`~.refusal.Refused`: an HTTP error status answering
@@ -51,6 +52,9 @@ __all__ = ["CookieJar", "HttpClientTransport", "http_url"]
 
 _log = logging.getLogger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
+_GATEWAY = frozenset({502, 503, 504})
+"""A balancer's answers when it cannot reach the worker: a resumable connection is
+lost."""
 _FAREWELL = 2.0
 """Seconds a DELETE closing the connection may take (a server that does not answer it
 closes the connection after its idle time anyway)."""
@@ -347,6 +351,12 @@ class HttpClientTransport:
         self, message: dict[str, Any], key: Any, response: httpx.Response
     ) -> None:
         status, body = response.status_code, response.text[:8192]
+        if self._resumable and status in _GATEWAY:
+            # the balancer could not reach the worker (it died, or hangs): the
+            # connection is lost, and the message is sent again once it is resumed (or
+            # fails with the error that says to load the session again)
+            await self._end(f"the gateway answered HTTP {status}")
+            raise ConnectionError(f"HTTP {status} {body!r}")
         if status in _GONE or key is None:
             refusal = refused_by_response(self.url, "http", status, response.content)
             self.refusal = refusal
