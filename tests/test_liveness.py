@@ -276,3 +276,54 @@ def test_a_client_that_leaves_while_cut_off_ends_its_agent(profile: str, mode: s
         asyncio.run(leave(url))
         ended = _wait_until(lambda: not served.hosts.live, 30.0)
         assert ended, f"{len(served.hosts.live)} agent(s) still waiting for a client that left"
+
+
+def cookie_setting(inner: Any) -> tuple[Any, list[tuple[str, str]]]:
+    """``inner`` behind a balancer's affinity cookie: every answer (a 101 too) sets ``worker=A``; what
+    each request and upgrade carried in ``Cookie`` is recorded."""
+    seen: list[tuple[str, str]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await inner(scope, receive, send)
+            return
+        cookie = dict(scope["headers"]).get(b"cookie", b"").decode()
+        seen.append((scope["type"] if scope["type"] == "websocket" else scope["method"], cookie))
+
+        async def sending(message: Any) -> None:
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                headers = [*message.get("headers", []), (b"set-cookie", b"worker=A; Path=/")]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await inner(scope, receive, sending)
+
+    return app, seen
+
+
+@pytest.mark.parametrize("profiles", [("ws",), ("http",), ("ws", "http"), ("http", "ws")])
+def test_reconnections_carry_the_cookies_of_earlier_connections(profiles: tuple[str, ...]) -> None:
+    """One cookie jar for all of a client's connections, both profiles (a WebSocket's 101 too): what a
+    balancer sets for affinity comes back with every reconnection. Before: the cookies lived and died
+    with one HTTP carrier, and a WebSocket kept none."""
+    reconnect = Reconnect(**RECONNECT, silence=SILENCE, profiles=profiles[1:] or None)  # type: ignore[arg-type]
+    served, seen = cookie_setting(app())
+
+    async def one(url: str) -> str:
+        client = Recorder()
+        async with (
+            Proxy(Proxy.address(url)) as proxy,
+            connect_agent(proxy.url(), client, transport=profiles[0], reconnect=reconnect) as agent,  # type: ignore[arg-type]
+        ):
+            session = await _start(agent)
+            first = len(seen)
+            proxy.cut("drop", outage=0.3)  # a new carrier: a new upgrade, or a new initialize POST
+            answer = await asyncio.wait_for(agent.prompt(_prompt(session, "chunks:0-5")), TIMEOUT)
+            assert len(seen) > first, "the client reconnected"
+        return answer.stop_reason
+
+    with serving(served) as url:
+        assert asyncio.run(one(url)) == "end_turn"
+    later = seen[1:]
+    bare = [request for request in later if "worker=A" not in request[1]]
+    assert not bare, f"requests after the first without the cookie: {bare} (of {len(later)})"
