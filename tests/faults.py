@@ -93,8 +93,9 @@ class _Link:
         self.server_reader, self.server_writer = server
         self.broken = False
         self.silent = False
-        """Forwarding stopped for good (``Proxy.silence``): each pump stops reading, nothing closes."""
-        self._hush = asyncio.Event()
+        """Forwarding stopped for good (``Proxy.silence``): the pumps are stopped, nothing closes."""
+        self._released = asyncio.Event()
+        """Set when a silent link is finally cut (the proxy closing)."""
         self.profile: str | None = None
         """``"ws"`` or ``"http"``, from the first request the client sent on this connection."""
         self.tasks = [
@@ -105,7 +106,7 @@ class _Link:
     async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, down: bool) -> None:
         try:
             while True:
-                data = await self._read(reader)
+                data = await reader.read(_READ)
                 if self.broken:
                     if not data:
                         return
@@ -135,27 +136,15 @@ class _Link:
             _reset(self.client_writer)
             _reset(self.server_writer)
 
-    async def _read(self, reader: asyncio.StreamReader) -> bytes:
-        """The next bytes of ``reader``; never, once the link went silent (what was read stays unsent)."""
-        if not self.silent:
-            hushed = asyncio.ensure_future(self._hush.wait())
-            reading = asyncio.ensure_future(reader.read(_READ))
-            try:
-                await asyncio.wait({hushed, reading}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                hushed.cancel()
-            if not self.silent:
-                return await reading
-            reading.cancel()
-        await asyncio.Event().wait()  # silent: until the proxy closes (cancelled then)
-        return b""
-
     def hush(self) -> None:
-        """Stop forwarding both ways, closing nothing."""
+        """Stop forwarding both ways, closing nothing: the pumps stop where they are (what they read
+        and did not write is lost), and the sockets stay open until the link is cut."""
         self.silent = True
-        self._hush.set()
+        for task in self.tasks:
+            task.cancel()
 
     def cut(self, kind: Kind, lag: float) -> None:
+        self._released.set()
         if self.broken:
             return
         self.broken = True
@@ -173,10 +162,9 @@ class _Link:
             _close(dead)
 
     async def wait(self) -> None:
-        if self.silent:  # its pumps wait for ever: the proxy is closing
-            for task in self.tasks:
-                task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if self.silent:
+            await self._released.wait()  # open, and silent, until cut (the proxy closing)
         _close(self.client_writer)
         _close(self.server_writer)
 

@@ -110,6 +110,45 @@ class Recorder(Client):
         return builders.request_permission_response(builders.selected_request_permission_outcome("allow"))
 
 
+def test_the_proxy_goes_silent_without_closing_anything() -> None:
+    """``Proxy.silence()``: nothing passes either way any more, neither side sees an end or an error;
+    a connection accepted afterwards is forwarded as usual."""
+
+    async def scenario() -> None:
+        heard: list[bytes] = []
+        ended: list[str] = []
+
+        async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while data := await reader.read(65536):
+                    heard.append(data)
+                    writer.write(data)
+                    await writer.drain()
+                ended.append("eof")
+            except ConnectionError:
+                ended.append("reset")
+
+        server = await asyncio.start_server(echo, "127.0.0.1", 0)
+        async with server, Proxy(("127.0.0.1", server.sockets[0].getsockname()[1])) as proxy:
+            reader, writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+            writer.write(b"before")
+            assert await reader.readexactly(6) == b"before"
+            proxy.silence()
+            writer.write(b"after")
+            await writer.drain()
+            with pytest.raises(TimeoutError):  # nothing comes back, and nothing ends
+                await asyncio.wait_for(reader.read(1), 1.0)
+            assert heard == [b"before"] and ended == [], (heard, ended)
+            assert proxy.silenced == 1 and not writer.is_closing()
+            again, again_writer = await asyncio.open_connection("127.0.0.1", proxy.port)
+            again_writer.write(b"next")
+            assert await again.readexactly(4) == b"next", "a later connection passes"
+            writer.transport.abort()
+            again_writer.transport.abort()
+
+    asyncio.run(scenario())
+
+
 def chunks(first: int, last: int) -> list[str]:
     return [f"{n};" for n in range(first, last)]
 
