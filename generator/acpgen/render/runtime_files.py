@@ -17,6 +17,7 @@ MODULES = (
     "connection/capabilities.py",
     "connection/connection.py",
     "connection/dispatcher.py",
+    "connection/event_loop.py",
     "connection/in_flight.py",
     "connection/limits.py",
     "connection/lines.py",

@@ -6,5 +6,6 @@
 (``limits``), its messages in flight (``in_flight``), the dispatcher (``dispatcher``),
 the senders' base (``sender``), capability checks (``capabilities``), version
 negotiation (``negotiation``), the trace writer (``trace_writer``), starting a peer
-process (``process``) and connecting a handler to its peer in one call (``peers``).
+process (``process``), connecting a handler to its peer in one call (``peers``) and
+the event loop a program runs on (``event_loop``).
 Imports ``wire``."""
