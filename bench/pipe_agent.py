@@ -14,6 +14,7 @@ loop (default: stock asyncio).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
 from collections.abc import Callable
@@ -37,8 +38,10 @@ def _updates(text: str) -> int:
     return int(text) if text.isdigit() else 0
 
 
-def quick_agent() -> Any:
-    """Our agent that answers at once (a new one per call)."""
+@functools.cache
+def _quick_agent_class() -> Any:
+    """The class of our quick agent, defined once (as users define theirs), so that R3 counts
+    what a connection holds, not a class per connection."""
     models, interfaces, errors = bindings("models"), bindings("interfaces"), bindings("errors")
     builders = bindings("builders")
     text = builders.text_content_block("chunk")
@@ -72,7 +75,12 @@ def quick_agent() -> Any:
         async def set_session_config_option(self, params: Any) -> Any:
             raise errors.RequestError.method_not_found("session/set_config_option")
 
-    return QuickAgent()
+    return QuickAgent
+
+
+def quick_agent() -> Any:
+    """Our agent that answers at once (a new one per call)."""
+    return _quick_agent_class()()
 
 
 async def serve_ours() -> None:

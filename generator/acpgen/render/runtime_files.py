@@ -14,6 +14,7 @@ FOLDER = "_runtime"
 MODULES = (
     "__init__.py",
     "connection/__init__.py",
+    "connection/adapters.py",
     "connection/capabilities.py",
     "connection/connection.py",
     "connection/dispatcher.py",
