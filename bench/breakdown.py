@@ -146,7 +146,7 @@ def profiles(transcript: Transcript) -> list[str]:
 
 
 def round_trip_profiles() -> list[str]:
-    """Both processes of T3, 1 and 64 in flight: the client here, the agent under cProfile."""
+    """Both processes of T3 (prompts), 1 and 64 in flight: the client here, the agent under cProfile."""
     out, loop = [], asyncio.new_event_loop()
     bursts = (("1 in flight", round_trip.one_at_a_time), ("64 in flight", round_trip.many_at_once))
     for side, connect in (("ours", round_trip.connect_ours), ("theirs", round_trip.connect_theirs)):
@@ -154,7 +154,7 @@ def round_trip_profiles() -> list[str]:
             agent_profile = f"{folder}/agent.prof"
             peer = loop.run_until_complete(connect(agent_profile))
             for label, burst in bursts:
-                run = round_trip.running(loop, burst, peer.call)
+                run = round_trip.running(loop, burst, peer.calls["prompt"])
                 run()
                 out.append(_profile(f"T3 {side}, {label}: the client process", run, 3))
             loop.run_until_complete(peer.close())

@@ -1,19 +1,23 @@
 """T3's agent process: answers every request at once, on stdio, built from one side's bindings.
 
-    python -m bench.pipe_agent ours|theirs|echo
+    python -m bench.pipe_agent ours|theirs|echo [asyncio|uvloop]
 
-Ours: the generated stable bindings (``Connection`` and ``Dispatcher`` over an ``Agent``);
+Ours: the generated stable bindings (``serve.run_agent``, what an agent's ``main`` runs);
 theirs: the official Python SDK (``acp.run_agent``). Both answer ``initialize``,
-``session/new`` and ``session/set_mode`` (the method the round trips call) with a fixed result.
-``echo`` is the floor under both: asyncio streams that write back each line as it comes, with
-neither JSON nor models.
+``session/new`` and ``session/set_mode`` with a fixed result, and ``session/prompt`` after
+sending as many ``session/update`` notifications (an agent message chunk each) as its first
+text block says (``"5"``: five). ``echo`` is the floor under both: asyncio streams that write
+back each line as it comes, with neither JSON nor models. The second argument is the event
+loop (default: stock asyncio).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from bench.generated import bindings
@@ -21,9 +25,29 @@ from bench.generated import bindings
 SESSION = "sess-pipe-1"
 
 
-def quick_agent() -> Any:
-    """Our agent that answers at once (a new one per call)."""
+def new_loop(name: str) -> Callable[[], asyncio.AbstractEventLoop]:
+    """What makes an event loop of ``name``: ``asyncio`` (stock) or ``uvloop``."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop  # type: ignore[no-any-return]
+    return asyncio.new_event_loop
+
+
+def _updates(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+@functools.cache
+def _quick_agent_class() -> Any:
+    """The class of our quick agent, defined once (as users define theirs), so that R3 counts
+    what a connection holds, not a class per connection."""
     models, interfaces, errors = bindings("models"), bindings("interfaces"), bindings("errors")
+    builders = bindings("builders")
+    text = builders.text_content_block("chunk")
+
+    def chunk(session_id: str) -> Any:
+        return builders.session_notification(session_id, builders.agent_message_chunk_session_update(text))
 
     base: Any = interfaces.Agent
 
@@ -38,6 +62,8 @@ def quick_agent() -> Any:
             return models.SetSessionModeResponse()
 
         async def prompt(self, params: Any) -> Any:
+            for _ in range(_updates(params.prompt[0].text)):
+                await self.client.session_update(chunk(params.session_id))
             return models.PromptResponse(stop_reason="end_turn")
 
         async def cancel(self, params: Any) -> None:
@@ -49,21 +75,27 @@ def quick_agent() -> Any:
         async def set_session_config_option(self, params: Any) -> Any:
             raise errors.RequestError.method_not_found("session/set_config_option")
 
-    return QuickAgent()
+    return QuickAgent
+
+
+def quick_agent() -> Any:
+    """Our agent that answers at once (a new one per call)."""
+    return _quick_agent_class()()
 
 
 async def serve_ours() -> None:
-    connection, dispatch, methods = (bindings(m) for m in ("connection", "dispatch", "methods"))
-    reader, writer = await connection.stdio_streams()
-    handler = dispatch.Dispatcher(quick_agent(), methods.handled_by("agent", "both")).dispatch
-    await connection.Connection(connection.LineTransport(reader, writer), handler).run()
+    await bindings("serve").run_agent(quick_agent())
 
 
 async def serve_theirs() -> None:
     import acp
     import acp.schema as sdk
+    from acp.helpers import update_agent_message_text
 
     class QuickAgent:
+        def on_connect(self, conn: Any) -> None:
+            self.client = conn
+
         async def initialize(self, protocol_version: int, **kwargs: Any) -> sdk.InitializeResponse:
             return sdk.InitializeResponse(protocol_version=protocol_version)
 
@@ -74,6 +106,8 @@ async def serve_theirs() -> None:
             return sdk.SetSessionModeResponse()
 
         async def prompt(self, session_id: str, prompt: Any, **kwargs: Any) -> sdk.PromptResponse:
+            for _ in range(_updates(prompt[0].text)):
+                await self.client.session_update(session_id, update_agent_message_text("chunk"))
             return sdk.PromptResponse(stop_reason="end_turn")
 
         async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -92,4 +126,5 @@ async def serve_echo() -> None:
 if __name__ == "__main__":
     logging.basicConfig(level=logging.CRITICAL, stream=sys.stderr)
     serve = {"ours": serve_ours, "theirs": serve_theirs, "echo": serve_echo}[sys.argv[1]]
-    asyncio.run(serve())
+    with asyncio.Runner(loop_factory=new_loop(sys.argv[2] if len(sys.argv) > 2 else "asyncio")) as runner:
+        runner.run(serve())

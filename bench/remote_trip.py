@@ -26,6 +26,8 @@ from bench.timing import alternate
 
 SEQUENTIAL = 200
 PROFILES = {"ws": "T5 round trips over WebSocket", "http": "T6 round trips over Streamable HTTP"}
+TARGETS = {"ws": 2.0, "http": 1.5}
+"""Issue 33: our server's rate against the TypeScript SDK's."""
 
 
 def _start(command: list[str]) -> tuple[subprocess.Popen[str], str]:
@@ -96,6 +98,7 @@ def t5_t6(rounds: int) -> list[Figure]:
         )
         note = (f"{1e6 / ours:.0f} vs {1e6 / theirs:.0f} us per request, same client (ours); "
                 f"server CPU us per request: {server_cpu}")  # fmt: skip
-        figures.append(Figure(f"{title}, our server vs the TS SDK's", ours, theirs, "req/s", ">= 1.0x",
-                              ours / theirs >= 1.0, note))  # fmt: skip
+        target = TARGETS[profile]
+        figures.append(Figure(f"{title}, our server vs the TS SDK's", ours, theirs, "req/s", f">= {target}x",
+                              ours / theirs >= target, note))  # fmt: skip
     return figures

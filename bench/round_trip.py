@@ -1,17 +1,21 @@
-"""T3: request round trips over a real pipe between two processes, ours against the official SDK.
+"""T3: request round trips over a real pipe between two processes, ours against the official SDK,
+on stock asyncio and on uvloop.
 
 This process is the client; the agent is a child process (``bench.pipe_agent``) that reads its
 stdin and writes its stdout. Ours: the generated client (``AgentSender`` over ``Connection``)
-talking to the generated agent; theirs: the SDK's ``ClientSideConnection`` talking to an agent
-run by ``acp.run_agent``. After ``initialize`` and ``session/new``, each round sends
-``session/set_mode`` requests (answered at once): ``SEQUENTIAL`` one after another (1 in
-flight), and ``CONCURRENT`` from ``IN_FLIGHT`` callers that each wait for their answer before
-the next request (64 in flight). Both agents stay up for the whole figure; the four contenders
-run alternately on one event loop. For scale, the same rounds over the same pipes with neither
-JSON nor models: a line written back by an asyncio echo process (``pipe_agent echo``), the
-floor under both runtimes. After the timed rounds, ten more rounds of each contender measure the
-CPU time each process spends per request (this one's from ``getrusage``, the agent's from
-``/proc``): it shows which process bounds the figure.
+talking to the generated agent (``serve.run_agent``); theirs: the SDK's ``ClientSideConnection``
+talking to an agent run by ``acp.run_agent``. After ``initialize`` and ``session/new``, each
+round sends ``session/prompt`` requests, answered at once (*prompts*) or after five
+``session/update`` notifications to the client (*prompts + 5 updates*): ``SEQUENTIAL`` one
+after another (1 in flight), and ``CONCURRENT`` from ``IN_FLIGHT`` callers that each wait for
+their answer before the next request (64 in flight). Every contender runs on stock asyncio
+(this process's loop and the agent's), and, when uvloop is installed (the ``bench`` group), on
+uvloop in both processes: one event loop of each kind in this process, run in turn. All agents
+stay up for the whole figure and the contenders run alternately. For scale, the same prompt
+rounds over the same pipes with neither JSON nor models: a line written back by an asyncio echo
+process (``pipe_agent echo``), the floor under both runtimes. After the timed rounds, ten more
+rounds of each contender measure the CPU time each process spends per request (this one's
+from ``getrusage``, the agent's from ``/proc``): it shows which process bounds the figure.
 """
 
 from __future__ import annotations
@@ -32,25 +36,41 @@ from bench.timing import alternate
 SEQUENTIAL = 300
 CONCURRENT = 1536
 IN_FLIGHT = 64
+WORKLOADS = {"prompt": "prompts", "prompt+5": "prompts + 5 updates"}
+"""The request each round sends: its name, and how the figure calls it."""
+UPDATES = {"prompt": "0", "prompt+5": "5"}
+"""The text of the prompt: how many ``session/update`` notifications come before its answer."""
+TARGETS = {"1": 1.5, "64": 1.8}
+"""Issue 33: ours on stock asyncio against the SDK's, in requests per second."""
+UVLOOP_TARGET = 2.5
+"""Issue 33: ours on uvloop against the SDK on stock asyncio, 64 in flight."""
 
 Call = Callable[[], Awaitable[object]]
 
 
 @dataclass(frozen=True, slots=True)
 class Peer:
-    """A client connected to its agent process: one request, and how to hang up."""
+    """A client connected to its agent process: one request per workload, and how to hang up."""
 
-    call: Call
+    calls: dict[str, Call]
     close: Callable[[], Awaitable[None]]
     pid: int
     """The agent process."""
 
 
-async def _spawn(side: str, profile: str | None) -> asyncio.subprocess.Process:
+def uvloop_installed() -> bool:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+async def _spawn(side: str, profile: str | None, loop: str = "asyncio") -> asyncio.subprocess.Process:
     """The agent process; run under cProfile, writing its profile to ``profile``, when given."""
     profiled = ["-m", "cProfile", "-o", profile] if profile else []
     return await asyncio.create_subprocess_exec(
-        sys.executable, *profiled, "-m", "bench.pipe_agent", side, cwd=ROOT,
+        sys.executable, *profiled, "-m", "bench.pipe_agent", side, loop, cwd=ROOT,
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
 
@@ -61,9 +81,9 @@ async def _hang_up(process: asyncio.subprocess.Process) -> None:
     await process.wait()
 
 
-async def connect_ours(profile: str | None = None) -> Peer:
+async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Peer:
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
-    interfaces, senders = bindings("interfaces"), bindings("senders")
+    interfaces, senders, builders = bindings("interfaces"), bindings("senders"), bindings("builders")
 
     base: Any = interfaces.Client
 
@@ -74,47 +94,56 @@ async def connect_ours(profile: str | None = None) -> Peer:
         async def session_update(self, params: Any) -> None:
             return None
 
-    process = await _spawn("ours", profile)
+    process = await _spawn("ours", profile, loop)
     handler = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both")).dispatch
     opened = connection.Connection(connection.LineTransport(process.stdout, process.stdin), handler)
     opened.start()
     agent = senders.AgentSender(opened)
     await agent.initialize(models.InitializeRequest(protocol_version=1))
     session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
-    request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")
+
+    def prompt(updates: str) -> Call:
+        request = builders.prompt_request(session.session_id, [builders.text_content_block(updates)])
+        return lambda: agent.prompt(request)
 
     async def close() -> None:
         await opened.close()
         await _hang_up(process)
 
-    return Peer(lambda: agent.set_session_mode(request), close, process.pid)
+    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, process.pid)
 
 
-async def connect_theirs(profile: str | None = None) -> Peer:
+async def connect_theirs(profile: str | None = None, loop: str = "asyncio") -> Peer:
     import acp
+    from acp.helpers import text_block
 
     class QuietClient:
         async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
             return None
 
-    process = await _spawn("theirs", profile)
+    process = await _spawn("theirs", profile, loop)
     conn = acp.connect_to_agent(QuietClient(), process.stdin, process.stdout)  # type: ignore[arg-type]
     await conn.initialize(protocol_version=1)
     session = await conn.new_session(cwd=str(ROOT))
+
+    def prompt(updates: str) -> Call:
+        blocks = [text_block(updates)]
+        return lambda: conn.prompt(session_id=session.session_id, prompt=blocks)  # type: ignore[arg-type]
 
     async def close() -> None:
         await conn.close()
         await _hang_up(process)
 
-    return Peer(lambda: conn.set_session_mode(session_id=session.session_id, mode_id="code"), close, process.pid)
+    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, process.pid)
 
 
-async def connect_echo(profile: str | None = None) -> Peer:
-    process = await _spawn("echo", profile)
+async def connect_echo(profile: str | None = None, loop: str = "asyncio") -> Peer:
+    process = await _spawn("echo", profile, loop)
     assert process.stdin is not None and process.stdout is not None
     stdin, stdout = process.stdin, process.stdout
     waiting: collections.deque[asyncio.Future[bytes]] = collections.deque()
-    line = b'{"jsonrpc":"2.0","id":1,"method":"session/set_mode","params":{"sessionId":"s","modeId":"code"}}\n'
+    line = (b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":'
+            b'[{"type":"text","text":"0"}]}}\n')  # fmt: skip
 
     async def read_answers() -> None:
         while answer := await stdout.readline():
@@ -133,7 +162,7 @@ async def connect_echo(profile: str | None = None) -> Peer:
         await _hang_up(process)
         await reading
 
-    return Peer(call, close, process.pid)
+    return Peer({"prompt": call}, close, process.pid)
 
 
 async def one_at_a_time(call: Call) -> None:
@@ -150,6 +179,7 @@ async def many_at_once(call: Call) -> None:
 
 
 Burst = Callable[[Call], Awaitable[None]]
+BURSTS: dict[str, tuple[Burst, int]] = {"1": (one_at_a_time, SEQUENTIAL), "64": (many_at_once, CONCURRENT)}
 
 
 def running(loop: asyncio.AbstractEventLoop, burst: Burst, call: Call) -> Callable[[], None]:
@@ -192,47 +222,89 @@ def cpu_per_request(run: Callable[[], None], pid: int, count: int) -> tuple[floa
     return own_used, (agent_after - agent) / count * 1e6 if agent is not None and agent_after is not None else None
 
 
-def _cpu_note(cpu: dict[str, tuple[float, float | None]], width: str) -> str:
-    def side(who: str) -> str:
-        client, agent = cpu[f"{who}-{width}"]
-        return f"{who} {client:.0f}/{agent:.0f}" if agent is not None else f"{who} {client:.0f}/?"
-
-    return "CPU us per request, client/agent: " + ", ".join(side(who) for who in ("ours", "theirs", "echo"))
+def _cpu(cpu: dict[str, tuple[float, float | None]], name: str) -> str:
+    client, agent = cpu[name]
+    return f"{client:.0f}/{agent:.0f}" if agent is not None else f"{client:.0f}/?"
 
 
 def t3(rounds: int) -> list[Figure]:
-    """Requests per second over a pipe, 1 and 64 in flight."""
-    loop = asyncio.new_event_loop()
+    """Requests per second over a pipe, 1 and 64 in flight, prompts with and without updates, on
+    stock asyncio and (when installed) on uvloop."""
+    loops = {"asyncio": asyncio.new_event_loop()}
+    if uvloop_installed():
+        import uvloop
+
+        loops["uvloop"] = uvloop.new_event_loop()
     connect = {"ours": connect_ours, "theirs": connect_theirs, "echo": connect_echo}
-    peers = {who: loop.run_until_complete(start()) for who, start in connect.items()}
+    peers = {
+        f"{who}@{name}": loop.run_until_complete(start(None, name))
+        for name, loop in loops.items()
+        for who, start in connect.items()
+        if who != "echo" or name == "asyncio"
+    }
+    contenders: dict[str, Callable[[], None]] = {}
+    for key, peer in peers.items():
+        for work, call in peer.calls.items():
+            for width, (burst, _) in BURSTS.items():
+                contenders[f"{key}/{work}/{width}"] = running(loops[key.split("@")[1]], burst, call)
     try:
-        contenders = {
-            f"{who}-{width}": running(loop, burst, peer.call)
-            for width, burst in (("1", one_at_a_time), ("64", many_at_once))
-            for who, peer in peers.items()
-        }
         medians = alternate(contenders, rounds)
-        counts = {"1": SEQUENTIAL, "64": CONCURRENT}
         cpu = {
-            name: cpu_per_request(run, peers[name.split("-")[0]].pid, counts[name.split("-")[1]])
+            name: cpu_per_request(run, peers[name.split("/")[0]].pid, BURSTS[name.rsplit("/", 1)[1]][1])
             for name, run in contenders.items()
         }
     finally:
-        for peer in peers.values():
-            loop.run_until_complete(peer.close())
-        loop.close()
+        for key, peer in peers.items():
+            loops[key.split("@")[1]].run_until_complete(peer.close())
+        for loop in loops.values():
+            loop.close()
+    return _figures(medians, cpu, "uvloop" in loops)
+
+
+def _figures(medians: dict[str, float], cpu: dict[str, tuple[float, float | None]], uvloop: bool) -> list[Figure]:
     figures = []
-    for width, count in (("1", SEQUENTIAL), ("64", CONCURRENT)):
-        ours, theirs = count / medians[f"ours-{width}"], count / medians[f"theirs-{width}"]
-        floor = medians[f"echo-{width}"] / count * 1e6
-        ceiling = medians[f"theirs-{width}"] / medians[f"echo-{width}"]
-        note = (f"{1e6 / ours:.0f} vs {1e6 / theirs:.0f} us per request, {count} per round; "
-                f"floor (asyncio line echo, no JSON): {floor:.0f} us, {ceiling:.2f}x the SDK's rate; "
-                f"{_cpu_note(cpu, width)}")  # fmt: skip
-        figures.append(Figure(f"T3 round trips over a pipe, 2 processes, {width} in flight", ours, theirs, "req/s",
-                              ">= 2.0x", ours / theirs >= 2.0, note))  # fmt: skip
-        echo = count / medians[f"echo-{width}"]
-        note = f"the echo: {floor:.0f} us per round trip; the SDK: {theirs / echo:.2f}x of its rate"
-        figures.append(Figure(f"T3 {width} in flight: ours against the echo floor", ours, echo, "req/s", "-", True,
-                              note))  # fmt: skip
+    for work, label in WORKLOADS.items():
+        for width, (_, count) in BURSTS.items():
+            rate = {
+                key.split("/")[0]: count / value for key, value in medians.items() if key.endswith(f"/{work}/{width}")
+            }
+            used = {key.split("/")[0]: _cpu(cpu, key) for key in medians if key.endswith(f"/{work}/{width}")}
+            figures += _pair(f"T3 pipe, {label}, {width} in flight", rate, used, width, count, uvloop)
+    if not uvloop:
+        note = "not measured: uvloop is not installed (the bench group installs it)"
+        figures.append(Figure("T3 pipe on uvloop", 0.0, 1.0, "req/s", f">= {UVLOOP_TARGET}x", False, note))
+    return figures
+
+
+def _pair(
+    title: str, rate: dict[str, float], used: dict[str, str], width: str, count: int, uvloop: bool
+) -> list[Figure]:
+    """The figures of one workload and width: ours against the SDK on stock asyncio, and ours on
+    uvloop against the SDK on stock asyncio (with the SDK on uvloop in the note)."""
+    ours, theirs = rate["ours@asyncio"], rate["theirs@asyncio"]
+    note = (
+        f"{1e6 / ours:.0f} vs {1e6 / theirs:.0f} us per request, {count} per round; CPU us per request, "
+        f"client/agent: ours {used['ours@asyncio']}, theirs {used['theirs@asyncio']}"
+    )
+    if "echo@asyncio" in rate:
+        echo = rate["echo@asyncio"]
+        note += (
+            f"; floor (asyncio line echo, no JSON): {1e6 / echo:.0f} us, {echo / theirs:.2f}x the SDK's rate, "
+            f"ours {ours / echo:.2f}x of it, echo CPU {used['echo@asyncio']}"
+        )
+    target = TARGETS[width]
+    figures = [Figure(f"{title}, stock asyncio", ours, theirs, "req/s", f">= {target}x", ours / theirs >= target, note)]
+    if uvloop:
+        fast, theirs_fast = rate["ours@uvloop"], rate["theirs@uvloop"]
+        note = (
+            f"{1e6 / fast:.0f} vs {1e6 / theirs:.0f} us per request; against the SDK on uvloop too: "
+            f"{fast / theirs_fast:.2f}x ({1e6 / theirs_fast:.0f} us); ours on uvloop {fast / ours:.2f}x of ours "
+            f"on asyncio; CPU us per request, client/agent: ours {used['ours@uvloop']}, theirs {used['theirs@uvloop']}"
+        )
+        needed = width == "64"
+        target_text = f">= {UVLOOP_TARGET}x" if needed else "-"
+        met = fast / theirs >= UVLOOP_TARGET if needed else True
+        figures.append(
+            Figure(f"{title}, ours on uvloop vs SDK on asyncio", fast, theirs, "req/s", target_text, met, note)
+        )
     return figures

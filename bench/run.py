@@ -9,7 +9,8 @@ not committed). The references: the official Python SDK (``agent-client-protocol
 bare params validation for P4. What users feel comes first: T1 reading a realistic turn
 (``bench.read_path``), T2 sending it (``bench.send_path``), T3 round trips over a pipe
 (``bench.round_trip``), T4 memory after import (``bench.rss``), T5 and T6 round trips over
-WebSocket and Streamable HTTP against the TypeScript SDK's server (``bench.remote_trip``). No figure is asserted
+WebSocket and Streamable HTTP against the TypeScript SDK's server (``bench.remote_trip``),
+R3 a remote server's memory per idle connection (``bench.idle_remote``). No figure is asserted
 anywhere: the benchmark reports, the reader judges.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 
 from bench.cold_start import p2
 from bench.figures import Figure, p1, p3, p4, r1, r2
+from bench.idle_remote import r3
 from bench.read_path import t1
 from bench.remote_trip import t5_t6
 from bench.round_trip import t3
@@ -44,8 +46,9 @@ FIGURES = {
     "P4": p4,
     "R1": r1,
     "R2": r2,
+    "R3": r3,
 }
-ROUNDS = {"T1": 15, "T2": 15, "T3": 9, "T4": 5, "T5": 7, "P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5}
+ROUNDS = {"T1": 15, "T2": 15, "T3": 9, "T4": 5, "T5": 7, "P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5, "R3": 3}
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 
@@ -88,7 +91,7 @@ def _result(figure: Figure) -> str:
 
 
 def _table(figures: list[Figure]) -> str:
-    head = f"{'figure':<62} {'ours':>12} {'reference':>12} {'ratio':>7}  {'target':<9} result"
+    head = f"{'figure':<76} {'ours':>12} {'reference':>12} {'ratio':>7}  {'target':<9} result"
     lines = [
         f"acpgen benchmarks, Python {platform.python_version()} on {platform.machine()}; medians of alternating rounds",
         head,
@@ -96,7 +99,7 @@ def _table(figures: list[Figure]) -> str:
     ]
     for f in figures:
         lines.append(
-            f"{f.name:<62} {_num(f.ours):>12} {_num(f.theirs):>12} {f.ratio:>6.2f}x  {f.target:<9} {_result(f)}"
+            f"{f.name:<76} {_num(f.ours):>12} {_num(f.theirs):>12} {f.ratio:>6.2f}x  {f.target:<9} {_result(f)}"
             + (f"  ({f.unit}; {f.note})" if f.note else f"  ({f.unit})")
         )
     return "\n".join(lines)

@@ -10,14 +10,13 @@ adding ``generated/`` to the path.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import Agent, builders, models, negotiate_version, run_agent
+from acp_bindings import Agent, builders, models, negotiate_version, run, run_agent
 
 
 class EchoAgent(Agent):
@@ -45,4 +44,4 @@ class EchoAgent(Agent):
 
 
 if __name__ == "__main__":
-    asyncio.run(run_agent(EchoAgent()))
+    run(run_agent(EchoAgent()))  # asyncio.run, on uvloop when installed (ACP_LOOP=asyncio: not)

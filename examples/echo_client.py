@@ -9,14 +9,13 @@ adding ``generated/`` to the path.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import PROTOCOL_VERSION, Client, builders, models, spawn_agent
+from acp_bindings import PROTOCOL_VERSION, Client, builders, models, run, spawn_agent
 
 ECHO_AGENT = [sys.executable, str(Path(__file__).with_name("echo_agent.py"))]
 
@@ -54,6 +53,6 @@ if __name__ == "__main__":
     split = arguments.index("--") if "--" in arguments else len(arguments)
     message = " ".join(arguments[:split]) or "hello from the client"
     try:
-        print(asyncio.run(main(message, arguments[split + 1 :] or ECHO_AGENT)))
+        print(run(main(message, arguments[split + 1 :] or ECHO_AGENT)))
     except ConnectionError as error:  # the agent could not be started, or went away mid-turn
         sys.exit(f"echo_client: {error}")

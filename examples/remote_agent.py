@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example bes
 
 from acp_bindings import asgi_app
 from acp_bindings.resume import ResumeLimits
+from acp_bindings.serve import chosen_loop
 from echo_agent import EchoAgent
 
 app = asgi_app(EchoAgent, resume=ResumeLimits())
@@ -32,8 +33,8 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
     args = parser.parse_args()
-    # WebSocket frames up to the message limit (32 MiB), as HTTP bodies
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=32 * 1024 * 1024 + 1024)
+    # WebSocket frames up to the message limit (32 MiB), as HTTP bodies; uvloop when installed (ACP_LOOP=asyncio: not)
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=32 * 1024 * 1024 + 1024, loop=chosen_loop())
 
 
 if __name__ == "__main__":

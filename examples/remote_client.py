@@ -11,7 +11,6 @@ opened again and the session resumed where it was (the agent must be served with
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example beside this file
 
-from acp_bindings import PROTOCOL_VERSION, builders, connect_agent
+from acp_bindings import PROTOCOL_VERSION, builders, connect_agent, run
 from acp_bindings.resume import Reconnect
 from echo_client import PrintingClient
 
@@ -45,6 +44,6 @@ if __name__ == "__main__":
     parser.add_argument("words", nargs="*", default=["hello", "from", "the", "client"])
     args = parser.parse_args()
     try:
-        print(asyncio.run(main(args.url, args.transport, " ".join(args.words), reconnect=args.reconnect)))
+        print(run(main(args.url, args.transport, " ".join(args.words), reconnect=args.reconnect)))
     except ConnectionError as error:  # the agent could not be reached, or went away mid-turn
         sys.exit(f"remote_client: {args.url}: {error}")

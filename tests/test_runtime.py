@@ -418,29 +418,53 @@ class _Chunks:
         return self._chunks.pop(0) if self._chunks else b""
 
 
-def _lines(chunks: list[bytes], limit: int) -> list[bytes | str]:
-    lines = split_lines(_Chunks(chunks), limit)
+READERS = ("split_lines", "LineTransport")
+"""The two ways lines are read: the splitter's async iterator (the remote client's event
+streams) and the stdio transport's ``receive``, one line per call."""
+
+
+def _lines(chunks: list[bytes], limit: int, way: str = "split_lines") -> list[bytes | str]:
+    def shown(line: bytes | Oversized) -> bytes | str:
+        return f"oversized:{line.head[:12]!r}" if isinstance(line, Oversized) else line
 
     async def collect() -> list[bytes | str]:
-        return [f"oversized:{line.head[:12]!r}" if isinstance(line, Oversized) else line async for line in lines]
+        if way == "split_lines":
+            return [shown(line) async for line in split_lines(_Chunks(chunks), limit)]
+        transport, got = LineTransport(_Chunks(chunks), None), []
+        while (line := await transport.receive(limit)) is not None:
+            got.append(shown(line))
+        assert await transport.receive(limit) is None  # the end stays the end
+        return got
 
     return asyncio.run(collect())
 
 
-def test_lines_split_correctly_at_every_chunk_boundary() -> None:
+@pytest.mark.parametrize("way", READERS)
+def test_lines_split_correctly_at_every_chunk_boundary(way: str) -> None:
     rng = random.Random(3)
     lines = [bytes(rng.choice(b'ab{}[]" ') for _ in range(rng.randrange(0, 300))) for _ in range(60)]
     data = b"\n".join(lines) + b"\n"
     for _ in range(50):
         cuts = sorted(rng.sample(range(1, len(data)), 40))
         chunks = [data[i:j] for i, j in zip([0, *cuts], [*cuts, len(data)], strict=True)]
-        assert _lines(chunks, 10_000) == lines
+        assert _lines(chunks, 10_000, way) == lines
 
 
-def test_an_over_long_line_is_skipped_and_reported_with_its_head() -> None:
+@pytest.mark.parametrize("way", READERS)
+def test_an_over_long_line_is_skipped_and_reported_with_its_head(way: str) -> None:
     big = b'{"id": 5, "x": "' + b"y" * 5000 + b'"}'
-    got = _lines([b'{"a": 1}\n', big[:3000], big[3000:] + b"\n", b'{"b": 2}\n', b"z" * 2000], 1000)
+    got = _lines([b'{"a": 1}\n', big[:3000], big[3000:] + b"\n", b'{"b": 2}\n', b"z" * 2000], 1000, way)
     assert got == [b'{"a": 1}', 'oversized:b\'{"id": 5, "x\'', b'{"b": 2}', "oversized:b'zzzzzzzzzzzz'"]
+
+
+def test_both_readers_agree_on_long_and_short_lines_at_any_chunk_boundary() -> None:
+    rng = random.Random(7)
+    lines = [bytes(rng.choice(b"ab ") for _ in range(rng.choice((0, 5, 99, 100, 101, 400)))) for _ in range(80)]
+    data = b"\n".join(lines) + rng.choice((b"\n", b"", b"tail", b"x" * 150))
+    for _ in range(40):
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randrange(1, 60)))
+        chunks = [data[i:j] for i, j in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        assert _lines(chunks, 100, "LineTransport") == _lines(chunks, 100, "split_lines")
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,10 @@ REMOTE_EXTRA = {"h2", "httpx", "websockets"}
 """The remote client's packages (the ``remote`` extra): only its two transports import them, behind
 an ImportError that names the extra (tests/test_remote_deps.py)."""
 CLIENT_TRANSPORTS = {"remote/http_client.py", "remote/websocket_client.py"}
+FAST_EXTRA = {"uvloop"}
+"""The ``fast`` extra: only the event loop module imports it, when present (tests/test_event_loop.py
+runs without it)."""
+EVENT_LOOP = {"connection/event_loop.py"}
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES.values()))
@@ -77,6 +81,7 @@ def test_runtime_imports_only_the_standard_library_pydantic_and_itself(name: str
             for full in names:
                 top = (full or "").split(".")[0]
                 allowed = ALLOWED_TOP_LEVEL | (REMOTE_EXTRA if name in CLIENT_TRANSPORTS else set())
+                allowed |= FAST_EXTRA if name in EVENT_LOOP else set()
                 assert top in sys.stdlib_module_names or top in allowed or top == "__future__", (
                     f"{name} imports {full}: a generated package may need only pydantic"
                 )

@@ -3,8 +3,9 @@
 # Do not edit: regenerate with `make generate`.
 """Typed bindings for the Agent Client Protocol (stable build, protocol version 1).
 
-Start here: ``from acp_bindings import Agent, Client, run_agent, spawn_agent, models, builders,
-RequestError``. Subclass ``Agent`` and serve it on stdio with ``asyncio.run(run_agent(MyAgent()))``;
+Start here: ``from acp_bindings import Agent, Client, run, run_agent, spawn_agent, models, builders,
+RequestError``. Subclass ``Agent`` and serve it on stdio with ``run(run_agent(MyAgent()))`` (``run``
+is ``asyncio.run`` on uvloop when it is installed, ``ACP_LOOP=asyncio`` to turn that off);
 subclass ``Client`` and start an agent process with ``async with spawn_agent([...], MyClient())
 as agent:``. ``models`` holds the wire types, ``builders`` one function per union variant and
 method that sets the tags for you; a handler raises ``RequestError`` to answer with an error.
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from .interfaces import Client as Client
     from .remote import asgi_app as asgi_app
     from .remote import connect_agent as connect_agent
+    from .serve import run as run
     from .serve import run_agent as run_agent
     from .serve import spawn_agent as spawn_agent
     from .session_state import SessionState as SessionState
@@ -72,6 +74,7 @@ _FRONT_DOOR = _FrontDoor(
         "connect_agent": (".remote", "connect_agent"),
         "models": (".models", None),
         "negotiate_version": (".initialization", "negotiate_version"),
+        "run": (".serve", "run"),
         "run_agent": (".serve", "run_agent"),
         "spawn_agent": (".serve", "spawn_agent"),
     },
@@ -106,6 +109,7 @@ __all__ = [
     "connect_agent",
     "models",
     "negotiate_version",
+    "run",
     "run_agent",
     "spawn_agent",
 ]

@@ -3,7 +3,10 @@
 # Do not edit: regenerate with `make generate`.
 """Connect in one call: serve an agent over stdio, or spawn an agent process as a client (``remote``: over the
 network). Each hands your handler the typed sender for its peer (``on_connect``), which refuses what the peer did not
-advertise at ``initialize``; ``trace`` or ``ACP_TRACE`` writes every message (``docs/runtime.md``). Log to stderr."""
+advertise at ``initialize``; ``trace`` or ``ACP_TRACE`` writes every message (``docs/runtime.md``). Log to stderr.
+``run`` is ``asyncio.run`` on uvloop when it is installed (``ACP_LOOP=asyncio`` or ``loop="asyncio"`` turns it off):
+``run(run_agent(MyAgent()))`` is a whole agent's ``main``; ``chosen_loop()`` names the loop it picks (for a server
+that makes its own, such as ``uvicorn.run(app, loop=chosen_loop())``)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import IO, Any
 
 from . import methods, models
 from ._runtime.connection import peers
+from ._runtime.connection.event_loop import chosen_loop, run
 from ._runtime.connection.process import AgentStartError
 from ._runtime.resume.stdio import run_on_stdio
 from ._runtime.surface import present
@@ -27,12 +31,14 @@ __all__ = [
     "AgentStartError",
     "attach_agent",
     "attach_client",
+    "chosen_loop",
+    "run",
     "run_agent",
     "serve_agent",
     "serve_client",
     "spawn_agent",
 ]
-present(__name__, AgentStartError)
+present(__name__, AgentStartError, chosen_loop, run)
 
 
 def attach_agent(
@@ -132,7 +138,7 @@ async def run_agent(
     resume: ResumeLimits | None = None,
 ) -> None:
     """Serve ``agent`` on this process's stdin and stdout until the client closes stdin:
-    ``asyncio.run(run_agent(MyAgent()))`` is a whole agent's ``main``. With ``resume``, a client that negotiates
+    ``run(run_agent(MyAgent()))`` is a whole agent's ``main`` (``run``: uvloop when installed). With ``resume``, a client that negotiates
     it gets numbered session events and may ask for those after an event id again (``docs/resume.md``)."""
     await run_on_stdio(
         lambda transport: attach_agent(

@@ -30,7 +30,7 @@ def front_door(*, connected: bool, remote: bool, session_state: bool) -> tuple[E
     ]
     if connected:
         found += [Export(name, ".interfaces", name) for name in ("Agent", "Client")]
-        found += [Export(name, ".serve", name) for name in ("run_agent", "spawn_agent")]
+        found += [Export(name, ".serve", name) for name in ("run", "run_agent", "spawn_agent")]
     if connected and remote:
         found += [Export(name, ".remote", name) for name in ("asgi_app", "connect_agent")]
     if session_state:

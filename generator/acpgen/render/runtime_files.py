@@ -14,9 +14,11 @@ FOLDER = "_runtime"
 MODULES = (
     "__init__.py",
     "connection/__init__.py",
+    "connection/adapters.py",
     "connection/capabilities.py",
     "connection/connection.py",
     "connection/dispatcher.py",
+    "connection/event_loop.py",
     "connection/in_flight.py",
     "connection/limits.py",
     "connection/lines.py",

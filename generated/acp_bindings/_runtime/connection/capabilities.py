@@ -11,7 +11,7 @@ the schema at generation) and reads them with a :class:`RuleBook`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -77,6 +77,7 @@ class RuleBook:
             "client": {},
         }
         self._holds: dict[tuple[type, Side], bool] = {}
+        self._fields: dict[tuple[type, Side], tuple[str, ...] | None] = {}
         for rule in rules:
             if rule.kind == "method":
                 key = (rule.capability.side, rule.subject)
@@ -105,21 +106,49 @@ class RuleBook:
         ``payload`` is the params (or result) model; rules for fields, variants and enum
         values look at every model inside it.
         """
-        found = [
-            r
-            for r in self._by_method.get((peer, method), ())
-            if not self.supports(advertised, r.capability.path)
-        ]
+        rules = self._by_method.get((peer, method))
+        found = (
+            [r for r in rules if not self.supports(advertised, r.capability.path)]
+            if rules
+            else []
+        )
         by_class = self._by_class[peer]
         if by_class and self._may_hold(type(payload), peer):
-            for obj in _models_in(payload):
+            for obj in self._gated_models(payload, peer):
                 for rule in by_class.get(type(obj), ()):
                     if _uses(rule, obj) and not self.supports(
                         advertised, rule.capability.path
                     ):
                         found.append(rule)
+        if not found:
+            return []
         unique = list(dict.fromkeys(found))
         return [Violation(rule, rule.message) for rule in unique]
+
+    def _gated_models(self, payload: Any, peer: Side) -> list[BaseModel]:
+        """The models inside ``payload`` (itself included), in the order they are
+        written, that ``peer``'s rules may gate: only the fields whose type can hold
+        such a model are followed (:meth:`_paths`)."""
+        found: list[BaseModel] = []
+        stack: list[Any] = [payload]
+        while stack:
+            value = stack.pop()
+            kind = type(value)
+            if kind is list or kind is tuple:
+                stack.extend(reversed(value))
+            elif kind is dict:
+                stack.extend(reversed(value.values()))
+            elif isinstance(value, BaseModel):
+                paths = self._paths(kind, peer)
+                if paths is not None:
+                    found.append(value)
+                    held = value.__dict__
+                    stack.extend(held[name] for name in paths if name in held)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(reversed(value))
+            elif isinstance(value, dict):
+                stack.extend(reversed(value.values()))
+        return found
 
     def require(
         self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
@@ -128,6 +157,27 @@ class RuleBook:
         found = self.violations(peer, advertised, method, payload)
         if found:
             raise CapabilityError(found)
+
+    def _paths(self, model: type, peer: Side) -> tuple[str, ...] | None:
+        """The fields of ``model`` whose type can hold a model that a rule for ``peer``
+        gates, last first (the order a stack walks them in the written order); None
+        when a value of ``model`` can hold none, itself included."""
+        key = (model, peer)
+        try:
+            return self._fields[key]
+        except KeyError:
+            pass
+        paths: tuple[str, ...] | None = None
+        if self._may_hold(model, peer):
+            gated = self._by_class[peer].keys()
+            fields = getattr(model, "model_fields", {})
+            paths = tuple(
+                name
+                for name, field in reversed(fields.items())
+                if _reaches(field.annotation, gated)
+            )
+        self._fields[key] = paths
+        return paths
 
     def _may_hold(self, model: type, peer: Side) -> bool:
         """Whether a value of ``model`` can hold a model that a rule for ``peer`` gates
@@ -167,16 +217,3 @@ def _reaches(model: type, gated: Any) -> bool:
         if isinstance(kind, type) and issubclass(kind, BaseModel):
             stack.extend(field.annotation for field in kind.model_fields.values())
     return False
-
-
-def _models_in(value: Any) -> Iterator[BaseModel]:
-    if isinstance(value, BaseModel):
-        yield value
-        for item in value.__dict__.values():
-            yield from _models_in(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _models_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _models_in(item)

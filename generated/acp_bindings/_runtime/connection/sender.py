@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol
 from pydantic import BaseModel, TypeAdapter
 
 from ..wire.rpc import Deferred, MethodSpec
+from .adapters import built
 
 __all__ = ["Sender", "Transport"]
 
@@ -51,7 +52,6 @@ class Sender:
         self.check_capabilities = check_capabilities
         """Record what the peer advertises at ``initialize`` (and so check what is sent
         to it)."""
-        self._adapters: dict[Any, TypeAdapter[Any]] = {}
 
     def advertised(self, capabilities: BaseModel | None) -> None:
         """The peer advertised ``capabilities`` at ``initialize``: check against them
@@ -69,11 +69,7 @@ class Sender:
         rules)."""
 
     def _adapter(self, model: Any) -> TypeAdapter[Any]:
-        adapter = self._adapters.get(model)
-        if adapter is None:
-            adapter = self._adapters[model] = TypeAdapter(model)
-            adapter.rebuild()  # build the deferred schema now: its serializer is used
-        return adapter
+        return built(model)  # shared by every sender of the process
 
     def _dump(self, spec: MethodSpec, params: Any) -> Deferred:
         """The params, serialised only when the connection writes them (so that a send

@@ -3,14 +3,16 @@
 # Do not edit: regenerate with `make generate`.
 """Messages as lines: the one line splitter, and the stdio transport.
 
-Support code: it knows no method of the protocol. :func:`split_lines` splits what a
+Support code: it knows no method of the protocol. :class:`LineSplitter` splits what a
 reader gives into lines in time linear in the input, whatever the chunk boundaries, and
 never holds more than the limit of one line (a longer line is skipped and reported by
-its head, so that it can be refused by its id); stdio reads its messages with it, and
-the remote client the lines of its server-sent event streams. :class:`LineTransport`
-writes each message as one line, waiting first while the peer does not read (at most
-one message beyond the stream's buffer limit is held). :func:`stdio_streams` gives this
-process's own stdin and stdout as streams, for an agent its client spawned.
+its head, so that it can be refused by its id); stdio reads its messages with it, one
+line per call and without a task switch while lines are left in the chunk read, and
+the remote client the lines of its server-sent event streams (:func:`split_lines`).
+:class:`LineTransport` writes each message as one line, waiting first while the peer
+does not read (at most one message beyond the stream's buffer limit is held).
+:func:`stdio_streams` gives this process's own stdin and stdout as streams, for an agent
+its client spawned.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Protocol
 from ..wire.codec import head
 from .transport import Oversized
 
-__all__ = ["LineTransport", "Reader", "split_lines", "stdio_streams"]
+__all__ = ["LineSplitter", "LineTransport", "Reader", "split_lines", "stdio_streams"]
 
 _CHUNK = 64 * 1024
 
@@ -49,29 +51,87 @@ async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     return reader, asyncio.StreamWriter(transport, protocol, reader, loop)
 
 
+class LineSplitter:
+    """Splits chunks of input into lines, one line per call, in time linear in the
+    input whatever the chunk boundaries; never holds more than the limit of one line
+    beyond the chunk it was given (a longer line is skipped, reported by its head).
+
+    Call :meth:`next` until it returns None, then :meth:`add` the next chunk; at the
+    end of the input, :meth:`end` gives what is left.
+    """
+
+    __slots__ = ("_chunk", "_first", "_limit", "_pieces", "_size", "_start")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._chunk = b""
+        self._start = 0
+        self._pieces: list[bytes] = []
+        """The start of an unfinished line, as it came."""
+        self._size = 0
+        self._first: bytes | None = None
+        """Set while skipping the rest of an over-long line: its head."""
+
+    def add(self, chunk: bytes) -> None:
+        """The next chunk of input (once :meth:`next` has returned None)."""
+        self._chunk, self._start = chunk, 0
+
+    def next(self) -> bytes | Oversized | None:
+        """The next whole line (without its line break), :class:`~.transport.Oversized`
+        for one longer than the limit; None when the chunk holds no more."""
+        chunk, start = self._chunk, self._start
+        end = chunk.find(b"\n", start)
+        if end >= 0:
+            self._start = end + 1
+            piece = chunk[start:end]
+            pieces, first = self._pieces, self._first
+            if not pieces and first is None:  # the common case: a line within a chunk
+                if len(piece) <= self._limit:
+                    return piece
+                return Oversized(head((piece,)))
+            line: bytes | Oversized
+            if first is None and self._size + len(piece) <= self._limit:
+                line = b"".join((*pieces, piece))
+            else:
+                line = Oversized(first if first is not None else head((*pieces, piece)))
+            self._pieces, self._size, self._first = [], 0, None
+            return line
+        if self._first is None and start < len(chunk):
+            self._pieces.append(chunk[start:] if start else chunk)
+            self._size += len(chunk) - start
+            if self._size > self._limit:
+                self._first, self._pieces, self._size = head(self._pieces), [], 0
+        self._chunk, self._start = b"", 0
+        return None
+
+    def end(self) -> bytes | Oversized | None:
+        """At the end of the input: the last line if it lacks its line break (None when
+        it is blank or there is none)."""
+        first, pieces, size = self._first, self._pieces, self._size
+        self._pieces, self._size, self._first = [], 0, None
+        if first is not None:
+            return Oversized(first)
+        if size > self._limit:
+            return Oversized(head(pieces))
+        if pieces and (rest := b"".join(pieces)).strip():
+            return rest
+        return None
+
+
 async def split_lines(reader: Reader, limit: int) -> AsyncIterator[bytes | Oversized]:
     """The reader's lines (without the line break), blank lines skipped at the end
     only; a line longer than ``limit`` as :class:`~.transport.Oversized`."""
-    pieces: list[bytes] = []
-    size = 0
-    first: bytes | None = None  # set while skipping the rest of an over-long line
-    while chunk := await reader.read(_CHUNK):
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            piece = chunk[start:end]
-            if first is None and size + len(piece) <= limit:
-                yield b"".join((*pieces, piece)) if pieces else piece
-            else:
-                yield Oversized(first if first is not None else head((*pieces, piece)))
-            pieces, size, first, start = [], 0, None, end + 1
-        if first is None and start < len(chunk):
-            pieces.append(chunk[start:] if start else chunk)
-            size += len(chunk) - start
-            if size > limit:
-                first, pieces, size = head(pieces), [], 0
-    if first is not None or size > limit:
-        yield Oversized(first if first is not None else head(pieces))
-    elif pieces and (rest := b"".join(pieces)).strip():
+    splitter = LineSplitter(limit)
+    while True:
+        line = splitter.next()
+        if line is not None:
+            yield line
+        elif chunk := await reader.read(_CHUNK):
+            splitter.add(chunk)
+        else:
+            break
+    rest = splitter.end()
+    if rest is not None:
         yield rest
 
 
@@ -83,14 +143,31 @@ class LineTransport:
         self._writer = writer
         """An ``asyncio.StreamWriter``, or anything with its ``write``, ``drain``,
         ``close`` and ``wait_closed``."""
-        self._lines: AsyncIterator[bytes | Oversized] | None = None
+        self._splitter: LineSplitter | None = None
+        self._ended = False
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
-        if self._lines is None:
-            self._lines = split_lines(self._reader, limit)
-        return await anext(self._lines, None)
+        splitter = self._splitter
+        if splitter is None:
+            splitter = self._splitter = LineSplitter(limit)
+        while (line := splitter.next()) is None:  # lines already read go first
+            if self._ended:
+                return None
+            chunk = await self._reader.read(_CHUNK)
+            if not chunk:
+                self._ended = True
+                return splitter.end()
+            splitter.add(chunk)
+        return line
 
     async def ready(self) -> None:
+        transport = getattr(self._writer, "transport", None)
+        if (
+            transport is not None
+            and not transport.is_closing()
+            and not transport.get_write_buffer_size()
+        ):
+            return  # nothing waits to be written: no need to ask the stream
         await self._writer.drain()
 
     async def send(self, data: bytes) -> None:

@@ -21,9 +21,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from ..wire.rpc import INVALID_REQUEST, Deferred, MethodSpec, RequestError
+from .adapters import built
 
 __all__ = ["Dispatcher"]
 
@@ -35,8 +36,9 @@ class _Route:
     """How one method is read and answered.
 
     Built on the method's first message (the models defer their build), it holds the
-    pydantic-core validator of the params and the serializer of the result, so that a
-    message costs little more than validating its params.
+    pydantic-core validator of the params and the serializer of the result (shared by
+    every connection: ``adapters.built``), so that a message costs little more than
+    validating its params.
     """
 
     __slots__ = (
@@ -56,9 +58,9 @@ class _Route:
         self._serialize: Any = None
 
     def _build(self) -> Callable[[Any], Any]:
-        params = _built(self._spec.params)
+        params = built(self._spec.params)
         if self._spec.result is not None:
-            result = _built(self._spec.result)
+            result = built(self._spec.result)
             self._read_result = result.validator.validate_python
             self._serialize = result.serializer
         self._validate = params.validator.validate_python
@@ -96,12 +98,6 @@ class _Route:
         # already decided)
         strict = "error" if not isinstance(expected, type) else True
         return Deferred(self._serialize, result, warnings=strict)
-
-
-def _built(model: Any) -> TypeAdapter[Any]:
-    adapter: TypeAdapter[Any] = TypeAdapter(model)
-    adapter.rebuild()  # build the deferred schema now: its validator and serializer
-    return adapter
 
 
 class Dispatcher:

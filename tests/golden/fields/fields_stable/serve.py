@@ -3,7 +3,10 @@
 # Do not edit: regenerate with `make generate`.
 """Connect in one call: serve an agent over stdio, or spawn an agent process as a client (``remote``: over the
 network). Each hands your handler the typed sender for its peer (``on_connect``), which refuses what the peer did not
-advertise at ``initialize``; ``trace`` or ``ACP_TRACE`` writes every message (``docs/runtime.md``). Log to stderr."""
+advertise at ``initialize``; ``trace`` or ``ACP_TRACE`` writes every message (``docs/runtime.md``). Log to stderr.
+``run`` is ``asyncio.run`` on uvloop when it is installed (``ACP_LOOP=asyncio`` or ``loop="asyncio"`` turns it off):
+``run(run_agent(MyAgent()))`` is a whole agent's ``main``; ``chosen_loop()`` names the loop it picks (for a server
+that makes its own, such as ``uvicorn.run(app, loop=chosen_loop())``)."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@
 # Do not edit: regenerate with `make generate`.
 """Typed bindings for the Agent Client Protocol (stable build, protocol version 1).
 
-Start here: ``from single_file_stable import Agent, Client, run_agent, spawn_agent, models, builders,
-RequestError``. Subclass ``Agent`` and serve it on stdio with ``asyncio.run(run_agent(MyAgent()))``;
+Start here: ``from single_file_stable import Agent, Client, run, run_agent, spawn_agent, models, builders,
+RequestError``. Subclass ``Agent`` and serve it on stdio with ``run(run_agent(MyAgent()))`` (``run``
+is ``asyncio.run`` on uvloop when it is installed, ``ACP_LOOP=asyncio`` to turn that off);
 subclass ``Client`` and start an agent process with ``async with spawn_agent([...], MyClient())
 as agent:``. ``models`` holds the wire types, ``builders`` one function per union variant and
 method that sets the tags for you; a handler raises ``RequestError`` to answer with an error.
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from .initialization import negotiate_version as negotiate_version
     from .interfaces import Agent as Agent
     from .interfaces import Client as Client
+    from .serve import run as run
     from .serve import run_agent as run_agent
     from .serve import spawn_agent as spawn_agent
 
@@ -64,6 +66,7 @@ _FRONT_DOOR = _FrontDoor(
         "builders": (".builders", None),
         "models": (".models", None),
         "negotiate_version": (".initialization", "negotiate_version"),
+        "run": (".serve", "run"),
         "run_agent": (".serve", "run_agent"),
         "spawn_agent": (".serve", "spawn_agent"),
     },
@@ -95,6 +98,7 @@ __all__ = [
     "builders",
     "models",
     "negotiate_version",
+    "run",
     "run_agent",
     "spawn_agent",
 ]

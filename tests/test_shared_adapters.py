@@ -1,0 +1,59 @@
+"""Connections share the validators and serializers of the method table's models (issue 33, item 4:
+memory per idle remote connection): the dispatcher of each connection and each typed sender use the
+one built for the process, so a new connection builds no schema of its own (about 45 KiB each
+before, ``bench.idle_remote``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from acp_bindings import builders, dispatch, methods, models, senders
+from acp_bindings.interfaces import Agent
+
+
+class _Agent(Agent):
+    async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
+        return models.InitializeResponse(protocol_version=params.protocol_version)
+
+    async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
+        return models.NewSessionResponse(session_id="s")
+
+    async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        return models.PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, params: models.CancelNotification) -> None:
+        return None
+
+
+def _answered(dispatcher: Any, message: dict[str, Any]) -> dict[str, Any]:
+    answer = asyncio.run(dispatcher.dispatch(message))
+    assert answer is not None and "result" in answer, answer
+    return answer
+
+
+def test_every_connection_s_dispatcher_reads_and_writes_with_the_same_validator_and_serializer() -> None:
+    first, second = (dispatch.Dispatcher(_Agent(), methods.handled_by("agent", "both")) for _ in range(2))
+    request = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}
+    answers = [_answered(each, request) for each in (first, second)]
+    routes = [each._requests["session/new"] for each in (first, second)]
+    assert routes[0] is not routes[1]
+    assert routes[0]._validate.__self__ is routes[1]._validate.__self__  # one SchemaValidator
+    assert routes[0]._serialize is routes[1]._serialize  # one SchemaSerializer
+    assert answers[0]["result"].encode() == answers[1]["result"].encode() == b'{"sessionId":"s"}'
+
+
+def test_every_sender_uses_the_same_adapter() -> None:
+    class Peer:
+        async def request(self, method: str, params: Any) -> Any:
+            return {"stopReason": "end_turn"}
+
+        async def notify(self, method: str, params: Any) -> None:
+            return None
+
+    first, second = senders.AgentSender(Peer()), senders.AgentSender(Peer())
+    request = builders.prompt_request("s", [builders.text_content_block("hi")])
+    for each in (first, second):
+        assert asyncio.run(each.prompt(request)).stop_reason == "end_turn"
+    assert first._adapter(models.PromptRequest) is second._adapter(models.PromptRequest)
+    assert first._adapter(models.PromptResponse) is second._adapter(models.PromptResponse)
