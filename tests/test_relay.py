@@ -1,0 +1,421 @@
+"""The relay (issue 32, item 1): a stdio agent process served over both remote profiles by
+``relay.relay_app`` under uvicorn, seen by raw clients (a ``websockets`` socket, ``httpx`` POSTs and
+an SSE stream parsed by hand) so that every byte the client gets can be compared with what the agent
+wrote. The agent is ``tests/peers/raw_stdio_agent.py``, a real process that writes exact bytes and
+misbehaves on request: garbage, over-long lines, an endless line, exiting, hanging.
+
+What must hold: messages pass byte for byte both ways, in order, unknown methods and members included;
+what cannot be carried gets the JSON-RPC error the specification names (the agent's garbage -32700,
+an over-long message -32600, an answer too large or an agent that died -32603 to the waiting
+client request); the agent's process group ends whole when the connection ends; nothing is held
+whole that the limits bound; the agent's stderr goes to the log, tagged by connection; the app's
+checks (authorize, origin) come before any agent starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets.asyncio.client
+from acp_bindings.connection import Limits
+from acp_bindings.relay import relay_app
+from acp_bindings.remote import RemoteLimits
+
+from tests.remote import serving
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENT = [sys.executable, str(ROOT / "tests" / "peers" / "raw_stdio_agent.py")]
+PROFILES = ("ws", "http")
+LIMIT = 64 * 1024
+TIMEOUT = 30.0
+INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}'
+INITIALIZED = (
+    b'{"jsonrpc":"2.0", "id":1,"result":{"protocolVersion":1,  "agentCapabilities":{},"x-odd":[1.50,"\\u00e9",'
+    b'{"z":1,"a":2}]}}'
+)
+"""The raw agent's answer to ``INITIALIZE``, byte for byte (a re-encoding would change it)."""
+
+
+def request(request_id: int, method: str, params: Any = None) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}).encode()
+
+
+def _app(**options: Any) -> Any:
+    options.setdefault("limits", Limits(max_message_bytes=LIMIT))
+    options.setdefault("grace", 0.5)
+    return relay_app(options.pop("command", AGENT), **options)
+
+
+class Raw:
+    """A raw client of one profile: sends bytes, receives each message's bytes as they came."""
+
+    def __init__(self, url: str, profile: str) -> None:
+        self.url, self.profile = url, profile
+        self.connection_id = ""
+        self._ws: Any = None
+        self._http: httpx.AsyncClient | None = None
+        self._events: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._stream: asyncio.Task[None] | None = None
+
+    async def open(self, first: bytes = INITIALIZE) -> bytes:
+        """Open the connection with ``first`` (an ``initialize``); the answer's bytes."""
+        if self.profile == "ws":
+            self._ws = await websockets.asyncio.client.connect(
+                self.url.replace("http://", "ws://"), max_size=None, open_timeout=TIMEOUT
+            )
+            self.connection_id = self._ws.response.headers["acp-connection-id"]
+            await self.send(first)
+            return await self.receive()
+        self._http = httpx.AsyncClient(timeout=TIMEOUT)
+        answer = await self._http.post(self.url, content=first, headers={"content-type": "application/json"})
+        assert answer.status_code == 200, answer.text
+        self.connection_id = answer.headers.get("acp-connection-id", "")
+        if self.connection_id:
+            self._stream = asyncio.ensure_future(self._read_stream())
+        return answer.content
+
+    async def _read_stream(self) -> None:
+        assert self._http is not None
+        headers = {"accept": "text/event-stream", "acp-connection-id": self.connection_id}
+        buffer = b""
+        try:
+            async with self._http.stream("GET", self.url, headers=headers, timeout=None) as response:
+                assert response.status_code == 200
+                async for chunk in response.aiter_raw():
+                    buffer += chunk
+                    while b"\n\n" in buffer:
+                        event, buffer = buffer.split(b"\n\n", 1)
+                        for line in event.split(b"\n"):
+                            if line.startswith(b"data: "):
+                                self._events.put_nowait(line[6:])
+        except (httpx.HTTPError, OSError):
+            pass
+        finally:
+            self._events.put_nowait(None)
+
+    async def send(self, data: bytes) -> int:
+        """Send one message; the HTTP status (202), or 0 over WebSocket."""
+        if self._ws is not None:
+            await self._ws.send(data.decode())
+            return 0
+        assert self._http is not None
+        headers = {"content-type": "application/json", "acp-connection-id": self.connection_id}
+        return (await self._http.post(self.url, content=data, headers=headers)).status_code
+
+    async def receive(self, timeout: float = TIMEOUT) -> bytes | None:
+        """The next message's bytes; None once the connection ended."""
+        if self._ws is not None:
+            try:
+                frame = await asyncio.wait_for(self._ws.recv(), timeout)
+            except websockets.ConnectionClosed:
+                return None
+            return frame.encode() if isinstance(frame, str) else frame
+        return await asyncio.wait_for(self._events.get(), timeout)
+
+    async def call(self, request_id: int, method: str, params: Any = None) -> dict[str, Any]:
+        """Send a request; the answer to it (messages before it are skipped)."""
+        assert await self.send(request(request_id, method, params)) in (0, 202)
+        while True:
+            data = await self.receive()
+            assert data is not None, f"the connection ended before the answer to {method}"
+            answer = json.loads(data)
+            if answer.get("id") == request_id and "method" not in answer:
+                return answer
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._http is not None:
+            if self.connection_id:
+                with contextlib.suppress(httpx.HTTPError):
+                    await self._http.delete(self.url, headers={"acp-connection-id": self.connection_id})
+            if self._stream is not None:
+                self._stream.cancel()
+            await self._http.aclose()
+
+
+@contextlib.asynccontextmanager
+async def raw(url: str, profile: str) -> AsyncIterator[Raw]:
+    client = Raw(url, profile)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+async def _gone(*pids: int, within: float = 20.0) -> bool:
+    deadline = time.monotonic() + within
+    while any(_alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with serving(_app()) as served:
+        yield served
+
+
+# -- byte for byte ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_messages_pass_byte_for_byte_both_ways_in_order(url: str, profile: str) -> None:
+    odd_request = b'{"id":2 , "jsonrpc":"2.0","method":"_vendor/unknown","params":{"b":1.50,"a":"\\u00e9","_meta":{}}}'
+    lines = [f'{{"jsonrpc":"2.0","method":"_vendor/note","params":{{"n":{n}, "x":1.0e0}}}}' for n in range(200)]
+
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            assert await client.open() == INITIALIZED
+            await client.send(odd_request)
+            unknown = {"jsonrpc": "2.0", "id": 2, "result": {"method": "_vendor/unknown"}}
+            assert json.loads(await client.receive() or b"") == unknown
+            await client.send(request(3, "_raw/emit", {"lines": lines}))
+            got = [await client.receive() for _ in range(len(lines) + 1)]
+            assert got[:-1] == [line.encode() for line in lines]
+            assert json.loads(got[-1] or b"")["result"] == {"emitted": 200}
+            received = (await client.call(4, "_raw/received"))["result"]
+            assert received[0].encode() == INITIALIZE and received[1].encode() == odd_request
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_garbage_from_the_agent_is_answered_to_it_and_reaches_nobody(url: str, profile: str) -> None:
+    lines = [
+        "this is not JSON",
+        '{"jsonrpc":"2.0","method":"_vendor/after","params":{}}',
+        '{"jsonrpc":"2.0",\r"method":"_vendor/cr","params":{}}\r',  # JSON whitespace; a CRLF line end
+        "[" * 600 + "]" * 600,  # deeper than the limit (512)
+    ]
+
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            answer = await client.call(2, "_raw/emit", {"lines": lines})
+            assert answer["result"] == {"emitted": 4}
+            received = [json.loads(line) for line in (await client.call(3, "_raw/received"))["result"][2:4]]
+            assert [(r["id"], r["error"]["code"]) for r in received] == [(None, -32700), (None, -32600)]
+
+        async with raw(url, profile) as client:  # and what the client saw, in order
+            await client.open()
+            await client.send(request(2, "_raw/emit", {"lines": lines}))
+            assert await client.receive() == lines[1].encode()
+            assert await client.receive() == b'{"jsonrpc":"2.0", "method":"_vendor/cr","params":{}}'
+            assert json.loads(await client.receive() or b"")["id"] == 2
+
+    asyncio.run(scenario())
+
+
+# -- over-long messages ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_answer_too_large_fails_the_clients_request_and_a_large_notification_is_refused_to_the_agent(
+    url: str, profile: str
+) -> None:
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            answer = await client.call(7, "_raw/huge", {"size": 3 * LIMIT})
+            assert answer["error"]["code"] == -32603
+            assert answer["error"]["data"] == {"reason": "the agent's answer is too large", "limit": LIMIT}
+            assert (await client.call(8, "_raw/big-note", {"size": 2 * LIMIT}))["result"] == {}
+            refusal = json.loads((await client.call(9, "_raw/received"))["result"][-2])
+            assert refusal["error"]["code"] == -32600 and refusal["error"]["message"] == "Message too large"
+
+    asyncio.run(scenario())
+
+
+def test_a_client_message_too_large_is_refused_with_its_id(url: str) -> None:
+    async def scenario() -> None:
+        async with raw(url, "ws") as client:
+            await client.open()
+            await client.send(request(77, "_vendor/x", {"f": "q" * 2 * LIMIT}))
+            refusal = json.loads(await client.receive() or b"")
+            assert refusal["id"] == 77 and refusal["error"]["code"] == -32600
+            assert (await client.call(78, "_vendor/still-there"))["result"] == {"method": "_vendor/still-there"}
+        async with raw(url, "http") as client:  # the HTTP profile refuses the body itself
+            await client.open()
+            assert await client.send(request(77, "_vendor/x", {"f": "q" * 2 * LIMIT})) == 413
+
+    asyncio.run(scenario())
+
+
+def _rss() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_endless_line_is_never_held_and_the_agent_ends_with_the_connection(url: str, profile: str) -> None:
+    size = 256 * 1024 * 1024
+
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            pid = (await client.call(2, "_raw/child"))["result"]["self"]
+            before = _rss()
+            await client.send(request(3, "_raw/endless", {"size": size}))
+            deadline = time.monotonic() + 60
+            while _stdout_bytes_read(pid) < size and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            grown = _rss() - before
+            assert _stdout_bytes_read(pid) >= size, "the relay stopped reading the agent"
+            assert grown < 32 * 1024 * 1024, f"the relay's process grew by {grown} bytes"
+            with pytest.raises(TimeoutError):  # nothing of it reached the client
+                await client.receive(timeout=0.5)
+        assert await _gone(pid), "the agent outlived its connection"
+
+    asyncio.run(scenario())
+
+
+def _stdout_bytes_read(pid: int) -> int:
+    """Bytes the agent ``pid`` wrote (its ``wchar`` from /proc)."""
+    try:
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    except OSError:
+        return -1
+    return 0
+
+
+# -- the agent ends, hangs, cannot start ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_agent_that_dies_fails_the_waiting_request_and_ends_the_connection(url: str, profile: str) -> None:
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            answer = await client.call(5, "_raw/die", {"code": 3})
+            assert answer["error"]["code"] == -32603
+            assert answer["error"]["data"] == {"reason": "the agent ended", "exitCode": 3}
+            assert await client.receive() is None  # the connection ended
+            if profile == "http":
+                assert await client.send(b'{"jsonrpc":"2.0","id":6,"method":"x"}') == 404
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_agents_process_group_ends_whole_when_the_connection_ends(url: str, profile: str) -> None:
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            result = (await client.call(2, "_raw/child"))["result"]
+            assert _alive(result["pid"]) and _alive(result["self"])
+        assert await _gone(result["pid"], result["self"])
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_hung_agent_holds_only_its_connection_and_ends_with_it(url: str, profile: str) -> None:
+    async def scenario() -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            pid = (await client.call(2, "_raw/child"))["result"]["self"]
+            await client.send(b'{"jsonrpc":"2.0","id":3,"method":"_raw/hang"}')
+            for n in range(50):  # the agent reads none of these
+                await client.send(request(10 + n, "x", {"p": "p" * 20000}))
+            async with raw(url, profile) as other:  # the relay serves others at once
+                assert await other.open() == INITIALIZED
+        assert await _gone(pid), "the hung agent outlived its connection"
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_unstartable_agent_has_its_initialize_answered(profile: str, caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario(url: str) -> None:
+        async with raw(url, profile) as client:
+            answer = json.loads(await client.open())
+            assert answer["id"] == 1 and answer["error"]["code"] == -32603
+            assert answer["error"]["data"] == {"reason": "the agent could not be started"}
+            assert "no-such-agent" not in json.dumps(answer)  # the command is the server's business
+
+    with serving(_app(command=["/no-such-agent/at-all"])) as url:
+        asyncio.run(scenario(url))
+    assert "cannot start the agent" in caplog.text
+
+
+# -- the log, the checks ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_agents_stderr_goes_to_the_log_tagged_by_connection(
+    url: str, profile: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+
+    async def scenario() -> str:
+        async with raw(url, profile) as client:
+            await client.open()
+            await client.call(2, "_raw/stderr", {"text": f"a line from the agent over {profile}"})
+            return client.connection_id
+
+    connection = asyncio.run(scenario())
+    assert connection
+    tagged = [r.getMessage() for r in caplog.records if f"a line from the agent over {profile}" in r.getMessage()]
+    assert tagged == [f"connection {connection}: agent stderr: a line from the agent over {profile}"]
+
+
+def test_authorize_and_origin_are_checked_before_any_agent_starts() -> None:
+    app = _app(authorize=lambda request: 401 if request.headers.get("authorization") != "Bearer yes" else True)
+
+    async def scenario(url: str) -> None:
+        async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+            headers = {"content-type": "application/json"}
+            assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == 401
+            evil = {**headers, "authorization": "Bearer yes", "origin": "https://evil.example"}
+            assert (await client.post(url, content=INITIALIZE, headers=evil)).status_code == 403
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await websockets.asyncio.client.connect(url.replace("http://", "ws://"))
+            assert refused.value.response.status_code == 401
+            assert app.pipes == set() and app.connections == {}
+            good = {**headers, "authorization": "Bearer yes"}
+            assert (await client.post(url, content=INITIALIZE, headers=good)).content == INITIALIZED
+
+    with serving(app) as url:
+        asyncio.run(scenario(url))
+
+
+def test_the_limits_of_the_app_hold_for_the_relay() -> None:
+    app = _app(remote_limits=RemoteLimits(max_connections=2))
+
+    async def scenario(url: str) -> None:
+        async with raw(url, "ws") as one, raw(url, "http") as two:
+            await one.open()
+            await two.open()
+            async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+                headers = {"content-type": "application/json"}
+                assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == 503
+            assert len(app.pipes) == 2
+
+    with serving(app) as url:
+        asyncio.run(scenario(url))
