@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -27,11 +28,13 @@ from typing import Any
 import httpx
 import pytest
 import websockets.asyncio.client
+from acp_bindings import PROTOCOL_VERSION, builders
 from acp_bindings.connection import Limits
 from acp_bindings.relay import relay_app
-from acp_bindings.remote import RemoteLimits
+from acp_bindings.remote import Reconnect, RemoteLimits, ResumeLimits, connect_agent
 
-from tests.remote import serving
+from tests.faults import Proxy, draw_cuts
+from tests.remote import TurnClient, expected, serving
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = [sys.executable, str(ROOT / "tests" / "peers" / "raw_stdio_agent.py")]
@@ -416,6 +419,49 @@ def test_the_limits_of_the_app_hold_for_the_relay() -> None:
                 headers = {"content-type": "application/json"}
                 assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == 503
             assert len(app.pipes) == 2
+
+    with serving(app) as url:
+        asyncio.run(scenario(url))
+
+
+# -- resume through the relay, across cut connections ----------------------------------------------
+
+TURN_AGENT = [sys.executable, str(ROOT / "tests" / "peers" / "turn_stdio_agent.py")]
+RECONNECT = {"initial_delay": 0.02, "max_delay": 0.1, "give_up_after": 15.0, "attempt_timeout": 5.0}
+SEEDS = 4
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_connect_agent_with_reconnect_resumes_through_the_relay_across_cut_connections(profile: str) -> None:
+    """A resumable relay (``resume=``) numbers the stdio agent's events: a ``connect_agent`` client with
+    ``reconnect`` sees every chunk of its turn once, in order, and its permission request answered, although
+    the fault proxy cuts its connections 1 to 3 times inside the turn (seeded); then the agents end. Without
+    ``resume`` the same trials fail (the client's turn is lost at the first cut)."""
+    app = _app(command=TURN_AGENT, resume=ResumeLimits(detached_for=30.0))
+
+    async def trial(url: str, seed: int) -> tuple[int, list[str], str]:
+        rng = random.Random(32_100 + seed)
+        chunks = rng.randrange(60, 200)
+        async with Proxy(Proxy.address(url)) as proxy:
+            client = TurnClient()
+            reconnect = Reconnect(**RECONNECT)  # type: ignore[arg-type]
+            async with connect_agent(proxy.url(), client, transport=profile, reconnect=reconnect) as agent:
+                await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+                session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
+                proxy.plan(draw_cuts(rng, rng.randint(1, 3), chunks * 100))
+                prompt = builders.prompt_request(session, [builders.text_content_block(f"stream {chunks} permission")])
+                stop = (await asyncio.wait_for(agent.prompt(prompt), 60)).stop_reason
+            assert proxy.planned == 0 and proxy.fired, f"seed {seed}: the cuts did not all happen"
+            return chunks, client.chunks.get(session, []), stop
+
+    async def scenario(url: str) -> None:
+        for seed in range(SEEDS):
+            chunks, seen, stop = await trial(url, seed)
+            assert (seen, stop) == (expected(chunks), "end_turn"), f"seed {seed} over {profile}"
+        deadline = time.monotonic() + 20
+        while app.pipes and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert app.pipes == set(), "agents outlived the clients that left"
 
     with serving(app) as url:
         asyncio.run(scenario(url))
