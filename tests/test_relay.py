@@ -18,7 +18,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
+import re
+import signal
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -465,3 +469,105 @@ def test_connect_agent_with_reconnect_resumes_through_the_relay_across_cut_conne
 
     with serving(app) as url:
         asyncio.run(scenario(url))
+
+
+# -- python -m <package>.relay ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def relay_command(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``python -m acp_bindings.relay --port 0 ARGS`` from the generated folder; its process and URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", *args],
+        cwd=ROOT / "generated",
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        found = re.search(r"at (http://\S+)", first)
+        assert found, f"no URL on the first line: {first!r}"
+        yield process, found.group(1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_the_relay_command_serves_an_agent_and_stops_with_every_agent_on_sigterm() -> None:
+    async def scenario(url: str) -> list[int]:
+        pids = []
+        for profile in PROFILES:
+            async with raw(url, profile) as client:
+                assert await client.open() == INITIALIZED
+                await client.call(2, "_raw/stderr", {"text": f"hello from the agent over {profile}"})
+                pids.append((await client.call(3, "_raw/child"))["result"]["pid"])
+                pids.append(client.connection_id)  # type: ignore[arg-type]
+        return pids
+
+    with relay_command("--", *AGENT) as (process, url):
+
+        async def held() -> list[Any]:
+            found = await scenario(url)
+            keep = Raw(url, "ws")  # a connection still open at SIGTERM: its agent ends too
+            await keep.open()
+            found.append((await keep.call(2, "_raw/child"))["result"]["pid"])
+            process.send_signal(signal.SIGTERM)  # uvicorn shuts down gracefully, then raises the signal again
+            assert await asyncio.to_thread(process.wait, 60) in (0, -signal.SIGTERM)
+            return found
+
+        ws_child, ws_id, http_child, http_id, kept_child = asyncio.run(held())
+        log = process.stderr.read() if process.stderr else ""
+    assert asyncio.run(_gone(ws_child, http_child, kept_child, within=5.0)), "an agent outlived the relay"
+    assert f"connection {ws_id}: agent stderr: hello from the agent over ws" in log
+    assert f"connection {http_id}: agent stderr: hello from the agent over http" in log
+
+
+def test_the_relay_command_is_resumable_and_authorizes_with_a_bearer_token() -> None:
+    async def scenario(url: str) -> None:
+        async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+            headers = {"content-type": "application/json"}
+            assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == 401
+            asking = request(1, "initialize", {"protocolVersion": 1, "_meta": {"acpgen/resume": {"version": 1}}})
+            authorized = {**headers, "authorization": "Bearer s3cret"}
+            answer = await client.post(url, content=asking, headers=authorized)
+            assert len(answer.json()["result"]["_meta"]["acpgen/resume"]["token"]) >= 32  # resumable: granted
+            await client.delete(url, headers={**authorized, "acp-connection-id": answer.headers["acp-connection-id"]})
+        bearer = {"Authorization": "Bearer s3cret"}
+        for profile in PROFILES:
+            client = TurnClient()
+            reconnect = Reconnect(**RECONNECT)  # type: ignore[arg-type]
+            async with connect_agent(url, client, transport=profile, headers=bearer, reconnect=reconnect) as agent:
+                await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+                session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
+                prompt = builders.prompt_request(session, [builders.text_content_block("stream 5")])
+                assert (await agent.prompt(prompt)).stop_reason == "end_turn"
+                assert client.chunks[session] == ["0", "1", "2", "3", "4"]
+
+    token = {"RELAY_TOKEN": "s3cret"}
+    with relay_command("--resume", "--token-env", "RELAY_TOKEN", "--", *TURN_AGENT, env=token) as (_, url):
+        asyncio.run(scenario(url))
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ([], "give the agent's command after --"),
+        (["--", "/no/such/agent"], "cannot find the agent command '/no/such/agent'"),
+        (["--token-env", "RELAY_TOKEN_UNSET", "--", sys.executable], "RELAY_TOKEN_UNSET: that variable is not set"),
+    ],
+)
+def test_the_relay_command_refuses_bad_arguments_with_a_clear_line(args: list[str], says: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_bindings.relay", *args],
+        cwd=ROOT / "generated",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2 and says in done.stderr, done.stderr
