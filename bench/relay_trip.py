@@ -89,7 +89,8 @@ def t7(rounds: int) -> list[Figure]:
         relayed, direct_us, app = us[f"relay-{profile}"], us["direct"], us[f"app-{profile}"]
         relay_cpu = f"{cpu[profile]:.0f}" if cpu[profile] is not None else "?"
         note = (f"{relayed:.0f} vs {direct_us:.0f} us per request: the relay adds {relayed - direct_us:.0f} us; "
-                f"our ASGI app serving the agent in its process: {app:.0f} us; relay CPU us per request: {relay_cpu}")  # fmt: skip
+                f"our ASGI app serving the agent in its process: {app:.0f} us; "
+                f"relay CPU us per request: {relay_cpu}")  # fmt: skip
         figures.append(Figure(f"T7 relay over {title} vs direct stdio, same agent", 1e6 / relayed, 1e6 / direct_us,
                               "req/s", "-", True, note))  # fmt: skip
     return figures
