@@ -311,6 +311,27 @@ def _stdout_bytes_read(pid: int) -> int:
     return 0
 
 
+def test_unanswered_requests_with_long_ids_are_not_held_by_the_relay(url: str) -> None:
+    """A client may send many requests the agent never answers, with ids as long as a message: the relay
+    carries them all, and keeps (for the error it owes them if the agent ends) at most
+    ``Limits.max_running_requests`` of them, none with an id longer than ``RemoteLimits.max_id_length``."""
+    count, id_length = 1500, LIMIT - 1024
+
+    async def scenario() -> None:
+        async with raw(url, "ws") as client:
+            await client.open()
+            await client.send(request(2, "_raw/mute"))
+            before = _rss()
+            for n in range(count):
+                long_id = f"{n}-".ljust(id_length, "i")
+                await client.send(json.dumps({"jsonrpc": "2.0", "id": long_id, "method": "_vendor/x"}).encode())
+            assert (await client.call(3, "_raw/received"))["result"] == count + 3  # every one reached the agent
+            grown = _rss() - before
+            assert grown < 32 * 1024 * 1024, f"the relay's process grew by {grown} bytes"
+
+    asyncio.run(scenario())
+
+
 # -- the agent ends, hangs, cannot start ------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ method, writing its stdout raw (no JSON library re-encodes anything it sends):
 - ``_raw/stderr``: writes ``params.text`` to stderr, then answers;
 - ``_raw/child``: starts ``sleep 300`` (in its process group) and answers its pid;
 - ``_raw/die``: exits at once with code ``params.code`` (no answer);
+- ``_raw/mute``: goes on reading, answers nothing any more (``_raw/received`` excepted);
 - ``_raw/hang``: stops reading and writing for good (stdin is no longer read);
 - anything else with an id: ``{"method": ...}``.
 
@@ -46,6 +47,7 @@ def answer(request_id: object, result: object) -> None:
 def main() -> None:
     received: list[str] = []
     children = []
+    mute = False
     for raw in sys.stdin.buffer:
         line = raw.rstrip(b"\n").decode("utf-8", "replace")
         received.append(line)
@@ -56,10 +58,14 @@ def main() -> None:
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             continue
         method, request_id, params = message["method"], message["id"], message.get("params") or {}
-        if method == "initialize":
+        if mute and method != "_raw/received":
+            continue
+        if method == "_raw/mute":
+            mute = True
+        elif method == "initialize":
             write(INITIALIZE % json.dumps(request_id))
         elif method == "_raw/received":
-            answer(request_id, received)
+            answer(request_id, len(received) if mute else received)
         elif method == "_raw/emit":
             for text in params["lines"]:
                 write(text)

@@ -92,6 +92,8 @@ class AgentPipe:
         tag: str,
         max_message_bytes: int,
         max_depth: int,
+        max_pending: int = 1024,
+        max_id_length: int = 1024,
         on_end: Callable[[AgentPipe], None] = lambda pipe: None,
     ) -> None:
         self._spawn = spawning
@@ -105,7 +107,11 @@ class AgentPipe:
         self.process: asyncio.subprocess.Process | None = None
         self.exit_code: int | None = None
         self._pending: dict[tuple[str, Any], Any] = {}
-        """The client's requests the agent has not answered: key -> id."""
+        """The client's requests the agent has not answered: key -> id (at most
+        ``max_pending``, ids of at most ``max_id_length`` characters: beyond, a request
+        is carried all the same, only not answered by the relay if the agent ends)."""
+        self._max_pending = max_pending
+        self._max_id = max_id_length
         self._to_client = asyncio.Lock()
         self._to_agent = asyncio.Lock()
         self._stdin: asyncio.StreamWriter | None = None
@@ -210,13 +216,20 @@ class AgentPipe:
                 continue
             message = glance(data)
             if "method" in message and "id" in message:
-                key = id_key(message["id"])
-                if key is not None:
-                    self._pending[key] = message["id"]
+                self._track(message["id"])
             if b"\n" in data:  # JSON whitespace: the line must stay one line
                 data = data.replace(b"\n", b" ")
             if not await self._send_agent(data):
                 return
+
+    def _track(self, request_id: Any) -> None:
+        if len(self._pending) >= self._max_pending:
+            return
+        if type(request_id) is str and len(request_id) > self._max_id:
+            return
+        key = id_key(request_id)
+        if key is not None:
+            self._pending[key] = request_id
 
     async def _send_agent(self, data: bytes) -> bool:
         """Write one line to the agent; False once its stdin is gone."""

@@ -37,9 +37,13 @@ _log = logging.getLogger(__name__)
 class RelayApp(AcpApp):
     """An ASGI application serving the agent command of ``spawning`` per connection."""
 
-    def __init__(self, spawning: Spawn, routing: Routing, **options: Any) -> None:
+    def __init__(
+        self, spawning: Spawn, routing: Routing, max_pending: int, **options: Any
+    ) -> None:
         super().__init__(self._pipe, routing, **options)
         self.spawning = spawning
+        self.max_pending = max_pending
+        """Client requests per connection the relay answers itself if the agent ends."""
         self.pipes: set[AgentPipe] = set()
         """The agents running now (their process groups not yet ended)."""
         self._starting = "?"
@@ -51,6 +55,8 @@ class RelayApp(AcpApp):
             tag=self._starting,
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,
+            max_pending=self.max_pending,
+            max_id_length=self.limits.max_id_length,
             on_end=self.pipes.discard,
         )
         self.pipes.add(pipe)
@@ -95,11 +101,13 @@ def relay_app(
     resume: ResumeLimits | None,
 ) -> RelayApp:
     """The app of the generated ``relay.relay_app``: ``limits`` bounds the messages
-    read on both sides (their size and depth)."""
+    read on both sides (their size and depth) and the client requests tracked per
+    connection (``max_running_requests``)."""
     message = limits or Limits()
     return RelayApp(
         spawning,
         routing,
+        message.max_running_requests,
         path=path,
         authorize=authorize,
         allowed_origins=allowed_origins,
