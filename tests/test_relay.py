@@ -78,7 +78,7 @@ class Raw:
         """Open the connection with ``first`` (an ``initialize``); the answer's bytes."""
         if self.profile == "ws":
             self._ws = await websockets.asyncio.client.connect(
-                self.url.replace("http://", "ws://"), max_size=None, open_timeout=TIMEOUT
+                self.url.replace("http://", "ws://"), max_size=None, open_timeout=TIMEOUT, close_timeout=1.0
             )
             self.connection_id = self._ws.response.headers["acp-connection-id"]
             await self.send(first)
@@ -138,6 +138,12 @@ class Raw:
             answer = json.loads(data)
             if answer.get("id") == request_id and "method" not in answer:
                 return answer
+
+    def stop_reading(self) -> None:
+        """Read nothing more: the SSE stream goes (over WebSocket, frames are just never taken: the
+        socket's own queue then stops reading)."""
+        if self._stream is not None:
+            self._stream.cancel()
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -309,6 +315,27 @@ def _stdout_bytes_read(pid: int) -> int:
     except OSError:
         return -1
     return 0
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_agent_flooding_a_client_that_reads_nothing_is_bounded_then_ended(profile: str) -> None:
+    """The agent writes 128 MiB as fast as it can to a client that reads nothing: the relay holds what the
+    remote limits allow (then the agent's writes wait), closes the stalled connection, ends the agent."""
+    stalled = RemoteLimits(max_buffered_bytes=1 << 20, max_stream_bytes=1 << 19, stall_timeout=1.0)
+
+    async def scenario(url: str) -> None:
+        async with raw(url, profile) as client:
+            await client.open()
+            pid = (await client.call(2, "_raw/child"))["result"]["self"]
+            client.stop_reading()
+            before = _rss()
+            await client.send(request(3, "_raw/flood", {"count": 4096, "size": 32 * 1024}))
+            assert await _gone(pid, within=60.0), "the flooding agent outlived its stalled connection"
+            grown = _rss() - before
+            assert grown < 32 * 1024 * 1024, f"the relay's process grew by {grown} bytes"
+
+    with serving(_app(remote_limits=stalled)) as url:
+        asyncio.run(scenario(url))
 
 
 def test_unanswered_requests_with_long_ids_are_not_held_by_the_relay(url: str) -> None:

@@ -9,6 +9,8 @@ method, writing its stdout raw (no JSON library re-encodes anything it sends):
 - ``_raw/emit``: writes ``params.lines`` (texts) as they are, one line each, then answers;
 - ``_raw/huge``: answers with a line of ``params.size`` bytes;
 - ``_raw/big-note``: writes a notification of ``params.size`` bytes and more, then answers;
+- ``_raw/flood``: writes ``params.count`` notifications of ``params.size`` random bytes (base64) as fast
+  as it can;
 - ``_raw/endless``: writes ``params.size`` bytes with no line break, then never writes again;
 - ``_raw/stderr``: writes ``params.text`` to stderr, then answers;
 - ``_raw/child``: starts ``sleep 300`` (in its process group) and answers its pid;
@@ -22,6 +24,7 @@ Run: ``python tests/peers/raw_stdio_agent.py``.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -76,6 +79,12 @@ def main() -> None:
         elif method == "_raw/big-note":
             filler = "z" * int(params["size"])
             write(f'{{"jsonrpc":"2.0","method":"_vendor/big","params":{{"f":"{filler}"}}}}')
+            answer(request_id, {})
+        elif method == "_raw/flood":
+            noise = base64.b64encode(os.urandom(int(params["size"]) * 3 // 4)).decode()  # compressed, as large
+            note = f'{{"jsonrpc":"2.0","method":"_vendor/flood","params":{{"f":"{noise}"}}}}'
+            for _ in range(int(params["count"])):
+                write(note)
             answer(request_id, {})
         elif method == "_raw/endless":
             left = int(params["size"])
