@@ -619,3 +619,25 @@ def test_the_relay_command_refuses_bad_arguments_with_a_clear_line(args: list[st
         check=False,
     )
     assert done.returncode == 2 and says in done.stderr, done.stderr
+
+
+def test_a_detached_resumable_agent_ends_after_detached_for() -> None:
+    """A client that negotiated resume and vanished (its TCP connection reset, no close frame): the agent
+    waits for it ``detached_for`` seconds, then its process group ends."""
+    app = _app(resume=ResumeLimits(detached_for=1.0))
+    asking = request(1, "initialize", {"protocolVersion": 1, "_meta": {"acpgen/resume": {"version": 1}}})
+
+    async def scenario(url: str) -> None:
+        client = Raw(url, "ws")
+        answer = json.loads(await client.open(asking))
+        assert answer["result"]["_meta"]["acpgen/resume"]["token"]
+        result = (await client.call(2, "_raw/child"))["result"]
+        client._ws.transport.abort()  # vanished: no close frame
+        assert await _gone(result["self"], result["pid"]), "the detached agent was never ended"
+        deadline = time.monotonic() + 10
+        while app.pipes and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert app.pipes == set()
+
+    with serving(app) as url:
+        asyncio.run(scenario(url))
