@@ -214,6 +214,25 @@ def test_messages_pass_byte_for_byte_both_ways_in_order(url: str, profile: str) 
     asyncio.run(scenario())
 
 
+def test_a_line_break_in_a_client_frame_stays_one_line_for_the_agent(url: str) -> None:
+    """JSON whitespace may be a line break (a WebSocket frame may hold one): the agent must read one line."""
+    framed = b'{"jsonrpc":"2.0",\n"id":2,\r\n"method":"_vendor/multi-line"}'
+
+    async def scenario() -> None:
+        async with raw(url, "ws") as client:
+            await client.open()
+            await client.send(framed)
+            assert json.loads(await client.receive() or b"") == {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "result": {"method": "_vendor/multi-line"},
+            }
+            received = (await client.call(3, "_raw/received"))["result"]
+            assert received[1] == '{"jsonrpc":"2.0", "id":2,\r "method":"_vendor/multi-line"}'
+
+    asyncio.run(scenario())
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 def test_garbage_from_the_agent_is_answered_to_it_and_reaches_nobody(url: str, profile: str) -> None:
     lines = [
@@ -605,7 +624,9 @@ def test_the_relay_command_is_resumable_and_authorizes_with_a_bearer_token() -> 
     ("args", "says"),
     [
         ([], "give the agent's command after --"),
-        (["--", "/no/such/agent"], "cannot find the agent command '/no/such/agent'"),
+        (["--", "/no/such/agent"], "cannot find the agent command '/no/such/agent' (no executable file there)"),
+        (["--", "no-such-agent-here"], "cannot find the agent command 'no-such-agent-here' (not on PATH)"),
+        (["--cwd", "/", "--", "./python"], "cannot find the agent command './python' (no executable file there)"),
         (["--token-env", "RELAY_TOKEN_UNSET", "--", sys.executable], "RELAY_TOKEN_UNSET: that variable is not set"),
     ],
 )

@@ -77,12 +77,17 @@ def _bearer(token: str) -> Callable[[Request], int | bool]:
     return authorize
 
 
-def _command(parser: argparse.ArgumentParser, command: list[str]) -> list[str]:
+def _command(
+    parser: argparse.ArgumentParser, command: list[str], cwd: str | None
+) -> list[str]:
     if not command:
         parser.error("give the agent's command after --, e.g. -- my-agent --stdio")
-    found = shutil.which(command[0])
-    if found is None:
-        parser.error(f"cannot find the agent command {command[0]!r} (not on PATH)")
+    program = command[0]
+    if cwd is not None and os.sep in program:  # a relative path runs from the cwd given
+        program = os.path.join(cwd, program)
+    if shutil.which(program) is None:
+        where = "not on PATH" if os.sep not in program else "no executable file there"
+        parser.error(f"cannot find the agent command {command[0]!r} ({where})")
     return command
 
 
@@ -93,7 +98,7 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
     parser = _parser(prog)
     split = args.index("--") if "--" in args else len(args)
     options = parser.parse_args(args[:split])
-    command = _command(parser, args[split + 1 :])
+    command = _command(parser, args[split + 1 :], options.cwd)
     authorize = None
     if options.token_env is not None:
         token = os.environ.get(options.token_env)
