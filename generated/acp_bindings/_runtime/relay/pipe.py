@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic_core import to_json
@@ -95,6 +95,7 @@ class AgentPipe:
         max_pending: int = 1024,
         max_id_length: int = 1024,
         on_end: Callable[[AgentPipe], None] = lambda pipe: None,
+        settle: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._spawn = spawning
         self.transport = transport
@@ -103,6 +104,9 @@ class AgentPipe:
         line about this agent names it."""
         self._limit = max_message_bytes
         self._on_end = on_end
+        self._settle = settle
+        """Waits, when the agent ended with requests unanswered, until the client has
+        their errors (Streamable HTTP: another stream's end could overtake them)."""
         self._depth = max_depth
         self.process: asyncio.subprocess.Process | None = None
         self.exit_code: int | None = None
@@ -323,6 +327,8 @@ class AgentPipe:
             error = RequestError(INTERNAL_ERROR, "Internal error", reason)
             if not await self._send_client(_error(request_id, error)):
                 return
+        if pending and self._settle is not None:
+            await self._settle()
 
     # -- stderr
 

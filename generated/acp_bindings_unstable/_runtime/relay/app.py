@@ -16,8 +16,10 @@ catches up (the host numbers the agent's session events); others see plain ACP.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Collection
+from functools import partial
 from typing import Any
 
 from ..connection.limits import Limits
@@ -46,18 +48,21 @@ class RelayApp(AcpApp):
         """Client requests per connection the relay answers itself if the agent ends."""
         self.pipes: set[AgentPipe] = set()
         """The agents running now (their process groups not yet ended)."""
-        self._starting = "?"
+        self._starting: RemoteConnection | None = None
 
     def _pipe(self, transport: Transport) -> AgentPipe:
+        remote = self._starting
+        plain_http = remote is not None and not remote.websocket and self.hosts is None
         pipe = AgentPipe(
             self.spawning,
             transport,
-            tag=self._starting,
+            tag=remote.id if remote is not None else "?",
             max_message_bytes=self.max_message_bytes,
             max_depth=self.max_depth,
             max_pending=self.max_pending,
             max_id_length=self.limits.max_id_length,
             on_end=self.pipes.discard,
+            settle=partial(_settled, remote) if plain_http and remote else None,
         )
         self.pipes.add(pipe)
         return pipe
@@ -72,11 +77,11 @@ class RelayApp(AcpApp):
         if host is not None:
             started = getattr(host.agent, "tag", "?")
             _log.info("connection %s resumes the agent of %s", remote.id, started)
-        self._starting = remote.id
+        self._starting = remote
         try:
             super().start_agent(remote, transport, host)
         finally:
-            self._starting = "?"
+            self._starting = None
 
     async def close(self) -> None:
         """Close every connection; wait (boundedly) for every agent's group to end."""
@@ -86,6 +91,29 @@ class RelayApp(AcpApp):
             await asyncio.wait(waiting, timeout=3 * self.spawning.grace + 2.0)
             for wait in waiting:
                 wait.cancel()
+
+
+LINGER = 1.0
+"""Seconds a Streamable HTTP connection stays open after its client took the last
+errors of an agent that ended: the client reads each SSE stream apart, and the end of
+one must not overtake the last event of another."""
+
+
+async def _settled(remote: RemoteConnection, limit: float = 5.0) -> None:
+    """Wait (at most ``limit`` seconds) until the client took every message waiting for
+    it on ``remote``, then :data:`LINGER` seconds more."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while remote.outbox.size > 0 and not remote.closed:
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            return
+        remote.outbox.progress.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(remaining):
+                await remote.outbox.progress.wait()
+    if not remote.closed:
+        await asyncio.sleep(LINGER)
 
 
 def relay_app(
