@@ -9,7 +9,8 @@ not committed). The references: the official Python SDK (``agent-client-protocol
 bare params validation for P4. What users feel comes first: T1 reading a realistic turn
 (``bench.read_path``), T2 sending it (``bench.send_path``), T3 round trips over a pipe
 (``bench.round_trip``), T4 memory after import (``bench.rss``), T5 and T6 round trips over
-WebSocket and Streamable HTTP against the TypeScript SDK's server (``bench.remote_trip``),
+WebSocket and Streamable HTTP against the TypeScript SDK's server (``bench.remote_trip``), T7 round trips
+through the relay against a direct stdio connection to the same agent (``bench.relay_trip``),
 R3 a remote server's memory per idle connection (``bench.idle_remote``). No figure is asserted
 anywhere: the benchmark reports, the reader judges.
 """
@@ -29,6 +30,7 @@ from bench.cold_start import p2
 from bench.figures import Figure, p1, p3, p4, r1, r2
 from bench.idle_remote import r3
 from bench.read_path import t1
+from bench.relay_trip import t7
 from bench.remote_trip import t5_t6
 from bench.round_trip import t3
 from bench.rss import t4
@@ -40,6 +42,7 @@ FIGURES = {
     "T3": t3,
     "T4": t4,
     "T5": t5_t6,
+    "T7": t7,
     "P1": p1,
     "P2": p2,
     "P3": p3,
@@ -48,7 +51,7 @@ FIGURES = {
     "R2": r2,
     "R3": r3,
 }
-ROUNDS = {"T1": 15, "T2": 15, "T3": 9, "T4": 5, "T5": 7, "P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5, "R3": 3}
+ROUNDS = {"T1": 15, "T2": 15, "T3": 9, "T4": 5, "T5": 7, "T7": 7, "P1": 9, "P2": 15, "P3": 5, "P4": 9, "R1": 3, "R2": 5, "R3": 3}
 RESULTS = Path(__file__).resolve().parent / "results.json"
 
 

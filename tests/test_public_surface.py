@@ -30,6 +30,7 @@ PUBLIC = {
     "methods",
     "models",
     "permissions",
+    "relay",
     "remote",
     "resume",
     "senders",
@@ -51,7 +52,7 @@ def _entries(package: str) -> set[str]:
 def test_the_package_shows_its_public_modules_and_one_private_runtime_folder(package: str) -> None:
     entries = _entries(package)
     assert entries == {f"{name}.py" for name in PUBLIC} | PRIVATE
-    assert len(entries) <= 21
+    assert len(entries) <= 22  # about 20 (issue 34): 18 public modules and 4 more
     assert (GENERATED / package / "_runtime").is_dir()
 
 

@@ -22,6 +22,8 @@ FAST_EXTRA = {"uvloop"}
 """The ``fast`` extra: only the event loop module imports it, when present (tests/test_event_loop.py
 runs without it)."""
 EVENT_LOOP = {"connection/event_loop.py"}
+SERVER_COMMANDS = {"relay/main.py": {"uvicorn"}}
+"""The commands that run an ASGI server: they import it when run (its absence is a usage error that names it)."""
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES.values()))
@@ -82,6 +84,7 @@ def test_runtime_imports_only_the_standard_library_pydantic_and_itself(name: str
                 top = (full or "").split(".")[0]
                 allowed = ALLOWED_TOP_LEVEL | (REMOTE_EXTRA if name in CLIENT_TRANSPORTS else set())
                 allowed |= FAST_EXTRA if name in EVENT_LOOP else set()
+                allowed |= SERVER_COMMANDS.get(name, set())
                 assert top in sys.stdlib_module_names or top in allowed or top == "__future__", (
                     f"{name} imports {full}: a generated package may need only pydantic"
                 )

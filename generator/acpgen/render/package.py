@@ -88,6 +88,7 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
         "interfaces.py": {"roles": roles(protocol)},
         "methods.py": {"methods": methods, "constants": sorted({(m.constant, m.wire) for m in protocol.methods})},
         "permissions.py": permission_data(protocol),
+        "relay.py": {"remote": remote, "package": package},
         "remote.py": {"remote": remote},
         "resume.py": {"resume": resume_rules(protocol), "remote": remote},
         "senders.py": {"roles": roles(protocol)},

@@ -29,6 +29,7 @@ __all__ = [
     "decode",
     "encode",
     "find_id",
+    "has_member",
     "head",
     "refuse_constant",
     "too_deep",
@@ -178,6 +179,19 @@ def find_id(data: bytes) -> Any:
     Used for messages that are not parsed (too long, too deep) so that the refusal can
     name the request; ``None`` when no valid id can be read.
     """
+    position = _member(data, b'"id"')
+    return None if position is None else _id_after(data, position)
+
+
+def has_member(data: bytes, name: str) -> bool:
+    """Whether the JSON object whose text starts ``data`` (which may be cut short) has
+    the top-level member ``name`` (a plain name, no escapes): ``"method"`` tells a
+    request from a response that is not parsed."""
+    return _member(data, b'"' + name.encode() + b'"') is not None
+
+
+def _member(data: bytes, key: bytes) -> int | None:
+    """Where the value of the top-level member ``key`` (quoted) starts, if there."""
     depth, key_next = 0, False
     for match in _TOKEN.finditer(data):
         token = match.group()
@@ -190,8 +204,8 @@ def find_id(data: bytes) -> Any:
             key_next = depth == 1
         elif token != b":" and key_next:
             key_next = False
-            if token == b'"id"':
-                return _id_after(data, match.end())
+            if token == key:
+                return match.end()
     return None
 
 
