@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import find_browser, find_haproxy
-from tests.schema_history import HistoryError, unpack
+from tests.support import find_browser, find_haproxy
+from tests.support.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -59,7 +59,7 @@ def acp_schemas(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 
 @pytest.fixture(scope="session")
 def browser_path() -> str:
-    """The browser for tests that open a page (``tests/find_browser.py``, as ``make browser-deps``
+    """The browser for tests that open a page (``tests/support/find_browser.py``, as ``make browser-deps``
     decides): without one the test is skipped with the line saying how to enable it; a ``CHROMIUM``
     naming no executable fails it."""
     found = find_browser.find()
@@ -72,7 +72,7 @@ def browser_path() -> str:
 
 @pytest.fixture(scope="session")
 def haproxy() -> str:
-    """HAProxy for the deployment tests (``tests/find_haproxy.py``, as ``make deploy-deps`` decides):
+    """HAProxy for the deployment tests (``tests/support/find_haproxy.py``, as ``make deploy-deps`` decides):
     without one the test is skipped with the line saying how to enable it; a ``HAPROXY`` naming no
     executable fails it."""
     found = find_haproxy.find()
