@@ -45,6 +45,14 @@ test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ##
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 2
 
+.PHONY: test-fast goldens
+FAST := not slow and not interop and not browser and not deploy
+test-fast: install ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
+	$(RUN) pytest -q -n 2 -m "$(FAST)"
+
+goldens: install interop-deps ## rewrite every golden file of tests/golden (the golden tests, with --update-goldens) and list what changed; refuses while tests/golden has uncommitted changes
+	$(RUN) python -m tests.support.goldens_update
+
 .PHONY: interop-deps
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
 	@test tests/interop/node_modules/.package-lock.json -nt tests/interop/package-lock.json \

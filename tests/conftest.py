@@ -87,3 +87,43 @@ def haproxy() -> str:
 # (at import time: some tests are parametrized from what the packages contain).
 if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """Whether to rewrite the golden files this test compares with instead of comparing
+    (``--update-goldens``; ``make goldens`` passes it to every test that takes this fixture, which
+    marks them ``golden``)."""
+    return bool(request.config.getoption("--update-goldens"))
+
+
+MARKED_BY_FIXTURE = {"update_goldens": "golden", "browser_path": "browser", "haproxy": "deploy"}
+"""Markers that follow from a fixture a test takes: a golden test, a browser, HAProxy."""
+
+FIRST = (
+    "tests/unit/test_schema_mutations.py",
+    "tests/runtime/test_resume_faults.py::test_sessions_survive_random_cuts_of_their_connection",
+    "tests/system/test_bump.py",
+    "tests/system/test_vendor.py::test_the_copy_passes_a_consumers_type_checkers_with_default_settings",
+    "tests/system/test_deploy.py::test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing",
+    "tests/runtime/test_remote_load.py",
+    "tests/generated/test_typecheck.py",
+)
+"""The longest tests (a minute or so each on two busy cores), started first so that the two workers
+of ``pytest -n 2`` do not end with one of them alone; the other slow tests follow, the fast ones last.
+Only the order changes: a stale entry costs time, never a test."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+
+    def rank(item: pytest.Item) -> int:
+        if item.nodeid.startswith(FIRST):
+            return 0
+        return 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)  # stable: the order within each rank stays the collection order

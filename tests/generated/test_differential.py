@@ -21,6 +21,8 @@ from tests.support.differential.cases import BUILDS, PINNED, PINNED_CASES, VALID
 from tests.support.differential.run import Report, run
 from tests.support.mutations import KINDS
 
+pytestmark = pytest.mark.interop
+
 LEAST_PER_KIND = 10
 SHOWN = 25
 

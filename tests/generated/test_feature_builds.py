@@ -33,6 +33,8 @@ from tests.support.goldens import check_goldens, render_build, schema_decided
 from tests.unit.test_features import fixture_revision, fixture_table
 from tests.generated.test_stability import revision as pinned_schemas
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "feature-selections"
 UPDATE = "uv run --frozen pytest tests/generated/test_feature_builds.py --update-goldens"
@@ -153,12 +155,11 @@ def test_a_build_of_one_feature_holds_its_items_and_no_other_features(feature: s
 
 
 @pytest.mark.parametrize("names", FIXTURE_SELECTIONS, ids="+".join)
-def test_fixture_selection_golden(names: tuple[str, ...], request: pytest.FixtureRequest) -> None:
+def test_fixture_selection_golden(names: tuple[str, ...], update_goldens: bool) -> None:
     fixture = fixture_revision(fixture_table())
     label = "_".join(names)
     files = schema_decided(render_build(fixture, "unstable", f"features_{label}", names))
-    update = bool(request.config.getoption("--update-goldens"))
-    check_goldens(files, GOLDEN / label, update=update, label=f"the selection {label}", update_with=UPDATE)
+    check_goldens(files, GOLDEN / label, update=update_goldens, label=f"the selection {label}", update_with=UPDATE)
 
 
 # --- acpgen generate / vendor --unstable-feature ----------------------------------------------------

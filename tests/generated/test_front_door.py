@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import GENERATED
 
+pytestmark = pytest.mark.slow
+
 FRONT_DOOR = ["Agent", "Client", "RequestError", "builders", "models", "run_agent", "spawn_agent"]
 EVERY_PACKAGE = ["acp_bindings", "acp_bindings_unstable", "acp_bindings_v2", "acp_bindings_v2_unstable"]
 

@@ -23,6 +23,8 @@ from acpgen.pipeline import Revision, SchemaFile, read_schema_file
 from tests.support.goldens import render_build
 from tests.support.schema_history import Stored
 
+pytestmark = pytest.mark.slow
+
 STABLE_PACKAGE = "acp_hist_stable"
 UNSTABLE_PACKAGE = "acp_hist_unstable"
 UPSTREAM = "agentclientprotocol/agent-client-protocol"

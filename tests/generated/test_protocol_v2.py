@@ -20,6 +20,8 @@ import pytest
 from acpgen.commands import main
 from tests.support.goldens import check_goldens
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "generated"
 V2 = ROOT / "schema" / "v2"
@@ -168,7 +170,7 @@ def test_bad_protocol_requests_exit_2_and_write_nothing(
 
 
 def test_the_v1_to_v2_migration_report_matches_its_golden(
-    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    update_goldens: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`acpgen diff schema/v1 schema/v2 --format markdown`: the report docs/protocol-v2.md points to, kept in
     tests/golden/migration-v1-v2/ (update with --update-goldens after a schema bump)."""
@@ -179,7 +181,7 @@ def test_the_v1_to_v2_migration_report_matches_its_golden(
     check_goldens(
         {"report.md": report},
         ROOT / "tests" / "golden" / "migration-v1-v2",
-        update=bool(request.config.getoption("--update-goldens")),
+        update=update_goldens,
         label="the v1 -> v2 migration report",
         update_with="uv run --frozen pytest tests/generated/test_protocol_v2.py --update-goldens",
     )

@@ -20,6 +20,8 @@ from tests.support import bindings
 from tests.support.bindings import SCHEMA_FILES, read, schema, wire
 from tests.support.instances import instances, union_size, validator
 
+pytestmark = pytest.mark.slow
+
 SCHEMAS = SCHEMA_FILES
 UNIONS = (
     "SessionUpdate",

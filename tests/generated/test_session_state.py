@@ -26,6 +26,8 @@ from acpgen.pipeline import Revision, SchemaFile
 from acpgen.render.fold_views import fold_views
 from tests.support.instances import instances
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILDS = {
     "acp_bindings": ROOT / "schema" / "v1" / "schema.json",

@@ -61,8 +61,8 @@ def rendered(fixture: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("fixture", NAMES)
-def test_golden(fixture: str, request: pytest.FixtureRequest) -> None:
-    update = bool(request.config.getoption("--update-goldens"))
+def test_golden(fixture: str, update_goldens: bool) -> None:
+    update = update_goldens
     files = schema_decided(rendered(fixture))
     check_goldens(files, GOLDEN / fixture, update=update, label=fixture, update_with=UPDATE_GOLDENS)
 

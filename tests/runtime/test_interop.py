@@ -23,6 +23,8 @@ import pytest
 from tests.support.sdk import INTEROP, ROOT, SDK_NAME, SDK_VERSION
 from tests.support.sdk import node as _node
 
+pytestmark = pytest.mark.interop
+
 TIMEOUT = 60
 
 _UPDATES_OF_AN_ALLOWED_TURN = [

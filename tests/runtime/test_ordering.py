@@ -14,8 +14,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.runtime.test_interop import INTEROP, ROOT, TIMEOUT, _node
 from tests.support.peers.raw import TARGET_AGENT
+
+pytestmark = pytest.mark.interop
 
 CHUNKS = 500
 

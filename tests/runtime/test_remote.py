@@ -22,6 +22,8 @@ from acp_bindings.remote import RemoteLimits, connect_agent
 
 from tests.support.remote import TIMEOUT, TurnClient, expected, node_client, node_server, play, serving, turn_app
 
+pytestmark = pytest.mark.slow
+
 CHUNKS = 60
 PROFILES = ("ws", "http")
 
@@ -63,12 +65,14 @@ def test_websocket_under_hypercorn() -> None:
         _check(_run(_turn(url, "ws")))
 
 
+@pytest.mark.interop
 @pytest.mark.parametrize("profile", PROFILES)
 def test_our_client_against_the_typescript_sdk_server(profile: str) -> None:
     with node_server() as url:
         _check(_run(_turn(url, profile)))
 
 
+@pytest.mark.interop
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_typescript_sdk_client_against_our_server(profile: str) -> None:
     with serving(turn_app()) as url:

@@ -23,6 +23,8 @@ from websockets.asyncio.client import connect
 
 from tests.support.remote import TIMEOUT, TurnAgent, serving
 
+pytestmark = pytest.mark.slow
+
 MAX_MESSAGE = 64 * 1024
 WS_MAX = 256 * 1024
 GOOD = {"Authorization": "Bearer good"}

@@ -12,11 +12,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from acp_bindings import PROTOCOL_VERSION, builders
 from acp_bindings.remote import connect_agent
 
 from tests.support.remote import TurnClient
 from tests.support.sdk import ROOT
+
+pytestmark = pytest.mark.slow
 
 CONNECTIONS, PROMPTS, UPDATES = 200, 10, 20
 

@@ -25,6 +25,8 @@ from acp_bindings.resume import COALESCING, EXTENSION, LOST, RESUME_SESSION
 from tests.support.peers.raw import ROOT, RawPeer
 from tests.support.remote import TIMEOUT, TurnAgent, TurnClient, expected, serving
 
+pytestmark = pytest.mark.slow
+
 RESUMABLE_AGENT = ROOT / "tests" / "support" / "peers" / "resumable_agent.py"
 ASK = {EXTENSION: {"version": 1}}
 

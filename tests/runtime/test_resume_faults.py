@@ -51,6 +51,8 @@ from acp_bindings.remote import Reconnect, ResumeLimits, asgi_app, connect_agent
 from tests.support.faults import KINDS, Cut, Kind, Proxy, draw_cuts
 from tests.support.remote import TurnAgent, serving
 
+pytestmark = pytest.mark.slow
+
 PROFILES = ("ws", "http")
 TRIALS = 156
 """Trials per profile: six batches of 26 (the memory checks read the resident set after the first three

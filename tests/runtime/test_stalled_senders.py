@@ -20,6 +20,8 @@ import pytest
 
 from tests.support.sdk import ROOT
 
+pytestmark = pytest.mark.slow
+
 PEER = ROOT / "tests" / "support" / "peers" / "stalled.py"
 TIMEOUT = 120
 SENDERS = 3000

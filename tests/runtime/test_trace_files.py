@@ -15,6 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "examples" / "echo_client.py"
 TRACE_VARIABLES = ("ACP_TRACE", "ACP_AGENT_TRACE")

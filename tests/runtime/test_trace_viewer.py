@@ -41,6 +41,8 @@ from acp_bindings.session_state import SessionState, SessionStates
 
 from tests.support.goldens import check_goldens
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "session-state"
 UPDATE_GOLDENS = "uv run --frozen pytest tests/runtime/test_trace_viewer.py --update-goldens"
@@ -236,8 +238,8 @@ def golden_outputs(trace: Path, name: str, *, recorded: bool = True) -> dict[str
     return outputs
 
 
-def test_showcase_transcript_golden(showcase: tuple[Path, SessionStates], request: pytest.FixtureRequest) -> None:
-    update = bool(request.config.getoption("--update-goldens"))
+def test_showcase_transcript_golden(showcase: tuple[Path, SessionStates], update_goldens: bool) -> None:
+    update = update_goldens
     check_goldens(
         golden_outputs(showcase[0], "showcase"),
         GOLDEN / "showcase",
@@ -247,7 +249,8 @@ def test_showcase_transcript_golden(showcase: tuple[Path, SessionStates], reques
     )
 
 
-def test_echo_and_interop_agent_turns(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+@pytest.mark.interop
+def test_echo_and_interop_agent_turns(tmp_path: Path, update_goldens: bool) -> None:
     """Turns recorded with our echo agent and with the TypeScript SDK's agent: the replay equals
     what the client saw, and the transcripts are golden."""
     outputs: dict[str, str] = {}
@@ -259,7 +262,7 @@ def test_echo_and_interop_agent_turns(tmp_path: Path, request: pytest.FixtureReq
         outputs |= golden_outputs(trace, name)
     node = json.loads(outputs["typescript-sdk.json"])["sessions"][0]["slots"]
     assert [t["fields"]["status"] for t in node["tool_calls"]] == ["completed", "completed"]
-    update = bool(request.config.getoption("--update-goldens"))
+    update = update_goldens
     check_goldens(
         outputs, GOLDEN / "agents", update=update, label="the agents' transcripts", update_with=UPDATE_GOLDENS
     )
@@ -276,7 +279,7 @@ def test_show_refuses_what_it_cannot_read(tmp_path: Path, showcase: tuple[Path, 
     assert done.returncode == 0 and "3 trace line(s) hold no message" in done.stdout
 
 
-def test_claude_shaped_trace_as_text_and_json(request: pytest.FixtureRequest) -> None:
+def test_claude_shaped_trace_as_text_and_json(update_goldens: bool) -> None:
     """Terminal output that the agent streams in ``_meta`` shows in its tool call, whole and in
     order, with its exit; the turn ends after the reply; who spoke and the times are shown."""
     outputs = golden_outputs(CLAUDE_SHAPED, "claude-agent-acp", recorded=False)
@@ -313,7 +316,7 @@ def test_claude_shaped_trace_as_text_and_json(request: pytest.FixtureRequest) ->
     assert tools["toolu_03Bash"]["madeAt"] == "2026-01-15T09:30:11.149000+00:00"
     prompt = next(c for c in session["calls"] if c["method"] == "session/prompt")
     assert (prompt["askedAt"], prompt["at"]) == ("2026-01-15T09:30:05.139000+00:00", "2026-01-15T09:30:19.449000+00:00")
-    update = bool(request.config.getoption("--update-goldens"))
+    update = update_goldens
     check_goldens(
         outputs, GOLDEN / "claude-agent-acp", update=update, label="the claude-shaped trace", update_with=UPDATE_GOLDENS
     )

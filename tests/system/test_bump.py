@@ -29,6 +29,8 @@ import pytest
 from acpgen.load.lock import read_lock
 from tests.support.npm_cache import CACHE, FILL, ROUND_TRIP, SDK, offline_env
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = read_lock(ROOT / "schema").version
 LIMIT = 600

@@ -29,6 +29,8 @@ import pytest
 from acpgen.output import atomic_write
 from tests.support.crash import ROOT, Tree, hook_env, materialize, pending, run, snapshot, stagings, view
 
+pytestmark = pytest.mark.slow
+
 FIXTURE = ROOT / "tests" / "fixtures" / "unions" / "schema.json"
 ACPGEN = Path(sys.executable).parent / "acpgen"
 SEED = 13

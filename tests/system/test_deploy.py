@@ -44,6 +44,8 @@ from tests.support.deploy import (
 from tests.support.faults import KINDS, Cut, Proxy
 from tests.support.remote import serving
 
+pytestmark = pytest.mark.slow
+
 PROFILES = ("ws", "http")
 LOAD_CONNECTIONS = int(os.environ.get("DEPLOY_CONNECTIONS", "1000"))
 """ACP connections open at once in the load test, split evenly between the profiles."""

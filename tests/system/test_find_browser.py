@@ -132,6 +132,7 @@ def test_a_wrong_chromium_stops_make(tmp_path: Path) -> None:
     assert done.stderr.startswith("find_browser: error: CHROMIUM=/nowhere/chromium names no executable file")
 
 
+@pytest.mark.slow
 def test_without_a_browser_the_trace_viewer_test_is_a_skip_with_its_reason(tmp_path: Path) -> None:
     """The real test, run by pytest with no browser to find: reported as skipped, never passed,
     with the line that says how to enable it."""
@@ -149,6 +150,7 @@ def test_without_a_browser_the_trace_viewer_test_is_a_skip_with_its_reason(tmp_p
     assert "or set CHROMIUM=" in done.stdout
 
 
+@pytest.mark.slow
 def test_with_a_wrong_chromium_the_trace_viewer_test_fails(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS"}}
     env["CHROMIUM"] = str(tmp_path / "no-such-browser")

@@ -20,6 +20,8 @@ from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK
 from acpgen.output import ownership
 from acpgen.output.ownership import HEADER
 
+pytestmark = pytest.mark.slow
+
 Tree = dict[str, bytes | str]
 
 

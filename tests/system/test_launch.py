@@ -18,6 +18,8 @@ import pytest
 from deploy.launch import LaunchError, Settings, render
 from tests.support.deploy import LAUNCH, Stack
 
+pytestmark = pytest.mark.slow
+
 
 def launch(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

@@ -18,6 +18,8 @@ from acpgen.output.project_files import rewrite_files
 from acpgen.source.pins import load_bump_config, moved, sightings
 from tests.support.npm_cache import CACHE, FILL, ROUND_TRIP, offline_env
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = read_lock(ROOT / "schema")
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -23,6 +23,8 @@ import pytest
 from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED, requirement, stated
 from tests.support.floor_envs import ROOT, clean_env, locks, pins, python, vendored, version_key
 
+pytestmark = pytest.mark.slow
+
 LIMIT = 120
 """Seconds: only stops a hang."""
 FLOOR = ".".join(map(str, PYDANTIC_MINIMUM))

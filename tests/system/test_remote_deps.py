@@ -22,6 +22,8 @@ from tests.conftest import GENERATED, ROOT
 from tests.support.floor_envs import clean_env, locks, python, vendored
 from tests.support.remote import TIMEOUT, TurnClient
 
+pytestmark = pytest.mark.slow
+
 NETWORK = {"httpx", "h2", "websockets", "wsproto", "uvicorn", "anyio"}
 EXTRA = (
     "needs httpx (with h2) and websockets, the 'remote' extra, which are not installed:"

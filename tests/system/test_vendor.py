@@ -17,6 +17,8 @@ import pytest
 from acpgen.commands import main
 from acpgen.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_STALE
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PYRIGHT = ROOT / "tests" / "interop" / "node_modules" / ".bin" / "pyright"
 COMMAND = "acpgen vendor --package myapp._acp --out src/myapp/_acp"

@@ -15,6 +15,8 @@ from acpgen.load.lock import read_lock
 from acpgen.source.fetch import DEFAULT_PACKAGE
 from acpgen.source.schema_lock import LOCK_NAME, lock_to_json
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -16,6 +16,8 @@ from acpgen.diff.report import to_json, to_markdown
 from acpgen.diff.snapshot import Snapshot
 from acpgen.diff.sources import load_files, locate
 
+pytestmark = pytest.mark.slow
+
 Loader = Callable[[str], Snapshot]
 GOLDEN = Path(__file__).parents[1] / "golden" / "diff"
 UPDATE = "uv run pytest tests/unit/test_diff_history.py --update-goldens"
@@ -44,9 +46,9 @@ def _stable_wire_breaks(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.level == "breaking" and f.category == "wire" and f.stability == "stable"]
 
 
-def _check_golden(name: str, text: str, request: pytest.FixtureRequest) -> None:
+def _check_golden(name: str, text: str, update: bool) -> None:
     path = GOLDEN / name
-    if request.config.getoption("--update-goldens"):
+    if update:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return
@@ -55,9 +57,7 @@ def _check_golden(name: str, text: str, request: pytest.FixtureRequest) -> None:
     assert not diff, f"{diff}\nthe golden diff report {name} is stale; update with: {UPDATE}"
 
 
-def test_v0_13_5_stabilises_additional_directories_without_a_wire_break(
-    load: Loader, request: pytest.FixtureRequest
-) -> None:
+def test_v0_13_5_stabilises_additional_directories_without_a_wire_break(load: Loader, update_goldens: bool) -> None:
     old, new = load("v0.13.4"), load("v0.13.5")
     findings = compare(old, new)
     assert not [f for f in findings if f.level == "breaking"]
@@ -77,10 +77,10 @@ def test_v0_13_5_stabilises_additional_directories_without_a_wire_break(
     }
     first = load("v0.11.4").items["field:NewSessionRequest.additionalDirectories"]
     assert first.stability == "unstable"
-    _check_golden("v0.13.4..v0.13.5.md", to_markdown("v0.13.4", "v0.13.5", findings), request)
+    _check_golden("v0.13.4..v0.13.5.md", to_markdown("v0.13.4", "v0.13.5", findings), update_goldens)
 
 
-def test_v0_9_0_narrows_meta_on_every_type(load: Loader, request: pytest.FixtureRequest) -> None:
+def test_v0_9_0_narrows_meta_on_every_type(load: Loader, update_goldens: bool) -> None:
     old, new = load("v0.8.0"), load("v0.9.0")
     findings = compare(old, new)
     breaks = _stable_wire_breaks(findings)
@@ -88,7 +88,7 @@ def test_v0_9_0_narrows_meta_on_every_type(load: Loader, request: pytest.Fixture
     assert metas and {f.item for f in breaks} == metas
     assert {(f.rule, f.old, f.new) for f in breaks} == {("field-narrowed", "any value", "object or null")}
     assert all(f.affects for f in breaks)
-    _check_golden("v0.8.0..v0.9.0.json", to_json("v0.8.0", "v0.9.0", findings), request)
+    _check_golden("v0.8.0..v0.9.0.json", to_json("v0.8.0", "v0.9.0", findings), update_goldens)
 
 
 def test_v0_9_0_is_the_one_stable_wire_break_of_its_era(load: Loader) -> None:

@@ -240,6 +240,7 @@ def pinned(tmp_path: Path) -> Workspace:
     return Workspace(root=tmp_path, pyproject=pyproject, out=out, before=populate_out(out))
 
 
+@pytest.mark.slow
 def test_intact_pinned_copy_generates(pinned: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
     """Control for the lock cases: the copied schema folder and settings are valid as they are."""
     code = main(["--config", str(pinned.pyproject), "generate", "--stable"])

@@ -9,6 +9,8 @@ import pytest
 
 from acpgen.commands import main
 
+pytestmark = pytest.mark.slow
+
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "unions" / "schema.json"
 
 

@@ -59,6 +59,7 @@ def _copy_with(tmp_path: Path, module: str, line: str) -> Path:
 NOT_ALLOWED = "{} is not allowed to import {}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [

@@ -15,6 +15,8 @@ from jsonschema.exceptions import SchemaError
 from acpgen.errors import AcpgenError
 from acpgen.load.schema import check_schema, meta_error
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = json.loads((ROOT / "schema" / "v1" / "schema.unstable.json").read_text(encoding="utf-8"))
 

@@ -48,6 +48,8 @@ from tests.support.schema_mutations import KINDS, Mutant, mutate
 from tests.unit.test_errors import ROOT, snapshot
 from tests.unit.test_errors import Snapshot as Tree
 
+pytestmark = pytest.mark.slow
+
 SEED = 13
 CASES = 2_048
 DIFF_EVERY = 4
