@@ -43,12 +43,12 @@ layers: install ## check the generator's layers: the import-linter contracts of 
 test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
-	$(RUN) pytest -q -n 2
+	$(RUN) pytest -q -n 2 --maxschedchunk 2
 
 .PHONY: test-fast goldens
 FAST := not slow and not interop and not browser and not deploy
 test-fast: install ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
-	$(RUN) pytest -q -n 2 -m "$(FAST)"
+	$(RUN) pytest -q -n 2 --maxschedchunk 2 -m "$(FAST)"
 
 goldens: install interop-deps ## rewrite every golden file of tests/golden (the golden tests, with --update-goldens) and list what changed; refuses while tests/golden has uncommitted changes
 	$(RUN) python -m tests.support.goldens_update

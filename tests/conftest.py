@@ -101,17 +101,18 @@ MARKED_BY_FIXTURE = {"update_goldens": "golden", "browser_path": "browser", "hap
 """Markers that follow from a fixture a test takes: a golden test, a browser, HAProxy."""
 
 FIRST = (
-    "tests/unit/test_schema_mutations.py",
     "tests/runtime/test_resume_faults.py::test_sessions_survive_random_cuts_of_their_connection",
     "tests/system/test_bump.py",
     "tests/system/test_vendor.py::test_the_copy_passes_a_consumers_type_checkers_with_default_settings",
+    "tests/unit/test_schema_mutations.py",
     "tests/system/test_deploy.py::test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing",
     "tests/runtime/test_remote_load.py",
     "tests/generated/test_typecheck.py",
 )
-"""The longest tests (a minute or so each on two busy cores), started first so that the two workers
-of ``pytest -n 2`` do not end with one of them alone; the other slow tests follow, the fast ones last.
-Only the order changes: a stale entry costs time, never a test."""
+"""The longest tests (half a minute to a minute each on two cores), longest first: they start before
+the others so that the two workers of ``make test`` (``pytest -n 2 --maxschedchunk 2``, which hands
+out tests two at a time) do not end with one of them alone. The other slow tests follow, the fast
+ones last. Only the order changes: a stale entry costs time, never a test."""
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -122,8 +123,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(marker)
 
     def rank(item: pytest.Item) -> int:
-        if item.nodeid.startswith(FIRST):
-            return 0
-        return 1 if item.get_closest_marker("slow") else 2
+        first = [i for i, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)]
+        if first:
+            return first[0]
+        return len(FIRST) if item.get_closest_marker("slow") else len(FIRST) + 1
 
     items.sort(key=rank)  # stable: the order within each rank stays the collection order

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "feature-selections"
-UPDATE = "uv run --frozen pytest tests/generated/test_feature_builds.py --update-goldens"
+UPDATE = "make goldens (or: uv run --frozen pytest tests/generated/test_feature_builds.py --update-goldens)"
 FIXTURE_SELECTIONS = [("session_fork",), ("turn_pause", "plan_operations")]
 
 

@@ -183,7 +183,7 @@ def test_the_v1_to_v2_migration_report_matches_its_golden(
         ROOT / "tests" / "golden" / "migration-v1-v2",
         update=update_goldens,
         label="the v1 -> v2 migration report",
-        update_with="uv run --frozen pytest tests/generated/test_protocol_v2.py --update-goldens",
+        update_with="make goldens (or: uv run --frozen pytest tests/generated/test_protocol_v2.py --update-goldens)",
     )
 
 

@@ -24,7 +24,7 @@ from acpgen.pipeline import VARIANTS, Revision, read_schema_file
 from tests.support.bindings import field_doc
 from tests.support.goldens import check_goldens, render_build, schema_decided
 
-UPDATE_GOLDENS = "uv run --frozen pytest tests/generated/test_snapshots.py --update-goldens"
+UPDATE_GOLDENS = "make goldens (or: uv run --frozen pytest tests/generated/test_snapshots.py --update-goldens)"
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 GOLDEN = Path(__file__).parents[1] / "golden"

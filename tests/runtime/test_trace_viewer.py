@@ -45,7 +45,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "session-state"
-UPDATE_GOLDENS = "uv run --frozen pytest tests/runtime/test_trace_viewer.py --update-goldens"
+UPDATE_GOLDENS = "make goldens (or: uv run --frozen pytest tests/runtime/test_trace_viewer.py --update-goldens)"
 SHOWCASE = [sys.executable, str(ROOT / "tests" / "support" / "peers" / "showcase_agent.py")]
 ECHO = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
 NODE_AGENT = ["node", str(ROOT / "tests" / "interop" / "node_agent.mjs")]

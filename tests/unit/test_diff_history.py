@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 Loader = Callable[[str], Snapshot]
 GOLDEN = Path(__file__).parents[1] / "golden" / "diff"
-UPDATE = "uv run pytest tests/unit/test_diff_history.py --update-goldens"
+UPDATE = "make goldens (or: uv run --frozen pytest tests/unit/test_diff_history.py --update-goldens)"
 
 # The revisions of the two-file era (schema.json and schema.unstable.json side by side).
 ERA = [
