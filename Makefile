@@ -43,7 +43,15 @@ layers: install ## check the generator's layers: the import-linter contracts of 
 test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
-	$(RUN) pytest -q -n 2
+	$(RUN) pytest -q -n 2 --maxschedchunk 2
+
+.PHONY: test-fast goldens
+FAST := not slow and not interop and not browser and not deploy
+test-fast: install ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
+	$(RUN) pytest -q -n 2 --maxschedchunk 2 -m "$(FAST)"
+
+goldens: install interop-deps ## rewrite every golden file of tests/golden (the golden tests, with --update-goldens) and list what changed; refuses while tests/golden has uncommitted changes
+	$(RUN) python -m tests.support.goldens_update
 
 .PHONY: interop-deps
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
@@ -62,18 +70,18 @@ floor-deps: install ## make the environments of the pydantic floor test: .venv-f
 
 .PHONY: deploy-deps
 deploy-deps: ## what the deployment tests need: HAProxy (HAPROXY=/path, else haproxy on PATH or in /usr/sbin; Debian's haproxy installed only as root; else those tests are skipped)
-	@python3 tests/find_haproxy.py --install
+	@python3 tests/support/find_haproxy.py --install
 
 DEMO_PORT ?= 8080
 .PHONY: deploy-demo
 deploy-demo: install deploy-deps ## the echo agent behind HAProxy with 2 uvicorn workers on 127.0.0.1:$(DEMO_PORT) (Ctrl-C drains and stops; files in .deploy-demo/)
-	@haproxy=$$(python3 tests/find_haproxy.py) || { echo "make deploy-demo: $$haproxy" >&2; exit 1; }; \
+	@haproxy=$$(python3 tests/support/find_haproxy.py) || { echo "make deploy-demo: $$haproxy" >&2; exit 1; }; \
 	$(RUN) python deploy/launch.py run --app remote_agent:app --app-dir examples --workers 2 \
 		--bind 127.0.0.1:$(DEMO_PORT) --run-dir .deploy-demo --drain-seconds 5 --haproxy "$$haproxy"
 
 .PHONY: browser-deps
 browser-deps: ## what the trace viewer's browser test needs: a browser (CHROMIUM=/path, else chromium or chrome on PATH; Debian's chromium installed only as root; else that test is skipped) and the pinned playwright-core (npm ci)
-	@python3 tests/find_browser.py --install
+	@python3 tests/support/find_browser.py --install
 	@test tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json \
 		|| npm ci --prefix tests/browser --no-audit --no-fund
 
@@ -88,7 +96,7 @@ bump: ## move the schema pin and all that follows it in one step: make bump VERS
 
 .PHONY: test-npm-cache
 test-npm-cache: install ## fill .test-artefacts/npm-cache with the npm packages the bump and README tests read offline
-	$(RUN) python -m tests.npm_cache
+	$(RUN) python -m tests.support.npm_cache
 
 diff: install ## what changed between two spec revisions: make diff FROM=2.2.0 [TO=schema] [FORMAT=markdown]
 	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }

@@ -4,7 +4,7 @@ and one realistic turn in ``bench/corpus/turn/``.
 Each file of a group is ``{"def": <$defs type of the payload>, "message": <JSON-RPC message>,
 "payload": "params" | "result"}``, the layout of the test corpus. The turn is two files of
 newline-delimited JSON, one per direction, written by ``bench.turn_writer``.
-``tests/test_bench_corpus.py`` checks every message against the schema and round-trips it
+``tests/generated/test_bench_corpus.py`` checks every message against the schema and round-trips it
 through the models.
 """
 

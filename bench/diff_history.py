@@ -25,7 +25,7 @@ from acpgen.diff.compare import compare
 from acpgen.diff.report import counts
 from acpgen.diff.snapshot import Snapshot
 from acpgen.diff.sources import load_files, locate
-from tests.schema_history import unpack
+from tests.support.schema_history import unpack
 
 
 def _load_all(root: Path, tags: list[str]) -> tuple[float, dict[str, Snapshot]]:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import find_browser, find_haproxy
-from tests.schema_history import HistoryError, unpack
+from tests.support import find_browser, find_haproxy
+from tests.support.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -59,7 +59,7 @@ def acp_schemas(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 
 @pytest.fixture(scope="session")
 def browser_path() -> str:
-    """The browser for tests that open a page (``tests/find_browser.py``, as ``make browser-deps``
+    """The browser for tests that open a page (``tests/support/find_browser.py``, as ``make browser-deps``
     decides): without one the test is skipped with the line saying how to enable it; a ``CHROMIUM``
     naming no executable fails it."""
     found = find_browser.find()
@@ -72,7 +72,7 @@ def browser_path() -> str:
 
 @pytest.fixture(scope="session")
 def haproxy() -> str:
-    """HAProxy for the deployment tests (``tests/find_haproxy.py``, as ``make deploy-deps`` decides):
+    """HAProxy for the deployment tests (``tests/support/find_haproxy.py``, as ``make deploy-deps`` decides):
     without one the test is skipped with the line saying how to enable it; a ``HAPROXY`` naming no
     executable fails it."""
     found = find_haproxy.find()
@@ -87,3 +87,45 @@ def haproxy() -> str:
 # (at import time: some tests are parametrized from what the packages contain).
 if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    """Whether to rewrite the golden files this test compares with instead of comparing
+    (``--update-goldens``; ``make goldens`` passes it to every test that takes this fixture, which
+    marks them ``golden``)."""
+    return bool(request.config.getoption("--update-goldens"))
+
+
+MARKED_BY_FIXTURE = {"update_goldens": "golden", "browser_path": "browser", "haproxy": "deploy"}
+"""Markers that follow from a fixture a test takes: a golden test, a browser, HAProxy."""
+
+FIRST = (
+    "tests/runtime/test_resume_faults.py::test_sessions_survive_random_cuts_of_their_connection",
+    "tests/system/test_bump.py",
+    "tests/system/test_vendor.py::test_the_copy_passes_a_consumers_type_checkers_with_default_settings",
+    "tests/unit/test_schema_mutations.py",
+    "tests/system/test_deploy.py::test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing",
+    "tests/runtime/test_remote_load.py",
+    "tests/generated/test_typecheck.py",
+)
+"""The longest tests (half a minute to a minute each on two cores), longest first: they start before
+the others so that the two workers of ``make test`` (``pytest -n 2 --maxschedchunk 2``, which hands
+out tests two at a time) do not end with one of them alone. The other slow tests follow, the fast
+ones last. Only the order changes: a stale entry costs time, never a test."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+
+    def rank(item: pytest.Item) -> int:
+        first = [i for i, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)]
+        if first:
+            return first[0]
+        return len(FIRST) if item.get_closest_marker("slow") else len(FIRST) + 1
+
+    items.sort(key=rank)  # stable: the order within each rank stays the collection order

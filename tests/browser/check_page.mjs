@@ -9,7 +9,7 @@
 //
 //   node check_page.mjs PAGE.html SHOT.png
 //
-// The browser is $CHROMIUM (the test passes the one tests/find_browser.py finds), else
+// The browser is $CHROMIUM (the test passes the one tests/support/find_browser.py finds), else
 // /usr/bin/chromium; a missing browser is an error here (exit 2): the test decides on a skip.
 
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

@@ -1,5 +1,5 @@
 """A server that only serves: the vendored package's ``asgi_app`` under uvicorn, run by
-tests/test_remote_deps.py in an environment that holds pydantic and uvicorn but neither httpx nor
+tests/system/test_remote_deps.py in an environment that holds pydantic and uvicorn but neither httpx nor
 websockets (``.venv-floor``).
 
     python serve.py     prints one JSON line (the port it listens on, the network packages

@@ -1,4 +1,4 @@
-"""The smoke test of a vendored package (``myapp._acp``), run by tests/test_pydantic_floor.py with
+"""The smoke test of a vendored package (``myapp._acp``), run by tests/system/test_pydantic_floor.py with
 the Python of an environment that holds only the lowest dependency versions the package states.
 
     python smoke.py          the client: reads and dumps models, folds session state, then spawns

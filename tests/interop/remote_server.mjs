@@ -1,5 +1,5 @@
 // Remote interop: the TypeScript SDK's AcpServer (experimental/server) on node's http server with its
-// node adapter and a `ws` WebSocket server, serving the "turn" agent that tests/peers/turn_agent.py plays
+// node adapter and a `ws` WebSocket server, serving the "turn" agent that tests/support/remote.py's TurnAgent plays
 // in Python: one agent per connection; `stream N` answers N chunks "0".."N-1"; `permission` asks
 // session/request_permission and, if allowed, sends the chunk "allowed"; if cancelled, waits for
 // session/cancel and stops with "cancelled".

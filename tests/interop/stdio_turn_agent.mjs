@@ -1,5 +1,5 @@
 // The "turn" agent (turn_agent.mjs) on the TypeScript SDK served on stdio: what the relay tests put on the
-// network (tests/test_relay_interop.py).
+// network (tests/runtime/test_relay_interop.py).
 //
 //   node tests/interop/stdio_turn_agent.mjs
 

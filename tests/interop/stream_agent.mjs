@@ -1,7 +1,7 @@
 // Ordering, direction 2: an agent on the official TypeScript SDK that streams a long turn. Each
 // session/prompt sends `_meta.chunks` (default 500) agent_message_chunk updates whose texts are
 // "0", "1", ... in order, awaiting each send, then answers end_turn. Spawned by
-// tests/interop/py_stream_client.py; see tests/test_ordering.py.
+// tests/interop/py_stream_client.py; see tests/runtime/test_ordering.py.
 
 import { Readable, Writable } from "node:stream";
 

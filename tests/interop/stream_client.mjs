@@ -1,5 +1,5 @@
 // Ordering, direction 1: a client on the official TypeScript SDK drives the Python agent
-// tests/peers/target_agent.py (generated bindings only) through a turn of CHUNKS chunks
+// tests/support/peers/target_agent.py (generated bindings only) through a turn of CHUNKS chunks
 // (asked for with `_meta.chunks`). The transcript records the wire order where this process
 // reads it: every session/update of the turn must arrive, in order, before the prompt's result.
 //

@@ -1,4 +1,4 @@
-// The "turn" agent on the TypeScript SDK, the one tests/remote.py's TurnAgent plays in Python: one per connection; `stream N` answers N chunks "0".."N-1"; `permission` asks
+// The "turn" agent on the TypeScript SDK, the one tests/support/remote.py's TurnAgent plays in Python: one per connection; `stream N` answers N chunks "0".."N-1"; `permission` asks
 // session/request_permission and, if allowed, sends the chunk "allowed"; if cancelled, waits for session/cancel
 // and stops with "cancelled". Served over the network by remote_server.mjs, on stdio by stdio_turn_agent.mjs.
 

@@ -2,7 +2,7 @@
 //
 // - tapStream: wraps an SDK Stream so that every JSON-RPC message that crosses it is
 //   recorded, in the order this process sends and receives them, in a Transcript.
-// - Transcript: the wire transcript in the format that tests/test_interop.py checks (the
+// - Transcript: the wire transcript in the format that tests/runtime/test_interop.py checks (the
 //   Python side, py_client.py, writes the same format).
 // - schemas: the SDK's own zod schemas, used to check the *results* that the Python peer
 //   sends back (the SDK validates the params of incoming calls itself, but passes results

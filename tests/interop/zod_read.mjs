@@ -1,4 +1,4 @@
-// The reference reader of the differential test (tests/test_differential.py): reads a batch of
+// The reference reader of the differential test (tests/generated/test_differential.py): reads a batch of
 // JSON texts with the TypeScript SDK's own zod schemas, as its runtime does for every message.
 //
 //   node tests/interop/zod_read.mjs < cases.json > outcomes.json
@@ -19,7 +19,7 @@ import * as unstable from "./node_modules/@agentclientprotocol/sdk/dist/v1/unsta
 
 // The schema's top-level message unions, which the SDK reads envelope by envelope and has no zod
 // schema of: each side's outgoing messages, the protocol-level notification and the root, as the
-// schema's root gives them (tests/differential/cases.py: schema), made of the SDK's own envelopes.
+// schema's root gives them (tests/support/differential/cases.py: schema), made of the SDK's own envelopes.
 function withTopLevel(build) {
   const sides = ["Agent", "Client", "Proxy"].filter((side) => build[`z${side}Request`] !== undefined);
   const unions = Object.fromEntries(

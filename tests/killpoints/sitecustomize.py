@@ -1,7 +1,7 @@
 """Test hook: kill this Python process with SIGKILL at a numbered step of acpgen's atomic writer.
 
 Python imports ``sitecustomize`` at start-up from its path, so a test puts this folder first on
-a subprocess's ``PYTHONPATH`` (any command: ``acpgen generate`` itself, or tests/peers/writer.py)
+a subprocess's ``PYTHONPATH`` (any command: ``acpgen generate`` itself, or tests/support/peers/writer.py)
 and sets, in the subprocess's environment only:
 
 - ``ACPGEN_TEST_KILL_AT``: kill at the N-th step (a number), or at the first step whose label

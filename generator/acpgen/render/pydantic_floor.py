@@ -1,5 +1,5 @@
 """The pydantic versions a generated package runs on: stated here once, and from here in its import
-guard; README.md and docs/vendoring.md say the same (tests/test_pydantic_floor.py checks them, and
+guard; README.md and docs/vendoring.md say the same (tests/system/test_pydantic_floor.py checks them, and
 runs a vendored copy on the floor itself and on the first release of each later minor)."""
 
 from __future__ import annotations
