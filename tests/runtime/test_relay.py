@@ -482,8 +482,11 @@ def test_authorize_and_origin_are_checked_before_any_agent_starts() -> None:
         asyncio.run(scenario(url))
 
 
-def test_the_limits_of_the_app_hold_for_the_relay() -> None:
-    app = _app(remote_limits=RemoteLimits(max_connections=2))
+@pytest.mark.parametrize(("share", "status"), [(1.0, 503), (0.5, 429)])
+def test_the_limits_of_the_app_hold_for_the_relay(share: float, status: int) -> None:
+    """``max_connections`` (503 past it) and one address's share of them (429 past it: every
+    connection here comes from 127.0.0.1)."""
+    app = _app(remote_limits=RemoteLimits(max_connections=4 if share < 1 else 2, max_address_share=share))
 
     async def scenario(url: str) -> None:
         async with raw(url, "ws") as one, raw(url, "http") as two:
@@ -491,7 +494,7 @@ def test_the_limits_of_the_app_hold_for_the_relay() -> None:
             await two.open()
             async with httpx.AsyncClient(timeout=TIMEOUT) as client:
                 headers = {"content-type": "application/json"}
-                assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == 503
+                assert (await client.post(url, content=INITIALIZE, headers=headers)).status_code == status
             assert len(app.pipes) == 2
 
     with serving(app) as url:

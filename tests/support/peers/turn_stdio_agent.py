@@ -7,12 +7,12 @@ import asyncio
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path[:0] = [str(ROOT / "generated"), str(ROOT)]
 
 from acp_bindings.serve import run_agent  # noqa: E402
 
-from tests.remote import TurnAgent  # noqa: E402
+from tests.support.remote import TurnAgent  # noqa: E402
 
 if __name__ == "__main__":
     asyncio.run(run_agent(TurnAgent()))
