@@ -13,6 +13,15 @@ FOLDER = "_runtime"
 
 MODULES = (
     "__init__.py",
+    "conformance/__init__.py",
+    "conformance/agent_scenarios.py",
+    "conformance/cli.py",
+    "conformance/driver.py",
+    "conformance/judge.py",
+    "conformance/peer.py",
+    "conformance/report.py",
+    "conformance/requirements.py",
+    "conformance/runner.py",
     "connection/__init__.py",
     "connection/capabilities.py",
     "connection/connection.py",

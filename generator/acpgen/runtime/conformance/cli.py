@@ -1,0 +1,152 @@
+"""The command line::
+
+    python -m <package>.conformance agent [options] -- AGENT COMMAND...
+
+Exit 0 when the agent is conformant, 1 when it is not (also when it never answered),
+2 on a usage error."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import agent_scenarios, report
+from .judge import Kit
+from .requirements import outcomes, verdict
+from .runner import DEFAULT_CANCEL_PROMPT, Options, run_agent_scenarios
+
+
+def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in args:
+        at = args.index("--")
+        args, command = args[:at], args[at + 1 :]
+    parser = _parser(prog)
+    options = parser.parse_args(args)
+    if options.side != "agent":
+        parser.error(f"checking a {options.side} is not available yet in this kit")
+    if not command:
+        parser.error(
+            "give the agent's command after `--`: ... agent -- python my_agent.py"
+        )
+    env = {}
+    for item in options.agent_env:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--agent-env wants KEY=VALUE, not {item!r}")
+        env[key] = value
+    run_options = Options(
+        command=tuple(command),
+        env=env,
+        cwd=options.agent_cwd,
+        timeout=options.timeout,
+        startup_timeout=options.startup_timeout,
+        scenario_timeout=options.scenario_timeout,
+        close_grace=options.close_grace,
+        cancel_prompt=options.cancel_prompt,
+        auth_method=options.auth_method,
+        select=tuple(options.k or ()),
+    )
+    run = run_agent_scenarios(
+        kit, run_options, agent_scenarios.SCENARIOS, lambda name: _covers(kit, name)
+    )
+    judged = [r for r in kit.requirements if r.side in ("agent", "both")]
+    results = outcomes(judged, run.judge.checks)
+    found = verdict(
+        results,
+        blocked_by_auth=run.blocked_by_auth,
+        blocked_by_version=run.blocked_by_version,
+    )
+    sys.stdout.write(report.terminal(run, results, found, verbose=options.verbose))
+    if options.report_json:
+        report.write(
+            options.report_json,
+            report.dumps(
+                report.as_json(run, results, found, [prog, *(argv or sys.argv[1:])])
+            ),
+        )
+    if options.junit:
+        report.write(options.junit, report.junit(results, found))
+    return 0 if found.conformant else 1
+
+
+def _covers(kit: Kit, name: str) -> tuple[str, ...]:
+    found = []
+    for item in agent_scenarios.COVERS.get(name, ()):
+        if item.startswith("handler:"):
+            rid = kit.derived("required-handler", item.removeprefix("handler:"))
+            if rid:
+                found.append(rid)
+        else:
+            found.append(item)
+    return tuple(found)
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Check an ACP agent against the protocol of this package's schema.",
+    )
+    parser.add_argument(
+        "side", choices=("agent", "client"), help="what to check (client: not yet)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds to wait for each answer (default 30)",
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the first answer (default 30)",
+    )
+    parser.add_argument(
+        "--scenario-timeout",
+        type=float,
+        default=120.0,
+        help="seconds a scenario may run (default 120)",
+    )
+    parser.add_argument(
+        "--close-grace",
+        type=float,
+        default=2.0,
+        help="seconds the agent has to exit after its stdin closes (default 2)",
+    )
+    parser.add_argument(
+        "--cancel-prompt",
+        default=DEFAULT_CANCEL_PROMPT,
+        help="a prompt that keeps the agent busy long enough to cancel it",
+    )
+    parser.add_argument(
+        "--auth-method", help="authenticate with this method id after every initialize"
+    )
+    parser.add_argument(
+        "--agent-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set in the agent's environment (repeatable)",
+    )
+    parser.add_argument("--agent-cwd", help="the folder the agent runs in")
+    parser.add_argument(
+        "-k",
+        action="append",
+        metavar="WORD",
+        help="run only the scenarios whose name or requirement ids contain WORD "
+        "(repeatable)",
+    )
+    parser.add_argument(
+        "--report-json", metavar="PATH", help="write the JSON report there"
+    )
+    parser.add_argument("--junit", metavar="PATH", help="write JUnit XML there")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every requirement, passed ones too",
+    )
+    return parser
