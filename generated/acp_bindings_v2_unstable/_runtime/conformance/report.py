@@ -74,11 +74,9 @@ def terminal(
         lines.extend(f"scenario {r.name}: {r.error}" for r in failed)
     if run.options.select:
         lines.append("note: -k left requirements NOT_TESTED")
-    if not any(
-        o.status == "PASS" and o.requirement.tier == "MANDATORY" for o in results
-    ):
+    if not run.judge.read:
         lines.append(
-            "note: no mandatory requirement passed: did the agent start? (see "
+            "note: the agent wrote no message: did it start? (see "
             "--report-json for its stderr)"
         )
     lines.append("")
