@@ -56,7 +56,7 @@ def test_the_echo_example_conforms_and_its_cancel_lands(tmp_path: Path) -> None:
     done = kit(
         "agent",
         "--timeout",
-        "10",
+        "5",
         "--cancel-prompt",
         LONG_PROMPT,
         "--report-json",
@@ -95,7 +95,7 @@ def test_the_conforming_twin_passes_with_no_fail(tmp_path: Path) -> None:
     done = kit(
         "agent",
         "--timeout",
-        "10",
+        "5",
         "--cancel-prompt",
         LONG_PROMPT,
         "--report-json",
@@ -138,6 +138,8 @@ def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
         "-k",
         scenario,
         "--timeout",
+        "3",
+        "--startup-timeout",
         "3",
         "--cancel-prompt",
         LONG_PROMPT,
@@ -219,7 +221,7 @@ def test_the_readme_agent_conforms(tmp_path: Path) -> None:
     agent = tmp_path / "my_agent.py"
     agent.write_text(block.code.replace("myapp._acp", "acp_bindings"), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(GENERATED)}
-    done = kit("agent", "--timeout", "10", "--", sys.executable, str(agent), env=env)
+    done = kit("agent", "--timeout", "5", "--", sys.executable, str(agent), env=env)
     assert done.returncode == 0, done.stdout
     assert done.stdout.rstrip().endswith("VERDICT: CONFORMANT")
 
@@ -258,7 +260,7 @@ def test_the_kit_checks_an_echo_agent_on_the_typescript_sdk(tmp_path: Path) -> N
     done = kit(
         "agent",
         "--timeout",
-        "10",
+        "5",
         "--cancel-prompt",
         LONG_PROMPT,
         "--report-json",
@@ -272,3 +274,64 @@ def test_the_kit_checks_an_echo_agent_on_the_typescript_sdk(tmp_path: Path) -> N
     print(f"TypeScript SDK echo agent: {report['verdict']['line']}; findings: {findings}")
     assert done.returncode in (0, 1) and report["verdict"]["line"].startswith("VERDICT: ")
     assert report["advertised"]["agent"]["agentInfo"]["name"] == "acpgen-conformance-echo-agent"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_the_remote_echo_example_conforms_over_both_profiles(tmp_path: Path) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "remote_agent.py"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline and server.poll() is None, "the remote example did not start"
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/acp"
+        for transport in ("http", "ws"):
+            report = tmp_path / f"{transport}.json"
+            done = kit(
+                "agent",
+                "--url",
+                url,
+                "--transport",
+                transport,
+                "--timeout",
+                "5",
+                "--cancel-prompt",
+                LONG_PROMPT,
+                "--report-json",
+                str(report),
+            )
+            assert done.returncode == 0, done.stdout
+            status = _status(_report(report))
+            assert status["ACP-AGENT-CANCEL-001"] == "PASS" and "FAIL" not in status.values()
+            assert _report(report)["transport"] == transport
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_an_unreachable_remote_agent_ends_in_a_report() -> None:
+    done = kit("agent", "-k", "session-new", "--url", f"http://127.0.0.1:{_free_port()}/acp", "--timeout", "2")
+    assert done.returncode == 1 and "connection attempts failed" in done.stdout, done.stdout
+
+
+def test_url_and_command_together_are_a_usage_error() -> None:
+    done = kit("agent", "--url", "http://127.0.0.1:9/acp", "--", "true")
+    assert done.returncode == 2 and "not both" in done.stderr

@@ -19,6 +19,7 @@ MODULES = (
     "conformance/driver.py",
     "conformance/judge.py",
     "conformance/peer.py",
+    "conformance/remote_peer.py",
     "conformance/report.py",
     "conformance/requirements.py",
     "conformance/runner.py",

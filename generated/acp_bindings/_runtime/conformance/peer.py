@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 STDERR_TAIL = 20_000
 """Bytes of the peer's stderr a report keeps."""
@@ -54,6 +54,21 @@ class Transcript:
             }
             for line in self.lines
         ]
+
+
+class Peer(Protocol):
+    """What a scenario drives: an agent process (:class:`AgentProcess`) or a
+    connection to a remote agent (:class:`.remote_peer.RemotePeer`)."""
+
+    transcript: Transcript
+
+    def send(self, data: bytes) -> None: ...
+
+    def next_line(self, timeout: float) -> bytes | None: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def close(self, grace: float) -> bool: ...
 
 
 class PeerExited(Exception):

@@ -24,7 +24,9 @@ def terminal(
     run: Run, results: Sequence[Outcome], verdict: Verdict, *, verbose: bool = False
 ) -> str:
     lines = [
-        f"ACP conformance of the agent: {' '.join(run.options.command)}",
+        "ACP conformance of the agent: "
+        + (run.options.url or " ".join(run.options.command))
+        + (f" ({run.options.transport})" if run.options.url else ""),
         f"schema: {run.kit.schema}",
     ]
     if run.agent_info:
@@ -127,6 +129,8 @@ def as_json(
         "side": "agent",
         "command": command_line,
         "agent_command": list(run.options.command),
+        "agent_url": run.options.url,
+        "transport": run.options.transport if run.options.url else "stdio",
         "protocol_version": run.kit.protocol_version,
         "negotiated_version": run.protocol_version,
         "schema": run.kit.schema,

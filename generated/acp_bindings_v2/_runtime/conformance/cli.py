@@ -30,9 +30,12 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
     options = parser.parse_args(args)
     if options.side != "agent":
         parser.error(f"checking a {options.side} is not available yet in this kit")
-    if not command:
+    if options.url is not None and command:
+        parser.error("give either --url or the agent's command after `--`, not both")
+    if not command and options.url is None:
         parser.error(
-            "give the agent's command after `--`: ... agent -- python my_agent.py"
+            "give the agent's command after `--` (... agent -- python my_agent.py), "
+            "or --url for a remote agent"
         )
     env = {}
     for item in options.agent_env:
@@ -44,6 +47,8 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
         command=tuple(command),
         env=env,
         cwd=options.agent_cwd,
+        url=options.url,
+        transport=options.transport,
         timeout=options.timeout,
         startup_timeout=options.startup_timeout,
         scenario_timeout=options.scenario_timeout,
@@ -94,6 +99,15 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "side", choices=("agent", "client"), help="what to check (client: not yet)"
+    )
+    parser.add_argument(
+        "--url", help="check the remote agent at this address instead of a command"
+    )
+    parser.add_argument(
+        "--transport",
+        choices=("http", "ws"),
+        default="http",
+        help="with --url: Streamable HTTP (default) or a WebSocket",
     )
     parser.add_argument(
         "--timeout",

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..wire.rpc import MethodSpec
 from .judge import Judge
-from .peer import AgentProcess, PeerExited
+from .peer import Peer, PeerExited
 
 METHOD_NOT_FOUND = -32601
 
@@ -27,7 +27,7 @@ class Received:
 
 @dataclass(slots=True)
 class Driver:
-    process: AgentProcess
+    process: Peer
     judge: Judge
     timeout: float
     cancelled: set[str] = field(default_factory=set)

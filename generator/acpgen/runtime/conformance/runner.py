@@ -14,7 +14,8 @@ from typing import Any
 
 from .driver import Driver
 from .judge import Judge, Kit
-from .peer import AgentProcess, PeerExited, Transcript
+from .peer import AgentProcess, Peer, PeerExited, Transcript
+from .remote_peer import RemotePeer
 
 DEFAULT_CANCEL_PROMPT = (
     "Write a very long essay, at least five thousand words, on the history of text "
@@ -28,6 +29,9 @@ class Options:
     command: tuple[str, ...]
     env: dict[str, str]
     cwd: str | None
+    url: str | None = None
+    """A remote agent's address (``--url``): a connection per scenario."""
+    transport: str = "http"
     timeout: float = 30.0
     startup_timeout: float = 30.0
     scenario_timeout: float = 120.0
@@ -43,6 +47,8 @@ class ScenarioRecord:
     transcripts: list[Transcript] = field(default_factory=list)
     stderr: str = ""
     exited_on_close: bool = True
+    started: bool = False
+    """It started the agent (a scenario with nothing to exercise does not)."""
     error: str = ""
     seconds: float = 0.0
 
@@ -97,16 +103,31 @@ class Scenario:
         self.cwd = cwd
         self.quiet = min(max(run.options.timeout / 10, 0.5), 2.0)
         self.deadline = time.monotonic() + run.options.scenario_timeout
-        self.processes: list[AgentProcess] = []
-        self.driver = self.fresh()
+        self.processes: list[Peer] = []
+        self._driver: Driver | None = None
+
+    @property
+    def driver(self) -> Driver:
+        """The scenario's agent, started when the scenario first needs it (a scenario
+        with nothing to exercise starts none)."""
+        if self._driver is None:
+            self._driver = self.fresh()
+        return self._driver
 
     def fresh(self) -> Driver:
         transcript = Transcript()
         self.record.transcripts.append(transcript)
-        env = {**os.environ, **self.options.env}
-        process = AgentProcess(
-            self.options.command, env=env, cwd=self.options.cwd, transcript=transcript
-        )
+        process: Peer
+        if self.options.url is not None:
+            process = RemotePeer(
+                self.options.url, self.options.transport, transcript=transcript
+            )
+        else:
+            env = {**os.environ, **self.options.env}
+            command = self.options.command
+            process = AgentProcess(
+                command, env=env, cwd=self.options.cwd, transcript=transcript
+            )
         self.processes.append(process)
         driver = _DeadlineDriver(process, self.run.judge, self.options.timeout)
         driver.deadline = self.deadline
@@ -308,7 +329,8 @@ def run_agent_scenarios(
                 and (why := run.why_not(r.id))
             ):
                 run.judge.record(r.id, "SKIPPED", "not applicable: " + why)
-        for record in run.scenarios:
+        stdio = options.url is None
+        for record in [r for r in run.scenarios if r.started and stdio]:
             run.judge.scenario = record.name
             run.judge.record(
                 "ACP-AGENT-PROC-001",
@@ -336,10 +358,13 @@ def _one(
     try:
         scenario = Scenario(run, record, cwd)
         body(scenario)
-        if name == "initialize":
+        if name == "initialize" and scenario.processes:
             _remember(run, scenario)
     except PeerExited:
         record.error = "the agent exited (its stdout closed) during the scenario"
+        if run.options.url is not None and scenario is not None:
+            why = scenario.processes[-1].stderr_tail()[-300:] or "closed by the agent"
+            record.error = f"the connection to the agent ended: {why}"
     except ScenarioTimeout:
         seconds = run.options.scenario_timeout
         record.error = f"the scenario ran past --scenario-timeout ({seconds} s)"
@@ -351,6 +376,7 @@ def _one(
         if scenario is not None:
             exits = [p.close(run.options.close_grace) for p in scenario.processes]
             record.exited_on_close = all(exits)
+            record.started = bool(exits)
             record.stderr = "".join(p.stderr_tail() for p in scenario.processes)[
                 -20_000:
             ]
