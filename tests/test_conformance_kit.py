@@ -335,3 +335,56 @@ def test_an_unreachable_remote_agent_ends_in_a_report() -> None:
 def test_url_and_command_together_are_a_usage_error() -> None:
     done = kit("agent", "--url", "http://127.0.0.1:9/acp", "--", "true")
     assert done.returncode == 2 and "not both" in done.stderr
+
+
+def _trace(tmp_path: Path, *lines: tuple[str, dict[str, Any]]) -> Path:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(
+        "".join(json.dumps({"direction": way, "message": message}) + "\n" for way, message in lines), encoding="utf-8"
+    )
+    return path
+
+
+def test_a_recorded_trace_of_the_echo_example_conforms(tmp_path: Path) -> None:
+    trace = tmp_path / "agent.jsonl"
+    env = {**os.environ, "ACP_AGENT_TRACE": str(trace)}
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "echo_client.py")],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    done = kit("trace", str(trace), "--report-json", str(tmp_path / "report.json"))
+    assert done.returncode == 0, done.stdout
+    status = _status(_report(tmp_path / "report.json"))
+    assert status["ACP-MSG-AGENT-SESSION-PROMPT-RESULT"] == "PASS"
+    assert status["ACP-CLIENT-INIT-001"] == "PASS" and status["ACP-PEER-RPC-005"] == "PASS"
+    assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "PASS"
+
+
+def test_a_trace_shows_gating_enum_and_pairing_failures(tmp_path: Path) -> None:
+    session = {"sessionId": "s-1"}
+    trace = _trace(
+        tmp_path,
+        ("out", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+        ("in", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}}),
+        ("out", {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}),
+        ("in", {"jsonrpc": "2.0", "id": 2, "result": session}),
+        ("out", {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {**session, "prompt": []}}),
+        ("in", {"jsonrpc": "2.0", "id": "f", "method": "fs/read_text_file", "params": {**session, "path": "/x"}}),
+        ("in", {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "finished"}}),
+        ("out", {"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {**session, "prompt": []}}),
+    )
+    done = kit("trace", str(trace), "--report-json", str(tmp_path / "report.json"))
+    assert done.returncode == 1, done.stdout
+    status = _status(_report(tmp_path / "report.json"))
+    assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "FAIL"  # the client advertised no fs
+    assert status["ACP-ENUM-STOP-REASON"] == "FAIL"
+    assert status["ACP-PEER-RPC-005"] == "FAIL"  # prompt 4 and the fs request never answered
+
+
+def test_an_unreadable_trace_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_text('{"no": "direction"}\n', encoding="utf-8")
+    done = kit("trace", str(tmp_path / "t.jsonl"))
+    assert done.returncode == 2 and "line 1 has no direction" in done.stderr

@@ -23,6 +23,7 @@ MODULES = (
     "conformance/report.py",
     "conformance/requirements.py",
     "conformance/runner.py",
+    "conformance/trace_check.py",
     "connection/__init__.py",
     "connection/capabilities.py",
     "connection/connection.py",

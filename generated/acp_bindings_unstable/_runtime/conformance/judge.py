@@ -38,6 +38,8 @@ class Kit:
     schema: str
     """What the package was generated from (schema package, version, file, build)."""
     package: str
+    agent_capabilities: type[BaseModel] | None = None
+    """The models' ``AgentCapabilities`` (what a trace's client is judged against)."""
 
     def derived(self, family: str, subject: str, side: str | None = None) -> str | None:
         """The id of a derived requirement of ``family`` about ``subject`` (optionally

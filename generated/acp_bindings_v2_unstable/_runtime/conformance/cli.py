@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import agent_scenarios, report
+from . import agent_scenarios, report, trace_check
 from .judge import Kit
 from .requirements import outcomes, verdict
 from .runner import DEFAULT_CANCEL_PROMPT, Options, run_agent_scenarios
@@ -28,6 +28,15 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
         args, command = args[:at], args[at + 1 :]
     parser = _parser(prog)
     options = parser.parse_args(args)
+    if options.side == "trace":
+        if options.trace is None or command or options.url is not None:
+            parser.error("trace takes the trace file and nothing else: ... trace TRACE")
+        return _trace(kit, options, prog, argv)
+    if options.trace is not None:
+        parser.error(
+            f"unexpected argument {options.trace!r}: "
+            "the agent's command goes after `--`"
+        )
     if options.side != "agent":
         parser.error(f"checking a {options.side} is not available yet in this kit")
     if options.url is not None and command:
@@ -80,6 +89,38 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
     return 0 if found.conformant else 1
 
 
+def _trace(
+    kit: Kit, options: argparse.Namespace, prog: str, argv: Sequence[str] | None
+) -> int:
+    try:
+        with open(options.trace, encoding="utf-8") as file:
+            entries = trace_check.read_trace(file)
+    except (OSError, UnicodeDecodeError, trace_check.TraceError) as error:
+        sys.stderr.write(
+            f"{prog}: error: cannot read the trace {options.trace}: {error}\n"
+        )
+        return 2
+    agents = kit.agent_capabilities or kit.client_capabilities
+    checks = trace_check.check_trace(kit, entries, agents)
+    judged = set(trace_check.judged_requirements(kit))
+    results = outcomes([r for r in kit.requirements if r.id in judged], checks)
+    found = verdict([o for o in results if o.status != "NOT_TESTED"])
+    lines = [f"ACP conformance of a trace: {options.trace} ({len(entries)} messages)"]
+    lines += [
+        f"schema: {kit.schema}",
+        "(only what a trace shows is judged: no driving)",
+    ]
+    lines += report.tiers(results, found, verbose=options.verbose)
+    sys.stdout.write("\n".join([*lines, "", found.line()]) + "\n")
+    command = [prog, *(argv or sys.argv[1:])]
+    if options.report_json:
+        data = report.trace_json(options.trace, kit, results, found, command)
+        report.write(options.report_json, report.dumps(data))
+    if options.junit:
+        report.write(options.junit, report.junit(results, found))
+    return 0 if found.conformant else 1
+
+
 def _covers(kit: Kit, name: str) -> tuple[str, ...]:
     found = []
     for item in agent_scenarios.COVERS.get(name, ()):
@@ -98,7 +139,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         description="Check an ACP agent against the protocol of this package's schema.",
     )
     parser.add_argument(
-        "side", choices=("agent", "client"), help="what to check (client: not yet)"
+        "side",
+        choices=("agent", "client", "trace"),
+        help="what to check: an agent, a recorded trace (client: not yet)",
+    )
+    parser.add_argument(
+        "trace", nargs="?", help="with trace: the trace file (JSON lines)"
     )
     parser.add_argument(
         "--url", help="check the remote agent at this address instead of a command"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .peer import PeerExited
+from .trace_check import TURN_CONTENT
 
 if TYPE_CHECKING:
     from .runner import Scenario
@@ -31,6 +32,10 @@ MCP_STUB = (
     "    r=json.dumps({'jsonrpc':'2.0','id':m['id'],'result':r})\n"
     "    sys.stdout.write(r+'\\n'); sys.stdout.flush()\n"
 )
+
+
+def _kind(message: dict[str, Any]) -> Any:
+    return ((message.get("params") or {}).get("update") or {}).get("sessionUpdate")
 
 
 def _error_code(answer: dict[str, Any] | None) -> int | None:
@@ -281,7 +286,7 @@ def prompt_text(s: Scenario) -> None:
     s.driver.pump(s.quiet)
     updates = s.driver.updates(session, since=sent)
     before = [u for u in updates if u.t <= answered]
-    after = [u for u in updates if u.t > answered]
+    after = [u for u in updates if u.t > answered and _kind(u.message) in TURN_CONTENT]
     valid = s.judged_ok("message-params", "session/update")
     if not updates:
         s.skip("ACP-AGENT-PROMPT-002", "the turn sent no session/update")

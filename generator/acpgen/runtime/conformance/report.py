@@ -32,6 +32,13 @@ def terminal(
             if isinstance(run.agent_info, dict)
             else ""
         )
+    lines += tiers(results, verdict, verbose=verbose)
+    return _end(run, results, verdict, lines)
+
+
+def tiers(results: Sequence[Outcome], verdict: Verdict, *, verbose: bool) -> list[str]:
+    """The requirements by tier: counts, then those not passed (all: ``verbose``)."""
+    lines: list[str] = []
     for tier in TIERS:
         mine = [o for o in results if o.requirement.tier == tier]
         counts = ", ".join(
@@ -67,6 +74,12 @@ def terminal(
                 f"  {o.status:<10} {o.requirement.id}"
                 + (f": {message}" if message else "")
             )
+    return lines
+
+
+def _end(
+    run: Run, results: Sequence[Outcome], verdict: Verdict, lines: list[str]
+) -> str:
     failed = [r for r in run.scenarios if r.error]
     if failed:
         lines.append("")
@@ -157,6 +170,48 @@ def as_json(
             "tier_counts": verdict.counts,
             "blocked_by_auth": verdict.blocked_by_auth,
             "blocked_by_version_mismatch": verdict.blocked_by_version,
+        },
+    }
+
+
+def trace_json(
+    path: str,
+    kit: Any,
+    results: Sequence[Outcome],
+    verdict: Verdict,
+    command: Sequence[str],
+) -> dict[str, Any]:
+    """The JSON report of ``conformance trace``: each requirement a trace can show."""
+    return {
+        "format": FORMAT,
+        "kit": f"{kit.package}.conformance",
+        "side": "trace",
+        "command": list(command),
+        "trace": path,
+        "protocol_version": kit.protocol_version,
+        "schema": kit.schema,
+        "requirements": [
+            {
+                "id": o.requirement.id,
+                "tier": o.requirement.tier,
+                "side": o.requirement.side,
+                "what": o.requirement.what,
+                "citation": {
+                    "page": o.requirement.citation.page,
+                    "url": o.requirement.citation.url,
+                },
+                "source": o.requirement.source,
+                "status": o.status,
+                "checks": [
+                    {"status": c.status, "message": c.message} for c in o.checks
+                ],
+            }
+            for o in results
+        ],
+        "verdict": {
+            "conformant": verdict.conformant,
+            "line": verdict.line(),
+            "tier_counts": verdict.counts,
         },
     }
 

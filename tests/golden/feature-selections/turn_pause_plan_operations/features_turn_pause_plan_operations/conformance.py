@@ -253,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         methods=methods.METHODS,
         violations=capabilities.violations,
         client_capabilities=models.ClientCapabilities,
+        agent_capabilities=models.AgentCapabilities,
         protocol_version=PROTOCOL_VERSION,
         schema=f"{SCHEMA_PACKAGE}@{SCHEMA_VERSION} {SCHEMA_FILE} ({BUILD} build)",
         package="features_turn_pause_plan_operations",
