@@ -388,3 +388,89 @@ def test_an_unreadable_trace_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_text('{"no": "direction"}\n', encoding="utf-8")
     done = kit("trace", str(tmp_path / "t.jsonl"))
     assert done.returncode == 2 and "line 1 has no direction" in done.stderr
+
+
+CLIENT = ROOT / "tests" / "peers" / "conformance_client.py"
+
+
+def test_the_echo_client_example_conforms(tmp_path: Path) -> None:
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(ROOT / "examples" / "echo_client.py"),
+        "hello",
+        "--",
+        "{agent}",
+    )
+    assert done.returncode == 0, done.stdout
+    report = _report(tmp_path / "report.json")
+    status = _status(report)
+    assert status["ACP-CLIENT-SESSION-001"] == "PASS" and status["ACP-CLIENT-EXT-001"] == "PASS"
+    assert status["ACP-CAP-SESSION-LOAD-GATE"] == "PASS" and report["client_exit_code"] == 0
+    print(f"echo_client findings: {[(k, v) for k, v in status.items() if v == 'FAIL']}")  # advisory ones
+
+
+CLIENT_DEFECTS = [
+    ("relative-cwd", "ACP-CLIENT-SESSION-001"),
+    ("unoffered-option", "ACP-CLIENT-PERM-001"),
+    ("unknown-session", "ACP-CLIENT-PROMPT-001"),
+    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE"),
+    ("prompt-first", "ACP-CLIENT-INIT-001"),
+    ("ext-unanswered", "ACP-PEER-EXT-001"),
+]
+
+
+@pytest.mark.parametrize("defect", [None, *(d for d, _ in CLIENT_DEFECTS)])
+def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | None, tmp_path: Path) -> None:
+    flags = ["--defect", defect] if defect else []
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(CLIENT),
+        *flags,
+        "--",
+        "{agent}",
+    )
+    status = _status(_report(tmp_path / "report.json"))
+    if defect is None:  # the conforming twin
+        assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
+    else:
+        assert done.returncode == 1 and status[dict(CLIENT_DEFECTS)[defect]] == "FAIL", done.stdout
+
+
+def test_a_client_that_never_starts_the_probe_ends_in_a_report(tmp_path: Path) -> None:
+    done = kit("client", "--scenario-timeout", "5", "--", sys.executable, "-c", "import time; time.sleep(60)")
+    assert done.returncode == 1 and "still running after 5.0 s" in done.stdout
+    assert "the client did not finish" in done.stdout
+
+
+def test_the_kit_checks_a_client_on_the_typescript_sdk(tmp_path: Path) -> None:
+    if not SDK.is_dir():
+        pytest.fail("the pinned TypeScript SDK is missing: run `make interop-deps` (make test does)")
+    client = ROOT / "tests" / "interop" / "conformance_echo_client.mjs"
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "r.json"),
+        "--",
+        "node",
+        str(client),
+        "{agent}",
+    )
+    report = _report(tmp_path / "r.json")
+    findings = [(r["id"], r["citation"]["url"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    stderr = report["client_stderr"][-300:]
+    print(f"TypeScript SDK client: {report['verdict']['line']}; findings: {findings}; stderr: {stderr}")
+    assert done.returncode in (0, 1) and report["client_exit_code"] is not None

@@ -85,6 +85,8 @@ class Verdict:
     blocked_by_auth: bool
     blocked_by_version: bool
     counts: Mapping[str, Mapping[str, int]]
+    unfinished: str = ""
+    """Why the run could not finish (a client that never left): not conformant."""
 
     def line(self) -> str:
         """``VERDICT: CONFORMANT`` or ``VERDICT: NOT CONFORMANT (...)``."""
@@ -100,6 +102,8 @@ class Verdict:
             why.append("blocked by authentication")
         if self.blocked_by_version:
             why.append("blocked by version mismatch")
+        if self.unfinished:
+            why.append(self.unfinished)
         return f"VERDICT: NOT CONFORMANT ({', '.join(why)})"
 
 
@@ -123,6 +127,7 @@ def verdict(
     *,
     blocked_by_auth: bool = False,
     blocked_by_version: bool = False,
+    unfinished: str = "",
 ) -> Verdict:
     """The run's verdict from its outcomes."""
     counts: dict[str, dict[str, int]] = {t: dict.fromkeys(STATUSES, 0) for t in TIERS}
@@ -135,7 +140,12 @@ def verdict(
         elif o.requirement.tier == "CAPABILITY":
             capability += o.status == "FAIL"
     ok = not (
-        failures or not_tested or capability or blocked_by_auth or blocked_by_version
+        failures
+        or not_tested
+        or capability
+        or blocked_by_auth
+        or blocked_by_version
+        or unfinished
     )
     return Verdict(
         ok,
@@ -145,4 +155,5 @@ def verdict(
         blocked_by_auth,
         blocked_by_version,
         counts,
+        unfinished,
     )

@@ -99,9 +99,12 @@ def judged_requirements(kit: Kit) -> list[str]:
 
 
 def check_trace(
-    kit: Kit, entries: list[Entry], agent_capabilities: type[BaseModel]
+    kit: Kit,
+    entries: list[Entry],
+    agent_capabilities: type[BaseModel],
+    only: str | None = None,
 ) -> list[Check]:
-    """Every check of the trace, for both sides."""
+    """Every check of the trace, for both sides (or ``only`` the side named)."""
     init = next(
         (
             e
@@ -134,6 +137,7 @@ def check_trace(
             )
             continue
         judge.read += 1
+        judge.record("ACP-PEER-TRANSPORT-001", "PASS")
         if "method" in message:
             if first and sender == "client":
                 ok = message["method"] == "initialize"
@@ -215,6 +219,8 @@ def check_trace(
         )
     checks: list[Check] = []
     for side, judge in judges.items():
+        if only is not None and side != only:
+            continue
         judge.finish_gates()
         checks += [c for c in judge.checks if _judges(kit, c.requirement, side)]
     return checks

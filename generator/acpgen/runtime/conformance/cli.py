@@ -8,10 +8,11 @@ Exit 0 when the agent is conformant, 1 when it is not (also when it never answer
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
-from . import agent_scenarios, report, trace_check
+from . import agent_scenarios, client_run, probe_agent, report, trace_check
 from .judge import Kit
 from .requirements import outcomes, verdict
 from .runner import DEFAULT_CANCEL_PROMPT, Options, run_agent_scenarios
@@ -19,6 +20,8 @@ from .runner import DEFAULT_CANCEL_PROMPT, Options, run_agent_scenarios
 
 def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["probe-agent"]:  # the agent `conformance client` hands the client
+        return probe_agent.main(args[1:], kit.protocol_version)
     command: list[str] = []
     if "--" in args:
         at = args.index("--")
@@ -34,8 +37,12 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
             f"unexpected argument {options.trace!r}: "
             "the agent's command goes after `--`"
         )
-    if options.side != "agent":
-        parser.error(f"checking a {options.side} is not available yet in this kit")
+    if options.side == "client":
+        if not command or options.url is not None:
+            parser.error(
+                "give the client's command after `--`, {agent} where the agent goes"
+            )
+        return _client(kit, options, command, prog, argv, parser)
     if options.url is not None and command:
         parser.error("give either --url or the agent's command after `--`, not both")
     if not command and options.url is None:
@@ -43,12 +50,7 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
             "give the agent's command after `--` (... agent -- python my_agent.py), "
             "or --url for a remote agent"
         )
-    env = {}
-    for item in options.agent_env:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--agent-env wants KEY=VALUE, not {item!r}")
-        env[key] = value
+    env = _env(options, parser)
     run_options = Options(
         command=tuple(command),
         env=env,
@@ -81,6 +83,81 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
                 report.as_json(run, results, found, [prog, *(argv or sys.argv[1:])])
             ),
         )
+    if options.junit:
+        report.write(options.junit, report.junit(results, found))
+    return 0 if found.conformant else 1
+
+
+def _env(
+    options: argparse.Namespace, parser: argparse.ArgumentParser
+) -> dict[str, str]:
+    env = {}
+    for item in options.agent_env:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--agent-env wants KEY=VALUE, not {item!r}")
+        env[key] = value
+    return env
+
+
+def _client(
+    kit: Kit,
+    options: argparse.Namespace,
+    command: list[str],
+    prog: str,
+    argv: Sequence[str] | None,
+    parser: argparse.ArgumentParser,
+) -> int:
+    try:
+        json.loads(options.agent_capabilities)
+    except ValueError:
+        parser.error("--agent-capabilities wants a JSON object")
+    env = _env(options, parser)
+    run = client_run.run_client(
+        kit,
+        command,
+        env=env,
+        cwd=options.agent_cwd,
+        capabilities=options.agent_capabilities,
+        timeout=options.scenario_timeout,
+    )
+    ids = set(client_run.judged(kit))
+    results = outcomes([r for r in kit.requirements if r.id in ids], run.checks)
+    found = verdict(
+        results, unfinished="the client did not finish" if run.error else ""
+    )
+    lines = [
+        f"ACP conformance of the client: {' '.join(command)}",
+        f"schema: {kit.schema}",
+    ]
+    lines.append(
+        f"the client exited {run.exit_code}" if run.exit_code is not None else run.error
+    )
+    lines += report.tiers(results, found, verbose=options.verbose)
+    if run.error:
+        lines += ["", run.error]
+    sys.stdout.write("\n".join([*lines, "", found.line()]) + "\n")
+    if options.report_json:
+        data = report.trace_json(
+            "(recorded by the probe agent)",
+            kit,
+            results,
+            found,
+            [prog, *(argv or sys.argv[1:])],
+        )
+        data |= {
+            "side": "client",
+            "client_command": run.command,
+            "probe_agent_command": run.probe,
+            "client_exit_code": run.exit_code,
+            "error": run.error or None,
+            "client_stderr": run.stderr,
+            "transcript": [
+                {"dir": "received" if not e.outgoing else "sent", "message": e.message}
+                for e in run.entries
+            ],
+        }
+        report.write(options.report_json, report.dumps(data))
     if options.junit:
         report.write(options.junit, report.junit(results, found))
     return 0 if found.conformant else 1
@@ -142,6 +219,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "trace", nargs="?", help="with trace: the trace file (JSON lines)"
+    )
+    parser.add_argument(
+        "--agent-capabilities",
+        default="{}",
+        metavar="JSON",
+        help="client: what the probe agent advertises (default: nothing)",
     )
     parser.add_argument(
         "--url", help="check the remote agent at this address instead of a command"
