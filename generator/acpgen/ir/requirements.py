@@ -208,11 +208,22 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
     found: list[ir.Requirement] = []
     methods = [m for m in protocol.methods if m.side in _HANDLERS]
     optional = optional_methods(protocol)
+
+    def count(key: tuple[str, ...]) -> int:
+        return sum((n.wire, n.side, n.kind)[: len(key)] == key for n in methods)
+
+    def name(m: ir.Method) -> str:
+        """The method's part of an id: its kind too when its name has a request and a
+        notification, its params type when even that repeats (a schema can say anything)."""
+        if count((m.wire, m.side, m.kind)) > 1:
+            return f"{slug(m.wire)}-{slug(m.params)}"
+        return slug(m.wire) + (f"-{m.kind.upper()}" if count((m.wire, m.side)) > 1 else "")
+
     for m in methods:
         handler = slug(m.side)
         sender = _peer(m.side)
         cite = _schema_citation(protocol, m.params, m.wire, m.stable)
-        base = f"ACP-MSG-{handler}-{slug(m.wire)}"
+        base = f"ACP-MSG-{handler}-{name(m)}"
         shape = "a request, with an id, answered once" if m.kind == "request" else "a notification, with no id"
         found.append(
             _make("message-form", f"{base}-FORM", "MANDATORY", sender, f"`{m.wire}` is sent as {shape}.", cite, m.wire)
@@ -255,7 +266,7 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
             found.append(
                 _make(
                     "required-handler",
-                    f"ACP-HANDLER-{slug(m.side)}-{slug(m.wire)}",
+                    f"ACP-HANDLER-{slug(m.side)}-{name(m)}",
                     "MANDATORY",
                     _judged(m.side),
                     what,
@@ -268,7 +279,7 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
             found.append(
                 _make(
                     "required-handler",
-                    f"ACP-HANDLER-{slug(m.side)}-{slug(m.wire)}",
+                    f"ACP-HANDLER-{slug(m.side)}-{name(m)}",
                     "CAPABILITY",
                     _judged(m.side),
                     what,

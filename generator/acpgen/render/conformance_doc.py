@@ -64,6 +64,6 @@ def conformance_doc(stable: ir.Protocol, unstable: ir.Protocol, draft: ir.Protoc
                 "draft_unstable": _counts(draft_unstable),
             },
             families=Counter(r.source for r in stable.requirements if r.source != "curated"),
-            schema=f"{stable.source.package}@{stable.source.version}",
+            schema=stable.source.package,
         )
     )
