@@ -10,6 +10,7 @@ adding ``generated/`` to the path.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from acp_bindings import Agent, builders, models, negotiate_version, run, run_ag
 class EchoAgent(Agent):
     def __init__(self) -> None:
         self._sessions = itertools.count(1)
+        self._cancelled: dict[str, asyncio.Event] = {}  # the running turn of each session
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
         return models.InitializeResponse(
@@ -33,14 +35,20 @@ class EchoAgent(Agent):
         return models.NewSessionResponse(session_id=f"echo-{next(self._sessions)}")
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        cancelled = self._cancelled[params.session_id] = asyncio.Event()
         texts = [block.text for block in params.prompt if isinstance(block, models.TextContentBlock)]
         for word in " ".join(texts).split():
+            if cancelled.is_set():  # session/cancel came: the turn ends, answered "cancelled"
+                return models.PromptResponse(stop_reason="cancelled")
             chunk = builders.agent_message_chunk_session_update(builders.text_content_block(word + " "))
             await self.client.session_update(builders.session_notification(params.session_id, chunk))
-        return models.PromptResponse(stop_reason="end_turn")
+            await asyncio.sleep(0)  # let the connection read what came meanwhile (a session/cancel)
+        return models.PromptResponse(stop_reason="cancelled" if cancelled.is_set() else "end_turn")
 
     async def cancel(self, params: models.CancelNotification) -> None:
-        return None  # each turn ends at once: nothing to cancel
+        turn = self._cancelled.get(params.session_id)
+        if turn is not None:
+            turn.set()  # a long prompt streams many words: the running turn stops at the next one
 
 
 if __name__ == "__main__":

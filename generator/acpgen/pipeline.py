@@ -19,8 +19,10 @@ from acpgen.features.model import Manifest
 from acpgen.features.selection import Selection, select, selected_schema
 from acpgen.ir.build import Features, build_protocol
 from acpgen.ir.capabilities import RuleTable
+from acpgen.ir.requirements import RequirementTable
 from acpgen.load.capabilities import capability_properties
 from acpgen.load.lock import read_lock, verify_files
+from acpgen.load.requirement_table import REQUIREMENTS_FILE, load_requirements
 from acpgen.load.rule_table import RULES_FILE, load_rules
 from acpgen.load.schema import check_schema, load_schema
 from acpgen.load.stability import strip_unstable, unstable_by_comparison, unstable_by_marker
@@ -49,6 +51,9 @@ class Revision:
     rules_origin: str = RULES_FILE
     strict_capabilities: bool = False
     """Fail when a leaf capability is neither gated by a rule nor listed as informational."""
+    requirements: Mapping[str, Any] | None = None
+    """The curated conformance requirement table (``schema/conformance-requirements.json``), if any."""
+    requirements_origin: str = REQUIREMENTS_FILE
     features: Mapping[str, Any] | None = None
     """The unstable feature manifest (``schema/unstable-features.json``), if the revision has one."""
     features_origin: str = MANIFEST_FILE
@@ -88,7 +93,15 @@ class Revision:
             rules=self._rule_table(marks),
             features=features,
             experimental=self.experimental,
+            requirement_table=self._requirement_table(marks),
         )
+
+    def _requirement_table(self, marks: frozenset[str]) -> RequirementTable | None:
+        if self.requirements is None:
+            return None
+        widest = (self.unstable or self.stable).doc
+        all_paths = frozenset(c.path for c in capability_properties(widest["$defs"], marks))
+        return RequirementTable(self.requirements, origin=self.requirements_origin, all_paths=all_paths)
 
     def _rule_table(self, marks: frozenset[str]) -> RuleTable | None:
         if self.rules is None:
@@ -166,6 +179,7 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
     verify_files(settings.schema_dir, lock)
     rules_path = settings.schema_dir / settings.capability_rules
     manifest_path = settings.schema_dir / settings.feature_manifest
+    requirements_path = settings.schema_dir / settings.conformance_requirements
 
     def pinned(name: str) -> SchemaFile:
         return read_schema_file(
@@ -180,6 +194,10 @@ def pinned_revision(settings: Settings, strict_capabilities: bool | None = None)
         rules=load_rules(rules_path) if rules_path.is_file() else None,
         rules_origin=str(rules_path),
         strict_capabilities=strict,
+        requirements=load_requirements(requirements_path)
+        if settings.conformance_requirements and requirements_path.is_file()
+        else None,
+        requirements_origin=str(requirements_path),
         features=load_manifest(manifest_path) if settings.feature_manifest and manifest_path.is_file() else None,
         features_origin=str(manifest_path),
         experimental=settings.experimental,

@@ -38,7 +38,14 @@ LIMIT = 600
 ADDED_IN_2_3_0 = ("auth_status", "proxy_chains", "session_archive", "session_set_title", "session_status")
 """The unstable features 2.2.0 lacks, and the methods the rule tables gate for them."""
 GATED_IN_2_3_0 = ("session/archive", "session/unarchive", "session/status", "session/set_title", "auth/status")
-TABLES = ("schema/unstable-features.json", "schema/capability-rules.json", "schema/capability-rules-v2.json")
+TABLES = (
+    "schema/unstable-features.json",
+    "schema/capability-rules.json",
+    "schema/capability-rules-v2.json",
+    "schema/conformance-requirements.json",
+)
+NAMING_2_3_0 = ("ACP-AGENT-AUTH-004", "ACP-AGENT-CAPS-001", "ACP-AGENT-CAPS-002")
+"""The curated conformance requirements that name what 2.3.0 added (auth/status, archive)."""
 
 
 def _ignored() -> list[str]:
@@ -106,7 +113,11 @@ def _fit_tables_to_2_2_0(repo: Path) -> None:
     for name in ADDED_IN_2_3_0:
         del document["features"][name]
     manifest.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    for table in TABLES[1:]:
+    requirements = repo / TABLES[3]
+    document = json.loads(requirements.read_text(encoding="utf-8"))
+    document["requirements"] = [r for r in document["requirements"] if r["id"] not in NAMING_2_3_0]
+    requirements.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    for table in TABLES[1:3]:
         path = repo / table
         document = json.loads(path.read_text(encoding="utf-8"))
         kept = [rule for rule in document["rules"] if rule.get("method") not in GATED_IN_2_3_0]

@@ -158,6 +158,9 @@ def _check_fit(settings: Settings, files: dict[str, bytes], lock: SchemaLock) ->
                 schema_dir=staged,
                 capability_rules=str(home / real.capability_rules),
                 feature_manifest=str(home / real.feature_manifest) if real.feature_manifest else "",
+                conformance_requirements=str(home / real.conformance_requirements)
+                if real.conformance_requirements
+                else "",
             )
             found = _build_problems(trial)
             if found and trial.feature_manifest:  # the manifest is checked first: the rule tables too

@@ -73,6 +73,7 @@ def _input_files(args: argparse.Namespace, settings: Settings) -> list[Path]:
         settings.unstable_schema,
         settings.capability_rules,
         settings.feature_manifest,
+        settings.conformance_requirements,
         LOCK_NAME,
     )
     return [settings.schema_dir / name for name in names if name]

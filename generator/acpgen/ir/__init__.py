@@ -358,6 +358,44 @@ class SessionFold:
     (the IR is still whole, for the spec diff, which reads any revision)."""
 
 
+Tier = Literal["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"]
+TIERS: tuple[Tier, ...] = ("MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL")
+Judged = Literal["agent", "client", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """Where the spec states a requirement: the page, its section, the address of that section."""
+
+    page: str
+    section: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """One conformance requirement (:mod:`acpgen.ir.requirements`): derived from the schema's
+    tables, or curated in ``schema/conformance-requirements.json`` and checked against the schema."""
+
+    id: str
+    tier: Tier
+    side: Judged
+    """The side it judges (``both``: whichever side is under test)."""
+    what: str
+    citation: Citation
+    source: str
+    """``derived:<family>`` (``derived:capability-gate``) or ``curated``."""
+    check: str
+    """How the kit judges it: the scenario or trace check that records it."""
+    applies_when: tuple[str, ...] = ()
+    """Capability paths (all must hold) or ``inferred:<identifier type>``: a CAPABILITY requirement
+    applies only then."""
+    subject: str = ""
+    """What a derived requirement is about: a method's wire name, a rule's subject, a type."""
+    acp_tck: str = ""
+    """The acp-tck requirement it corresponds to, if any."""
+
+
 MessageKind = Literal["outgoing", "envelope", "types"]
 
 
@@ -415,6 +453,8 @@ class Protocol:
     """How a session's state folds (``SessionState``), or why there is none."""
     messages: tuple[MessageUnion, ...] = ()
     """The branches of the schema's root, in its order: the members of ``AcpMessage``."""
+    requirements: tuple[Requirement, ...] = ()
+    """The conformance requirements of the build, derived and curated, by id."""
     root: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """The schema document without its definitions (read-only): its root union of the message
     envelopes, which the models renderer turns into the top-level message unions."""

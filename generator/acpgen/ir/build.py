@@ -14,6 +14,7 @@ from acpgen.ir import naming
 from acpgen.ir.builders import builders
 from acpgen.ir.capabilities import RuleTable, gating
 from acpgen.ir.messages import message_unions
+from acpgen.ir.requirements import RequirementTable, requirements
 from acpgen.ir.session_fold import session_fold
 from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
@@ -62,13 +63,15 @@ def build_protocol(
     rules: RuleTable | None = None,
     features: Features | None = None,
     experimental: bool = False,
+    requirement_table: RequirementTable | None = None,
 ) -> ir.Protocol:
     """The IR of one protocol variant, whole: its types and methods, the capability rules that apply
     to it (``rules``, checked against it), the features it holds, and the schema nodes the models
     are rendered from. ``unstable_items`` are the keys of the revision that are not stable."""
     try:
         features = features or Features()
-        return _build(doc, variant, source, protocol_version, unstable_items, rules, features, experimental)
+        protocol = _build(doc, variant, source, protocol_version, unstable_items, rules, features, experimental)
+        return dataclasses.replace(protocol, requirements=requirements(protocol, requirement_table, unstable_items))
     except AcpgenError as error:
         raise AcpgenError(
             *(  # a bare pointer is into the schema file; a place with '#' names its file already

@@ -5,6 +5,7 @@ from __future__ import annotations
 from acpgen import ir
 from acpgen.render.builders import BuilderModule, builder_module
 from acpgen.render.capability_views import capability_views, rule_views
+from acpgen.render.conformance_views import conformance_data
 from acpgen.render.error_codes import error_code_views
 from acpgen.render.fold_views import fold_views
 from acpgen.render.formatting import format_files
@@ -80,6 +81,7 @@ def template_data(protocol: ir.Protocol, package: str, builders: BuilderModule) 
         },
         "_version.py": {"protocol": protocol, "generator_version": generator_version()},
         "builders.py": {"builders": builders.builders, "builder_imports": builders.imports},
+        "conformance.py": conformance_data(protocol, package),
         "connection.py": {},
         "dispatch.py": {},
         "initialization.py": {},

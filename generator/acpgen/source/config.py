@@ -28,6 +28,9 @@ class Settings:
     protocol_version: int = 1
     capability_rules: str = "capability-rules.json"
     """The curated gating rule table, relative to the schema folder."""
+    conformance_requirements: str = "conformance-requirements.json"
+    """The curated conformance requirement table, relative to the schema folder (empty: none, the
+    packages carry the requirements derived from the schema only)."""
     feature_manifest: str = "unstable-features.json"
     """The curated unstable feature manifest, relative to the schema folder."""
     strict_capabilities: bool = False
@@ -71,6 +74,7 @@ _KINDS: dict[str, type] = {  # what [tool.acpgen] may set, and its kind
     "protocol_version": int,
     "capability_rules": str,
     "feature_manifest": str,
+    "conformance_requirements": str,
     "strict_capabilities": bool,
     "cache_dir": str,
     "unstable_features": list,

@@ -75,5 +75,6 @@ def for_protocol(settings: Settings, version: int | None, where: str = "--protoc
         protocol_version=layout.version,
         capability_rules=layout.capability_rules,
         feature_manifest="",
+        conformance_requirements="",  # the curated table cites v1 pages: a draft gets the derived ones
         experimental=layout.experimental,
     )

@@ -357,6 +357,10 @@ class Connection:
         incoming = self._running.get(request_id) if valid else None
         if incoming is None:
             _log.debug("cancel of no running request: %.100r", params)
+        elif not incoming.started:
+            incoming.cancelled = (
+                True  # cancelling a task not yet begun would skip its answer
+            )
         elif not incoming.answering:
             incoming.task.cancel()
 
@@ -405,8 +409,12 @@ class Connection:
     ) -> None:
         work = Handling(self, notification=False)
         CURRENT.set(work)  # this task's own context
+        incoming = self._running[request_id]
+        incoming.started = True
         try:
             try:
+                if incoming.cancelled:
+                    raise asyncio.CancelledError
                 response = await self._handler(message)
             except asyncio.CancelledError:
                 if self._input_ended or self._closed:

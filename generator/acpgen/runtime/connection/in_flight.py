@@ -72,13 +72,19 @@ class Incoming:
     :func:`start_task` returns); :attr:`task` is set right after.
     """
 
-    __slots__ = ("answering", "task")
+    __slots__ = ("answering", "cancelled", "started", "task")
 
     task: asyncio.Task[None]
 
     def __init__(self) -> None:
         self.answering = False
         """The handler is done and its answer is being written: too late to cancel."""
+        self.started = False
+        """Its task has begun to run (a task cancelled before that never runs its "
+        "body)."""
+        self.cancelled = False
+        """``$/cancel_request`` came before the task began: it answers "request "
+        "cancelled" at once."""
 
 
 _EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(

@@ -1,0 +1,69 @@
+"""``docs/conformance.md``: the conformance kit's page, its requirement lists rendered from the IR
+of each build (``templates/docs/conformance.md.jinja`` lays it out), so that the page lists exactly
+what the packages check. ``tests/test_conformance_doc.py`` compares it with the file and rewrites
+it with ``--update-goldens``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+import jinja2
+
+from acpgen import ir
+from acpgen.resources import templates_dir
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir() / "docs"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _row(r: ir.Requirement) -> str:
+    cite = f"[{_cell(r.citation.page)}, {_cell(r.citation.section)}]({r.citation.url})"
+    if not r.citation.url.startswith("http"):
+        cite = f"{_cell(r.citation.page)}: `{r.citation.url}`"
+    applies = f" (applies when {', '.join(f'`{a}`' for a in r.applies_when)})" if r.applies_when else ""
+    source = r.source.removeprefix("derived:")
+    return f"| {r.id} | {r.tier} | {r.side} | {_cell(r.what)}{applies} | {cite} | {source} |"
+
+
+def _counts(protocol: ir.Protocol) -> str:
+    tiers = Counter(r.tier for r in protocol.requirements)
+    derived = sum(r.source != "curated" for r in protocol.requirements)
+    by_tier = ", ".join(f"{tiers[t]} {t}" for t in ir.TIERS if tiers[t])
+    return (
+        f"{len(protocol.requirements)} ({derived} derived, {len(protocol.requirements) - derived} curated; {by_tier})"
+    )
+
+
+def conformance_doc(stable: ir.Protocol, unstable: ir.Protocol, draft: ir.Protocol, draft_unstable: ir.Protocol) -> str:
+    """The page, from the IR of the v1 stable and unstable builds and the draft (v2) builds."""
+    known = {r.id for r in stable.requirements}
+    return (
+        _environment()
+        .get_template("conformance.md.jinja")
+        .render(
+            stable_rows=[_row(r) for r in stable.requirements],
+            unstable_rows=[_row(r) for r in unstable.requirements if r.id not in known],
+            counts={
+                "stable": _counts(stable),
+                "unstable": _counts(unstable),
+                "draft": _counts(draft),
+                "draft_unstable": _counts(draft_unstable),
+            },
+            families=Counter(r.source for r in stable.requirements if r.source != "curated"),
+            schema=stable.source.package,
+        )
+    )

@@ -1,0 +1,480 @@
+"""The conformance kit of every generated package (issue 31): ``python -m <pkg>.conformance agent
+-- AGENT COMMAND...`` run as a user runs it, against real agent processes on real pipes: our
+examples and the README's agent conform; a small agent with one deliberate defect is reported as a
+FAIL of the requirement it breaks (its conforming twin passes with no FAIL); a dead or hanging
+agent ends in a report; the reports (terminal, JSON, JUnit) and exit codes are those documented.
+The echo agent on the official TypeScript SDK is checked too: what the kit finds there is
+recorded (printed), not a failure of ours."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from tests.conftest import GENERATED, ROOT
+
+pytestmark = pytest.mark.slow
+
+PEER = ROOT / "tests" / "support" / "peers" / "conformance_agent.py"
+LONG_PROMPT = " ".join(["word"] * 5000)
+"""A prompt the echo agents stream for long enough that a session/cancel lands during the turn."""
+LIMIT = 300
+"""Seconds for one run of the kit: only stops a hang."""
+
+
+def kit(
+    *args: str, package: str = "acp_bindings", cwd: Path = GENERATED, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", f"{package}.conformance", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        check=False,
+        env=env,
+    )
+
+
+def _report(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return report
+
+
+def _status(report: dict[str, Any]) -> dict[str, str]:
+    return {r["id"]: r["status"] for r in report["requirements"]}
+
+
+def test_the_echo_example_conforms_and_its_cancel_lands(tmp_path: Path) -> None:
+    done = kit(
+        "agent",
+        "--timeout",
+        "5",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--junit",
+        str(tmp_path / "junit.xml"),
+        "--",
+        sys.executable,
+        str(ROOT / "examples" / "echo_agent.py"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.rstrip().splitlines()[-1] == "VERDICT: CONFORMANT"
+    report = _report(tmp_path / "report.json")
+    status = _status(report)
+    assert status["ACP-AGENT-CANCEL-001"] == "PASS" and status["ACP-AGENT-CANCEL-002"] == "PASS"
+    assert status["ACP-AGENT-SESSION-002"] == "PASS" and status["ACP-AGENT-INIT-004"] == "PASS"
+    assert status["ACP-PEER-CANCELREQ-001"] == "PASS"  # the runtime answers a request cancelled early
+    assert "FAIL" not in status.values()
+    assert report["verdict"]["conformant"] is True
+    assert report["advertised"]["agent"]["agentInfo"] == {"name": "echo-agent", "version": "1.0.0"}
+    assert report["protocol_version"] == 1 and "@agentclientprotocol/sdk@" in report["schema"]
+    assert report["agent_command"][-1].endswith("echo_agent.py")
+    every = {r["id"] for r in report["requirements"]}
+    from acp_bindings.conformance import REQUIREMENTS
+
+    assert every == {r.id for r in REQUIREMENTS if r.side in ("agent", "both")}
+    for r in report["requirements"]:
+        assert r["tier"] in ("MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL")
+        assert r["status"] in ("PASS", "FAIL", "SKIPPED", "NOT_TESTED")
+        assert r["citation"]["url"] and r["source"]
+    suite = ET.parse(tmp_path / "junit.xml").getroot()
+    assert suite.get("failures") == "0" and int(suite.get("tests", "0")) == len(report["requirements"])
+
+
+def test_the_conforming_twin_passes_with_no_fail(tmp_path: Path) -> None:
+    done = kit(
+        "agent",
+        "--timeout",
+        "5",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(PEER),
+        "--load",
+    )
+    assert done.returncode == 0, done.stdout
+    status = _status(_report(tmp_path / "report.json"))
+    assert "FAIL" not in status.values()
+    assert status["ACP-AGENT-LOAD-002"] == "PASS"  # it advertised loadSession: exercised
+    assert status["ACP-CAP-SESSION-LOAD-HONOR"] == "PASS"
+    assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "PASS"
+
+
+DEFECTS = [
+    ("banner", "prompt-text", "ACP-PEER-TRANSPORT-001"),
+    ("same-session-id", "session-new", "ACP-AGENT-SESSION-002"),
+    ("echo-version", "initialize-unsupported", "ACP-AGENT-INIT-003"),
+    ("ignore-cancel", "cancel", "ACP-AGENT-CANCEL-001"),
+    ("update-after-cancel", "cancel", "ACP-AGENT-CANCEL-002"),
+    ("bad-stop-reason", "prompt-text", "ACP-ENUM-STOP-REASON"),
+    ("answer-notification", "notifications", "ACP-PEER-RPC-004"),
+    ("ext-unanswered", "unknown-methods", "ACP-PEER-EXT-001"),
+    ("wrong-id", "ids", "ACP-PEER-RPC-001"),
+    ("no-replay", "load", "ACP-AGENT-LOAD-002"),
+    ("crash-on-prompt", "prompt-text", "ACP-AGENT-PROMPT-001"),
+    ("fs-unadvertised", "prompt-text", "ACP-CAP-FS-READ-TEXT-FILE-GATE"),
+]
+
+
+@pytest.mark.parametrize(("defect", "scenario", "requirement"), DEFECTS, ids=[d for d, _, _ in DEFECTS])
+def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
+    defect: str, scenario: str, requirement: str, tmp_path: Path
+) -> None:
+    done = kit(
+        "agent",
+        "-k",
+        scenario,
+        "--timeout",
+        "3",
+        "--startup-timeout",
+        "3",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(PEER),
+        "--defect",
+        defect,
+    )
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].startswith("VERDICT: NOT CONFORMANT (")
+    report = _report(tmp_path / "report.json")
+    entry = next(r for r in report["requirements"] if r["id"] == requirement)
+    assert entry["status"] == "FAIL", [(r["id"], r["status"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    failed = next(c for c in entry["checks"] if c["status"] == "FAIL")
+    assert failed["transcript"] and {line["dir"] for line in failed["transcript"]} >= {"sent"}
+    assert "stderr" in failed
+    assert re.search(rf"FAIL\s+{requirement}", done.stdout)
+
+
+def test_a_dead_agent_ends_in_a_report(tmp_path: Path) -> None:
+    start = time.monotonic()
+    done = kit(
+        "agent",
+        "-k",
+        "session-new",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        "-c",
+        "import sys; print('cannot start', file=sys.stderr); sys.exit(3)",
+    )
+    assert done.returncode == 1 and time.monotonic() - start < 60
+    assert "VERDICT: NOT CONFORMANT" in done.stdout and "did it start?" in done.stdout
+    report = _report(tmp_path / "report.json")
+    init = next(r for r in report["requirements"] if r["id"] == "ACP-AGENT-INIT-001")
+    assert init["status"] == "FAIL" and "cannot start" in init["checks"][0]["stderr"]
+
+
+def test_a_hanging_agent_ends_in_a_report(tmp_path: Path) -> None:
+    start = time.monotonic()
+    done = kit(
+        "agent",
+        "-k",
+        "session-new",
+        "--startup-timeout",
+        "1",
+        "--timeout",
+        "1",
+        "--close-grace",
+        "0.2",
+        "--",
+        sys.executable,
+        "-c",
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+    )
+    assert done.returncode == 1 and time.monotonic() - start < 60, done.stdout
+    assert "FAIL       ACP-AGENT-INIT-001" in done.stdout
+    assert "ACP-AGENT-PROC-001" in done.stdout or "NOT CONFORMANT" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["agent"], ["agent", "--"], ["agent", "--agent-env", "NOEQUALS", "--", "true"], ["nonsense", "--", "true"]],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    done = kit(*args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "usage:" in done.stderr
+
+
+def test_the_readme_agent_conforms(tmp_path: Path) -> None:
+    from tests.test_readme import README_BLOCKS
+
+    block = next(b for b in README_BLOCKS if b.mode == "save" and b.argument == "my_agent.py")
+    agent = tmp_path / "my_agent.py"
+    agent.write_text(block.code.replace("myapp._acp", "acp_bindings"), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(GENERATED)}
+    done = kit("agent", "--timeout", "5", "--", sys.executable, str(agent), env=env)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.rstrip().endswith("VERDICT: CONFORMANT")
+
+
+@pytest.mark.parametrize("package", ["acp_bindings_unstable", "acp_bindings_v2"])
+def test_every_build_carries_the_kit_of_its_schema(package: str, tmp_path: Path) -> None:
+    done = kit(
+        "agent",
+        "-k",
+        "prompt-text",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(PEER),
+        package=package,
+    )
+    report = _report(tmp_path / "report.json")
+    sources = {r["source"] for r in report["requirements"]}
+    if package.endswith("_v2"):
+        assert sources <= {s for s in sources if s.startswith("derived:")}  # the draft: derived only
+        assert done.returncode == 1 and report["verdict"]["blocked_by_version_mismatch"]  # a v1 agent
+    else:
+        assert "curated" in sources and done.returncode == 1  # -k leaves mandatory requirements NOT_TESTED
+        ids = {r["id"] for r in report["requirements"]}
+        assert "ACP-MSG-AGENT-SESSION-FORK-RESULT" in ids  # an unstable method's requirements
+
+
+NODE_AGENT = ROOT / "tests" / "interop" / "conformance_echo_agent.mjs"
+SDK = ROOT / "tests" / "interop" / "node_modules" / "@agentclientprotocol" / "sdk"
+
+
+@pytest.mark.interop
+def test_the_kit_checks_an_echo_agent_on_the_typescript_sdk(tmp_path: Path) -> None:
+    if not SDK.is_dir():
+        pytest.fail("the pinned TypeScript SDK is missing: run `make interop-deps` (make test does)")
+    done = kit(
+        "agent",
+        "--timeout",
+        "5",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        "node",
+        str(NODE_AGENT),
+    )
+    report = _report(tmp_path / "report.json")
+    findings = [(r["id"], r["citation"]["url"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    print(f"TypeScript SDK echo agent: {report['verdict']['line']}; findings: {findings}")
+    assert done.returncode in (0, 1) and report["verdict"]["line"].startswith("VERDICT: ")
+    assert report["advertised"]["agent"]["agentInfo"]["name"] == "acpgen-conformance-echo-agent"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_the_remote_echo_example_conforms_over_both_profiles(tmp_path: Path) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "examples" / "remote_agent.py"), "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        import socket
+
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline and server.poll() is None, "the remote example did not start"
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/acp"
+        for transport in ("http", "ws"):
+            report = tmp_path / f"{transport}.json"
+            done = kit(
+                "agent",
+                "--url",
+                url,
+                "--transport",
+                transport,
+                "--timeout",
+                "5",
+                "--cancel-prompt",
+                LONG_PROMPT,
+                "--report-json",
+                str(report),
+            )
+            assert done.returncode == 0, done.stdout
+            status = _status(_report(report))
+            assert status["ACP-AGENT-CANCEL-001"] == "PASS" and "FAIL" not in status.values()
+            assert _report(report)["transport"] == transport
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_an_unreachable_remote_agent_ends_in_a_report() -> None:
+    done = kit("agent", "-k", "session-new", "--url", f"http://127.0.0.1:{_free_port()}/acp", "--timeout", "2")
+    assert done.returncode == 1 and "connection attempts failed" in done.stdout, done.stdout
+
+
+def test_url_and_command_together_are_a_usage_error() -> None:
+    done = kit("agent", "--url", "http://127.0.0.1:9/acp", "--", "true")
+    assert done.returncode == 2 and "not both" in done.stderr
+
+
+def _trace(tmp_path: Path, *lines: tuple[str, dict[str, Any]]) -> Path:
+    path = tmp_path / "trace.jsonl"
+    path.write_text(
+        "".join(json.dumps({"direction": way, "message": message}) + "\n" for way, message in lines), encoding="utf-8"
+    )
+    return path
+
+
+def test_a_recorded_trace_of_the_echo_example_conforms(tmp_path: Path) -> None:
+    trace = tmp_path / "agent.jsonl"
+    env = {**os.environ, "ACP_AGENT_TRACE": str(trace)}
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "echo_client.py")],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    done = kit("trace", str(trace), "--report-json", str(tmp_path / "report.json"))
+    assert done.returncode == 0, done.stdout
+    status = _status(_report(tmp_path / "report.json"))
+    assert status["ACP-MSG-AGENT-SESSION-PROMPT-RESULT"] == "PASS"
+    assert status["ACP-CLIENT-INIT-001"] == "PASS" and status["ACP-PEER-RPC-005"] == "PASS"
+    assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "PASS"
+
+
+def test_a_trace_shows_gating_enum_and_pairing_failures(tmp_path: Path) -> None:
+    session = {"sessionId": "s-1"}
+    trace = _trace(
+        tmp_path,
+        ("out", {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}),
+        ("in", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}}),
+        ("out", {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}),
+        ("in", {"jsonrpc": "2.0", "id": 2, "result": session}),
+        ("out", {"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {**session, "prompt": []}}),
+        ("in", {"jsonrpc": "2.0", "id": "f", "method": "fs/read_text_file", "params": {**session, "path": "/x"}}),
+        ("in", {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "finished"}}),
+        ("out", {"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {**session, "prompt": []}}),
+    )
+    done = kit("trace", str(trace), "--report-json", str(tmp_path / "report.json"))
+    assert done.returncode == 1, done.stdout
+    status = _status(_report(tmp_path / "report.json"))
+    assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "FAIL"  # the client advertised no fs
+    assert status["ACP-ENUM-STOP-REASON"] == "FAIL"
+    assert status["ACP-PEER-RPC-005"] == "FAIL"  # prompt 4 and the fs request never answered
+
+
+def test_an_unreadable_trace_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "t.jsonl").write_text('{"no": "direction"}\n', encoding="utf-8")
+    done = kit("trace", str(tmp_path / "t.jsonl"))
+    assert done.returncode == 2 and "line 1 has no direction" in done.stderr
+
+
+CLIENT = ROOT / "tests" / "support" / "peers" / "conformance_client.py"
+
+
+def test_the_echo_client_example_conforms(tmp_path: Path) -> None:
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(ROOT / "examples" / "echo_client.py"),
+        "hello",
+        "--",
+        "{agent}",
+    )
+    assert done.returncode == 0, done.stdout
+    report = _report(tmp_path / "report.json")
+    status = _status(report)
+    assert status["ACP-CLIENT-SESSION-001"] == "PASS" and status["ACP-CLIENT-EXT-001"] == "PASS"
+    assert status["ACP-CAP-SESSION-LOAD-GATE"] == "PASS" and report["client_exit_code"] == 0
+    print(f"echo_client findings: {[(k, v) for k, v in status.items() if v == 'FAIL']}")  # advisory ones
+
+
+CLIENT_DEFECTS = [
+    ("relative-cwd", "ACP-CLIENT-SESSION-001"),
+    ("unoffered-option", "ACP-CLIENT-PERM-001"),
+    ("unknown-session", "ACP-CLIENT-PROMPT-001"),
+    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE"),
+    ("prompt-first", "ACP-CLIENT-INIT-001"),
+    ("ext-unanswered", "ACP-PEER-EXT-001"),
+]
+
+
+@pytest.mark.parametrize("defect", [None, *(d for d, _ in CLIENT_DEFECTS)])
+def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | None, tmp_path: Path) -> None:
+    flags = ["--defect", defect] if defect else []
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(CLIENT),
+        *flags,
+        "--",
+        "{agent}",
+    )
+    status = _status(_report(tmp_path / "report.json"))
+    if defect is None:  # the conforming twin
+        assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
+    else:
+        assert done.returncode == 1 and status[dict(CLIENT_DEFECTS)[defect]] == "FAIL", done.stdout
+
+
+def test_a_client_that_never_starts_the_probe_ends_in_a_report(tmp_path: Path) -> None:
+    done = kit("client", "--scenario-timeout", "5", "--", sys.executable, "-c", "import time; time.sleep(60)")
+    assert done.returncode == 1 and "still running after 5.0 s" in done.stdout
+    assert "the client did not finish" in done.stdout
+
+
+@pytest.mark.interop
+def test_the_kit_checks_a_client_on_the_typescript_sdk(tmp_path: Path) -> None:
+    if not SDK.is_dir():
+        pytest.fail("the pinned TypeScript SDK is missing: run `make interop-deps` (make test does)")
+    client = ROOT / "tests" / "interop" / "conformance_echo_client.mjs"
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "r.json"),
+        "--",
+        "node",
+        str(client),
+        "{agent}",
+    )
+    report = _report(tmp_path / "r.json")
+    findings = [(r["id"], r["citation"]["url"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    stderr = report["client_stderr"][-300:]
+    print(f"TypeScript SDK client: {report['verdict']['line']}; findings: {findings}; stderr: {stderr}")
+    assert done.returncode in (0, 1) and report["client_exit_code"] is not None
