@@ -25,8 +25,14 @@ from tests.conftest import GENERATED, ROOT
 pytestmark = pytest.mark.slow
 
 PEER = ROOT / "tests" / "support" / "peers" / "conformance_agent.py"
-LONG_PROMPT = " ".join(["word"] * 5000)
-"""A prompt the echo agents stream for long enough that a session/cancel lands during the turn."""
+LONG_PROMPT = " ".join(["w"] * 60_000)
+"""Long enough that the echo agent (a chunk per word) still streams when the kit cancels, on a
+quiet machine too (5,000 words ended first there: the cancel is then SKIPPED), and under the
+128 KiB an argument may hold."""
+REMOTE_PROMPT = " ".join(["word"] * 5000)
+"""The same over the network, where each chunk costs more: 5,000 still stream when the cancel comes.
+(With LONG_PROMPT over Streamable HTTP the answer to ``$/cancel_request`` did not come within the
+kit's 5 s: not yet explained, left for the next round of issue 31.)"""
 LIMIT = 300
 """Seconds for one run of the kit: only stops a hang."""
 
@@ -217,7 +223,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
 
 def test_the_readme_agent_conforms(tmp_path: Path) -> None:
-    from tests.test_readme import README_BLOCKS
+    from tests.system.test_readme import README_BLOCKS
 
     block = next(b for b in README_BLOCKS if b.mode == "save" and b.argument == "my_agent.py")
     agent = tmp_path / "my_agent.py"
@@ -317,7 +323,7 @@ def test_the_remote_echo_example_conforms_over_both_profiles(tmp_path: Path) -> 
                 "--timeout",
                 "5",
                 "--cancel-prompt",
-                LONG_PROMPT,
+                REMOTE_PROMPT,
                 "--report-json",
                 str(report),
             )
