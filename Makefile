@@ -43,7 +43,7 @@ layers: install ## check the generator's layers: the import-linter contracts of 
 test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
-	$(RUN) pytest -q -n 2 --maxschedchunk 2
+	$(RUN) pytest -q -n 3 --maxschedchunk 2  # a third worker: many tests wait on processes and sockets
 
 .PHONY: test-fast goldens
 FAST := not slow and not interop and not browser and not deploy
