@@ -47,7 +47,7 @@ test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ##
 
 .PHONY: test-fast goldens
 FAST := not slow and not interop and not browser and not deploy
-test-fast: install ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
+test-fast: install test-npm-cache ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
 	$(RUN) pytest -q -n 2 --maxschedchunk 2 -m "$(FAST)"
 
 goldens: install interop-deps ## rewrite every golden file of tests/golden (the golden tests, with --update-goldens) and list what changed; refuses while tests/golden has uncommitted changes
