@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+STDERR_DRAIN = 2.0
+"""Seconds the tail of a process that has exited waits for the rest of its stderr."""
 STDERR_TAIL = 20_000
 """Bytes of the peer's stderr a report keeps."""
 LINE_LIMIT = 64 * 1024 * 1024
@@ -102,8 +104,13 @@ class AgentProcess:
             cwd=cwd,
             start_new_session=True,
         )
-        for target in (self._read_stdout, self._read_stderr, self._write):
-            threading.Thread(target=target, daemon=True).start()
+        threads = [
+            threading.Thread(target=target, daemon=True)
+            for target in (self._read_stdout, self._read_stderr, self._write)
+        ]
+        for thread in threads:
+            thread.start()
+        self._stderr_reader = threads[1]
 
     # --- background
 
@@ -165,6 +172,9 @@ class AgentProcess:
         return line
 
     def stderr_tail(self) -> str:
+        # a dead process: its last words may still be in the pipe
+        if self.process.poll() is not None:
+            self._stderr_reader.join(STDERR_DRAIN)
         with self._stderr_lock:
             return bytes(self._stderr).decode("utf-8", "replace")
 
