@@ -31,6 +31,10 @@ class RemotePeer:
         self.eof = False
         self.errors: list[str] = []
         self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._sending = asyncio.Lock()
+        """One message sent at a time, in the order :meth:`send` was called: over
+        Streamable HTTP each message is a POST of its own, and two in flight at once may
+        reach the agent in either order (a ``$/cancel_request`` before its request)."""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._thread.start()
@@ -72,7 +76,8 @@ class RemotePeer:
 
     async def _send(self, data: bytes) -> None:
         try:
-            await self._transport.send(data)
+            async with self._sending:
+                await self._transport.send(data)
         except Exception as error:  # noqa: BLE001 - reported with the scenario, never raised
             self.errors.append(f"cannot send {data[:80]!r}: {error!r}")
             self._lines.put(

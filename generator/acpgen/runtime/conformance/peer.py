@@ -147,8 +147,8 @@ class AgentProcess:
     # --- the kit's side
 
     def send(self, data: bytes) -> None:
-        """Queue ``data`` (one line, newline included) for the peer's stdin; never "
-        "blocks."""
+        """Queue ``data`` (one line, newline included) for the peer's stdin; never
+        blocks."""
         self.transcript.add("sent", data.rstrip(b"\n"))
         self._writes.put(data)
 
