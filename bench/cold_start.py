@@ -17,6 +17,7 @@ sources on every start).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from statistics import median
 
 from bench.corpus import load
 from bench.figures import Figure
-from bench.generated import GENERATED
+from bench.generated import GENERATED, bindings
 from bench.timing import alternate
 
 _RSS = "\nimport re\nprint(re.search(r'VmRSS:\\s+(\\d+)', open('/proc/self/status').read()).group(1))\n"
@@ -47,6 +48,19 @@ class SessionNotification(BaseModel):
 SessionNotification.model_validate_json(sys.argv[1].encode())
 """
 """The floor under any pydantic bindings: import pydantic, create one model, read the same line."""
+_PYDANTIC_SHAPE = (
+    _PYDANTIC_ALONE
+    + """
+import json
+from pydantic import ConfigDict, Field, create_model
+deferred = ConfigDict(defer_build=True, extra="allow")
+for number, fields in enumerate(json.loads(sys.argv[2])):
+    create_model(f"Model{number}", __config__=deferred,
+                 **{f"f{i}": (Any, Field(default=None, alias=f"a{i}")) for i in range(fields)})
+"""
+)
+"""The floor under bindings of our shape: pydantic alone, plus one deferred model per model class of ours
+with as many fields (typed ``Any``, aliased): what pydantic itself holds for the classes the schema needs."""
 _PYDANTIC_IMPORT = "from pydantic import BaseModel, TypeAdapter"
 """What every pydantic bindings import before their own work: subtracted for the net figures."""
 
@@ -55,6 +69,7 @@ def p2(rounds: int) -> list[Figure]:
     """Seconds for a fresh interpreter to import the bindings and parse one notification, and
     the MiB it then holds."""
     payload = load("session-update")[0].payload_bytes.decode()
+    shape = json.dumps(_model_shape())
     rss: dict[str, list[float]] = {}
     first: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="acpgen-bench-pycache-") as cache:
@@ -66,7 +81,7 @@ def p2(rounds: int) -> list[Figure]:
             samples = rss.setdefault(name, [])
 
             def run() -> None:
-                done = subprocess.run([sys.executable, "-c", script + _RSS, payload], check=True, env=full_env,
+                done = subprocess.run([sys.executable, "-c", script + _RSS, payload, shape], check=True, env=full_env,
                                       capture_output=True, text=True)  # fmt: skip
                 lines = done.stdout.split()
                 samples.append(int(lines[-1]) / 1024)
@@ -82,12 +97,22 @@ def p2(rounds: int) -> list[Figure]:
                 "bare": process("bare", "pass", {}),
                 "pydantic": process("pydantic", _PYDANTIC_ALONE, {}),
                 "pydantic-import": process("pydantic-import", _PYDANTIC_IMPORT, {}),
+                "pydantic-shape": process("pydantic-shape", _PYDANTIC_SHAPE, {}),
             },
             rounds,
         )
     memory = {name: median(values[1:]) for name, values in rss.items()}  # the warm-up round compiled
     latency = {name: median(values[1:]) for name, values in first.items()}
     return _figures(medians, memory, latency)
+
+
+def _model_shape() -> list[int]:
+    """How many fields each model class of ours has (the deferred classes the floor process creates)."""
+    from pydantic import BaseModel
+
+    models = bindings("models")
+    classes = [value for value in vars(models).values() if isinstance(value, type) and issubclass(value, BaseModel)]
+    return [len(cls.model_fields) for cls in classes if cls.__module__ == models.__name__]
 
 
 def _figures(seconds: dict[str, float], mib: dict[str, float], first: dict[str, float]) -> list[Figure]:
@@ -109,7 +134,9 @@ def _figures(seconds: dict[str, float], mib: dict[str, float], first: dict[str, 
         Figure("P2 RSS of that process (import + first parse), vs the SDK", mib["ours"], mib["theirs"], "MiB",
                "<= 0.75x", mib["ours"] / mib["theirs"] <= 0.75,
                f"pydantic alone {mib['pydantic'] / mib['theirs']:.2f}x of the SDK's; importing pydantic alone "
-               f"{mib['pydantic-import']:.1f} MiB ({mib['pydantic-import'] / mib['theirs']:.2f}x)"),
+               f"{mib['pydantic-import']:.1f} MiB ({mib['pydantic-import'] / mib['theirs']:.2f}x); floor, pydantic "
+               f"holding deferred models of our shape: {mib['pydantic-shape']:.1f} MiB "
+               f"({mib['pydantic-shape'] / mib['theirs']:.2f}x)"),
         Figure("P2 the first message's latency after the import, vs the SDK", first["ours"] * 1e3,
                first["theirs"] * 1e3, "ms", "-", True,
                "SessionNotification.model_validate_json of the first line: builds what was deferred"),
