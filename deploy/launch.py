@@ -272,6 +272,7 @@ class Launcher:
             args.python, "-m", "uvicorn", args.app,
             "--host", "127.0.0.1", "--port", str(worker.port),
             "--ws-ping-interval", "10", "--ws-ping-timeout", "20", "--ws-max-size", str(WS_MAX_SIZE),
+            "--ws-per-message-deflate", "false",
             "--timeout-keep-alive", "30", "--timeout-graceful-shutdown", str(args.grace_seconds),
             "--proxy-headers", "--forwarded-allow-ips", "127.0.0.1", "--no-access-log",
         ]  # fmt: skip

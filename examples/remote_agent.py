@@ -33,8 +33,16 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="the port to listen on (default: 8000)")
     args = parser.parse_args()
-    # WebSocket frames up to the message limit (32 MiB), as HTTP bodies; uvloop when installed (ACP_LOOP=asyncio: not)
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=32 * 1024 * 1024 + 1024, loop=chosen_loop())
+    # WebSocket frames up to the message limit (32 MiB), as HTTP bodies, never compressed (docs/remote.md);
+    # uvloop when installed (ACP_LOOP=asyncio: not)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        ws_max_size=32 * 1024 * 1024 + 1024,
+        ws_per_message_deflate=False,
+        loop=chosen_loop(),
+    )
 
 
 if __name__ == "__main__":

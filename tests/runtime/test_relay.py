@@ -712,3 +712,23 @@ def test_a_killed_agent_fails_the_running_prompt_with_its_exit_code(profile: str
         return
     assert failed.code == -32603
     assert failed.data == {"reason": "the agent ended", "exitCode": -signal.SIGKILL}
+
+
+def test_the_relay_command_refuses_websocket_compression() -> None:
+    """A client that offers permessage-deflate gets a socket without it: compressed, a message of the
+    32 MiB limit is about 32 KiB on the wire, and one read of a socket may then hold eight of them
+    (measured with uvicorn's default: 20 such messages took the server from 49 to 682 MiB)."""
+
+    async def scenario(url: str) -> str | None:
+        async with websockets.asyncio.client.connect(
+            url.replace("http://", "ws://"), compression="deflate", open_timeout=TIMEOUT
+        ) as socket:
+            await socket.send(INITIALIZE.decode())
+            assert (await asyncio.wait_for(socket.recv(), TIMEOUT)).encode() == INITIALIZED
+            offered = socket.request.headers.get("sec-websocket-extensions", "")
+            assert "permessage-deflate" in offered, offered
+            extensions: str | None = socket.response.headers.get("sec-websocket-extensions")
+            return extensions
+
+    with relay_command("--", *AGENT) as (_, url):
+        assert asyncio.run(scenario(url)) is None

@@ -558,3 +558,19 @@ def test_a_session_stream_the_balancer_refuses_fails_the_prompt_instead_of_hangi
         stop, error = asyncio.run(main(url))
     assert refused, "the session's stream was not refused"
     assert not isinstance(error, TimeoutError), f"prompt() hung after its session's stream was refused ({stop})"
+
+
+def test_the_workers_refuse_websocket_compression(haproxy: str, tmp_path: Path) -> None:
+    """uvicorn offers permessage-deflate unless told not to, and a compressed message of the 32 MiB
+    limit is about 32 KiB on the wire (docs/remote.md): through the balancer, a client that offers it
+    gets a socket without it."""
+    import websockets.asyncio.client
+
+    async def extensions(url: str) -> str | None:
+        async with websockets.asyncio.client.connect(url.replace("http://", "ws://"), compression="deflate") as ws:
+            assert "permessage-deflate" in ws.request.headers.get("sec-websocket-extensions", "")
+            found: str | None = ws.response.headers.get("sec-websocket-extensions")
+            return found
+
+    with stack(tmp_path, haproxy) as running:
+        assert asyncio.run(extensions(running.url)) is None

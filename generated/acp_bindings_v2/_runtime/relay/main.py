@@ -138,6 +138,7 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
         log_level="info",
         access_log=False,
         ws_max_size=app.max_message_bytes + WS_SLACK,
+        ws_per_message_deflate=False,  # a compressed message is a bomb: docs/remote.md
     )
     print(
         f"{prog}: relaying {command[0]!r} at http://{where}:{port}{options.path}"
