@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,7 @@ class Stack:
         drain_seconds: float = 10.0,
         grace_seconds: int = 5,
         restart_delay: float = 1.0,
+        uvicorn_args: Sequence[str] = (),
     ) -> None:
         self.folder = folder
         self.run_dir = folder / "run"
@@ -105,6 +106,7 @@ class Stack:
             "--log-level", "info", "--drain-seconds", str(drain_seconds), "--grace-seconds", str(grace_seconds),
             "--restart-delay", str(restart_delay),
             "--haproxy", haproxy,
+            *(["--", *uvicorn_args] if uvicorn_args else []),
         ]  # fmt: skip
         self.process: subprocess.Popen[str] | None = None
         self.api = RuntimeApi(str(self.run_dir / "haproxy.sock"))

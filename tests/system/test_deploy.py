@@ -560,10 +560,12 @@ def test_a_session_stream_the_balancer_refuses_fails_the_prompt_instead_of_hangi
     assert not isinstance(error, TimeoutError), f"prompt() hung after its session's stream was refused ({stop})"
 
 
-def test_the_workers_refuse_websocket_compression(haproxy: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers_allow", [False, True], ids=["launcher", "balancer"])
+def test_websocket_compression_is_refused(haproxy: str, tmp_path: Path, workers_allow: bool) -> None:
     """uvicorn offers permessage-deflate unless told not to, and a compressed message of the 32 MiB
     limit is about 32 KiB on the wire (docs/remote.md): through the balancer, a client that offers it
-    gets a socket without it."""
+    gets a socket without it, as the launcher starts the workers (``--ws-per-message-deflate false``)
+    and when a user's workers allow it (HAProxy drops the client's offer)."""
     import websockets.asyncio.client
 
     async def extensions(url: str) -> str | None:
@@ -572,5 +574,6 @@ def test_the_workers_refuse_websocket_compression(haproxy: str, tmp_path: Path) 
             found: str | None = ws.response.headers.get("sec-websocket-extensions")
             return found
 
-    with stack(tmp_path, haproxy) as running:
+    allow = ["--ws-per-message-deflate", "true"] if workers_allow else []
+    with stack(tmp_path, haproxy, uvicorn_args=allow) as running:
         assert asyncio.run(extensions(running.url)) is None
