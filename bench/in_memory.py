@@ -1,15 +1,17 @@
 """Our runtime's own work per round trip, without pipes: client and agent in one process.
 
-    uv run --group bench python -m bench.in_memory [--in-flight N] [--no-eager]
+    uv run --group bench python -m bench.in_memory [--in-flight N] [--updates N] [--no-eager]
 
-T3's client (``AgentSender`` over ``Connection``) and agent (``bench.pipe_agent``'s, through the
-``Dispatcher``) connected by an in-memory transport that hands each message's bytes to the other
-side (no system call, no ``epoll``): ``session/set_mode`` requests, one at a time or from N
-concurrent callers; prints the median microseconds per request over rounds. What is left is the
-connections, dispatcher, senders, codec and models of both sides and the event loop's turns
-between them, so it moves little with the machine's load, unlike T3. ``--no-eager`` turns off
-eager handler start where the running Python has it (3.12+: ``_runtime.connection.in_flight._EAGER``), to measure what
-eager start saves.
+T3's client (``AgentSender`` over ``Connection``) and agent (``bench.pipe_agent``'s, connected as
+``serve.run_agent`` connects it) joined by an in-memory transport that hands each message's bytes
+to the other side (no system call, no ``epoll``): ``session/set_mode`` requests (``--updates N``:
+T3's ``session/prompt`` requests, each answered after N ``session/update`` notifications to the
+client), one at a time or from N concurrent callers. Prints the median microseconds per request
+over rounds, of wall time and of this process's CPU time (``time.process_time``, which the
+machine's other load moves least). What is left is the connections, dispatcher, senders, codec
+and models of both sides and the event loop's turns between them. ``--no-eager`` turns off eager
+handler start where the running Python has it (3.12+: ``_runtime.connection.in_flight._EAGER``),
+to measure what eager start saves.
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ class MemoryTransport:
             self._waiter.set_result(None)
 
 
-async def measure(in_flight: int) -> float:
+async def measure(in_flight: int, updates: int | None = None) -> tuple[float, float]:
+    """The median wall and CPU microseconds per request over ``ROUNDS`` rounds."""
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
     interfaces, senders = bindings("interfaces"), bindings("senders")
     base: Any = interfaces.Client
@@ -77,10 +80,11 @@ async def measure(in_flight: int) -> float:
 
     agent_end, client_end = MemoryTransport(), MemoryTransport()
     agent_end.peer, client_end.peer = client_end, agent_end
-    agent_side = dispatch.Dispatcher(quick_agent(), methods.handled_by("agent", "both"))
+    # the agent as ``serve.run_agent`` connects it (its ``ClientSender`` checks what it sends against
+    # the client's capabilities), the client as T3's
     client_side = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both"))
     opened = [
-        connection.Connection(agent_end, agent_side.dispatch),
+        bindings("serve").attach_agent(quick_agent(), agent_end)[0],
         connection.Connection(client_end, client_side.dispatch),
     ]
     for each in opened:
@@ -88,34 +92,53 @@ async def measure(in_flight: int) -> float:
     agent = senders.AgentSender(opened[1])
     await agent.initialize(models.InitializeRequest(protocol_version=1))
     session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
-    request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")
+    builders = bindings("builders")
+    call: Any
+    if updates is None:
+        call, request = (
+            agent.set_session_mode,
+            models.SetSessionModeRequest(session_id=session.session_id, mode_id="code"),
+        )
+    else:
+        call, request = (
+            agent.prompt,
+            builders.prompt_request(session.session_id, [builders.text_content_block(str(updates))]),
+        )
 
     async def caller(count: int) -> None:
         for _ in range(count):
-            await agent.set_session_mode(request)
+            await call(request)
 
     per_caller = REQUESTS // in_flight
-    samples = []
+    samples, cpu = [], []
     for _ in range(ROUNDS + 1):  # the first round warms up
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         await asyncio.gather(*(caller(per_caller) for _ in range(in_flight)))
         samples.append((time.perf_counter() - started) / (per_caller * in_flight) * 1e6)
+        cpu.append((time.process_time() - used) / (per_caller * in_flight) * 1e6)
     for each in opened:
         await each.close()
-    return statistics.median(samples[1:])
+    return statistics.median(samples[1:]), statistics.median(cpu[1:])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench.in_memory", description=__doc__.splitlines()[0])
     parser.add_argument("--in-flight", type=int, default=1, help="concurrent callers (default 1)")
+    parser.add_argument(
+        "--updates", type=int, help="send session/prompt, answered after N session/update notifications"
+    )
     parser.add_argument("--no-eager", action="store_true", help="start handlers as plain tasks on 3.12+ too")
     args = parser.parse_args()
     work = bindings("_runtime.connection.in_flight")
     eager = work._EAGER is not None and not args.no_eager
     if args.no_eager:
         work._EAGER = None
-    micros = asyncio.run(measure(args.in_flight))
-    print(f"{micros:.1f} us per request, {args.in_flight} in flight, eager handler start: {'yes' if eager else 'no'}")
+    micros, cpu = asyncio.run(measure(args.in_flight, args.updates))
+    print(
+        f"{micros:.1f} us per request ({cpu:.1f} us of CPU), {args.in_flight} in flight, "
+        f"{'set_mode' if args.updates is None else f'prompts + {args.updates} updates'}, "
+        f"eager handler start: {'yes' if eager else 'no'}"
+    )
 
 
 if __name__ == "__main__":

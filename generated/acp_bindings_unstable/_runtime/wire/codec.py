@@ -8,8 +8,10 @@ frames messages: lines on stdio, text frames on a WebSocket, SSE events and requ
 bodies over HTTP). :func:`decode` reads a message, refusing what is nested deeper than
 the limit without recursing into it (-32600, with the id when it can be read) and what
 is not JSON (-32700); :func:`encode` writes one, splicing in members that are already
-JSON (:class:`~.rpc.Encoded`); :func:`too_deep` and :func:`find_id` read a message's
-text without parsing it, so that an oversized or over-deep message is refused by its id.
+JSON (:class:`~.rpc.Encoded`), and :func:`encode_call` and :func:`encode_result` write
+the shapes a connection sends most (a request or notification, a result) in one step;
+:func:`too_deep` and :func:`find_id` read a message's text without parsing it, so that
+an oversized or over-deep message is refused by its id.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ __all__ = [
     "Unreadable",
     "decode",
     "encode",
+    "encode_call",
+    "encode_result",
     "find_id",
     "has_member",
     "head",
@@ -112,6 +116,65 @@ def encode(message: dict[str, Any]) -> bytes:
             data = _dumps(value)
         members.append((_MEMBERS.get(key) or b"," + _dumps(key) + b":") + data)
     return b"{" + b"".join(members)[1:] + b"}"
+
+
+def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
+    """A request (``request_id`` an integer) or a notification (None) as :func:`encode`
+    writes ``{"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}``
+    (no ``params`` member when ``params`` is None), in one step."""
+    name = _name(method)
+    if params is None:
+        if request_id is None:
+            return b'{"jsonrpc":"2.0","method":%b}' % name
+        return b'{"jsonrpc":"2.0","id":%d,"method":%b}' % (request_id, name)
+    data = _value(params)
+    if request_id is None:
+        return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
+    return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}' % (
+        request_id,
+        name,
+        data,
+    )
+
+
+def encode_result(request_id: Any, result: Any) -> bytes:
+    """The response ``{"jsonrpc": "2.0", "id": request_id, "result": result}`` as
+    :func:`encode` writes it, in one step."""
+    data = _value(result)
+    kind = type(request_id)
+    if kind is int:
+        return b'{"jsonrpc":"2.0","id":%d,"result":%b}' % (request_id, data)
+    rid = _text(request_id) if kind is str else _dumps(request_id)
+    return b'{"jsonrpc":"2.0","id":%b,"result":%b}' % (rid, data)
+
+
+def _value(value: Any) -> bytes:
+    """A member's value as :func:`encode` writes it."""
+    kind = type(value)
+    if kind is Deferred:
+        data = value.encode()
+        return data if type(data) is bytes else _dumps(data)
+    if kind is Encoded:
+        return value  # type: ignore[no-any-return]
+    return _dumps(value)
+
+
+_NAMES: dict[str, bytes] = {}
+"""Method names written before, as JSON strings (at most ``_MOST_NAMES``, each at most
+``_LONGEST_NAME`` characters: the table stays small whatever names are sent)."""
+_MOST_NAMES = 256
+_LONGEST_NAME = 100
+
+
+def _name(method: str) -> bytes:
+    if type(method) is not str:
+        return _dumps(method)
+    data = _NAMES.get(method)
+    if data is None:
+        data = _text(method)
+        if len(_NAMES) < _MOST_NAMES and len(method) <= _LONGEST_NAME:
+            _NAMES[method] = data
+    return data
 
 
 _string = json.encoder.encode_basestring

@@ -55,7 +55,7 @@ from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any, Self
 
-from ..wire.codec import Unreadable, encode, find_id
+from ..wire.codec import Unreadable, encode, encode_call, encode_result, find_id
 from ..wire.messages import read_message
 from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
 from .in_flight import (
@@ -152,11 +152,8 @@ class Connection:
         outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
         self._pending[request_id] = outgoing
         self._await_peer(origin, 1)
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
         try:
-            await self._send(message)
+            await self._write(encode_call, request_id, method, params)
             return await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not self._closed:
@@ -170,10 +167,7 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (waits while the peer is not reading)."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        await self._send(message)
+        await self._write(encode_call, None, method, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
@@ -476,7 +470,12 @@ class Connection:
     # ---------------------------------------------------------------------
 
     async def _send(self, message: dict[str, Any]) -> None:
-        """Write one message, once the peer has read what was written before.
+        """Write one message, once the peer has read what was written before."""
+        await self._write(encode, message)
+
+    async def _write(self, encoder: Callable[..., bytes], *message: Any) -> None:
+        """Write the message ``encoder(*message)`` gives, once the peer has read what
+        was written before.
 
         The message is encoded only when its turn comes, so waiting senders hold no
         bytes.
@@ -485,7 +484,7 @@ class Connection:
             if self._closed:
                 raise ConnectionError("the connection is closed")
             await self.transport.ready()
-            data = encode(message)
+            data = encoder(*message)
             await self.transport.send(data)
         if self._trace is not None:
             self._trace.record("out", data)
@@ -494,7 +493,16 @@ class Connection:
         self, request_id: str | int | None, response: dict[str, Any]
     ) -> None:
         try:
-            await self._send(response)
+            if (
+                type(response) is dict
+                and len(response) == 3
+                and "result" in response
+                and response.get("jsonrpc") == "2.0"
+                and "id" in response
+            ):  # the common answer, written in one step
+                await self._write(encode_result, response["id"], response["result"])
+            else:
+                await self._send(response)
         except (TypeError, ValueError, RecursionError) as error:  # NaN, objects, cycles
             _log.error("the answer to %.100r is not JSON: %s", request_id, error)
             await self._send_error(request_id, RequestError.internal_error())
