@@ -78,6 +78,13 @@ class RuleBook:
         }
         self._holds: dict[tuple[type, Side], bool] = {}
         self._fields: dict[tuple[type, Side], tuple[str, ...] | None] = {}
+        self._paths_of: dict[Side, dict[type, tuple[str, ...] | None]] = {
+            "agent": dict(_PLAIN),
+            "client": dict(_PLAIN),
+        }
+        """:meth:`_paths` of the model classes met so far, by peer (bounded by the
+        package's classes: only model classes are recorded), and None for the plain
+        JSON values, which hold nothing."""
         for rule in rules:
             if rule.kind == "method":
                 key = (rule.capability.side, rule.subject)
@@ -113,42 +120,52 @@ class RuleBook:
             else []
         )
         by_class = self._by_class[peer]
-        if by_class and self._may_hold(type(payload), peer):
-            for obj in self._gated_models(payload, peer):
-                for rule in by_class.get(type(obj), ()):
-                    if _uses(rule, obj) and not self.supports(
-                        advertised, rule.capability.path
+        paths_of = self._paths_of[peer]
+        if (
+            by_class
+            and paths_of.get(type(payload), _UNKNOWN) is not None
+            and isinstance(payload, BaseModel)
+        ):
+            # the models inside the payload (itself included), in the order they are
+            # written, following only the fields that can hold a gated model
+            stack: list[Any] = [payload]
+            pop, push = stack.pop, stack.extend
+            while stack:
+                value = pop()
+                kind = type(value)
+                paths = paths_of.get(kind, _UNKNOWN)
+                if paths is None:  # a model holding no gated model, a string, a number
+                    continue
+                if paths is _UNKNOWN:
+                    if (
+                        kind is list
+                        or kind is tuple
+                        or isinstance(value, (list, tuple))
                     ):
-                        found.append(rule)
+                        push(reversed(value))
+                        continue
+                    if kind is dict or isinstance(value, dict):
+                        push(reversed(value.values()))
+                        continue
+                    if not isinstance(value, BaseModel):
+                        continue
+                    paths = self._paths(kind, peer)
+                    if paths is None:
+                        continue
+                gated = by_class.get(kind)
+                if gated:
+                    for rule in gated:
+                        if _uses(rule, value) and not self.supports(
+                            advertised, rule.capability.path
+                        ):
+                            found.append(rule)
+                if paths:
+                    held = value.__dict__
+                    push([held[name] for name in paths if name in held])
         if not found:
             return []
         unique = list(dict.fromkeys(found))
         return [Violation(rule, rule.message) for rule in unique]
-
-    def _gated_models(self, payload: Any, peer: Side) -> list[BaseModel]:
-        """The models inside ``payload`` (itself included), in the order they are
-        written, that ``peer``'s rules may gate: only the fields whose type can hold
-        such a model are followed (:meth:`_paths`)."""
-        found: list[BaseModel] = []
-        stack: list[Any] = [payload]
-        while stack:
-            value = stack.pop()
-            kind = type(value)
-            if kind is list or kind is tuple:
-                stack.extend(reversed(value))
-            elif kind is dict:
-                stack.extend(reversed(value.values()))
-            elif isinstance(value, BaseModel):
-                paths = self._paths(kind, peer)
-                if paths is not None:
-                    found.append(value)
-                    held = value.__dict__
-                    stack.extend(held[name] for name in paths if name in held)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(reversed(value))
-            elif isinstance(value, dict):
-                stack.extend(reversed(value.values()))
-        return found
 
     def require(
         self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
@@ -177,6 +194,7 @@ class RuleBook:
                 if _reaches(field.annotation, gated)
             )
         self._fields[key] = paths
+        self._paths_of[peer][model] = paths
         return paths
 
     def _may_hold(self, model: type, peer: Side) -> bool:
@@ -189,6 +207,10 @@ class RuleBook:
                 model, self._by_class[peer].keys()
             )
         return known
+
+
+_UNKNOWN: Any = object()
+_PLAIN: dict[type, None] = dict.fromkeys((str, int, float, bool, type(None)))
 
 
 def _uses(rule: Rule, obj: BaseModel) -> bool:

@@ -423,7 +423,7 @@ class Connection:
                     message.get("method"),
                 )
                 response = error_message(request_id, RequestError.internal_error())
-            self._running[request_id].answering = True
+            incoming.answering = True
             await self._send_answer(request_id, response)
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)

@@ -37,6 +37,8 @@ class Sender:
     """Calls the methods ``_methods`` (keyed by wire name and kind) on the peer."""
 
     _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
+    _request_routes: ClassVar[dict[str, tuple[Any, Callable[[Any], Any]]]]
+    _notification_serializers: ClassVar[dict[str, Any]]
 
     def __init__(
         self,
@@ -76,6 +78,37 @@ class Sender:
         waiting for its turn holds no bytes)."""
         return Deferred(self._adapter(spec.params).serializer, params)
 
+    @classmethod
+    def _request_route(cls, wire: str) -> tuple[Any, Callable[[Any], Any]]:
+        """The serializer of a request's params and the validator of its result (the
+        adapters every sender of the process shares), found once per class."""
+        routes = cls.__dict__.get("_request_routes")
+        if routes is None:
+            routes = {}
+            cls._request_routes = routes  # this class's own, bounded by its methods
+        route = routes.get(wire)
+        if route is None:
+            spec = cls._methods[(wire, "request")]
+            result = built(spec.result)
+            route = routes[wire] = (
+                built(spec.params).serializer,
+                result.validator.validate_python,
+            )
+        return route
+
+    @classmethod
+    def _notification_serializer(cls, wire: str) -> Any:
+        """The serializer of a notification's params, found once per class."""
+        found = cls.__dict__.get("_notification_serializers")
+        if found is None:
+            found = {}
+            cls._notification_serializers = found
+        serializer = found.get(wire)
+        if serializer is None:
+            spec = cls._methods[(wire, "notification")]
+            serializer = found[wire] = built(spec.params).serializer
+        return serializer
+
     async def _request(
         self,
         wire: str,
@@ -86,17 +119,17 @@ class Sender:
         """Send a request and read its result. ``version`` (a result field and its
         check) is checked first: a peer of another protocol version may answer in
         another shape."""
-        spec = self._methods[(wire, "request")]
+        serializer, read_result = self._request_route(wire)
         self._check(wire, params)
-        raw = await self._transport.request(wire, self._dump(spec, params))
+        raw = await self._transport.request(wire, Deferred(serializer, params))
         if version is not None and isinstance(raw, dict) and version[0] in raw:
             version[1](raw[version[0]])
-        return self._adapter(spec.result).validate_python({} if raw is None else raw)
+        return read_result({} if raw is None else raw)
 
     async def _notify(self, wire: str, params: Any) -> None:
-        spec = self._methods[(wire, "notification")]
+        serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        await self._transport.notify(wire, self._dump(spec, params))
+        await self._transport.notify(wire, Deferred(serializer, params))
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from typing import Any
 
 from ..wire.rpc import INTERNAL_ERROR, RequestError
@@ -111,16 +110,25 @@ def start_task(
     return loop.create_task(coroutine)
 
 
-@dataclass(frozen=True, slots=True)
 class Notification:
-    message: dict[str, Any]
-    size: int
+    """A peer notification waiting for its handler (a plain class: one is made per
+    notification, in a fraction of a frozen dataclass's time)."""
+
+    __slots__ = ("message", "size")
+
+    def __init__(self, message: dict[str, Any], size: int) -> None:
+        self.message = message
+        self.size = size
 
 
-@dataclass(frozen=True, slots=True)
 class Answer:
-    outgoing: Outgoing
-    message: dict[str, Any]
+    """The peer's answer to one of our requests, waiting behind notifications."""
+
+    __slots__ = ("message", "outgoing")
+
+    def __init__(self, outgoing: Outgoing, message: dict[str, Any]) -> None:
+        self.outgoing = outgoing
+        self.message = message
 
 
 def error_message(request_id: str | int | None, error: RequestError) -> dict[str, Any]:
