@@ -139,7 +139,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -164,9 +165,13 @@ def accept_create_elicitation_response(
     """
     return models.AcceptCreateElicitationResponse(
         action="accept",
-        **_given(
-            content=content,
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=content,
+                meta=meta,
+            )
         ),
     )
 
@@ -185,9 +190,13 @@ def agent_message_chunk_session_update(
     return models.AgentMessageChunkSessionUpdate(
         session_update="agent_message_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -206,9 +215,13 @@ def agent_thought_chunk_session_update(
     return models.AgentThoughtChunkSessionUpdate(
         session_update="agent_thought_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -231,13 +244,22 @@ def array_elicitation_property_schema(
     return models.ArrayElicitationPropertySchema(
         type_="array",
         items=items,
-        **_given(
-            title=title,
-            description=description,
-            min_items=min_items,
-            max_items=max_items,
-            default=_as_list(default),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_items is UNSET
+            and max_items is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_items=min_items,
+                max_items=max_items,
+                default=_as_list(default),
+                meta=meta,
+            )
         ),
     )
 
@@ -258,9 +280,13 @@ def audio_content_block(
         type_="audio",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -280,9 +306,13 @@ def auth_method_agent(
     return models.AuthMethodAgent(
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -297,8 +327,12 @@ def authenticate_request(
     """
     return models.AuthenticateRequest(
         method_id=method_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -311,8 +345,12 @@ def authenticate_response(
     Response to the `authenticate` method.
     """
     return models.AuthenticateResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -330,8 +368,12 @@ def available_commands_update_session_update(
     return models.AvailableCommandsUpdateSessionUpdate(
         session_update="available_commands_update",
         available_commands=_as_list(available_commands),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -351,9 +393,13 @@ def blob_resource_contents(
     return models.BlobResourceContents(
         blob=blob,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -372,11 +418,18 @@ def boolean_elicitation_property_schema(
     """
     return models.BooleanElicitationPropertySchema(
         type_="boolean",
-        **_given(
-            title=title,
-            description=description,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -400,10 +453,14 @@ def boolean_session_config_option(
         current_value=current_value,
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -425,8 +482,12 @@ def boolean_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -442,8 +503,12 @@ def cancel_create_elicitation_response(
     """
     return models.CancelCreateElicitationResponse(
         action="cancel",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -458,8 +523,12 @@ def cancel_notification(
     """
     return models.CancelNotification(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -474,8 +543,12 @@ def cancel_request_notification(
     """
     return models.CancelRequestNotification(
         request_id=request_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -501,8 +574,12 @@ def close_session_request(
     """
     return models.CloseSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -515,8 +592,12 @@ def close_session_response(
     Response from closing a session.
     """
     return models.CloseSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -536,8 +617,12 @@ def compaction_summary_chunk_session_update(
         session_update="compaction_summary_chunk",
         compaction_id=compaction_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -559,10 +644,14 @@ def compaction_update_session_update(
         session_update="compaction_update",
         compaction_id=compaction_id,
         status=status,
-        **_given(
-            summary=_as_list(summary),
-            error=error,
-            meta=meta,
+        **(
+            {}
+            if summary is UNSET and error is UNSET and meta is UNSET
+            else _given(
+                summary=_as_list(summary),
+                error=error,
+                meta=meta,
+            )
         ),
     )
 
@@ -577,8 +666,12 @@ def complete_elicitation_notification(
     """
     return models.CompleteElicitationNotification(
         elicitation_id=elicitation_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -596,8 +689,12 @@ def config_option_update_session_update(
     return models.ConfigOptionUpdateSessionUpdate(
         session_update="config_option_update",
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -615,8 +712,12 @@ def content_tool_call_content(
     return models.ContentToolCallContent(
         type_="content",
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -637,12 +738,20 @@ def create_terminal_request(
     return models.CreateTerminalRequest(
         session_id=session_id,
         command=command,
-        **_given(
-            args=_as_list(args),
-            env=_as_list(env),
-            cwd=cwd,
-            output_byte_limit=output_byte_limit,
-            meta=meta,
+        **(
+            {}
+            if args is UNSET
+            and env is UNSET
+            and cwd is UNSET
+            and output_byte_limit is UNSET
+            and meta is UNSET
+            else _given(
+                args=_as_list(args),
+                env=_as_list(env),
+                cwd=cwd,
+                output_byte_limit=output_byte_limit,
+                meta=meta,
+            )
         ),
     )
 
@@ -657,8 +766,12 @@ def create_terminal_response(
     """
     return models.CreateTerminalResponse(
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -676,8 +789,12 @@ def current_mode_update_session_update(
     return models.CurrentModeUpdateSessionUpdate(
         session_update="current_mode_update",
         current_mode_id=current_mode_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -693,8 +810,12 @@ def decline_create_elicitation_response(
     """
     return models.DeclineCreateElicitationResponse(
         action="decline",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -709,8 +830,12 @@ def delete_session_request(
     """
     return models.DeleteSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -723,8 +848,12 @@ def delete_session_response(
     Response from deleting a session.
     """
     return models.DeleteSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -745,9 +874,13 @@ def diff_tool_call_content(
         type_="diff",
         path=path,
         new_text=new_text,
-        **_given(
-            old_text=old_text,
-            meta=meta,
+        **(
+            {}
+            if old_text is UNSET and meta is UNSET
+            else _given(
+                old_text=old_text,
+                meta=meta,
+            )
         ),
     )
 
@@ -799,8 +932,12 @@ def http_mcp_server(
         name=name,
         url=url,
         headers=_as_list(headers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -822,10 +959,14 @@ def image_content_block(
         type_="image",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            uri=uri,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and uri is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                uri=uri,
+                meta=meta,
+            )
         ),
     )
 
@@ -842,10 +983,14 @@ def initialize_request(
     """
     return models.InitializeRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
-            client_info=client_info,
-            meta=meta,
+        **(
+            {}
+            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+                client_info=client_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -863,11 +1008,18 @@ def initialize_response(
     """
     return models.InitializeResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
-            auth_methods=_as_list(auth_methods),
-            agent_info=agent_info,
-            meta=meta,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            and auth_methods is UNSET
+            and agent_info is UNSET
+            and meta is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+                auth_methods=_as_list(auth_methods),
+                agent_info=agent_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -888,13 +1040,22 @@ def integer_elicitation_property_schema(
     """
     return models.IntegerElicitationPropertySchema(
         type_="integer",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -911,8 +1072,12 @@ def kill_terminal_request(
     return models.KillTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -925,8 +1090,12 @@ def kill_terminal_response(
     Response to `terminal/kill` method
     """
     return models.KillTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -941,10 +1110,14 @@ def list_sessions_request(
     Request parameters for listing existing sessions.
     """
     return models.ListSessionsRequest(
-        **_given(
-            cwd=cwd,
-            cursor=cursor,
-            meta=meta,
+        **(
+            {}
+            if cwd is UNSET and cursor is UNSET and meta is UNSET
+            else _given(
+                cwd=cwd,
+                cursor=cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -960,9 +1133,13 @@ def list_sessions_response(
     """
     return models.ListSessionsResponse(
         sessions=_as_list(sessions),
-        **_given(
-            next_cursor=next_cursor,
-            meta=meta,
+        **(
+            {}
+            if next_cursor is UNSET and meta is UNSET
+            else _given(
+                next_cursor=next_cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -982,9 +1159,13 @@ def load_session_request(
         mcp_servers=_as_list(mcp_servers),
         cwd=cwd,
         session_id=session_id,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                meta=meta,
+            )
         ),
     )
 
@@ -999,10 +1180,14 @@ def load_session_response(
     Response from loading an existing session.
     """
     return models.LoadSessionResponse(
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1015,8 +1200,12 @@ def logout_request(
     Request parameters for the logout method.
     """
     return models.LogoutRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1029,8 +1218,12 @@ def logout_response(
     Response to the `logout` method.
     """
     return models.LogoutResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1053,8 +1246,12 @@ def mcp_server_stdio(
         command=command,
         args=_as_list(args),
         env=_as_list(env),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1072,8 +1269,12 @@ def multi_select_items_string(
     return models.MultiSelectItemsString(
         type_="string",
         enum=_as_list(enum),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1091,9 +1292,13 @@ def new_session_request(
     return models.NewSessionRequest(
         cwd=cwd,
         mcp_servers=_as_list(mcp_servers),
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                meta=meta,
+            )
         ),
     )
 
@@ -1110,10 +1315,14 @@ def new_session_response(
     """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1134,9 +1343,13 @@ def notice_session_update(
         session_update="notice",
         severity=severity,
         title=title,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -1157,13 +1370,22 @@ def number_elicitation_property_schema(
     """
     return models.NumberElicitationPropertySchema(
         type_="number",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1182,8 +1404,12 @@ def plan_session_update(
     return models.PlanSessionUpdate(
         session_update="plan",
         entries=_as_list(entries),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1200,8 +1426,12 @@ def prompt_request(
     return models.PromptRequest(
         session_id=session_id,
         prompt=_as_list(prompt),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1216,8 +1446,12 @@ def prompt_response(
     """
     return models.PromptResponse(
         stop_reason=stop_reason,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1236,10 +1470,14 @@ def read_text_file_request(
     return models.ReadTextFileRequest(
         session_id=session_id,
         path=path,
-        **_given(
-            line=line,
-            limit=limit,
-            meta=meta,
+        **(
+            {}
+            if line is UNSET and limit is UNSET and meta is UNSET
+            else _given(
+                line=line,
+                limit=limit,
+                meta=meta,
+            )
         ),
     )
 
@@ -1254,8 +1492,12 @@ def read_text_file_response(
     """
     return models.ReadTextFileResponse(
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1272,8 +1514,12 @@ def release_terminal_request(
     return models.ReleaseTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1286,8 +1532,12 @@ def release_terminal_response(
     Response to terminal/release method
     """
     return models.ReleaseTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1343,8 +1593,12 @@ def request_form_create_elicitation_request(
         request_id=request_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1363,8 +1617,12 @@ def request_permission_request(
         session_id=session_id,
         tool_call=tool_call,
         options=_as_list(options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1379,8 +1637,12 @@ def request_permission_response(
     """
     return models.RequestPermissionResponse(
         outcome=outcome,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1404,8 +1666,12 @@ def request_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1424,9 +1690,13 @@ def resource_content_block(
     return models.ResourceContentBlock(
         type_="resource",
         resource=resource,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1451,13 +1721,22 @@ def resource_link_content_block(
         type_="resource_link",
         name=name,
         uri=uri,
-        **_given(
-            annotations=annotations,
-            description=description,
-            mime_type=mime_type,
-            size=size,
-            title=title,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET
+            and description is UNSET
+            and mime_type is UNSET
+            and size is UNSET
+            and title is UNSET
+            and meta is UNSET
+            else _given(
+                annotations=annotations,
+                description=description,
+                mime_type=mime_type,
+                size=size,
+                title=title,
+                meta=meta,
+            )
         ),
     )
 
@@ -1527,10 +1806,16 @@ def resume_session_request(
     return models.ResumeSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                meta=meta,
+            )
         ),
     )
 
@@ -1545,10 +1830,14 @@ def resume_session_response(
     Response from resuming an existing session.
     """
     return models.ResumeSessionResponse(
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1574,10 +1863,14 @@ def select_session_config_option(
         options=options,
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -1595,8 +1888,12 @@ def selected_request_permission_outcome(
     return models.SelectedRequestPermissionOutcome(
         outcome="selected",
         option_id=option_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1615,8 +1912,12 @@ def session_elicitation_form_mode(
     return models.SessionElicitationFormMode(
         session_id=session_id,
         requested_schema=requested_schema,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -1637,8 +1938,12 @@ def session_elicitation_url_mode(
         session_id=session_id,
         elicitation_id=elicitation_id,
         url=url,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -1661,9 +1966,13 @@ def session_form_create_elicitation_request(
         session_id=session_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -1681,10 +1990,14 @@ def session_info_update_session_update(
     """
     return models.SessionInfoUpdateSessionUpdate(
         session_update="session_info_update",
-        **_given(
-            title=title,
-            updated_at=updated_at,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET and updated_at is UNSET and meta is UNSET
+            else _given(
+                title=title,
+                updated_at=updated_at,
+                meta=meta,
+            )
         ),
     )
 
@@ -1701,8 +2014,12 @@ def session_notification(
     return models.SessionNotification(
         session_id=session_id,
         update=update,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1727,9 +2044,13 @@ def session_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -1744,8 +2065,12 @@ def set_session_config_option_response(
     """
     return models.SetSessionConfigOptionResponse(
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1762,8 +2087,12 @@ def set_session_mode_request(
     return models.SetSessionModeRequest(
         session_id=session_id,
         mode_id=mode_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1776,8 +2105,12 @@ def set_session_mode_response(
     Response to `session/set_mode` method.
     """
     return models.SetSessionModeResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1799,8 +2132,12 @@ def sse_mcp_server(
         name=name,
         url=url,
         headers=_as_list(headers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1825,17 +2162,30 @@ def string_elicitation_property_schema(
     """
     return models.StringElicitationPropertySchema(
         type_="string",
-        **_given(
-            title=title,
-            description=description,
-            min_length=min_length,
-            max_length=max_length,
-            pattern=pattern,
-            format_=format_,
-            default=default,
-            enum=_as_list(enum),
-            one_of=_as_list(one_of),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_length is UNSET
+            and max_length is UNSET
+            and pattern is UNSET
+            and format_ is UNSET
+            and default is UNSET
+            and enum is UNSET
+            and one_of is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_length=min_length,
+                max_length=max_length,
+                pattern=pattern,
+                format_=format_,
+                default=default,
+                enum=_as_list(enum),
+                one_of=_as_list(one_of),
+                meta=meta,
+            )
         ),
     )
 
@@ -1859,11 +2209,15 @@ def terminal_auth_method(
         type_="terminal",
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            args=_as_list(args),
-            env=env,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                args=_as_list(args),
+                env=env,
+                meta=meta,
+            )
         ),
     )
 
@@ -1880,8 +2234,12 @@ def terminal_output_request(
     return models.TerminalOutputRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1899,9 +2257,13 @@ def terminal_output_response(
     return models.TerminalOutputResponse(
         output=output,
         truncated=truncated,
-        **_given(
-            exit_status=exit_status,
-            meta=meta,
+        **(
+            {}
+            if exit_status is UNSET and meta is UNSET
+            else _given(
+                exit_status=exit_status,
+                meta=meta,
+            )
         ),
     )
 
@@ -1919,8 +2281,12 @@ def terminal_tool_call_content(
     return models.TerminalToolCallContent(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1939,9 +2305,13 @@ def text_content_block(
     return models.TextContentBlock(
         type_="text",
         text=text,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1961,9 +2331,13 @@ def text_resource_contents(
     return models.TextResourceContents(
         text=text,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1980,8 +2354,12 @@ def titled_multi_select_items(
     """
     return models.TitledMultiSelectItems(
         any_of=_as_list(any_of),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2008,15 +2386,26 @@ def tool_call_session_update(
         session_update="tool_call",
         tool_call_id=tool_call_id,
         title=title,
-        **_given(
-            name=name,
-            kind=kind,
-            status=status,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            meta=meta,
+        **(
+            {}
+            if name is UNSET
+            and kind is UNSET
+            and status is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and meta is UNSET
+            else _given(
+                name=name,
+                kind=kind,
+                status=status,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                meta=meta,
+            )
         ),
     )
 
@@ -2042,16 +2431,28 @@ def tool_call_update_session_update(
     return models.ToolCallUpdateSessionUpdate(
         session_update="tool_call_update",
         tool_call_id=tool_call_id,
-        **_given(
-            kind=kind,
-            status=status,
-            title=title,
-            name=name,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            meta=meta,
+        **(
+            {}
+            if kind is UNSET
+            and status is UNSET
+            and title is UNSET
+            and name is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and meta is UNSET
+            else _given(
+                kind=kind,
+                status=status,
+                title=title,
+                name=name,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                meta=meta,
+            )
         ),
     )
 
@@ -2068,8 +2469,12 @@ def unstructured_command_input(
     """
     return models.UnstructuredCommandInput(
         hint=hint,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2090,9 +2495,13 @@ def usage_update_session_update(
         session_update="usage_update",
         used=used,
         size=size,
-        **_given(
-            cost=cost,
-            meta=meta,
+        **(
+            {}
+            if cost is UNSET and meta is UNSET
+            else _given(
+                cost=cost,
+                meta=meta,
+            )
         ),
     )
 
@@ -2111,9 +2520,13 @@ def user_message_chunk_session_update(
     return models.UserMessageChunkSessionUpdate(
         session_update="user_message_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2134,8 +2547,12 @@ def value_id_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2152,8 +2569,12 @@ def wait_for_terminal_exit_request(
     return models.WaitForTerminalExitRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2168,10 +2589,14 @@ def wait_for_terminal_exit_response(
     Response containing the exit status of a terminal command.
     """
     return models.WaitForTerminalExitResponse(
-        **_given(
-            exit_code=exit_code,
-            signal=signal,
-            meta=meta,
+        **(
+            {}
+            if exit_code is UNSET and signal is UNSET and meta is UNSET
+            else _given(
+                exit_code=exit_code,
+                signal=signal,
+                meta=meta,
+            )
         ),
     )
 
@@ -2190,8 +2615,12 @@ def write_text_file_request(
         session_id=session_id,
         path=path,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2204,7 +2633,11 @@ def write_text_file_response(
     Response to `fs/write_text_file`
     """
     return models.WriteTextFileResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )

@@ -195,7 +195,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -220,9 +221,13 @@ def accept_create_elicitation_response(
     """
     return models.AcceptCreateElicitationResponse(
         action="accept",
-        **_given(
-            content=content,
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=content,
+                meta=meta,
+            )
         ),
     )
 
@@ -242,8 +247,12 @@ def acp_mcp_server(
         type_="acp",
         name=name,
         server_id=server_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -262,9 +271,13 @@ def agent_message_chunk_session_update(
     return models.AgentMessageChunkSessionUpdate(
         session_update="agent_message_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -283,9 +296,13 @@ def agent_thought_chunk_session_update(
     return models.AgentThoughtChunkSessionUpdate(
         session_update="agent_thought_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -300,8 +317,12 @@ def archive_session_request(
     """
     return models.ArchiveSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -314,8 +335,12 @@ def archive_session_response(
     **UNSTABLE**
     """
     return models.ArchiveSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -338,13 +363,22 @@ def array_elicitation_property_schema(
     return models.ArrayElicitationPropertySchema(
         type_="array",
         items=items,
-        **_given(
-            title=title,
-            description=description,
-            min_items=min_items,
-            max_items=max_items,
-            default=_as_list(default),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_items is UNSET
+            and max_items is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_items=min_items,
+                max_items=max_items,
+                default=_as_list(default),
+                meta=meta,
+            )
         ),
     )
 
@@ -365,9 +399,13 @@ def audio_content_block(
         type_="audio",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -387,9 +425,13 @@ def auth_method_agent(
     return models.AuthMethodAgent(
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -402,8 +444,12 @@ def auth_status_request(
     **UNSTABLE**
     """
     return models.AuthStatusRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -419,9 +465,13 @@ def auth_status_response(
     """
     return models.AuthStatusResponse(
         state=state,
-        **_given(
-            accounts=_as_list(accounts),
-            meta=meta,
+        **(
+            {}
+            if accounts is UNSET and meta is UNSET
+            else _given(
+                accounts=_as_list(accounts),
+                meta=meta,
+            )
         ),
     )
 
@@ -437,9 +487,13 @@ def auth_status_update_notification(
     """
     return models.AuthStatusUpdateNotification(
         state=state,
-        **_given(
-            accounts=_as_list(accounts),
-            meta=meta,
+        **(
+            {}
+            if accounts is UNSET and meta is UNSET
+            else _given(
+                accounts=_as_list(accounts),
+                meta=meta,
+            )
         ),
     )
 
@@ -454,8 +508,12 @@ def authenticate_request(
     """
     return models.AuthenticateRequest(
         method_id=method_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -468,8 +526,12 @@ def authenticate_response(
     Response to the `authenticate` method.
     """
     return models.AuthenticateResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -487,8 +549,12 @@ def available_commands_update_session_update(
     return models.AvailableCommandsUpdateSessionUpdate(
         session_update="available_commands_update",
         available_commands=_as_list(available_commands),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -508,9 +574,13 @@ def blob_resource_contents(
     return models.BlobResourceContents(
         blob=blob,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -529,11 +599,18 @@ def boolean_elicitation_property_schema(
     """
     return models.BooleanElicitationPropertySchema(
         type_="boolean",
-        **_given(
-            title=title,
-            description=description,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -557,10 +634,14 @@ def boolean_session_config_option(
         current_value=current_value,
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -582,8 +663,12 @@ def boolean_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -599,8 +684,12 @@ def cancel_create_elicitation_response(
     """
     return models.CancelCreateElicitationResponse(
         action="cancel",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -615,8 +704,12 @@ def cancel_notification(
     """
     return models.CancelNotification(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -631,8 +724,12 @@ def cancel_request_notification(
     """
     return models.CancelRequestNotification(
         request_id=request_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -649,9 +746,13 @@ def cancelled_idle_state_update(
     """
     return models.CancelledIdleStateUpdate(
         stop_reason="cancelled",
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -681,9 +782,13 @@ def cancelled_state_update_idle(
     return models.CancelledStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -698,8 +803,12 @@ def close_session_request(
     """
     return models.CloseSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -712,8 +821,12 @@ def close_session_response(
     Response from closing a session.
     """
     return models.CloseSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -733,8 +846,12 @@ def compaction_summary_chunk_session_update(
         session_update="compaction_summary_chunk",
         compaction_id=compaction_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -756,10 +873,14 @@ def compaction_update_session_update(
         session_update="compaction_update",
         compaction_id=compaction_id,
         status=status,
-        **_given(
-            summary=_as_list(summary),
-            error=error,
-            meta=meta,
+        **(
+            {}
+            if summary is UNSET and error is UNSET and meta is UNSET
+            else _given(
+                summary=_as_list(summary),
+                error=error,
+                meta=meta,
+            )
         ),
     )
 
@@ -774,8 +895,12 @@ def complete_elicitation_notification(
     """
     return models.CompleteElicitationNotification(
         elicitation_id=elicitation_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -793,8 +918,12 @@ def config_option_update_session_update(
     return models.ConfigOptionUpdateSessionUpdate(
         session_update="config_option_update",
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -812,8 +941,12 @@ def content_tool_call_content(
     return models.ContentToolCallContent(
         type_="content",
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -834,12 +967,20 @@ def create_terminal_request(
     return models.CreateTerminalRequest(
         session_id=session_id,
         command=command,
-        **_given(
-            args=_as_list(args),
-            env=_as_list(env),
-            cwd=cwd,
-            output_byte_limit=output_byte_limit,
-            meta=meta,
+        **(
+            {}
+            if args is UNSET
+            and env is UNSET
+            and cwd is UNSET
+            and output_byte_limit is UNSET
+            and meta is UNSET
+            else _given(
+                args=_as_list(args),
+                env=_as_list(env),
+                cwd=cwd,
+                output_byte_limit=output_byte_limit,
+                meta=meta,
+            )
         ),
     )
 
@@ -854,8 +995,12 @@ def create_terminal_response(
     """
     return models.CreateTerminalResponse(
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -873,8 +1018,12 @@ def current_mode_update_session_update(
     return models.CurrentModeUpdateSessionUpdate(
         session_update="current_mode_update",
         current_mode_id=current_mode_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -890,8 +1039,12 @@ def decline_create_elicitation_response(
     """
     return models.DeclineCreateElicitationResponse(
         action="decline",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -906,8 +1059,12 @@ def delete_session_request(
     """
     return models.DeleteSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -920,8 +1077,12 @@ def delete_session_response(
     Response from deleting a session.
     """
     return models.DeleteSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -942,9 +1103,13 @@ def diff_tool_call_content(
         type_="diff",
         path=path,
         new_text=new_text,
-        **_given(
-            old_text=old_text,
-            meta=meta,
+        **(
+            {}
+            if old_text is UNSET and meta is UNSET
+            else _given(
+                old_text=old_text,
+                meta=meta,
+            )
         ),
     )
 
@@ -959,8 +1124,12 @@ def disable_provider_request(
     """
     return models.DisableProviderRequest(
         provider_id=provider_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -973,8 +1142,12 @@ def disable_provider_response(
     **UNSTABLE**
     """
     return models.DisableProviderResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -991,9 +1164,13 @@ def end_turn_idle_state_update(
     """
     return models.EndTurnIdleStateUpdate(
         stop_reason="end_turn",
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1012,9 +1189,13 @@ def end_turn_state_update_idle(
     return models.EndTurnStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1062,10 +1243,14 @@ def error_idle_state_update(
     """
     return models.ErrorIdleStateUpdate(
         stop_reason="error",
-        **_given(
-            error=error,
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if error is UNSET and usage is UNSET and meta is UNSET
+            else _given(
+                error=error,
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1082,8 +1267,12 @@ def error_message_mcp_response(
     """
     return models.ErrorMessageMcpResponse(
         error=error,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1118,10 +1307,14 @@ def error_state_update_idle(
     return models.ErrorStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            error=error,
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if error is UNSET and usage is UNSET and meta is UNSET
+            else _given(
+                error=error,
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1141,8 +1334,12 @@ def file_plan_update_content(
         type_="file",
         plan_id=plan_id,
         uri=uri,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1162,11 +1359,18 @@ def fork_session_request(
     return models.ForkSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -1183,10 +1387,14 @@ def fork_session_response(
     """
     return models.ForkSessionResponse(
         session_id=session_id,
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1208,8 +1416,12 @@ def http_mcp_server(
         name=name,
         url=url,
         headers=_as_list(headers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1231,10 +1443,14 @@ def image_content_block(
         type_="image",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            uri=uri,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and uri is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                uri=uri,
+                meta=meta,
+            )
         ),
     )
 
@@ -1251,10 +1467,14 @@ def initialize_proxy_request(
     """
     return models.InitializeProxyRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
-            client_info=client_info,
-            meta=meta,
+        **(
+            {}
+            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+                client_info=client_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -1272,11 +1492,18 @@ def initialize_proxy_response(
     """
     return models.InitializeProxyResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
-            auth_methods=_as_list(auth_methods),
-            agent_info=agent_info,
-            meta=meta,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            and auth_methods is UNSET
+            and agent_info is UNSET
+            and meta is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+                auth_methods=_as_list(auth_methods),
+                agent_info=agent_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -1293,10 +1520,14 @@ def initialize_request(
     """
     return models.InitializeRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
-            client_info=client_info,
-            meta=meta,
+        **(
+            {}
+            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+                client_info=client_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -1314,11 +1545,18 @@ def initialize_response(
     """
     return models.InitializeResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
-            auth_methods=_as_list(auth_methods),
-            agent_info=agent_info,
-            meta=meta,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            and auth_methods is UNSET
+            and agent_info is UNSET
+            and meta is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+                auth_methods=_as_list(auth_methods),
+                agent_info=agent_info,
+                meta=meta,
+            )
         ),
     )
 
@@ -1339,13 +1577,22 @@ def integer_elicitation_property_schema(
     """
     return models.IntegerElicitationPropertySchema(
         type_="integer",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1365,8 +1612,12 @@ def items_plan_update_content(
         type_="items",
         plan_id=plan_id,
         entries=_as_list(entries),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1383,8 +1634,12 @@ def kill_terminal_request(
     return models.KillTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1397,8 +1652,12 @@ def kill_terminal_response(
     Response to `terminal/kill` method
     """
     return models.KillTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1411,8 +1670,12 @@ def list_providers_request(
     **UNSTABLE**
     """
     return models.ListProvidersRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1427,8 +1690,12 @@ def list_providers_response(
     """
     return models.ListProvidersResponse(
         providers=_as_list(providers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1444,11 +1711,15 @@ def list_sessions_request(
     Request parameters for listing existing sessions.
     """
     return models.ListSessionsRequest(
-        **_given(
-            cwd=cwd,
-            cursor=cursor,
-            archived=archived,
-            meta=meta,
+        **(
+            {}
+            if cwd is UNSET and cursor is UNSET and archived is UNSET and meta is UNSET
+            else _given(
+                cwd=cwd,
+                cursor=cursor,
+                archived=archived,
+                meta=meta,
+            )
         ),
     )
 
@@ -1464,9 +1735,13 @@ def list_sessions_response(
     """
     return models.ListSessionsResponse(
         sessions=_as_list(sessions),
-        **_given(
-            next_cursor=next_cursor,
-            meta=meta,
+        **(
+            {}
+            if next_cursor is UNSET and meta is UNSET
+            else _given(
+                next_cursor=next_cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -1487,10 +1762,16 @@ def load_session_request(
         mcp_servers=_as_list(mcp_servers),
         cwd=cwd,
         session_id=session_id,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -1505,10 +1786,14 @@ def load_session_response(
     Response from loading an existing session.
     """
     return models.LoadSessionResponse(
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1521,8 +1806,12 @@ def logout_request(
     Request parameters for the logout method.
     """
     return models.LogoutRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1535,8 +1824,12 @@ def logout_response(
     Response to the `logout` method.
     """
     return models.LogoutResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1556,8 +1849,12 @@ def markdown_plan_update_content(
         type_="markdown",
         plan_id=plan_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1574,9 +1871,13 @@ def max_tokens_idle_state_update(
     """
     return models.MaxTokensIdleStateUpdate(
         stop_reason="max_tokens",
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1595,9 +1896,13 @@ def max_tokens_state_update_idle(
     return models.MaxTokensStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1615,9 +1920,13 @@ def max_turn_requests_idle_state_update(
     """
     return models.MaxTurnRequestsIdleStateUpdate(
         stop_reason="max_turn_requests",
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1636,9 +1945,13 @@ def max_turn_requests_state_update_idle(
     return models.MaxTurnRequestsStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1661,8 +1974,12 @@ def mcp_server_stdio(
         command=command,
         args=_as_list(args),
         env=_as_list(env),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1682,9 +1999,13 @@ def message_mcp_notification(
         server_id=server_id,
         request_id=request_id,
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -1704,9 +2025,13 @@ def message_mcp_request(
         server_id=server_id,
         request_id=request_id,
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -1724,8 +2049,12 @@ def multi_select_items_string(
     return models.MultiSelectItemsString(
         type_="string",
         enum=_as_list(enum),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1744,10 +2073,16 @@ def new_session_request(
     return models.NewSessionRequest(
         cwd=cwd,
         mcp_servers=_as_list(mcp_servers),
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -1764,10 +2099,14 @@ def new_session_response(
     """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -1784,10 +2123,14 @@ def none_idle_state_update(
     No stop reason: `stopReason` is omitted or `null`.
     """
     return models.NoneIdleStateUpdate(
-        **_given(
-            usage=usage,
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET and stop_reason is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -1805,10 +2148,14 @@ def none_state_update_idle(
     """
     return models.NoneStateUpdateIdle(
         state="idle",
-        **_given(
-            usage=usage,
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET and stop_reason is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -1829,9 +2176,13 @@ def notice_session_update(
         session_update="notice",
         severity=severity,
         title=title,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -1852,13 +2203,22 @@ def number_elicitation_property_schema(
     """
     return models.NumberElicitationPropertySchema(
         type_="number",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1877,9 +2237,13 @@ def other_state_update_idle(
     return models.OtherStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1897,8 +2261,12 @@ def plan_removed_session_update(
     return models.PlanRemovedSessionUpdate(
         session_update="plan_removed",
         plan_id=plan_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1917,8 +2285,12 @@ def plan_session_update(
     return models.PlanSessionUpdate(
         session_update="plan",
         entries=_as_list(entries),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1936,8 +2308,12 @@ def plan_update_session_update(
     return models.PlanUpdateSessionUpdate(
         session_update="plan_update",
         plan=plan,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1954,8 +2330,12 @@ def prompt_request(
     return models.PromptRequest(
         session_id=session_id,
         prompt=_as_list(prompt),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1971,9 +2351,13 @@ def prompt_response(
     """
     return models.PromptResponse(
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -1989,9 +2373,13 @@ def proxy_successor_notification(
     """
     return models.ProxySuccessorNotification(
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -2007,9 +2395,13 @@ def proxy_successor_request(
     """
     return models.ProxySuccessorRequest(
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -2028,10 +2420,14 @@ def read_text_file_request(
     return models.ReadTextFileRequest(
         session_id=session_id,
         path=path,
-        **_given(
-            line=line,
-            limit=limit,
-            meta=meta,
+        **(
+            {}
+            if line is UNSET and limit is UNSET and meta is UNSET
+            else _given(
+                line=line,
+                limit=limit,
+                meta=meta,
+            )
         ),
     )
 
@@ -2046,8 +2442,12 @@ def read_text_file_response(
     """
     return models.ReadTextFileResponse(
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2064,9 +2464,13 @@ def refusal_idle_state_update(
     """
     return models.RefusalIdleStateUpdate(
         stop_reason="refusal",
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -2085,9 +2489,13 @@ def refusal_state_update_idle(
     return models.RefusalStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                meta=meta,
+            )
         ),
     )
 
@@ -2104,8 +2512,12 @@ def release_terminal_request(
     return models.ReleaseTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2118,8 +2530,12 @@ def release_terminal_response(
     Response to terminal/release method
     """
     return models.ReleaseTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2175,8 +2591,12 @@ def request_form_create_elicitation_request(
         request_id=request_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2195,8 +2615,12 @@ def request_permission_request(
         session_id=session_id,
         tool_call=tool_call,
         options=_as_list(options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2211,8 +2635,12 @@ def request_permission_response(
     """
     return models.RequestPermissionResponse(
         outcome=outcome,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2236,8 +2664,12 @@ def request_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2256,9 +2688,13 @@ def resource_content_block(
     return models.ResourceContentBlock(
         type_="resource",
         resource=resource,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -2283,13 +2719,22 @@ def resource_link_content_block(
         type_="resource_link",
         name=name,
         uri=uri,
-        **_given(
-            annotations=annotations,
-            description=description,
-            mime_type=mime_type,
-            size=size,
-            title=title,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET
+            and description is UNSET
+            and mime_type is UNSET
+            and size is UNSET
+            and title is UNSET
+            and meta is UNSET
+            else _given(
+                annotations=annotations,
+                description=description,
+                mime_type=mime_type,
+                size=size,
+                title=title,
+                meta=meta,
+            )
         ),
     )
 
@@ -2367,8 +2812,12 @@ def result_message_mcp_response(
     """
     return models.ResultMessageMcpResponse(
         result=result,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2403,11 +2852,18 @@ def resume_session_request(
     return models.ResumeSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -2422,10 +2878,14 @@ def resume_session_response(
     Response from resuming an existing session.
     """
     return models.ResumeSessionResponse(
-        **_given(
-            modes=modes,
-            config_options=_as_list(config_options),
-            meta=meta,
+        **(
+            {}
+            if modes is UNSET and config_options is UNSET and meta is UNSET
+            else _given(
+                modes=modes,
+                config_options=_as_list(config_options),
+                meta=meta,
+            )
         ),
     )
 
@@ -2451,10 +2911,14 @@ def select_session_config_option(
         options=options,
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -2472,8 +2936,12 @@ def selected_request_permission_outcome(
     return models.SelectedRequestPermissionOutcome(
         outcome="selected",
         option_id=option_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2492,8 +2960,12 @@ def session_elicitation_form_mode(
     return models.SessionElicitationFormMode(
         session_id=session_id,
         requested_schema=requested_schema,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2514,8 +2986,12 @@ def session_elicitation_url_mode(
         session_id=session_id,
         elicitation_id=elicitation_id,
         url=url,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2538,9 +3014,13 @@ def session_form_create_elicitation_request(
         session_id=session_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2558,10 +3038,14 @@ def session_info_update_session_update(
     """
     return models.SessionInfoUpdateSessionUpdate(
         session_update="session_info_update",
-        **_given(
-            title=title,
-            updated_at=updated_at,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET and updated_at is UNSET and meta is UNSET
+            else _given(
+                title=title,
+                updated_at=updated_at,
+                meta=meta,
+            )
         ),
     )
 
@@ -2581,8 +3065,12 @@ def session_message_chunk_session_update(
         session_update="session_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2605,13 +3093,22 @@ def session_message_session_update(
     return models.SessionMessageSessionUpdate(
         session_update="session_message",
         message_id=message_id,
-        **_given(
-            sender_session_id=sender_session_id,
-            recipient_session_id=recipient_session_id,
-            sender_message_id=sender_message_id,
-            recipient_message_id=recipient_message_id,
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if sender_session_id is UNSET
+            and recipient_session_id is UNSET
+            and sender_message_id is UNSET
+            and recipient_message_id is UNSET
+            and content is UNSET
+            and meta is UNSET
+            else _given(
+                sender_session_id=sender_session_id,
+                recipient_session_id=recipient_session_id,
+                sender_message_id=sender_message_id,
+                recipient_message_id=recipient_message_id,
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -2628,8 +3125,12 @@ def session_notification(
     return models.SessionNotification(
         session_id=session_id,
         update=update,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2644,8 +3145,12 @@ def session_status_request(
     """
     return models.SessionStatusRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2660,8 +3165,12 @@ def session_status_response(
     """
     return models.SessionStatusResponse(
         status=status,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2686,9 +3195,13 @@ def session_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2708,9 +3221,13 @@ def set_provider_request(
         provider_id=provider_id,
         api_type=api_type,
         base_url=base_url,
-        **_given(
-            headers=headers,
-            meta=meta,
+        **(
+            {}
+            if headers is UNSET and meta is UNSET
+            else _given(
+                headers=headers,
+                meta=meta,
+            )
         ),
     )
 
@@ -2723,8 +3240,12 @@ def set_provider_response(
     **UNSTABLE**
     """
     return models.SetProviderResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2739,8 +3260,12 @@ def set_session_config_option_response(
     """
     return models.SetSessionConfigOptionResponse(
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2757,8 +3282,12 @@ def set_session_mode_request(
     return models.SetSessionModeRequest(
         session_id=session_id,
         mode_id=mode_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2771,8 +3300,12 @@ def set_session_mode_response(
     Response to `session/set_mode` method.
     """
     return models.SetSessionModeResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2789,8 +3322,12 @@ def set_session_title_request(
     return models.SetSessionTitleRequest(
         session_id=session_id,
         title=title,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2805,8 +3342,12 @@ def set_session_title_response(
     """
     return models.SetSessionTitleResponse(
         title=title,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2828,8 +3369,12 @@ def sse_mcp_server(
         name=name,
         url=url,
         headers=_as_list(headers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2845,8 +3390,12 @@ def state_update_requires_action(
     """
     return models.StateUpdateRequiresAction(
         state="requires_action",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2862,8 +3411,12 @@ def state_update_running(
     """
     return models.StateUpdateRunning(
         state="running",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2879,8 +3432,12 @@ def state_update_unknown(
     """
     return models.StateUpdateUnknown(
         state="unknown",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2905,17 +3462,30 @@ def string_elicitation_property_schema(
     """
     return models.StringElicitationPropertySchema(
         type_="string",
-        **_given(
-            title=title,
-            description=description,
-            min_length=min_length,
-            max_length=max_length,
-            pattern=pattern,
-            format_=format_,
-            default=default,
-            enum=_as_list(enum),
-            one_of=_as_list(one_of),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_length is UNSET
+            and max_length is UNSET
+            and pattern is UNSET
+            and format_ is UNSET
+            and default is UNSET
+            and enum is UNSET
+            and one_of is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_length=min_length,
+                max_length=max_length,
+                pattern=pattern,
+                format_=format_,
+                default=default,
+                enum=_as_list(enum),
+                one_of=_as_list(one_of),
+                meta=meta,
+            )
         ),
     )
 
@@ -2939,14 +3509,24 @@ def subagent_update_session_update(
     return models.SubagentUpdateSessionUpdate(
         session_update="subagent_update",
         session_id=session_id,
-        **_given(
-            title=title,
-            description=description,
-            capabilities=capabilities,
-            state=state,
-            cwd=cwd,
-            additional_directories=_as_list(additional_directories),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and capabilities is UNSET
+            and state is UNSET
+            and cwd is UNSET
+            and additional_directories is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                capabilities=capabilities,
+                state=state,
+                cwd=cwd,
+                additional_directories=_as_list(additional_directories),
+                meta=meta,
+            )
         ),
     )
 
@@ -2970,11 +3550,15 @@ def terminal_auth_method(
         type_="terminal",
         id_=id_,
         name=name,
-        **_given(
-            description=description,
-            args=_as_list(args),
-            env=env,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                args=_as_list(args),
+                env=env,
+                meta=meta,
+            )
         ),
     )
 
@@ -2991,8 +3575,12 @@ def terminal_output_request(
     return models.TerminalOutputRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3010,9 +3598,13 @@ def terminal_output_response(
     return models.TerminalOutputResponse(
         output=output,
         truncated=truncated,
-        **_given(
-            exit_status=exit_status,
-            meta=meta,
+        **(
+            {}
+            if exit_status is UNSET and meta is UNSET
+            else _given(
+                exit_status=exit_status,
+                meta=meta,
+            )
         ),
     )
 
@@ -3030,8 +3622,12 @@ def terminal_tool_call_content(
     return models.TerminalToolCallContent(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3050,9 +3646,13 @@ def text_content_block(
     return models.TextContentBlock(
         type_="text",
         text=text,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -3072,9 +3672,13 @@ def text_resource_contents(
     return models.TextResourceContents(
         text=text,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -3091,8 +3695,12 @@ def titled_multi_select_items(
     """
     return models.TitledMultiSelectItems(
         any_of=_as_list(any_of),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3119,15 +3727,26 @@ def tool_call_session_update(
         session_update="tool_call",
         tool_call_id=tool_call_id,
         title=title,
-        **_given(
-            name=name,
-            kind=kind,
-            status=status,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            meta=meta,
+        **(
+            {}
+            if name is UNSET
+            and kind is UNSET
+            and status is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and meta is UNSET
+            else _given(
+                name=name,
+                kind=kind,
+                status=status,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                meta=meta,
+            )
         ),
     )
 
@@ -3153,16 +3772,28 @@ def tool_call_update_session_update(
     return models.ToolCallUpdateSessionUpdate(
         session_update="tool_call_update",
         tool_call_id=tool_call_id,
-        **_given(
-            kind=kind,
-            status=status,
-            title=title,
-            name=name,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            meta=meta,
+        **(
+            {}
+            if kind is UNSET
+            and status is UNSET
+            and title is UNSET
+            and name is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and meta is UNSET
+            else _given(
+                kind=kind,
+                status=status,
+                title=title,
+                name=name,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                meta=meta,
+            )
         ),
     )
 
@@ -3177,8 +3808,12 @@ def unarchive_session_request(
     """
     return models.UnarchiveSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3191,8 +3826,12 @@ def unarchive_session_response(
     **UNSTABLE**
     """
     return models.UnarchiveSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3209,8 +3848,12 @@ def unstructured_command_input(
     """
     return models.UnstructuredCommandInput(
         hint=hint,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3231,9 +3874,13 @@ def usage_update_session_update(
         session_update="usage_update",
         used=used,
         size=size,
-        **_given(
-            cost=cost,
-            meta=meta,
+        **(
+            {}
+            if cost is UNSET and meta is UNSET
+            else _given(
+                cost=cost,
+                meta=meta,
+            )
         ),
     )
 
@@ -3252,9 +3899,13 @@ def user_message_chunk_session_update(
     return models.UserMessageChunkSessionUpdate(
         session_update="user_message_chunk",
         content=content,
-        **_given(
-            message_id=message_id,
-            meta=meta,
+        **(
+            {}
+            if message_id is UNSET and meta is UNSET
+            else _given(
+                message_id=message_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -3275,8 +3926,12 @@ def value_id_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3293,8 +3948,12 @@ def wait_for_terminal_exit_request(
     return models.WaitForTerminalExitRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3309,10 +3968,14 @@ def wait_for_terminal_exit_response(
     Response containing the exit status of a terminal command.
     """
     return models.WaitForTerminalExitResponse(
-        **_given(
-            exit_code=exit_code,
-            signal=signal,
-            meta=meta,
+        **(
+            {}
+            if exit_code is UNSET and signal is UNSET and meta is UNSET
+            else _given(
+                exit_code=exit_code,
+                signal=signal,
+                meta=meta,
+            )
         ),
     )
 
@@ -3331,8 +3994,12 @@ def write_text_file_request(
         session_id=session_id,
         path=path,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3345,7 +4012,11 @@ def write_text_file_response(
     Response to `fs/write_text_file`
     """
     return models.WriteTextFileResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )

@@ -164,7 +164,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -189,9 +190,13 @@ def accept_create_elicitation_response(
     """
     return models.AcceptCreateElicitationResponse(
         action="accept",
-        **_given(
-            content=content,
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=content,
+                meta=meta,
+            )
         ),
     )
 
@@ -211,10 +216,14 @@ def add_diff_change(
     return models.AddDiffChange(
         operation="add",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -235,9 +244,13 @@ def agent_auth_method(
         type_="agent",
         method_id=method_id,
         name=name,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -257,8 +270,12 @@ def agent_message_chunk_session_update(
         session_update="agent_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -277,9 +294,13 @@ def agent_message_session_update(
     return models.AgentMessageSessionUpdate(
         session_update="agent_message",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -299,8 +320,12 @@ def agent_thought_chunk_session_update(
         session_update="agent_thought_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -319,9 +344,13 @@ def agent_thought_session_update(
     return models.AgentThoughtSessionUpdate(
         session_update="agent_thought",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -344,13 +373,22 @@ def array_elicitation_property_schema(
     return models.ArrayElicitationPropertySchema(
         type_="array",
         items=items,
-        **_given(
-            title=title,
-            description=description,
-            min_items=min_items,
-            max_items=max_items,
-            default=_as_list(default),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_items is UNSET
+            and max_items is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_items=min_items,
+                max_items=max_items,
+                default=_as_list(default),
+                meta=meta,
+            )
         ),
     )
 
@@ -371,9 +409,13 @@ def audio_content_block(
         type_="audio",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -391,8 +433,12 @@ def available_commands_update_session_update(
     return models.AvailableCommandsUpdateSessionUpdate(
         session_update="available_commands_update",
         available_commands=_as_list(available_commands),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -412,9 +458,13 @@ def blob_resource_contents(
     return models.BlobResourceContents(
         blob=blob,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -433,11 +483,18 @@ def boolean_elicitation_property_schema(
     """
     return models.BooleanElicitationPropertySchema(
         type_="boolean",
-        **_given(
-            title=title,
-            description=description,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -461,10 +518,14 @@ def boolean_session_config_option(
         current_value=current_value,
         config_id=config_id,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -486,8 +547,12 @@ def boolean_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -503,8 +568,12 @@ def cancel_create_elicitation_response(
     """
     return models.CancelCreateElicitationResponse(
         action="cancel",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -519,8 +588,12 @@ def cancel_request_notification(
     """
     return models.CancelRequestNotification(
         request_id=request_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -535,8 +608,12 @@ def cancel_session_notification(
     """
     return models.CancelSessionNotification(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -553,8 +630,12 @@ def cancel_terminal_request(
     return models.CancelTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -567,8 +648,12 @@ def cancel_terminal_response(
     Response from cancelling a terminal.
     """
     return models.CancelTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -585,8 +670,12 @@ def cancel_tool_call_request(
     return models.CancelToolCallRequest(
         session_id=session_id,
         tool_call_id=tool_call_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -599,8 +688,12 @@ def cancel_tool_call_response(
     Response from cancelling a tool call.
     """
     return models.CancelToolCallResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -621,9 +714,13 @@ def cancelled_idle_state_update(
     """
     return models.CancelledIdleStateUpdate(
         stop_reason="cancelled",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -641,8 +738,12 @@ def cancelled_request_permission_outcome(
     """
     return models.CancelledRequestPermissionOutcome(
         outcome="cancelled",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -661,9 +762,13 @@ def cancelled_state_update_idle(
     return models.CancelledStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -678,8 +783,12 @@ def close_session_request(
     """
     return models.CloseSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -692,8 +801,12 @@ def close_session_response(
     Response from closing a session.
     """
     return models.CloseSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -714,9 +827,13 @@ def command_available_command(
         type_="command",
         name=name,
         description=description,
-        **_given(
-            input_=input_,
-            meta=meta,
+        **(
+            {}
+            if input_ is UNSET and meta is UNSET
+            else _given(
+                input_=input_,
+                meta=meta,
+            )
         ),
     )
 
@@ -738,10 +855,14 @@ def command_request_permission_subject(
         type_="command",
         command=command,
         cwd=cwd,
-        **_given(
-            tool_call_id=tool_call_id,
-            terminal_id=terminal_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and terminal_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                terminal_id=terminal_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -761,8 +882,12 @@ def compaction_summary_chunk_session_update(
         session_update="compaction_summary_chunk",
         compaction_id=compaction_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -784,10 +909,14 @@ def compaction_update_session_update(
         session_update="compaction_update",
         compaction_id=compaction_id,
         status=status,
-        **_given(
-            summary=_as_list(summary),
-            error=error,
-            meta=meta,
+        **(
+            {}
+            if summary is UNSET and error is UNSET and meta is UNSET
+            else _given(
+                summary=_as_list(summary),
+                error=error,
+                meta=meta,
+            )
         ),
     )
 
@@ -802,8 +931,12 @@ def complete_elicitation_notification(
     """
     return models.CompleteElicitationNotification(
         elicitation_id=elicitation_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -821,8 +954,12 @@ def config_option_update_session_update(
     return models.ConfigOptionUpdateSessionUpdate(
         session_update="config_option_update",
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -840,8 +977,12 @@ def content_tool_call_content(
     return models.ContentToolCallContent(
         type_="content",
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -863,10 +1004,14 @@ def copy_diff_change(
         operation="copy",
         old_path=old_path,
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -882,8 +1027,12 @@ def decline_create_elicitation_response(
     """
     return models.DeclineCreateElicitationResponse(
         action="decline",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -903,10 +1052,14 @@ def delete_diff_change(
     return models.DeleteDiffChange(
         operation="delete",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -921,8 +1074,12 @@ def delete_session_request(
     """
     return models.DeleteSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -935,8 +1092,12 @@ def delete_session_response(
     Response from deleting a session.
     """
     return models.DeleteSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -955,9 +1116,13 @@ def diff_tool_call_content(
     return models.DiffToolCallContent(
         type_="diff",
         changes=_as_list(changes),
-        **_given(
-            patch=patch,
-            meta=meta,
+        **(
+            {}
+            if patch is UNSET and meta is UNSET
+            else _given(
+                patch=patch,
+                meta=meta,
+            )
         ),
     )
 
@@ -975,9 +1140,13 @@ def end_turn_idle_state_update(
     """
     return models.EndTurnIdleStateUpdate(
         stop_reason="end_turn",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -996,9 +1165,13 @@ def end_turn_state_update_idle(
     return models.EndTurnStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1046,10 +1219,14 @@ def error_idle_state_update(
     """
     return models.ErrorIdleStateUpdate(
         stop_reason="error",
-        **_given(
-            error=error,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if error is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                error=error,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1069,10 +1246,14 @@ def error_state_update_idle(
     return models.ErrorStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            error=error,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if error is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                error=error,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1093,9 +1274,13 @@ def http_mcp_server(
         type_="http",
         name=name,
         url=url,
-        **_given(
-            headers=_as_list(headers),
-            meta=meta,
+        **(
+            {}
+            if headers is UNSET and meta is UNSET
+            else _given(
+                headers=_as_list(headers),
+                meta=meta,
+            )
         ),
     )
 
@@ -1117,8 +1302,12 @@ def id_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1140,10 +1329,14 @@ def image_content_block(
         type_="image",
         data=data,
         mime_type=mime_type,
-        **_given(
-            uri=uri,
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if uri is UNSET and annotations is UNSET and meta is UNSET
+            else _given(
+                uri=uri,
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1161,9 +1354,13 @@ def initialize_request(
     return models.InitializeRequest(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -1182,10 +1379,14 @@ def initialize_response(
     return models.InitializeResponse(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            auth_methods=_as_list(auth_methods),
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                auth_methods=_as_list(auth_methods),
+                meta=meta,
+            )
         ),
     )
 
@@ -1206,13 +1407,22 @@ def integer_elicitation_property_schema(
     """
     return models.IntegerElicitationPropertySchema(
         type_="integer",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1232,8 +1442,12 @@ def items_plan_update_content(
         type_="items",
         plan_id=plan_id,
         entries=_as_list(entries),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1248,10 +1462,14 @@ def list_sessions_request(
     Request parameters for listing existing sessions.
     """
     return models.ListSessionsRequest(
-        **_given(
-            cwd=cwd,
-            cursor=cursor,
-            meta=meta,
+        **(
+            {}
+            if cwd is UNSET and cursor is UNSET and meta is UNSET
+            else _given(
+                cwd=cwd,
+                cursor=cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -1267,9 +1485,13 @@ def list_sessions_response(
     """
     return models.ListSessionsResponse(
         sessions=_as_list(sessions),
-        **_given(
-            next_cursor=next_cursor,
-            meta=meta,
+        **(
+            {}
+            if next_cursor is UNSET and meta is UNSET
+            else _given(
+                next_cursor=next_cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -1284,8 +1506,12 @@ def login_auth_request(
     """
     return models.LoginAuthRequest(
         method_id=method_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1298,8 +1524,12 @@ def login_auth_response(
     Response to the `auth/login` method.
     """
     return models.LoginAuthResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1312,8 +1542,12 @@ def logout_auth_request(
     Request parameters for the `auth/logout` method.
     """
     return models.LogoutAuthRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1326,8 +1560,12 @@ def logout_auth_response(
     Response to the `auth/logout` method.
     """
     return models.LogoutAuthResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1344,9 +1582,13 @@ def max_tokens_idle_state_update(
     """
     return models.MaxTokensIdleStateUpdate(
         stop_reason="max_tokens",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1365,9 +1607,13 @@ def max_tokens_state_update_idle(
     return models.MaxTokensStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1385,9 +1631,13 @@ def max_turn_requests_idle_state_update(
     """
     return models.MaxTurnRequestsIdleStateUpdate(
         stop_reason="max_turn_requests",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1406,9 +1656,13 @@ def max_turn_requests_state_update_idle(
     return models.MaxTurnRequestsStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1428,10 +1682,14 @@ def modify_diff_change(
     return models.ModifyDiffChange(
         operation="modify",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1453,10 +1711,14 @@ def move_diff_change(
         operation="move",
         old_path=old_path,
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1474,8 +1736,12 @@ def multi_select_items_string(
     return models.MultiSelectItemsString(
         type_="string",
         enum=_as_list(enum),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1492,10 +1758,16 @@ def new_session_request(
     """
     return models.NewSessionRequest(
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                meta=meta,
+            )
         ),
     )
 
@@ -1512,10 +1784,14 @@ def new_session_response(
     """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            config_options=_as_list(config_options),
-            available_commands=_as_list(available_commands),
-            meta=meta,
+        **(
+            {}
+            if config_options is UNSET and available_commands is UNSET and meta is UNSET
+            else _given(
+                config_options=_as_list(config_options),
+                available_commands=_as_list(available_commands),
+                meta=meta,
+            )
         ),
     )
 
@@ -1532,10 +1808,14 @@ def none_idle_state_update(
     No stop reason: `stopReason` is omitted or `null`.
     """
     return models.NoneIdleStateUpdate(
-        **_given(
-            background=_as_list(background),
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if background is UNSET and meta is UNSET and stop_reason is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -1553,10 +1833,14 @@ def none_state_update_idle(
     """
     return models.NoneStateUpdateIdle(
         state="idle",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if background is UNSET and meta is UNSET and stop_reason is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -1577,9 +1861,13 @@ def notice_session_update(
         session_update="notice",
         severity=severity,
         title=title,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -1600,13 +1888,22 @@ def number_elicitation_property_schema(
     """
     return models.NumberElicitationPropertySchema(
         type_="number",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1625,9 +1922,13 @@ def other_state_update_idle(
     return models.OtherStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1660,8 +1961,12 @@ def plan_update_session_update(
     return models.PlanUpdateSessionUpdate(
         session_update="plan_update",
         plan=plan,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1678,8 +1983,12 @@ def prompt_request(
     return models.PromptRequest(
         session_id=session_id,
         prompt=_as_list(prompt),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1694,8 +2003,12 @@ def prompt_response(
     """
     return models.PromptResponse(
         message_id=message_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1712,9 +2025,13 @@ def refusal_idle_state_update(
     """
     return models.RefusalIdleStateUpdate(
         stop_reason="refusal",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1733,9 +2050,13 @@ def refusal_state_update_idle(
     return models.RefusalStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1791,8 +2112,12 @@ def request_form_create_elicitation_request(
         request_id=request_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1813,10 +2138,14 @@ def request_permission_request(
         session_id=session_id,
         title=title,
         options=_as_list(options),
-        **_given(
-            description=description,
-            subject=subject,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and subject is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                subject=subject,
+                meta=meta,
+            )
         ),
     )
 
@@ -1831,8 +2160,12 @@ def request_permission_response(
     """
     return models.RequestPermissionResponse(
         outcome=outcome,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1856,8 +2189,12 @@ def request_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1876,9 +2213,13 @@ def requires_action_state_update_session_update(
     return models.RequiresActionStateUpdateSessionUpdate(
         session_update="state_update",
         state=state,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1897,9 +2238,13 @@ def resource_content_block(
     return models.ResourceContentBlock(
         type_="resource",
         resource=resource,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1925,14 +2270,24 @@ def resource_link_content_block(
         type_="resource_link",
         name=name,
         uri=uri,
-        **_given(
-            title=title,
-            description=description,
-            icons=_as_list(icons),
-            mime_type=mime_type,
-            size=size,
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and icons is UNSET
+            and mime_type is UNSET
+            and size is UNSET
+            and annotations is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                icons=_as_list(icons),
+                mime_type=mime_type,
+                size=size,
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1996,11 +2351,18 @@ def resume_session_request(
     return models.ResumeSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            replay_from=replay_from,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and replay_from is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                replay_from=replay_from,
+                meta=meta,
+            )
         ),
     )
 
@@ -2015,10 +2377,14 @@ def resume_session_response(
     Response from resuming an existing session.
     """
     return models.ResumeSessionResponse(
-        **_given(
-            config_options=_as_list(config_options),
-            available_commands=_as_list(available_commands),
-            meta=meta,
+        **(
+            {}
+            if config_options is UNSET and available_commands is UNSET and meta is UNSET
+            else _given(
+                config_options=_as_list(config_options),
+                available_commands=_as_list(available_commands),
+                meta=meta,
+            )
         ),
     )
 
@@ -2037,9 +2403,13 @@ def running_state_update_session_update(
     return models.RunningStateUpdateSessionUpdate(
         session_update="state_update",
         state=state,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2065,10 +2435,14 @@ def select_session_config_option(
         options=options,
         config_id=config_id,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -2086,8 +2460,12 @@ def selected_request_permission_outcome(
     return models.SelectedRequestPermissionOutcome(
         outcome="selected",
         option_id=option_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2106,8 +2484,12 @@ def session_elicitation_form_mode(
     return models.SessionElicitationFormMode(
         session_id=session_id,
         requested_schema=requested_schema,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2128,8 +2510,12 @@ def session_elicitation_url_mode(
         session_id=session_id,
         elicitation_id=elicitation_id,
         url=url,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2152,9 +2538,13 @@ def session_form_create_elicitation_request(
         session_id=session_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2172,10 +2562,14 @@ def session_info_update_session_update(
     """
     return models.SessionInfoUpdateSessionUpdate(
         session_update="session_info_update",
-        **_given(
-            title=title,
-            updated_at=updated_at,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET and updated_at is UNSET and meta is UNSET
+            else _given(
+                title=title,
+                updated_at=updated_at,
+                meta=meta,
+            )
         ),
     )
 
@@ -2192,8 +2586,12 @@ def session_not_found_error_data(
     """
     return models.SessionNotFoundErrorData(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2218,9 +2616,13 @@ def session_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2235,8 +2637,12 @@ def set_session_config_option_response(
     """
     return models.SetSessionConfigOptionResponse(
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2252,8 +2658,12 @@ def start_replay_from(
     """
     return models.StartReplayFrom(
         type_="start",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2270,9 +2680,13 @@ def state_update_requires_action(
     """
     return models.StateUpdateRequiresAction(
         state="requires_action",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2289,9 +2703,13 @@ def state_update_running(
     """
     return models.StateUpdateRunning(
         state="running",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2313,10 +2731,14 @@ def stdio_mcp_server(
         type_="stdio",
         name=name,
         command=command,
-        **_given(
-            args=_as_list(args),
-            env=_as_list(env),
-            meta=meta,
+        **(
+            {}
+            if args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                args=_as_list(args),
+                env=_as_list(env),
+                meta=meta,
+            )
         ),
     )
 
@@ -2341,17 +2763,30 @@ def string_elicitation_property_schema(
     """
     return models.StringElicitationPropertySchema(
         type_="string",
-        **_given(
-            title=title,
-            description=description,
-            min_length=min_length,
-            max_length=max_length,
-            pattern=pattern,
-            format_=format_,
-            default=default,
-            enum=_as_list(enum),
-            one_of=_as_list(one_of),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_length is UNSET
+            and max_length is UNSET
+            and pattern is UNSET
+            and format_ is UNSET
+            and default is UNSET
+            and enum is UNSET
+            and one_of is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_length=min_length,
+                max_length=max_length,
+                pattern=pattern,
+                format_=format_,
+                default=default,
+                enum=_as_list(enum),
+                one_of=_as_list(one_of),
+                meta=meta,
+            )
         ),
     )
 
@@ -2375,11 +2810,15 @@ def terminal_auth_method(
         type_="terminal",
         method_id=method_id,
         name=name,
-        **_given(
-            description=description,
-            args=_as_list(args),
-            env=_as_list(env),
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                args=_as_list(args),
+                env=_as_list(env),
+                meta=meta,
+            )
         ),
     )
 
@@ -2398,8 +2837,12 @@ def terminal_background_work(
     return models.TerminalBackgroundWork(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2419,8 +2862,12 @@ def terminal_output_chunk_session_update(
         session_update="terminal_output_chunk",
         terminal_id=terminal_id,
         data=data,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2438,8 +2885,12 @@ def terminal_tool_call_content(
     return models.TerminalToolCallContent(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2463,14 +2914,24 @@ def terminal_update_session_update(
     return models.TerminalUpdateSessionUpdate(
         session_update="terminal_update",
         terminal_id=terminal_id,
-        **_given(
-            command=command,
-            cwd=cwd,
-            output=output,
-            exit_status=exit_status,
-            size=size,
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if command is UNSET
+            and cwd is UNSET
+            and output is UNSET
+            and exit_status is UNSET
+            and size is UNSET
+            and capabilities is UNSET
+            and meta is UNSET
+            else _given(
+                command=command,
+                cwd=cwd,
+                output=output,
+                exit_status=exit_status,
+                size=size,
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -2488,8 +2949,12 @@ def text_available_command_input(
     return models.TextAvailableCommandInput(
         type_="text",
         hint=hint,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2508,9 +2973,13 @@ def text_content_block(
     return models.TextContentBlock(
         type_="text",
         text=text,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -2530,9 +2999,13 @@ def text_resource_contents(
     return models.TextResourceContents(
         text=text,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -2549,8 +3022,12 @@ def titled_multi_select_items(
     """
     return models.TitledMultiSelectItems(
         any_of=_as_list(any_of),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2570,8 +3047,12 @@ def tool_call_background_work(
     return models.ToolCallBackgroundWork(
         type_="tool_call",
         tool_call_id=tool_call_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2591,8 +3072,12 @@ def tool_call_content_chunk_session_update(
         session_update="tool_call_content_chunk",
         tool_call_id=tool_call_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2610,8 +3095,12 @@ def tool_call_request_permission_subject(
     return models.ToolCallRequestPermissionSubject(
         type_="tool_call",
         tool_call=tool_call,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2638,17 +3127,30 @@ def tool_call_update_session_update(
     return models.ToolCallUpdateSessionUpdate(
         session_update="tool_call_update",
         tool_call_id=tool_call_id,
-        **_given(
-            name=name,
-            title=title,
-            kind=kind,
-            status=status,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if name is UNSET
+            and title is UNSET
+            and kind is UNSET
+            and status is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and capabilities is UNSET
+            and meta is UNSET
+            else _given(
+                name=name,
+                title=title,
+                kind=kind,
+                status=status,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -2667,8 +3169,12 @@ def unsupported_protocol_version_error_data(
     return models.UnsupportedProtocolVersionErrorData(
         requested=requested,
         supported=_as_list(supported),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2685,8 +3191,12 @@ def update_session_notification(
     return models.UpdateSessionNotification(
         session_id=session_id,
         update=update,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2707,9 +3217,13 @@ def usage_update_session_update(
         session_update="usage_update",
         used=used,
         size=size,
-        **_given(
-            cost=cost,
-            meta=meta,
+        **(
+            {}
+            if cost is UNSET and meta is UNSET
+            else _given(
+                cost=cost,
+                meta=meta,
+            )
         ),
     )
 
@@ -2729,8 +3243,12 @@ def user_message_chunk_session_update(
         session_update="user_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2749,8 +3267,12 @@ def user_message_session_update(
     return models.UserMessageSessionUpdate(
         session_update="user_message",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )

@@ -203,7 +203,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -228,9 +229,13 @@ def accept_create_elicitation_response(
     """
     return models.AcceptCreateElicitationResponse(
         action="accept",
-        **_given(
-            content=content,
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=content,
+                meta=meta,
+            )
         ),
     )
 
@@ -250,8 +255,12 @@ def acp_mcp_server(
         type_="acp",
         name=name,
         server_id=server_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -271,10 +280,14 @@ def add_diff_change(
     return models.AddDiffChange(
         operation="add",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -295,9 +308,13 @@ def agent_auth_method(
         type_="agent",
         method_id=method_id,
         name=name,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -317,8 +334,12 @@ def agent_message_chunk_session_update(
         session_update="agent_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -337,9 +358,13 @@ def agent_message_session_update(
     return models.AgentMessageSessionUpdate(
         session_update="agent_message",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -359,8 +384,12 @@ def agent_thought_chunk_session_update(
         session_update="agent_thought_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -379,9 +408,13 @@ def agent_thought_session_update(
     return models.AgentThoughtSessionUpdate(
         session_update="agent_thought",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -396,8 +429,12 @@ def archive_session_request(
     """
     return models.ArchiveSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -410,8 +447,12 @@ def archive_session_response(
     **UNSTABLE**
     """
     return models.ArchiveSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -434,13 +475,22 @@ def array_elicitation_property_schema(
     return models.ArrayElicitationPropertySchema(
         type_="array",
         items=items,
-        **_given(
-            title=title,
-            description=description,
-            min_items=min_items,
-            max_items=max_items,
-            default=_as_list(default),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_items is UNSET
+            and max_items is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_items=min_items,
+                max_items=max_items,
+                default=_as_list(default),
+                meta=meta,
+            )
         ),
     )
 
@@ -461,9 +511,13 @@ def audio_content_block(
         type_="audio",
         data=data,
         mime_type=mime_type,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -476,8 +530,12 @@ def auth_status_request(
     **UNSTABLE**
     """
     return models.AuthStatusRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -493,9 +551,13 @@ def auth_status_response(
     """
     return models.AuthStatusResponse(
         state=state,
-        **_given(
-            accounts=_as_list(accounts),
-            meta=meta,
+        **(
+            {}
+            if accounts is UNSET and meta is UNSET
+            else _given(
+                accounts=_as_list(accounts),
+                meta=meta,
+            )
         ),
     )
 
@@ -511,9 +573,13 @@ def auth_status_update_notification(
     """
     return models.AuthStatusUpdateNotification(
         state=state,
-        **_given(
-            accounts=_as_list(accounts),
-            meta=meta,
+        **(
+            {}
+            if accounts is UNSET and meta is UNSET
+            else _given(
+                accounts=_as_list(accounts),
+                meta=meta,
+            )
         ),
     )
 
@@ -531,8 +597,12 @@ def available_commands_update_session_update(
     return models.AvailableCommandsUpdateSessionUpdate(
         session_update="available_commands_update",
         available_commands=_as_list(available_commands),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -552,9 +622,13 @@ def blob_resource_contents(
     return models.BlobResourceContents(
         blob=blob,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -573,11 +647,18 @@ def boolean_elicitation_property_schema(
     """
     return models.BooleanElicitationPropertySchema(
         type_="boolean",
-        **_given(
-            title=title,
-            description=description,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -601,10 +682,14 @@ def boolean_session_config_option(
         current_value=current_value,
         config_id=config_id,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -626,8 +711,12 @@ def boolean_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -643,8 +732,12 @@ def cancel_create_elicitation_response(
     """
     return models.CancelCreateElicitationResponse(
         action="cancel",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -659,8 +752,12 @@ def cancel_request_notification(
     """
     return models.CancelRequestNotification(
         request_id=request_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -675,8 +772,12 @@ def cancel_session_notification(
     """
     return models.CancelSessionNotification(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -693,8 +794,12 @@ def cancel_terminal_request(
     return models.CancelTerminalRequest(
         session_id=session_id,
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -707,8 +812,12 @@ def cancel_terminal_response(
     Response from cancelling a terminal.
     """
     return models.CancelTerminalResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -725,8 +834,12 @@ def cancel_tool_call_request(
     return models.CancelToolCallRequest(
         session_id=session_id,
         tool_call_id=tool_call_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -739,8 +852,12 @@ def cancel_tool_call_response(
     Response from cancelling a tool call.
     """
     return models.CancelToolCallResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -762,10 +879,14 @@ def cancelled_idle_state_update(
     """
     return models.CancelledIdleStateUpdate(
         stop_reason="cancelled",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -783,8 +904,12 @@ def cancelled_request_permission_outcome(
     """
     return models.CancelledRequestPermissionOutcome(
         outcome="cancelled",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -804,10 +929,14 @@ def cancelled_state_update_idle(
     return models.CancelledStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -822,8 +951,12 @@ def close_session_request(
     """
     return models.CloseSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -836,8 +969,12 @@ def close_session_response(
     Response from closing a session.
     """
     return models.CloseSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -858,9 +995,13 @@ def command_available_command(
         type_="command",
         name=name,
         description=description,
-        **_given(
-            input_=input_,
-            meta=meta,
+        **(
+            {}
+            if input_ is UNSET and meta is UNSET
+            else _given(
+                input_=input_,
+                meta=meta,
+            )
         ),
     )
 
@@ -882,10 +1023,14 @@ def command_request_permission_subject(
         type_="command",
         command=command,
         cwd=cwd,
-        **_given(
-            tool_call_id=tool_call_id,
-            terminal_id=terminal_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and terminal_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                terminal_id=terminal_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -905,8 +1050,12 @@ def compaction_summary_chunk_session_update(
         session_update="compaction_summary_chunk",
         compaction_id=compaction_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -928,10 +1077,14 @@ def compaction_update_session_update(
         session_update="compaction_update",
         compaction_id=compaction_id,
         status=status,
-        **_given(
-            summary=_as_list(summary),
-            error=error,
-            meta=meta,
+        **(
+            {}
+            if summary is UNSET and error is UNSET and meta is UNSET
+            else _given(
+                summary=_as_list(summary),
+                error=error,
+                meta=meta,
+            )
         ),
     )
 
@@ -946,8 +1099,12 @@ def complete_elicitation_notification(
     """
     return models.CompleteElicitationNotification(
         elicitation_id=elicitation_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -965,8 +1122,12 @@ def config_option_update_session_update(
     return models.ConfigOptionUpdateSessionUpdate(
         session_update="config_option_update",
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -984,8 +1145,12 @@ def content_tool_call_content(
     return models.ContentToolCallContent(
         type_="content",
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1007,10 +1172,14 @@ def copy_diff_change(
         operation="copy",
         old_path=old_path,
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1026,8 +1195,12 @@ def decline_create_elicitation_response(
     """
     return models.DeclineCreateElicitationResponse(
         action="decline",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1047,10 +1220,14 @@ def delete_diff_change(
     return models.DeleteDiffChange(
         operation="delete",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1065,8 +1242,12 @@ def delete_session_request(
     """
     return models.DeleteSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1079,8 +1260,12 @@ def delete_session_response(
     Response from deleting a session.
     """
     return models.DeleteSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1099,9 +1284,13 @@ def diff_tool_call_content(
     return models.DiffToolCallContent(
         type_="diff",
         changes=_as_list(changes),
-        **_given(
-            patch=patch,
-            meta=meta,
+        **(
+            {}
+            if patch is UNSET and meta is UNSET
+            else _given(
+                patch=patch,
+                meta=meta,
+            )
         ),
     )
 
@@ -1116,8 +1305,12 @@ def disable_provider_request(
     """
     return models.DisableProviderRequest(
         provider_id=provider_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1130,8 +1323,12 @@ def disable_provider_response(
     **UNSTABLE**
     """
     return models.DisableProviderResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1150,10 +1347,14 @@ def end_turn_idle_state_update(
     """
     return models.EndTurnIdleStateUpdate(
         stop_reason="end_turn",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1173,10 +1374,14 @@ def end_turn_state_update_idle(
     return models.EndTurnStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1225,11 +1430,18 @@ def error_idle_state_update(
     """
     return models.ErrorIdleStateUpdate(
         stop_reason="error",
-        **_given(
-            error=error,
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if error is UNSET
+            and usage is UNSET
+            and background is UNSET
+            and meta is UNSET
+            else _given(
+                error=error,
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1246,8 +1458,12 @@ def error_message_mcp_response(
     """
     return models.ErrorMessageMcpResponse(
         error=error,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1283,11 +1499,18 @@ def error_state_update_idle(
     return models.ErrorStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            error=error,
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if error is UNSET
+            and usage is UNSET
+            and background is UNSET
+            and meta is UNSET
+            else _given(
+                error=error,
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1307,8 +1530,12 @@ def file_plan_update_content(
         type_="file",
         plan_id=plan_id,
         uri=uri,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1328,11 +1555,18 @@ def fork_session_request(
     return models.ForkSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -1349,10 +1583,14 @@ def fork_session_response(
     """
     return models.ForkSessionResponse(
         session_id=session_id,
-        **_given(
-            config_options=_as_list(config_options),
-            available_commands=_as_list(available_commands),
-            meta=meta,
+        **(
+            {}
+            if config_options is UNSET and available_commands is UNSET and meta is UNSET
+            else _given(
+                config_options=_as_list(config_options),
+                available_commands=_as_list(available_commands),
+                meta=meta,
+            )
         ),
     )
 
@@ -1373,9 +1611,13 @@ def http_mcp_server(
         type_="http",
         name=name,
         url=url,
-        **_given(
-            headers=_as_list(headers),
-            meta=meta,
+        **(
+            {}
+            if headers is UNSET and meta is UNSET
+            else _given(
+                headers=_as_list(headers),
+                meta=meta,
+            )
         ),
     )
 
@@ -1397,8 +1639,12 @@ def id_set_session_config_option_request(
         session_id=session_id,
         config_id=config_id,
         value=value,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1420,10 +1666,14 @@ def image_content_block(
         type_="image",
         data=data,
         mime_type=mime_type,
-        **_given(
-            uri=uri,
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if uri is UNSET and annotations is UNSET and meta is UNSET
+            else _given(
+                uri=uri,
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -1441,9 +1691,13 @@ def initialize_proxy_request(
     return models.InitializeProxyRequest(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -1462,10 +1716,14 @@ def initialize_proxy_response(
     return models.InitializeProxyResponse(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            auth_methods=_as_list(auth_methods),
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                auth_methods=_as_list(auth_methods),
+                meta=meta,
+            )
         ),
     )
 
@@ -1483,9 +1741,13 @@ def initialize_request(
     return models.InitializeRequest(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -1504,10 +1766,14 @@ def initialize_response(
     return models.InitializeResponse(
         protocol_version=protocol_version,
         info=info,
-        **_given(
-            capabilities=capabilities,
-            auth_methods=_as_list(auth_methods),
-            meta=meta,
+        **(
+            {}
+            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
+            else _given(
+                capabilities=capabilities,
+                auth_methods=_as_list(auth_methods),
+                meta=meta,
+            )
         ),
     )
 
@@ -1528,13 +1794,22 @@ def integer_elicitation_property_schema(
     """
     return models.IntegerElicitationPropertySchema(
         type_="integer",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -1554,8 +1829,12 @@ def items_plan_update_content(
         type_="items",
         plan_id=plan_id,
         entries=_as_list(entries),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1568,8 +1847,12 @@ def list_providers_request(
     **UNSTABLE**
     """
     return models.ListProvidersRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1584,8 +1867,12 @@ def list_providers_response(
     """
     return models.ListProvidersResponse(
         providers=_as_list(providers),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1601,11 +1888,15 @@ def list_sessions_request(
     Request parameters for listing existing sessions.
     """
     return models.ListSessionsRequest(
-        **_given(
-            cwd=cwd,
-            cursor=cursor,
-            archived=archived,
-            meta=meta,
+        **(
+            {}
+            if cwd is UNSET and cursor is UNSET and archived is UNSET and meta is UNSET
+            else _given(
+                cwd=cwd,
+                cursor=cursor,
+                archived=archived,
+                meta=meta,
+            )
         ),
     )
 
@@ -1621,9 +1912,13 @@ def list_sessions_response(
     """
     return models.ListSessionsResponse(
         sessions=_as_list(sessions),
-        **_given(
-            next_cursor=next_cursor,
-            meta=meta,
+        **(
+            {}
+            if next_cursor is UNSET and meta is UNSET
+            else _given(
+                next_cursor=next_cursor,
+                meta=meta,
+            )
         ),
     )
 
@@ -1638,8 +1933,12 @@ def login_auth_request(
     """
     return models.LoginAuthRequest(
         method_id=method_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1652,8 +1951,12 @@ def login_auth_response(
     Response to the `auth/login` method.
     """
     return models.LoginAuthResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1666,8 +1969,12 @@ def logout_auth_request(
     Request parameters for the `auth/logout` method.
     """
     return models.LogoutAuthRequest(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1680,8 +1987,12 @@ def logout_auth_response(
     Response to the `auth/logout` method.
     """
     return models.LogoutAuthResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1701,8 +2012,12 @@ def markdown_plan_update_content(
         type_="markdown",
         plan_id=plan_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1720,10 +2035,14 @@ def max_tokens_idle_state_update(
     """
     return models.MaxTokensIdleStateUpdate(
         stop_reason="max_tokens",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1743,10 +2062,14 @@ def max_tokens_state_update_idle(
     return models.MaxTokensStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1765,10 +2088,14 @@ def max_turn_requests_idle_state_update(
     """
     return models.MaxTurnRequestsIdleStateUpdate(
         stop_reason="max_turn_requests",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1788,10 +2115,14 @@ def max_turn_requests_state_update_idle(
     return models.MaxTurnRequestsStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -1811,9 +2142,13 @@ def message_mcp_notification(
         server_id=server_id,
         request_id=request_id,
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -1833,9 +2168,13 @@ def message_mcp_request(
         server_id=server_id,
         request_id=request_id,
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -1855,10 +2194,14 @@ def modify_diff_change(
     return models.ModifyDiffChange(
         operation="modify",
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1880,10 +2223,14 @@ def move_diff_change(
         operation="move",
         old_path=old_path,
         path=path,
-        **_given(
-            file_type=file_type,
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if file_type is UNSET and mime_type is UNSET and meta is UNSET
+            else _given(
+                file_type=file_type,
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -1901,8 +2248,12 @@ def multi_select_items_string(
     return models.MultiSelectItemsString(
         type_="string",
         enum=_as_list(enum),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -1920,11 +2271,18 @@ def new_session_request(
     """
     return models.NewSessionRequest(
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -1941,10 +2299,14 @@ def new_session_response(
     """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            config_options=_as_list(config_options),
-            available_commands=_as_list(available_commands),
-            meta=meta,
+        **(
+            {}
+            if config_options is UNSET and available_commands is UNSET and meta is UNSET
+            else _given(
+                config_options=_as_list(config_options),
+                available_commands=_as_list(available_commands),
+                meta=meta,
+            )
         ),
     )
 
@@ -1962,11 +2324,18 @@ def none_idle_state_update(
     No stop reason: `stopReason` is omitted or `null`.
     """
     return models.NoneIdleStateUpdate(
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if usage is UNSET
+            and background is UNSET
+            and meta is UNSET
+            and stop_reason is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -1985,11 +2354,18 @@ def none_state_update_idle(
     """
     return models.NoneStateUpdateIdle(
         state="idle",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
-            stop_reason=stop_reason,
+        **(
+            {}
+            if usage is UNSET
+            and background is UNSET
+            and meta is UNSET
+            and stop_reason is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -2010,9 +2386,13 @@ def notice_session_update(
         session_update="notice",
         severity=severity,
         title=title,
-        **_given(
-            description=description,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                meta=meta,
+            )
         ),
     )
 
@@ -2033,13 +2413,22 @@ def number_elicitation_property_schema(
     """
     return models.NumberElicitationPropertySchema(
         type_="number",
-        **_given(
-            title=title,
-            description=description,
-            minimum=minimum,
-            maximum=maximum,
-            default=default,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and minimum is UNSET
+            and maximum is UNSET
+            and default is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                minimum=minimum,
+                maximum=maximum,
+                default=default,
+                meta=meta,
+            )
         ),
     )
 
@@ -2059,10 +2448,14 @@ def other_state_update_idle(
     return models.OtherStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2094,8 +2487,12 @@ def plan_removed_session_update(
     return models.PlanRemovedSessionUpdate(
         session_update="plan_removed",
         plan_id=plan_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2114,8 +2511,12 @@ def plan_update_session_update(
     return models.PlanUpdateSessionUpdate(
         session_update="plan_update",
         plan=plan,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2132,8 +2533,12 @@ def prompt_request(
     return models.PromptRequest(
         session_id=session_id,
         prompt=_as_list(prompt),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2148,8 +2553,12 @@ def prompt_response(
     """
     return models.PromptResponse(
         message_id=message_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2165,9 +2574,13 @@ def proxy_successor_notification(
     """
     return models.ProxySuccessorNotification(
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -2183,9 +2596,13 @@ def proxy_successor_request(
     """
     return models.ProxySuccessorRequest(
         method=method,
-        **_given(
-            params=params,
-            meta=meta,
+        **(
+            {}
+            if params is UNSET and meta is UNSET
+            else _given(
+                params=params,
+                meta=meta,
+            )
         ),
     )
 
@@ -2203,10 +2620,14 @@ def refusal_idle_state_update(
     """
     return models.RefusalIdleStateUpdate(
         stop_reason="refusal",
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2226,10 +2647,14 @@ def refusal_state_update_idle(
     return models.RefusalStateUpdateIdle(
         state="idle",
         stop_reason=stop_reason,
-        **_given(
-            usage=usage,
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if usage is UNSET and background is UNSET and meta is UNSET
+            else _given(
+                usage=usage,
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2285,8 +2710,12 @@ def request_form_create_elicitation_request(
         request_id=request_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2307,10 +2736,14 @@ def request_permission_request(
         session_id=session_id,
         title=title,
         options=_as_list(options),
-        **_given(
-            description=description,
-            subject=subject,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and subject is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                subject=subject,
+                meta=meta,
+            )
         ),
     )
 
@@ -2325,8 +2758,12 @@ def request_permission_response(
     """
     return models.RequestPermissionResponse(
         outcome=outcome,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2350,8 +2787,12 @@ def request_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2370,9 +2811,13 @@ def requires_action_state_update_session_update(
     return models.RequiresActionStateUpdateSessionUpdate(
         session_update="state_update",
         state=state,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2391,9 +2836,13 @@ def resource_content_block(
     return models.ResourceContentBlock(
         type_="resource",
         resource=resource,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -2419,14 +2868,24 @@ def resource_link_content_block(
         type_="resource_link",
         name=name,
         uri=uri,
-        **_given(
-            title=title,
-            description=description,
-            icons=_as_list(icons),
-            mime_type=mime_type,
-            size=size,
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and icons is UNSET
+            and mime_type is UNSET
+            and size is UNSET
+            and annotations is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                icons=_as_list(icons),
+                mime_type=mime_type,
+                size=size,
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -2497,8 +2956,12 @@ def result_message_mcp_response(
     """
     return models.ResultMessageMcpResponse(
         result=result,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2534,12 +2997,20 @@ def resume_session_request(
     return models.ResumeSessionRequest(
         session_id=session_id,
         cwd=cwd,
-        **_given(
-            additional_directories=_as_list(additional_directories),
-            mcp_servers=_as_list(mcp_servers),
-            replay_from=replay_from,
-            system_prompt=system_prompt,
-            meta=meta,
+        **(
+            {}
+            if additional_directories is UNSET
+            and mcp_servers is UNSET
+            and replay_from is UNSET
+            and system_prompt is UNSET
+            and meta is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+                mcp_servers=_as_list(mcp_servers),
+                replay_from=replay_from,
+                system_prompt=system_prompt,
+                meta=meta,
+            )
         ),
     )
 
@@ -2554,10 +3025,14 @@ def resume_session_response(
     Response from resuming an existing session.
     """
     return models.ResumeSessionResponse(
-        **_given(
-            config_options=_as_list(config_options),
-            available_commands=_as_list(available_commands),
-            meta=meta,
+        **(
+            {}
+            if config_options is UNSET and available_commands is UNSET and meta is UNSET
+            else _given(
+                config_options=_as_list(config_options),
+                available_commands=_as_list(available_commands),
+                meta=meta,
+            )
         ),
     )
 
@@ -2576,9 +3051,13 @@ def running_state_update_session_update(
     return models.RunningStateUpdateSessionUpdate(
         session_update="state_update",
         state=state,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2604,10 +3083,14 @@ def select_session_config_option(
         options=options,
         config_id=config_id,
         name=name,
-        **_given(
-            description=description,
-            category=category,
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and category is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                category=category,
+                meta=meta,
+            )
         ),
     )
 
@@ -2625,8 +3108,12 @@ def selected_request_permission_outcome(
     return models.SelectedRequestPermissionOutcome(
         outcome="selected",
         option_id=option_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2645,8 +3132,12 @@ def session_elicitation_form_mode(
     return models.SessionElicitationFormMode(
         session_id=session_id,
         requested_schema=requested_schema,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2667,8 +3158,12 @@ def session_elicitation_url_mode(
         session_id=session_id,
         elicitation_id=elicitation_id,
         url=url,
-        **_given(
-            tool_call_id=tool_call_id,
+        **(
+            {}
+            if tool_call_id is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+            )
         ),
     )
 
@@ -2691,9 +3186,13 @@ def session_form_create_elicitation_request(
         session_id=session_id,
         requested_schema=requested_schema,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2711,10 +3210,14 @@ def session_info_update_session_update(
     """
     return models.SessionInfoUpdateSessionUpdate(
         session_update="session_info_update",
-        **_given(
-            title=title,
-            updated_at=updated_at,
-            meta=meta,
+        **(
+            {}
+            if title is UNSET and updated_at is UNSET and meta is UNSET
+            else _given(
+                title=title,
+                updated_at=updated_at,
+                meta=meta,
+            )
         ),
     )
 
@@ -2734,8 +3237,12 @@ def session_message_chunk_session_update(
         session_update="session_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2758,13 +3265,22 @@ def session_message_session_update(
     return models.SessionMessageSessionUpdate(
         session_update="session_message",
         message_id=message_id,
-        **_given(
-            sender_session_id=sender_session_id,
-            recipient_session_id=recipient_session_id,
-            sender_message_id=sender_message_id,
-            recipient_message_id=recipient_message_id,
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if sender_session_id is UNSET
+            and recipient_session_id is UNSET
+            and sender_message_id is UNSET
+            and recipient_message_id is UNSET
+            and content is UNSET
+            and meta is UNSET
+            else _given(
+                sender_session_id=sender_session_id,
+                recipient_session_id=recipient_session_id,
+                sender_message_id=sender_message_id,
+                recipient_message_id=recipient_message_id,
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )
 
@@ -2781,8 +3297,12 @@ def session_not_found_error_data(
     """
     return models.SessionNotFoundErrorData(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2797,8 +3317,12 @@ def session_status_request(
     """
     return models.SessionStatusRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2814,9 +3338,13 @@ def session_status_response(
     """
     return models.SessionStatusResponse(
         status=status,
-        **_given(
-            state=state,
-            meta=meta,
+        **(
+            {}
+            if state is UNSET and meta is UNSET
+            else _given(
+                state=state,
+                meta=meta,
+            )
         ),
     )
 
@@ -2841,9 +3369,13 @@ def session_url_create_elicitation_request(
         elicitation_id=elicitation_id,
         url=url,
         message=message,
-        **_given(
-            tool_call_id=tool_call_id,
-            meta=meta,
+        **(
+            {}
+            if tool_call_id is UNSET and meta is UNSET
+            else _given(
+                tool_call_id=tool_call_id,
+                meta=meta,
+            )
         ),
     )
 
@@ -2863,9 +3395,13 @@ def set_provider_request(
         provider_id=provider_id,
         api_type=api_type,
         base_url=base_url,
-        **_given(
-            headers=headers,
-            meta=meta,
+        **(
+            {}
+            if headers is UNSET and meta is UNSET
+            else _given(
+                headers=headers,
+                meta=meta,
+            )
         ),
     )
 
@@ -2878,8 +3414,12 @@ def set_provider_response(
     **UNSTABLE**
     """
     return models.SetProviderResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2894,8 +3434,12 @@ def set_session_config_option_response(
     """
     return models.SetSessionConfigOptionResponse(
         config_options=_as_list(config_options),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2912,8 +3456,12 @@ def set_session_title_request(
     return models.SetSessionTitleRequest(
         session_id=session_id,
         title=title,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2928,8 +3476,12 @@ def set_session_title_response(
     """
     return models.SetSessionTitleResponse(
         title=title,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2945,8 +3497,12 @@ def start_replay_from(
     """
     return models.StartReplayFrom(
         type_="start",
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -2963,9 +3519,13 @@ def state_update_requires_action(
     """
     return models.StateUpdateRequiresAction(
         state="requires_action",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -2982,9 +3542,13 @@ def state_update_running(
     """
     return models.StateUpdateRunning(
         state="running",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -3001,9 +3565,13 @@ def state_update_unknown(
     """
     return models.StateUpdateUnknown(
         state="unknown",
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -3025,10 +3593,14 @@ def stdio_mcp_server(
         type_="stdio",
         name=name,
         command=command,
-        **_given(
-            args=_as_list(args),
-            env=_as_list(env),
-            meta=meta,
+        **(
+            {}
+            if args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                args=_as_list(args),
+                env=_as_list(env),
+                meta=meta,
+            )
         ),
     )
 
@@ -3053,17 +3625,30 @@ def string_elicitation_property_schema(
     """
     return models.StringElicitationPropertySchema(
         type_="string",
-        **_given(
-            title=title,
-            description=description,
-            min_length=min_length,
-            max_length=max_length,
-            pattern=pattern,
-            format_=format_,
-            default=default,
-            enum=_as_list(enum),
-            one_of=_as_list(one_of),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and min_length is UNSET
+            and max_length is UNSET
+            and pattern is UNSET
+            and format_ is UNSET
+            and default is UNSET
+            and enum is UNSET
+            and one_of is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                min_length=min_length,
+                max_length=max_length,
+                pattern=pattern,
+                format_=format_,
+                default=default,
+                enum=_as_list(enum),
+                one_of=_as_list(one_of),
+                meta=meta,
+            )
         ),
     )
 
@@ -3081,8 +3666,12 @@ def subagent_background_work(
     return models.SubagentBackgroundWork(
         type_="subagent",
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3106,14 +3695,24 @@ def subagent_update_session_update(
     return models.SubagentUpdateSessionUpdate(
         session_update="subagent_update",
         session_id=session_id,
-        **_given(
-            title=title,
-            description=description,
-            capabilities=capabilities,
-            state=state,
-            cwd=cwd,
-            additional_directories=_as_list(additional_directories),
-            meta=meta,
+        **(
+            {}
+            if title is UNSET
+            and description is UNSET
+            and capabilities is UNSET
+            and state is UNSET
+            and cwd is UNSET
+            and additional_directories is UNSET
+            and meta is UNSET
+            else _given(
+                title=title,
+                description=description,
+                capabilities=capabilities,
+                state=state,
+                cwd=cwd,
+                additional_directories=_as_list(additional_directories),
+                meta=meta,
+            )
         ),
     )
 
@@ -3137,11 +3736,15 @@ def terminal_auth_method(
         type_="terminal",
         method_id=method_id,
         name=name,
-        **_given(
-            description=description,
-            args=_as_list(args),
-            env=_as_list(env),
-            meta=meta,
+        **(
+            {}
+            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
+            else _given(
+                description=description,
+                args=_as_list(args),
+                env=_as_list(env),
+                meta=meta,
+            )
         ),
     )
 
@@ -3160,8 +3763,12 @@ def terminal_background_work(
     return models.TerminalBackgroundWork(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3181,8 +3788,12 @@ def terminal_output_chunk_session_update(
         session_update="terminal_output_chunk",
         terminal_id=terminal_id,
         data=data,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3200,8 +3811,12 @@ def terminal_tool_call_content(
     return models.TerminalToolCallContent(
         type_="terminal",
         terminal_id=terminal_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3225,14 +3840,24 @@ def terminal_update_session_update(
     return models.TerminalUpdateSessionUpdate(
         session_update="terminal_update",
         terminal_id=terminal_id,
-        **_given(
-            command=command,
-            cwd=cwd,
-            output=output,
-            exit_status=exit_status,
-            size=size,
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if command is UNSET
+            and cwd is UNSET
+            and output is UNSET
+            and exit_status is UNSET
+            and size is UNSET
+            and capabilities is UNSET
+            and meta is UNSET
+            else _given(
+                command=command,
+                cwd=cwd,
+                output=output,
+                exit_status=exit_status,
+                size=size,
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -3250,8 +3875,12 @@ def text_available_command_input(
     return models.TextAvailableCommandInput(
         type_="text",
         hint=hint,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3270,9 +3899,13 @@ def text_content_block(
     return models.TextContentBlock(
         type_="text",
         text=text,
-        **_given(
-            annotations=annotations,
-            meta=meta,
+        **(
+            {}
+            if annotations is UNSET and meta is UNSET
+            else _given(
+                annotations=annotations,
+                meta=meta,
+            )
         ),
     )
 
@@ -3292,9 +3925,13 @@ def text_resource_contents(
     return models.TextResourceContents(
         text=text,
         uri=uri,
-        **_given(
-            mime_type=mime_type,
-            meta=meta,
+        **(
+            {}
+            if mime_type is UNSET and meta is UNSET
+            else _given(
+                mime_type=mime_type,
+                meta=meta,
+            )
         ),
     )
 
@@ -3311,8 +3948,12 @@ def titled_multi_select_items(
     """
     return models.TitledMultiSelectItems(
         any_of=_as_list(any_of),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3332,8 +3973,12 @@ def tool_call_background_work(
     return models.ToolCallBackgroundWork(
         type_="tool_call",
         tool_call_id=tool_call_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3353,8 +3998,12 @@ def tool_call_content_chunk_session_update(
         session_update="tool_call_content_chunk",
         tool_call_id=tool_call_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3372,8 +4021,12 @@ def tool_call_request_permission_subject(
     return models.ToolCallRequestPermissionSubject(
         type_="tool_call",
         tool_call=tool_call,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3400,17 +4053,30 @@ def tool_call_update_session_update(
     return models.ToolCallUpdateSessionUpdate(
         session_update="tool_call_update",
         tool_call_id=tool_call_id,
-        **_given(
-            name=name,
-            title=title,
-            kind=kind,
-            status=status,
-            content=_as_list(content),
-            locations=_as_list(locations),
-            raw_input=raw_input,
-            raw_output=raw_output,
-            capabilities=capabilities,
-            meta=meta,
+        **(
+            {}
+            if name is UNSET
+            and title is UNSET
+            and kind is UNSET
+            and status is UNSET
+            and content is UNSET
+            and locations is UNSET
+            and raw_input is UNSET
+            and raw_output is UNSET
+            and capabilities is UNSET
+            and meta is UNSET
+            else _given(
+                name=name,
+                title=title,
+                kind=kind,
+                status=status,
+                content=_as_list(content),
+                locations=_as_list(locations),
+                raw_input=raw_input,
+                raw_output=raw_output,
+                capabilities=capabilities,
+                meta=meta,
+            )
         ),
     )
 
@@ -3425,8 +4091,12 @@ def unarchive_session_request(
     """
     return models.UnarchiveSessionRequest(
         session_id=session_id,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3439,8 +4109,12 @@ def unarchive_session_response(
     **UNSTABLE**
     """
     return models.UnarchiveSessionResponse(
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3459,9 +4133,13 @@ def unknown_state_update_session_update(
     return models.UnknownStateUpdateSessionUpdate(
         session_update="state_update",
         state=state,
-        **_given(
-            background=_as_list(background),
-            meta=meta,
+        **(
+            {}
+            if background is UNSET and meta is UNSET
+            else _given(
+                background=_as_list(background),
+                meta=meta,
+            )
         ),
     )
 
@@ -3480,8 +4158,12 @@ def unsupported_protocol_version_error_data(
     return models.UnsupportedProtocolVersionErrorData(
         requested=requested,
         supported=_as_list(supported),
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3498,8 +4180,12 @@ def update_session_notification(
     return models.UpdateSessionNotification(
         session_id=session_id,
         update=update,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3520,9 +4206,13 @@ def usage_update_session_update(
         session_update="usage_update",
         used=used,
         size=size,
-        **_given(
-            cost=cost,
-            meta=meta,
+        **(
+            {}
+            if cost is UNSET and meta is UNSET
+            else _given(
+                cost=cost,
+                meta=meta,
+            )
         ),
     )
 
@@ -3542,8 +4232,12 @@ def user_message_chunk_session_update(
         session_update="user_message_chunk",
         message_id=message_id,
         content=content,
-        **_given(
-            meta=meta,
+        **(
+            {}
+            if meta is UNSET
+            else _given(
+                meta=meta,
+            )
         ),
     )
 
@@ -3562,8 +4256,12 @@ def user_message_session_update(
     return models.UserMessageSessionUpdate(
         session_update="user_message",
         message_id=message_id,
-        **_given(
-            content=_as_list(content),
-            meta=meta,
+        **(
+            {}
+            if content is UNSET and meta is UNSET
+            else _given(
+                content=_as_list(content),
+                meta=meta,
+            )
         ),
     )

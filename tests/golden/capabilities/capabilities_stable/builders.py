@@ -48,7 +48,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -81,8 +82,12 @@ def initialize_request(
     """ """
     return models.InitializeRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
+        **(
+            {}
+            if client_capabilities is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+            )
         ),
     )
 
@@ -95,8 +100,12 @@ def initialize_response(
     """ """
     return models.InitializeResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+            )
         ),
     )
 
@@ -125,8 +134,12 @@ def prompt_request(
     return models.PromptRequest(
         session_id=session_id,
         prompt=_as_list(prompt),
-        **_given(
-            additional_directories=_as_list(additional_directories),
+        **(
+            {}
+            if additional_directories is UNSET
+            else _given(
+                additional_directories=_as_list(additional_directories),
+            )
         ),
     )
 

@@ -42,7 +42,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -77,8 +78,12 @@ def new_session_request(
     """
     return models.NewSessionRequest(
         cwd=cwd,
-        **_given(
-            mode=mode,
+        **(
+            {}
+            if mode is UNSET
+            else _given(
+                mode=mode,
+            )
         ),
     )
 

@@ -45,7 +45,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -101,9 +102,13 @@ def new_session_request(
     """
     return models.NewSessionRequest(
         cwd=cwd,
-        **_given(
-            mode=mode,
-            additional_directories=_as_list(additional_directories),
+        **(
+            {}
+            if mode is UNSET and additional_directories is UNSET
+            else _given(
+                mode=mode,
+                additional_directories=_as_list(additional_directories),
+            )
         ),
     )
 

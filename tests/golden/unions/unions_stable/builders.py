@@ -47,7 +47,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -101,12 +102,20 @@ def draw_request(
     """
     return models.DrawRequest(
         shapes=_as_list(shapes),
-        **_given(
-            transport=transport,
-            color=color,
-            level=level,
-            body=body,
-            events=_as_list(events),
+        **(
+            {}
+            if transport is UNSET
+            and color is UNSET
+            and level is UNSET
+            and body is UNSET
+            and events is UNSET
+            else _given(
+                transport=transport,
+                color=color,
+                level=level,
+                body=body,
+                events=_as_list(events),
+            )
         ),
     )
 

@@ -46,7 +46,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -79,8 +80,12 @@ def fork_session_request(
     """ """
     return models.ForkSessionRequest(
         session_id=session_id,
-        **_given(
-            system_prompt=system_prompt,
+        **(
+            {}
+            if system_prompt is UNSET
+            else _given(
+                system_prompt=system_prompt,
+            )
         ),
     )
 
@@ -102,8 +107,12 @@ def initialize_request(
     """ """
     return models.InitializeRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
+        **(
+            {}
+            if client_capabilities is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+            )
         ),
     )
 
@@ -116,8 +125,12 @@ def initialize_response(
     """ """
     return models.InitializeResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+            )
         ),
     )
 
@@ -130,8 +143,12 @@ def new_session_request(
     """ """
     return models.NewSessionRequest(
         cwd=cwd,
-        **_given(
-            system_prompt=system_prompt,
+        **(
+            {}
+            if system_prompt is UNSET
+            else _given(
+                system_prompt=system_prompt,
+            )
         ),
     )
 
@@ -144,8 +161,12 @@ def new_session_response(
     """ """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            stop_reason=stop_reason,
+        **(
+            {}
+            if stop_reason is UNSET
+            else _given(
+                stop_reason=stop_reason,
+            )
         ),
     )
 

@@ -45,7 +45,8 @@ UNSET: Final = Unset.UNSET
 
 
 def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given."""
+    """The optional fields that were given (a builder calls it only when one was: building
+    its arguments costs more than the model's own validation of a small model)."""
     return {name: value for name, value in fields.items() if value is not UNSET}
 
 
@@ -78,8 +79,12 @@ def initialize_request(
     """ """
     return models.InitializeRequest(
         protocol_version=protocol_version,
-        **_given(
-            client_capabilities=client_capabilities,
+        **(
+            {}
+            if client_capabilities is UNSET
+            else _given(
+                client_capabilities=client_capabilities,
+            )
         ),
     )
 
@@ -92,8 +97,12 @@ def initialize_response(
     """ """
     return models.InitializeResponse(
         protocol_version=protocol_version,
-        **_given(
-            agent_capabilities=agent_capabilities,
+        **(
+            {}
+            if agent_capabilities is UNSET
+            else _given(
+                agent_capabilities=agent_capabilities,
+            )
         ),
     )
 
@@ -115,8 +124,12 @@ def new_session_response(
     """ """
     return models.NewSessionResponse(
         session_id=session_id,
-        **_given(
-            stop_reason=stop_reason,
+        **(
+            {}
+            if stop_reason is UNSET
+            else _given(
+                stop_reason=stop_reason,
+            )
         ),
     )
 
@@ -132,8 +145,12 @@ def plan_update_session_update(
     return models.PlanUpdateSessionUpdate(
         session_update="plan_update",
         plan_id=plan_id,
-        **_given(
-            entries=_as_list(entries),
+        **(
+            {}
+            if entries is UNSET
+            else _given(
+                entries=_as_list(entries),
+            )
         ),
     )
 
