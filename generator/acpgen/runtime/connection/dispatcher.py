@@ -160,13 +160,15 @@ class Dispatcher:
         )
         if route is None or call is None:
             raise RequestError.method_not_found(method)
-        return route.answer(await call(self._observed(method, route.read(params))))
+        read = route.read(params)
+        if self._observers:
+            self._observed(method, read)
+        return route.answer(await call(read))
 
-    def _observed(self, method: str, params: Any) -> Any:
+    def _observed(self, method: str, params: Any) -> None:
         observer = self._observers.get(method)
         if observer is not None:
             observer(params)
-        return params
 
     async def _notification(self, method: Any, params: Any) -> None:
         if type(method) is not str:
@@ -187,7 +189,10 @@ class Dispatcher:
             if route is None or call is None:
                 _log.debug("no handler for notification %.100r", method)
                 return
-            await call(self._observed(method, route.read(params)))
+            read = route.read(params)
+            if self._observers:
+                self._observed(method, read)
+            await call(read)
         except RequestError as error:
             _log.warning("notification %.100r refused: %s", method, error)
         except Exception:  # noqa: BLE001 - a notification is never answered: logged here

@@ -142,6 +142,9 @@ class LineTransport:
         ``close`` and ``wait_closed``."""
         self._splitter: LineSplitter | None = None
         self._ended = False
+        self._stream: Any = getattr(writer, "transport", None)
+        """The writer's asyncio transport, if it has one: asked whether anything waits
+        to be written."""
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
         splitter = self._splitter
@@ -158,7 +161,7 @@ class LineTransport:
         return line
 
     async def ready(self) -> None:
-        transport = getattr(self._writer, "transport", None)
+        transport = self._stream
         if (
             transport is not None
             and not transport.is_closing()
