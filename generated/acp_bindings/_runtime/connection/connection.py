@@ -480,12 +480,16 @@ class Connection:
         The message is encoded only when its turn comes, so waiting senders hold no
         bytes.
         """
-        async with self._write_lock:
+        lock = self._write_lock
+        await lock.acquire()  # as ``async with``, without its two coroutines a message
+        try:
             if self._closed:
                 raise ConnectionError("the connection is closed")
             await self.transport.ready()
             data = encoder(*message)
             await self.transport.send(data)
+        finally:
+            lock.release()
         if self._trace is not None:
             self._trace.record("out", data)
 
