@@ -124,6 +124,7 @@ def _client(
         capabilities=options.agent_capabilities,
         timeout=options.scenario_timeout,
         version_mismatch=not options.no_version_mismatch,
+        wait=options.timeout,
     )
     ids = set(client_run.judged(kit))
     results = outcomes([r for r in kit.requirements if r.id in ids], run.checks)
@@ -232,7 +233,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "side",
         choices=("agent", "client", "trace"),
-        help="what to check: an agent, a client (with the probe agent), a recorded trace",
+        help="what to check: an agent, a client (with the probe agent), a trace",
     )
     parser.add_argument(
         "trace", nargs="?", help="with trace: the trace file (JSON lines)"

@@ -99,7 +99,12 @@ class ClientRun:
 
 
 def probe_command(
-    kit: Kit, record: str, capabilities: str, checks: str, version: int | None = None
+    kit: Kit,
+    record: str,
+    capabilities: str,
+    checks: str,
+    version: int | None = None,
+    wait: float | None = None,
 ) -> list[str]:
     """The probe agent's command line: this interpreter, this package where it is."""
     package = sys.modules[kit.package]
@@ -109,6 +114,7 @@ def probe_command(
         f"from {kit.package}.conformance import main; sys.exit(main())"
     )
     extra = [] if version is None else ["--protocol-version", str(version)]
+    extra += [] if wait is None else ["--wait", str(wait)]
     return [
         sys.executable,
         "-c",
@@ -133,18 +139,19 @@ def run_client(
     capabilities: str,
     timeout: float,
     version_mismatch: bool = True,
+    wait: float | None = None,
 ) -> ClientRun:
     """Run the client against the probe, then (``version_mismatch``) once more against
     a probe that answers a version it does not speak, and judge both."""
-    first = _attempt(kit, command, env, cwd, capabilities, timeout, None)
+    first = _attempt(kit, command, env, cwd, capabilities, timeout, None, wait)
     probe, argv, main = first
     run = ClientRun(argv, probe)
     run.entries, run.exit_code, run.error = main.entries, main.exit_code, main.error
     run.stdout, run.stderr = main.stdout, main.stderr
     if version_mismatch and not main.error:
-        wait = min(timeout, MISMATCH_WAIT)
+        limit = min(timeout, MISMATCH_WAIT)
         _, _, run.mismatch = _attempt(
-            kit, command, env, cwd, capabilities, wait, MISMATCH_VERSION
+            kit, command, env, cwd, capabilities, limit, MISMATCH_VERSION, wait
         )
     run.checks = _judge(kit, run, main)
     return run
@@ -158,6 +165,7 @@ def _attempt(
     capabilities: str,
     timeout: float,
     version: int | None,
+    wait: float | None,
 ) -> tuple[list[str], list[str], Attempt]:
     attempt = Attempt()
     with tempfile.TemporaryDirectory(prefix="acp-conformance-client-") as folder:
@@ -165,7 +173,7 @@ def _attempt(
         checks = os.path.join(folder, "checks.jsonl")
         Path(record).touch()
         Path(checks).touch()
-        probe = probe_command(kit, record, capabilities, checks, version)
+        probe = probe_command(kit, record, capabilities, checks, version, wait)
         argv: list[str] = []
         for word in command:
             argv += probe if word == "{agent}" else [word]
@@ -614,6 +622,6 @@ def _mismatch(judge: Judge, attempt: Attempt) -> None:
         judge.record(
             rid,
             "FAIL",
-            f"the probe answered protocolVersion {MISMATCH_VERSION}; the client neither "
-            "closed the connection nor left",
+            f"the probe answered protocolVersion {MISMATCH_VERSION}; the client "
+            "neither closed the connection nor left",
         )

@@ -96,7 +96,12 @@ class ClientRun:
 
 
 def probe_command(
-    kit: Kit, record: str, capabilities: str, checks: str, version: int | None = None
+    kit: Kit,
+    record: str,
+    capabilities: str,
+    checks: str,
+    version: int | None = None,
+    wait: float | None = None,
 ) -> list[str]:
     """The probe agent's command line: this interpreter, this package where it is."""
     package = sys.modules[kit.package]
@@ -106,6 +111,7 @@ def probe_command(
         f"from {kit.package}.conformance import main; sys.exit(main())"
     )
     extra = [] if version is None else ["--protocol-version", str(version)]
+    extra += [] if wait is None else ["--wait", str(wait)]
     return [
         sys.executable,
         "-c",
@@ -130,18 +136,19 @@ def run_client(
     capabilities: str,
     timeout: float,
     version_mismatch: bool = True,
+    wait: float | None = None,
 ) -> ClientRun:
     """Run the client against the probe, then (``version_mismatch``) once more against
     a probe that answers a version it does not speak, and judge both."""
-    first = _attempt(kit, command, env, cwd, capabilities, timeout, None)
+    first = _attempt(kit, command, env, cwd, capabilities, timeout, None, wait)
     probe, argv, main = first
     run = ClientRun(argv, probe)
     run.entries, run.exit_code, run.error = main.entries, main.exit_code, main.error
     run.stdout, run.stderr = main.stdout, main.stderr
     if version_mismatch and not main.error:
-        wait = min(timeout, MISMATCH_WAIT)
+        limit = min(timeout, MISMATCH_WAIT)
         _, _, run.mismatch = _attempt(
-            kit, command, env, cwd, capabilities, wait, MISMATCH_VERSION
+            kit, command, env, cwd, capabilities, limit, MISMATCH_VERSION, wait
         )
     run.checks = _judge(kit, run, main)
     return run
@@ -155,6 +162,7 @@ def _attempt(
     capabilities: str,
     timeout: float,
     version: int | None,
+    wait: float | None,
 ) -> tuple[list[str], list[str], Attempt]:
     attempt = Attempt()
     with tempfile.TemporaryDirectory(prefix="acp-conformance-client-") as folder:
@@ -162,7 +170,7 @@ def _attempt(
         checks = os.path.join(folder, "checks.jsonl")
         Path(record).touch()
         Path(checks).touch()
-        probe = probe_command(kit, record, capabilities, checks, version)
+        probe = probe_command(kit, record, capabilities, checks, version, wait)
         argv: list[str] = []
         for word in command:
             argv += probe if word == "{agent}" else [word]
@@ -425,7 +433,9 @@ def _malformed(judge: Judge, entries: list[Entry]) -> None:
     """The client's answers to the probe's line that is no JSON and its JSON value that
     is no request: -32700 and -32600, each with id null."""
     sent = [
-        e for e in entries if e.outgoing and not _rpc(e.message) and e.message is not None
+        e
+        for e in entries
+        if e.outgoing and not _rpc(e.message) and e.message is not None
     ]
     if not sent:
         return  # no turn reached the malformed lines: NOT_TESTED
@@ -437,7 +447,11 @@ def _malformed(judge: Judge, entries: list[Entry]) -> None:
     ids_judged = False
     for code, rid in MALFORMED.items():
         found = [m for m in answers if _code(m) == code]
-        what = "a line that is no JSON" if code == -32700 else "a JSON value that is no request"
+        what = (
+            "a line that is no JSON"
+            if code == -32700
+            else "a JSON value that is no request"
+        )
         judge.record(
             rid,
             "PASS" if found else "FAIL",
@@ -449,7 +463,9 @@ def _malformed(judge: Judge, entries: list[Entry]) -> None:
             judge.record(
                 "ACP-PEER-RPC-009",
                 "PASS" if ok else "FAIL",
-                "" if ok else f"error {code} answered with id {m.get('id')!r}, not null",
+                ""
+                if ok
+                else f"error {code} answered with id {m.get('id')!r}, not null",
             )
     if not ids_judged:
         judge.record(
@@ -501,7 +517,9 @@ def _survived(judge: Judge, entries: list[Entry]) -> None:
         if any(key in answered for key in later):
             judge.record(rid, "PASS")
         elif stopped:
-            judge.record(rid, "SKIPPED", f"the client had stopped answering after {stopped}")
+            judge.record(
+                rid, "SKIPPED", f"the client had stopped answering after {stopped}"
+            )
         elif not later and cancelled:
             judge.record(rid, "SKIPPED", f"the client cancelled the turn before {what}")
         else:  # no later request either: the client left before the probe could ask
@@ -548,7 +566,9 @@ def _honored(kit: Kit, judge: Judge, entries: list[Entry]) -> None:
         keys = [k for k, method in asked.items() if method == r.subject]
         if not keys:
             judge.record(
-                r.id, "SKIPPED", f"the probe did not call `{r.subject}` (not advertised)"
+                r.id,
+                "SKIPPED",
+                f"the probe did not call `{r.subject}` (not advertised)",
             )
         for key in keys:
             code = _code(answers.get(key) or {})
@@ -556,7 +576,9 @@ def _honored(kit: Kit, judge: Judge, entries: list[Entry]) -> None:
             judge.record(
                 r.id,
                 "PASS" if ok else "FAIL",
-                "" if ok else f"`{r.subject}` answered error {code} although advertised",
+                ""
+                if ok
+                else f"`{r.subject}` answered error {code} although advertised",
             )
 
 
@@ -597,6 +619,6 @@ def _mismatch(judge: Judge, attempt: Attempt) -> None:
         judge.record(
             rid,
             "FAIL",
-            f"the probe answered protocolVersion {MISMATCH_VERSION}; the client neither "
-            "closed the connection nor left",
+            f"the probe answered protocolVersion {MISMATCH_VERSION}; the client "
+            "neither closed the connection nor left",
         )

@@ -46,13 +46,14 @@ from .judge import Kit
 UNKNOWN_KIND = "acp_conformance_unknown_kind"
 PERMISSION_ID = "perm-é"
 EXT_METHOD = "_acp_conformance/probe"
-WAIT = 10.0
+WAIT = 30.0
+"""Seconds the probe waits for each answer (``--wait``: the kit's ``--timeout``)."""
 BAD_LINE = "this is not json {"
 """Answered -32700, id null (ACP-PEER-RPC-007, -009)."""
 BAD_REQUEST = '{"hello": "world"}'
 """JSON, but no JSON-RPC request: answered -32600, id null (ACP-PEER-RPC-008, -009)."""
 MISMATCH_VERSION = 65535
-"""The version the probe answers in the kit's version-mismatch run (ACP-CLIENT-INIT-005)."""
+"""The version the probe answers in the version-mismatch run (ACP-CLIENT-INIT-005)."""
 FILE_TEXT = "line one\nline two é\nline three\n"
 """What the probe writes (and asks the client to write): multi-line, non-ASCII."""
 FOLDER_PREFIX = ".acp-conformance-"
@@ -91,6 +92,7 @@ class Probe:
         self.capabilities = capabilities
         self.version = version
         self.kit = kit
+        self.wait = WAIT
         self.lock = threading.Lock()
         self.sessions = itertools.count(1)
         self.ids = itertools.count(1)
@@ -135,7 +137,7 @@ class Probe:
         key = json.dumps(rid)
         done = self.answers[key] = threading.Event()
         self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        done.wait(WAIT)
+        done.wait(self.wait)
         return self.replies.get(key)
 
     def update(self, session: str, update: dict[str, Any], meta: Any = None) -> None:
@@ -249,7 +251,7 @@ class Probe:
     def _read(self, method: str, answer: Any) -> tuple[Any, str]:
         """The answer's result as the models read it, or None and why not."""
         if answer is None:
-            return None, f"`{method}` was not answered within {WAIT} s"
+            return None, f"`{method}` was not answered within {self.wait} s"
         if "error" in answer or "result" not in answer:
             return None, f"`{method}` was answered with an error: {_short(answer)}"
         spec = self.kit.method(method, ("client",)) if self.kit is not None else None
@@ -269,7 +271,8 @@ class Probe:
         return self.request(next(self.ids), method, {"sessionId": session, **params})
 
     def files(self, session: str) -> None:
-        fs = self.client.get("fs") if isinstance(self.client.get("fs"), dict) else {}
+        raw = self.client.get("fs")
+        fs: dict[str, Any] = raw if isinstance(raw, dict) else {}
         read = fs.get("readTextFile") is True and self._has(FS_READ)
         write = fs.get("writeTextFile") is True and self._has(FS_WRITE)
         if not read:
@@ -349,7 +352,9 @@ class Probe:
         ours.append(path)
         with open(path, "w", encoding="utf-8", newline="") as file:
             file.write(FILE_TEXT)
-        asks = [({"path": path}, (FILE_TEXT,), "ACP-CLIENT-FS-001")]
+        asks: list[tuple[dict[str, Any], tuple[str, ...], str]] = [
+            ({"path": path}, (FILE_TEXT,), "ACP-CLIENT-FS-001")
+        ]
         window = FILE_TEXT.splitlines(keepends=True)[1]
         asks.append(
             (
@@ -371,7 +376,9 @@ class Probe:
             self.check(
                 rid,
                 "PASS" if ok else "FAIL",
-                "" if ok else f"fs/read_text_file {params} gave {content!r}, "
+                ""
+                if ok
+                else f"fs/read_text_file {params} gave {content!r}, "
                 f"expected {expected[0]!r}",
             )
 
@@ -396,7 +403,9 @@ class Probe:
         terminal = self._create(session, create)
         if terminal is not None:
             self._printing(session, terminal)
-        sleeper = self._create(session, {"command": sys.executable, "args": ["-c", SLEEP]})
+        sleeper = self._create(
+            session, {"command": sys.executable, "args": ["-c", SLEEP]}
+        )
         if sleeper is not None:
             self._killed(session, sleeper)
 
@@ -410,7 +419,7 @@ class Probe:
         return str(result["terminalId"])
 
     def _term(self, session: str, method: str, terminal: str) -> Any:
-        """A terminal method's result, None after a FAIL (or when the build lacks it)."""
+        """A terminal method's result; None after a FAIL, or when the build lacks it."""
         if not self._has(method):
             return None
         result, why = self._read(
@@ -467,7 +476,9 @@ class Probe:
             self.check(
                 "ACP-CLIENT-TERM-003",
                 "PASS" if ok else "FAIL",
-                "" if ok else "terminal/wait_for_exit did not answer after terminal/kill",
+                ""
+                if ok
+                else "terminal/wait_for_exit did not answer after terminal/kill",
             )
         else:
             self.check("ACP-CLIENT-TERM-003", "FAIL", "terminal/kill failed")
@@ -485,6 +496,7 @@ def main(argv: Sequence[str], kit: Kit) -> int:
     parser.add_argument("--checks")
     parser.add_argument("--agent-capabilities", default="{}")
     parser.add_argument("--protocol-version", type=int, default=kit.protocol_version)
+    parser.add_argument("--wait", type=float, default=WAIT)
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
         record = stack.enter_context(open(args.record, "a", encoding="utf-8"))
@@ -495,6 +507,7 @@ def main(argv: Sequence[str], kit: Kit) -> int:
         )
         capabilities = json.loads(args.agent_capabilities)
         probe = Probe(record, checks, capabilities, args.protocol_version, kit)
+        probe.wait = args.wait
         try:
             for line in sys.stdin:
                 try:
