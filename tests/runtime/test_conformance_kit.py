@@ -490,6 +490,7 @@ def _client_kit(
 
 @pytest.mark.parametrize("flags", [[], ["--fs-terminal"]], ids=["plain", "fs-terminal"])
 def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_path: Path) -> None:
+    (tmp_path / "users-file.txt").write_text("mine", encoding="utf-8")  # the client's cwd holds a user's file
     done, report = _client_kit(tmp_path, *flags)
     status = _status(report)
     assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
@@ -506,7 +507,9 @@ def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_pat
         assert status["ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT"] == "SKIPPED"
         sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
         assert not [m for m in sent if str(m.get("method", "")).startswith(("fs/", "terminal/"))]
-    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # the probe's folder is gone
+    # the probe's folder is gone, and nothing else was touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "users-file.txt"]
+    assert (tmp_path / "users-file.txt").read_text(encoding="utf-8") == "mine"
 
 
 @pytest.mark.parametrize(("defect", "requirement", "code", "also"), CLIENT_DEFECTS, ids=[d[0] for d in CLIENT_DEFECTS])

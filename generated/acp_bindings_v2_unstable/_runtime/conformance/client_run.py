@@ -571,7 +571,7 @@ def _honored(kit: Kit, judge: Judge, entries: list[Entry]) -> None:
             judge.record(
                 r.id,
                 "SKIPPED",
-                f"the probe did not call `{r.subject}` (not advertised)",
+                f"the probe did not call `{r.subject}` (not advertised, or no turn)",
             )
         for key in keys:
             code = _code(answers.get(key) or {})
