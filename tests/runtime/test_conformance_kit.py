@@ -435,9 +435,9 @@ CLIENT_DEFECTS = [
     ("fs-read-error", "ACP-CLIENT-FS-001", 1, ()),
     ("fs-write-ignored", "ACP-CLIENT-FS-002", 1, ()),
     ("terminal-output-shape", "ACP-CLIENT-TERM-001", 1, ("ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT",)),
-    # a crash leaves the request in flight unanswered
+    # a crash leaves the request in flight (a `_` one) unanswered
     ("crash-unknown-update", "ACP-CLIENT-EXT-001", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
-    ("crash-meta", "ACP-PEER-EXT-003", 1, ("ACP-PEER-RPC-005", "ACP-CLIENT-PERM-001")),
+    ("crash-meta", "ACP-PEER-EXT-003", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
     ("parse-error-unanswered", "ACP-PEER-RPC-007", 0, ()),  # ADVISORY: still conformant
     ("invalid-request-id", "ACP-PEER-RPC-009", 1, ()),
     ("cancel-as-request", "ACP-MSG-AGENT-SESSION-CANCEL-FORM", 1, ()),

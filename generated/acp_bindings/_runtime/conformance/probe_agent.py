@@ -10,20 +10,21 @@ when the client leaves). It advertises only what ``--agent-capabilities`` says
 ``--protocol-version`` when given (the kit's second run: a version the client does
 not speak).
 
-Each prompt turn, in this order (each step a point the kit judges the client
-survived: a later request of the probe's was still answered):
+Each prompt turn, in this order (the first three are points the kit judges the client
+survived: a later request of the probe's was still answered; a request follows each):
 
-1. a text chunk carrying ``_meta`` (in the params and in the content block), a tool
-   call and a permission request with two options (under a non-ASCII string id);
-2. an update of a kind the schema does not name, then a ``_``-prefixed request;
-3. where the client advertised them (and only there): ``fs/write_text_file`` and
+1. a text chunk carrying ``_meta`` (in the params and in the content block), then a
+   ``_``-prefixed request;
+2. an update of a kind the schema does not name, then a second ``_`` request;
+3. a line that is no JSON and a JSON value that is no JSON-RPC request;
+4. where the client advertised them (and only there): ``fs/write_text_file`` and
    ``fs/read_text_file`` in a temporary folder the probe creates under the session's
    ``cwd`` (``.acp-conformance-*``; it removes the files it wrote or asked the client
    to write, then the folder if it is empty, and touches nothing else), and the
    ``terminal/*`` methods of the build on two harmless commands of its own (this
    Python printing a short text, and sleeping until killed);
-4. a line that is no JSON and a JSON value that is no JSON-RPC request, then a second
-   tool call and permission request;
+5. a tool call and a permission request with two options (under a non-ASCII string
+   id): last, so that a client that cancels there had everything else exercised;
 
 then answers ``end_turn`` (``cancelled`` at once once the client cancelled the turn).
 What only the probe can see (the file on disk, an answer's content) it writes to
@@ -194,11 +195,12 @@ class Probe:
         session = str(params.get("sessionId"))
         self.cancelled.discard(session)
         steps = (
-            self.meta_and_permission,
+            self.meta,
             self.unknown_kind,
+            self.malformed,
             self.files,
             self.terminals,
-            self.malformed,
+            self.permission,
         )
         for step in steps:
             if session in self.cancelled:
@@ -207,7 +209,7 @@ class Probe:
         reason = "cancelled" if session in self.cancelled else "end_turn"
         self.write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": reason}})
 
-    def meta_and_permission(self, session: str) -> None:
+    def meta(self, session: str) -> None:
         text = {
             "type": "text",
             "text": "The conformance probe agent is here. ",
@@ -219,10 +221,10 @@ class Probe:
             "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
         }
         self.update(session, chunk, meta=meta)
-        self.permission(session, "probe-call-1")
+        self.request(next(self.ids), EXT_METHOD, {"sessionId": session})
 
-    def permission(self, session: str, call_id: str) -> None:
-        call = {"toolCallId": call_id, "title": "Probe", "kind": "other"}
+    def permission(self, session: str) -> None:
+        call = {"toolCallId": "probe-call-1", "title": "Probe", "kind": "other"}
         self.update(
             session, {"sessionUpdate": "tool_call", **call, "status": "pending"}
         )
@@ -244,7 +246,6 @@ class Probe:
         for line in (BAD_LINE, BAD_REQUEST):
             self.log("out", line, raw=True)
             self.send(line)
-        self.permission(session, "probe-call-2")
 
     # --- the client's file system and terminals, where advertised
 
