@@ -445,6 +445,7 @@ CLIENT_DEFECTS = [
     ("version-string", "ACP-CLIENT-INIT-002", 1, ("ACP-MSG-AGENT-INITIALIZE-PARAMS",)),
     ("no-mcp-servers", "ACP-CLIENT-SESSION-002", 1, ("ACP-MSG-AGENT-SESSION-NEW-PARAMS",)),
     ("version-mismatch-ignored", "ACP-CLIENT-INIT-005", 0, ()),  # ADVISORY (a SHOULD)
+    ("selected-after-cancel", "ACP-CLIENT-CANCEL-001", 1, ()),
 ]
 FS_TERMINAL = [
     "ACP-CLIENT-FS-001",
@@ -488,7 +489,7 @@ def _client_kit(
     return done, _report(tmp_path / "report.json")
 
 
-@pytest.mark.parametrize("flags", [[], ["--fs-terminal"]], ids=["plain", "fs-terminal"])
+@pytest.mark.parametrize("flags", [[], ["--fs-terminal"], ["--cancel"]], ids=["plain", "fs-terminal", "cancel"])
 def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_path: Path) -> None:
     (tmp_path / "users-file.txt").write_text("mine", encoding="utf-8")  # the client's cwd holds a user's file
     done, report = _client_kit(tmp_path, *flags)
@@ -497,7 +498,8 @@ def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_pat
     assert status["ACP-CLIENT-INIT-005"] == "PASS" and report["version_mismatch"]["closed_connection"]
     for rid in ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009", "ACP-PEER-RPC-010", "ACP-PEER-EXT-003"):
         assert status[rid] == "PASS", rid
-    if flags:  # advertised: every file and terminal method called, and its answer judged
+    assert status["ACP-CLIENT-CANCEL-001"] == ("PASS" if flags == ["--cancel"] else "SKIPPED")
+    if flags == ["--fs-terminal"]:  # advertised: every file and terminal method called, and its answer judged
         assert {status[rid] for rid in FS_TERMINAL} == {"PASS"}, {rid: status[rid] for rid in FS_TERMINAL}
         sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
         called = {m.get("method") for m in sent}

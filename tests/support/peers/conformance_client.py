@@ -1,9 +1,11 @@
 """A small ACP client in plain JSON lines (standard library only) for the conformance kit's tests:
 it conforms as it is, and ``--defect NAME`` breaks exactly one thing (:data:`DEFECTS`: the
 requirement the kit must then report FAIL). ``--fs-terminal`` makes it advertise (and serve) the
-file system and terminals; the defects of those areas advertise them by themselves.
+file system and terminals; the defects of those areas advertise them by themselves. ``--cancel``
+makes it cancel the turn when the permission request comes (a ``session/cancel`` notification,
+then the outcome ``cancelled``).
 
-    python tests/support/peers/conformance_client.py [--fs-terminal] [--defect NAME] -- AGENT COMMAND...
+    python tests/support/peers/conformance_client.py [--fs-terminal] [--cancel] [--defect NAME] -- AGENT...
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ DEFECTS = {
     "version-string": "ACP-CLIENT-INIT-002",  # protocolVersion "1"
     "no-mcp-servers": "ACP-CLIENT-SESSION-002",  # session/new without mcpServers
     "version-mismatch-ignored": "ACP-CLIENT-INIT-005",  # goes on after the agent chose another version
+    "selected-after-cancel": "ACP-CLIENT-CANCEL-001",  # cancels, then answers the permission "selected"
 }
 FS_TERMINAL = {"fs-read-error", "fs-write-ignored", "terminal-output-shape"}
 KNOWN_UPDATES = {
@@ -101,6 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--defect", choices=sorted(DEFECTS))
     parser.add_argument("--fs-terminal", action="store_true")
+    parser.add_argument("--cancel", action="store_true")
     parser.add_argument("agent", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     defect = args.defect
@@ -172,7 +176,10 @@ def main() -> None:
             if defect == "cancel-as-request" and session not in cancelled:
                 cancelled.add(session)  # cancels the turn, but with an id
                 send({"jsonrpc": "2.0", "id": next(ids), "method": "session/cancel", "params": params})
-            if session in cancelled:
+            if (args.cancel or defect == "selected-after-cancel") and session not in cancelled:
+                cancelled.add(session)
+                send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}})
+            if session in cancelled and defect != "selected-after-cancel":
                 return {"outcome": {"outcome": "cancelled"}}
             options = params["options"]
             chosen = "not-offered" if defect == "unoffered-option" else options[0]["optionId"]
