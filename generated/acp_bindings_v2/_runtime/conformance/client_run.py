@@ -6,8 +6,12 @@
 ``ACP_CONFORMANCE_AGENT`` holds it shell-quoted), wait for the client to leave, and
 judge what the probe recorded: the trace's checks for the client's side, and what
 only the probe saw (absolute ``cwd``, ``mcpServers``, the permission answer, ``_``
-requests answered, the unknown update kind survived, ids echoed, notifications
-unanswered)."""
+requests answered, -32700 / -32600 for its malformed lines, the ``_meta`` update, the
+unknown update kind and the malformed lines survived, ids echoed, notifications
+unanswered, and its own checks of the client's file system and terminals where
+advertised). Then (unless ``--no-version-mismatch``) it runs the client once more
+against a probe that answers ``initialize`` with a version the client does not speak:
+the client should send nothing more and close the connection."""
 
 from __future__ import annotations
 
