@@ -421,20 +421,54 @@ def test_the_echo_client_example_conforms(tmp_path: Path) -> None:
 
 
 CLIENT_DEFECTS = [
-    ("relative-cwd", "ACP-CLIENT-SESSION-001"),
-    ("unoffered-option", "ACP-CLIENT-PERM-001"),
-    ("unknown-session", "ACP-CLIENT-PROMPT-001"),
-    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE"),
-    ("prompt-first", "ACP-CLIENT-INIT-001"),
-    ("ext-unanswered", "ACP-PEER-EXT-001"),
+    # (defect, the requirement it FAILs, the verdict, the other FAILs it may bring along)
+    ("relative-cwd", "ACP-CLIENT-SESSION-001", 1, ()),
+    ("unoffered-option", "ACP-CLIENT-PERM-001", 1, ()),
+    ("unknown-session", "ACP-CLIENT-PROMPT-001", 1, ()),
+    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE", 1, ()),
+    ("prompt-first", "ACP-CLIENT-INIT-001", 1, ("ACP-CLIENT-PROMPT-001",)),  # its prompt names no session
+    ("ext-unanswered", "ACP-PEER-EXT-001", 1, ("ACP-PEER-RPC-005",)),  # a request unanswered
+    ("fs-read-error", "ACP-CLIENT-FS-001", 1, ()),
+    ("fs-write-ignored", "ACP-CLIENT-FS-002", 1, ()),
+    ("terminal-output-shape", "ACP-CLIENT-TERM-001", 1, ("ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT",)),
+    # a crash leaves the request in flight (a `_` one) unanswered
+    ("crash-unknown-update", "ACP-CLIENT-EXT-001", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
+    ("crash-meta", "ACP-PEER-EXT-003", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
+    ("parse-error-unanswered", "ACP-PEER-RPC-007", 0, ()),  # ADVISORY: still conformant
+    ("invalid-request-id", "ACP-PEER-RPC-009", 1, ()),
+    ("cancel-as-request", "ACP-MSG-AGENT-SESSION-CANCEL-FORM", 1, ()),
+    ("two-prompts", "ACP-CLIENT-PROMPT-002", 0, ()),  # ADVISORY
+    ("version-string", "ACP-CLIENT-INIT-002", 1, ("ACP-MSG-AGENT-INITIALIZE-PARAMS",)),
+    ("no-mcp-servers", "ACP-CLIENT-SESSION-002", 1, ("ACP-MSG-AGENT-SESSION-NEW-PARAMS",)),
+    ("version-mismatch-ignored", "ACP-CLIENT-INIT-005", 0, ()),  # ADVISORY (a SHOULD)
+    ("selected-after-cancel", "ACP-CLIENT-CANCEL-001", 1, ()),
+]
+FS_TERMINAL = [
+    "ACP-CLIENT-FS-001",
+    "ACP-CLIENT-FS-002",
+    "ACP-CLIENT-TERM-001",
+    "ACP-CLIENT-TERM-002",
+    "ACP-CLIENT-TERM-003",
+    "ACP-CAP-FS-READ-TEXT-FILE-HONOR",
+    "ACP-CAP-TERMINAL-KILL-HONOR",
+    "ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT",
 ]
 
 
-@pytest.mark.parametrize("defect", [None, *(d for d, _ in CLIENT_DEFECTS)])
-def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | None, tmp_path: Path) -> None:
-    flags = ["--defect", defect] if defect else []
+def test_the_client_corpus_maps_each_defect_to_its_requirement() -> None:
+    from tests.support.peers.conformance_client import DEFECTS
+
+    assert {d: r for d, r, _, _ in CLIENT_DEFECTS} == DEFECTS and len(DEFECTS) >= 12
+
+
+def _client_kit(
+    tmp_path: Path, *flags: str, options: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     done = kit(
         "client",
+        *options,
+        "--timeout",
+        "3",  # the probe's wait for an answer: only the defect that leaves one unanswered waits
         "--scenario-timeout",
         "60",
         "--report-json",
@@ -445,12 +479,52 @@ def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | 
         *flags,
         "--",
         "{agent}",
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(GENERATED)},
     )
-    status = _status(_report(tmp_path / "report.json"))
-    if defect is None:  # the conforming twin
-        assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
-    else:
-        assert done.returncode == 1 and status[dict(CLIENT_DEFECTS)[defect]] == "FAIL", done.stdout
+    return done, _report(tmp_path / "report.json")
+
+
+@pytest.mark.parametrize("flags", [[], ["--fs-terminal"], ["--cancel"]], ids=["plain", "fs-terminal", "cancel"])
+def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_path: Path) -> None:
+    (tmp_path / "users-file.txt").write_text("mine", encoding="utf-8")  # the client's cwd holds a user's file
+    done, report = _client_kit(tmp_path, *flags)
+    status = _status(report)
+    assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
+    assert status["ACP-CLIENT-INIT-005"] == "PASS" and report["version_mismatch"]["closed_connection"]
+    for rid in ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009", "ACP-PEER-RPC-010", "ACP-PEER-EXT-003"):
+        assert status[rid] == "PASS", rid
+    assert status["ACP-CLIENT-CANCEL-001"] == ("PASS" if flags == ["--cancel"] else "SKIPPED")
+    if flags == ["--fs-terminal"]:  # advertised: every file and terminal method called, and its answer judged
+        assert {status[rid] for rid in FS_TERMINAL} == {"PASS"}, {rid: status[rid] for rid in FS_TERMINAL}
+        sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
+        called = {m.get("method") for m in sent}
+        assert {"fs/read_text_file", "fs/write_text_file", "terminal/kill", "terminal/release"} <= called
+    else:  # not advertised: never called, SKIPPED (applicable to no client that did not advertise it)
+        assert {status[rid] for rid in FS_TERMINAL[:-1]} == {"SKIPPED"}
+        assert status["ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT"] == "SKIPPED"
+        sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
+        assert not [m for m in sent if str(m.get("method", "")).startswith(("fs/", "terminal/"))]
+    # the probe's folder is gone, and nothing else was touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "users-file.txt"]
+    assert (tmp_path / "users-file.txt").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize(("defect", "requirement", "code", "also"), CLIENT_DEFECTS, ids=[d[0] for d in CLIENT_DEFECTS])
+def test_a_client_with_one_defect_fails_the_requirement_it_breaks(
+    defect: str, requirement: str, code: int, also: tuple[str, ...], tmp_path: Path
+) -> None:
+    # the version-mismatch run only where it is the defect (the twins run it, and pass it)
+    skip = () if requirement == "ACP-CLIENT-INIT-005" else ("--no-version-mismatch",)
+    done, report = _client_kit(tmp_path, "--defect", defect, options=skip)
+    assert _status(report)["ACP-CLIENT-INIT-005"] == ("FAIL" if not skip else "NOT_TESTED")
+    failed = {rid for rid, status in _status(report).items() if status == "FAIL"}
+    assert requirement in failed and failed <= {requirement, *also}, (failed, done.stdout)
+    assert done.returncode == code, done.stdout
+    verdict = "VERDICT: CONFORMANT" if code == 0 else "VERDICT: NOT CONFORMANT ("
+    assert done.stdout.rstrip().splitlines()[-1].startswith(verdict)
+    assert re.search(rf"FAIL\s+{requirement}", done.stdout)
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
 def test_a_client_that_never_starts_the_probe_ends_in_a_report(tmp_path: Path) -> None:
