@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .peer import PeerExited
+from .runner import Aborted
 from .trace_check import TURN_CONTENT
 
 if TYPE_CHECKING:
@@ -163,6 +164,40 @@ def initialize_unsupported(s: Scenario) -> None:
         )
 
 
+def authenticate(s: Scenario) -> None:
+    """Where the agent advertised authMethods: an id it never advertised is refused;
+    the advertised one (``--auth-method``) is accepted and lets ``session/new`` in."""
+    if not s.run.auth_methods:
+        return
+    answer = s.driver.request(
+        "initialize", s.init_params(), timeout=s.options.startup_timeout
+    )
+    if _result(answer) is None:
+        raise Aborted(f"initialize: {_describe(answer)}")
+    advertised = {m.get("id") for m in s.run.auth_methods if isinstance(m, dict)}
+    unknown = "acp-conformance-unadvertised-method"
+    while unknown in advertised:
+        unknown += "-x"
+    stranger = s.driver.request("authenticate", {"methodId": unknown})
+    s.check(
+        "ACP-AGENT-AUTH-005",
+        stranger is not None and "error" in stranger,
+        f"authenticate with {unknown!r}, an id the agent never advertised: "
+        f"{_describe(stranger)}",
+    )
+    if not s.options.auth_method:
+        s.skip("ACP-AGENT-AUTH-002", "give --auth-method to authenticate")
+        return
+    s.authenticate()
+    after = s.new_session_answer()
+    s.check(
+        "ACP-AGENT-AUTH-002",
+        _error_code(after) != -32000,
+        f"session/new after authenticate with {s.options.auth_method!r}: "
+        f"{_describe(after)}",
+    )
+
+
 # --- sessions
 
 
@@ -190,6 +225,12 @@ def session_new(s: Scenario) -> None:
         )
     elif first is not None:
         s.passed("ACP-AGENT-AUTH-003")
+    if _error_code(first) == -32000 and s.options.auth_method and s.run.auth_methods:
+        s.fail(
+            "ACP-AGENT-AUTH-002",
+            f"session/new refused with auth_required (-32000) after authenticate "
+            f"with {s.options.auth_method!r}",
+        )
     if not isinstance(one, str) or not one:
         s.fail("ACP-AGENT-SESSION-001", f"session/new: {_describe(first)}")
         return
@@ -291,7 +332,20 @@ def prompt_text(s: Scenario) -> None:
     before = [u for u in updates if u.t <= answered]
     after = [u for u in updates if u.t > answered and _kind(u.message) in TURN_CONTENT]
     valid = s.judged_ok("message-params", "session/update")
-    if not updates:
+    elsewhere = [
+        (r.message.get("params") or {}).get("sessionId")
+        for r in s.driver.received
+        if r.message.get("method") == "session/update"
+        and sent <= r.t <= answered
+        and (r.message.get("params") or {}).get("sessionId") != session
+    ]
+    if elsewhere:
+        s.fail(
+            "ACP-AGENT-PROMPT-002",
+            f"during the turn of session {session!r}, a session/update names "
+            f"{elsewhere[0]!r}, a session the agent did not hand out here",
+        )
+    elif not updates:
         s.skip("ACP-AGENT-PROMPT-002", "the turn sent no session/update")
     elif valid:
         s.passed(
@@ -779,6 +833,7 @@ SCENARIOS: tuple[tuple[str, Callable[[Scenario], None]], ...] = (
     ("initialize", initialize),
     ("initialize-minimal", initialize_minimal),
     ("initialize-unsupported-version", initialize_unsupported),
+    ("authenticate", authenticate),
     ("session-new", session_new),
     ("mcp-stdio", mcp_stdio),
     ("prompt-text", prompt_text),
@@ -805,6 +860,11 @@ COVERS: dict[str, tuple[str, ...]] = {
     ),
     "initialize-minimal": ("ACP-AGENT-INIT-005",),
     "initialize-unsupported-version": ("ACP-AGENT-INIT-003",),
+    "authenticate": (
+        "ACP-AGENT-AUTH-005",
+        "ACP-AGENT-AUTH-002",
+        "handler:authenticate",
+    ),
     "session-new": (
         "ACP-AGENT-SESSION-001",
         "ACP-AGENT-SESSION-002",
