@@ -130,6 +130,9 @@ def test_the_conforming_twin_passes_with_no_fail(
     assert status["ACP-CAP-SESSION-LOAD-HONOR"] == "PASS"
     assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "PASS"
     assert status["ACP-AGENT-PROMPT-005"] == status["ACP-AGENT-PROMPT-006"] == "PASS"  # its turns make a tool call
+    assert status["ACP-AGENT-PROMPT-007"] == "PASS"  # at line 1
+    assert status["ACP-PEER-RPC-002"] == status["ACP-PEER-EXT-003"] == "PASS"  # id null; a prompt carrying _meta
+    assert status["ACP-AGENT-SESSION-003"] == status["ACP-AGENT-PROC-002"] == "PASS"  # recorded (INFORMATIONAL)
     authenticated = ("ACP-AGENT-AUTH-001", "ACP-AGENT-AUTH-002", "ACP-AGENT-AUTH-005", "ACP-HANDLER-AGENT-AUTHENTICATE")
     wanted = "PASS" if "--auth" in flags else "SKIPPED"  # advertised authMethods: exercised
     assert {status[rid] for rid in authenticated} == {wanted}
@@ -156,6 +159,8 @@ DEFECTS = [
     ("other-session-update", "prompt-text", "ACP-AGENT-PROMPT-002", ()),
     ("invalid-update", "prompt-text", "ACP-AGENT-PROMPT-002", ()),
     ("relative-path", "prompt-text", "ACP-AGENT-PROMPT-006", ()),
+    ("zero-line", "prompt-text", "ACP-AGENT-PROMPT-007", ()),
+    ("meta-refused", "prompt-meta", "ACP-PEER-EXT-003", ()),
     ("resource-link-refused", "prompt-resource-link", "ACP-AGENT-PROMPT-003", ()),
     ("fs-unadvertised", "prompt-text", "ACP-CAP-FS-READ-TEXT-FILE-GATE", ()),
     ("ignore-cancel", "cancel", "ACP-AGENT-CANCEL-001", ()),
@@ -169,6 +174,7 @@ DEFECTS = [
     ("wrong-id", "ids", "ACP-PEER-RPC-001", ()),
     ("zero-id-null", "ids", "ACP-PEER-RPC-001", ()),
     ("large-id-as-float", "ids", "ACP-PEER-RPC-001", ()),
+    ("null-id-as-notification", "ids", "ACP-PEER-RPC-002", ()),
     ("parse-error-id", "malformed", "ACP-PEER-RPC-009", ()),
     ("silent-parse-error", "malformed", "ACP-PEER-RPC-007", ()),
     ("invalid-request-as-parse-error", "malformed", "ACP-PEER-RPC-008", ()),

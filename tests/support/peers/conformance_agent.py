@@ -47,6 +47,8 @@ DEFECTS = {
     "other-session-update": "ACP-AGENT-PROMPT-002",  # a turn's update names another session
     "invalid-update": "ACP-AGENT-PROMPT-002",  # an agent_message_chunk without content
     "relative-path": "ACP-AGENT-PROMPT-006",  # a tool call location that is not absolute
+    "zero-line": "ACP-AGENT-PROMPT-007",  # a tool call location at line 0
+    "meta-refused": "ACP-PEER-EXT-003",  # a prompt carrying _meta refused -32602
     "resource-link-refused": "ACP-AGENT-PROMPT-003",  # a prompt with a resource_link refused -32602
     "fs-unadvertised": "ACP-CAP-FS-READ-TEXT-FILE-GATE",  # calls fs/read_text_file unasked
     # cancellation
@@ -63,6 +65,7 @@ DEFECTS = {
     # JSON-RPC hygiene
     "wrong-id": "ACP-PEER-RPC-001",  # string ids answered as numbers
     "zero-id-null": "ACP-PEER-RPC-001",  # id 0 answered with id null
+    "null-id-as-notification": "ACP-PEER-RPC-002",  # a request with id null taken for a notification
     "large-id-as-float": "ACP-PEER-RPC-001",  # ids beyond 32 bits answered as floats: 9007199254740991.0
     "parse-error-id": "ACP-PEER-RPC-009",  # a parse error answered -32700 with id 0
     "silent-parse-error": "ACP-PEER-RPC-007",  # a line that is not JSON gets no answer
@@ -146,7 +149,7 @@ class Agent:
         method, rid, params = message.get("method"), message.get("id"), message.get("params") or {}
         if method is None:
             return  # an answer to a request of ours (fs/read_text_file)
-        if "id" not in message:
+        if "id" not in message or (defect == "null-id-as-notification" and message["id"] is None):
             self.notification(method, params)
             return
         if defect == "wrong-id" and isinstance(rid, str):
@@ -184,6 +187,9 @@ class Agent:
                     self.chunk(session, "user_message_chunk", text)
             answer(rid, {})
         elif method == "session/prompt":
+            if defect == "meta-refused" and "_meta" in params:
+                error(rid, -32602, "Invalid params: unknown field _meta")
+                return
             if defect == "resource-link-refused" and any(
                 b.get("type") == "resource_link" for b in params.get("prompt", [])
             ):
@@ -228,7 +234,8 @@ class Agent:
                 else os.path.join(self.cwd.get(session, "/"), "prompt.txt")
             )
             announce = {"sessionUpdate": "tool_call", "toolCallId": call, "title": "Read the prompt", "kind": "read"}
-            self.update(session, {**announce, "status": "pending", "locations": [{"path": path}]})
+            location = {"path": path, "line": 0 if defect == "zero-line" else 1}
+            self.update(session, {**announce, "status": "pending", "locations": [location]})
         self.update(session, {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"})
 
     def prompt(self, rid: Any, params: dict[str, Any]) -> None:

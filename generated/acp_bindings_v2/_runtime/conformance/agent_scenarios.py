@@ -391,6 +391,39 @@ def _tool_calls(s: Scenario, updates: list[dict[str, Any]]) -> None:
         s.skip("ACP-AGENT-PROMPT-005", "the turn made no tool call")
 
 
+def prompt_meta(s: Scenario) -> None:
+    """A prompt whose params and content block carry ``_meta`` (a W3C trace key,
+    nested objects): processed like the same prompt without them."""
+    session = s.session()
+    if session is None:
+        return
+    meta = {
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "acp-conformance": {"nested": [1, {"deep": None}], "flag": True},
+    }
+    block = {"type": "text", "text": "A prompt carrying _meta.", "_meta": meta}
+    answer = s.driver.request(
+        "session/prompt", {"sessionId": session, "prompt": [block], "_meta": meta}
+    )
+    s.check(
+        "ACP-PEER-EXT-003",
+        (_result(answer) or {}).get("stopReason") is not None,
+        f"a prompt carrying _meta: {_describe(answer)}",
+    )
+
+
+def unknown_session(s: Scenario) -> None:
+    """What a prompt for a session the agent never handed out gets (recorded: v1
+    names no error code; it must still be answered)."""
+    if s.handshake() is None:
+        return
+    answer = s.prompt(
+        "acp-conformance-no-such-session", [{"type": "text", "text": "Anyone there?"}]
+    )
+    if answer is not None:
+        s.passed("ACP-AGENT-SESSION-003", f"answered {_describe(answer)}")
+
+
 def prompt_resource_link(s: Scenario) -> None:
     session = s.session()
     if session is None:
@@ -685,6 +718,31 @@ def ids(s: Scenario) -> None:
         s.fail("ACP-PEER-RPC-001", f"no answer carrying exactly the id {bad[0]!r}")
     else:
         s.passed("ACP-PEER-RPC-001", f"ids {wanted!r} echoed exactly")
+    # id null: the schema's RequestId allows it, JSON-RPC discourages it (SDKs differ:
+    # ADVISORY), so it is not waited on as the kit's own request (no RPC-005 check)
+    count = len(s.driver.received)
+    params = s.new_session_params()
+    s.driver.send(
+        {"jsonrpc": "2.0", "id": None, "method": "session/new", "params": params}
+    )
+    deadline = time.monotonic() + s.options.timeout
+    null = None
+    while null is None and (left := deadline - time.monotonic()) > 0:
+        s.driver.step(left)
+        null = next(
+            (
+                r.message
+                for r in s.driver.received[count:]
+                if "method" not in r.message and r.message.get("id", 0) is None
+            ),
+            None,
+        )
+    s.check(
+        "ACP-PEER-RPC-002",
+        null is not None,
+        f"a session/new with id null got no answer with id null within "
+        f"{s.options.timeout} s",
+    )
 
 
 # --- advertised capabilities
@@ -837,7 +895,9 @@ SCENARIOS: tuple[tuple[str, Callable[[Scenario], None]], ...] = (
     ("session-new", session_new),
     ("mcp-stdio", mcp_stdio),
     ("prompt-text", prompt_text),
+    ("prompt-meta", prompt_meta),
     ("prompt-resource-link", prompt_resource_link),
+    ("unknown-session", unknown_session),
     ("prompt-content", prompt_content),
     ("cancel", cancel),
     ("cancel-request", cancel_request),
@@ -877,13 +937,15 @@ COVERS: dict[str, tuple[str, ...]] = {
         "ACP-AGENT-PROMPT-004",
         "handler:session/prompt",
     ),
+    "prompt-meta": ("ACP-PEER-EXT-003",),
     "prompt-resource-link": ("ACP-AGENT-PROMPT-003",),
+    "unknown-session": ("ACP-AGENT-SESSION-003",),
     "cancel": ("ACP-AGENT-CANCEL-001", "ACP-AGENT-CANCEL-002"),
     "cancel-request": ("ACP-PEER-CANCELREQ-001", "handler:$/cancel_request"),
     "notifications": ("ACP-PEER-RPC-004", "ACP-PEER-EXT-002", "handler:session/cancel"),
     "unknown-methods": ("ACP-PEER-EXT-001", "ACP-PEER-RPC-006"),
     "malformed": ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009"),
-    "ids": ("ACP-PEER-RPC-001",),
+    "ids": ("ACP-PEER-RPC-001", "ACP-PEER-RPC-002"),
     "load": ("ACP-AGENT-LOAD-001", "ACP-AGENT-LOAD-002"),
     "session-families": (),
 }
