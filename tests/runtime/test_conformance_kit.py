@@ -104,7 +104,9 @@ def test_the_echo_example_conforms_and_its_cancel_lands(tmp_path: Path) -> None:
 AUTH = ("--auth-method", AUTH_METHOD)
 
 
-@pytest.mark.parametrize(("flags", "options"), [(("--load",), ()), (("--load", "--auth"), AUTH)], ids=["load", "auth"])
+@pytest.mark.parametrize(
+    ("flags", "options"), [(("--load",), ()), (("--load", "--auth", "--modes"), AUTH)], ids=["load", "auth-modes"]
+)
 def test_the_conforming_twin_passes_with_no_fail(
     flags: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
 ) -> None:
@@ -136,6 +138,10 @@ def test_the_conforming_twin_passes_with_no_fail(
     authenticated = ("ACP-AGENT-AUTH-001", "ACP-AGENT-AUTH-002", "ACP-AGENT-AUTH-005", "ACP-HANDLER-AGENT-AUTHENTICATE")
     wanted = "PASS" if "--auth" in flags else "SKIPPED"  # advertised authMethods: exercised
     assert {status[rid] for rid in authenticated} == {wanted}
+    modes = ("ACP-AGENT-MODES-001", "ACP-AGENT-MODES-002", "ACP-AGENT-CONFIG-001", "ACP-AGENT-CONFIG-002")
+    handlers = ("ACP-HANDLER-AGENT-SESSION-SET-MODE", "ACP-HANDLER-AGENT-SESSION-SET-CONFIG-OPTION")
+    wanted = "PASS" if "--modes" in flags else "SKIPPED"  # modes and config options handed out: exercised
+    assert {status[rid] for rid in modes + handlers} == {wanted}
 
 
 DEFECTS = [
@@ -152,6 +158,10 @@ DEFECTS = [
     ("same-session-id", "session-new", "ACP-AGENT-SESSION-002", ()),
     ("no-session-id", "session-new", "ACP-AGENT-SESSION-001", ()),
     ("mcp-refused", "mcp-stdio", "ACP-AGENT-SESSION-004", ()),
+    ("unoffered-current-mode", "session-new", "ACP-AGENT-MODES-001", ()),
+    ("mode-update-unoffered", "session-new", "ACP-AGENT-MODES-002", ()),
+    ("unoffered-config-value", "session-new", "ACP-AGENT-CONFIG-001", ()),
+    ("partial-config-answer", "session-new", "ACP-AGENT-CONFIG-002", ()),
     ("bad-stop-reason", "prompt-text", "ACP-ENUM-STOP-REASON", ()),
     ("crash-on-prompt", "prompt-text", "ACP-AGENT-PROMPT-001", ()),
     ("update-after-answer", "prompt-text", "ACP-AGENT-PROMPT-004", ()),

@@ -2,11 +2,13 @@
 conformance kit's tests: it conforms as it is, and ``--defect NAME`` breaks exactly one thing
 (:data:`DEFECTS`: the requirement the kit must then report FAIL).
 
-    python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth]
+    python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth] [--modes]
 
 ``--load`` advertises ``loadSession`` and replays a session's turns on ``session/load``;
 ``--auth`` advertises one agent-handled auth method (:data:`AUTH_METHOD`) and refuses
-``session/new`` with ``auth_required`` until ``authenticate`` named it. Every turn announces a
+``session/new`` with ``auth_required`` until ``authenticate`` named it; ``--modes`` offers two session
+modes and a config option (a select; a boolean too where the client advertised them) with each
+session. Every turn announces a
 tool call (with an absolute location) before it updates it.
 """
 
@@ -39,6 +41,11 @@ DEFECTS = {
     "same-session-id": "ACP-AGENT-SESSION-002",  # every session/new answers one id
     "no-session-id": "ACP-AGENT-SESSION-001",  # session/new answers {}
     "mcp-refused": "ACP-AGENT-SESSION-004",  # session/new naming a stdio MCP server refused -32602
+    # modes and config options (these offer them, as --modes does)
+    "unoffered-current-mode": "ACP-AGENT-MODES-001",  # currentModeId is none of availableModes
+    "mode-update-unoffered": "ACP-AGENT-MODES-002",  # set_mode answered by a current_mode_update naming no offered mode
+    "unoffered-config-value": "ACP-AGENT-CONFIG-001",  # a select's currentValue is none of its options
+    "partial-config-answer": "ACP-AGENT-CONFIG-002",  # set_config_option answers without the changed option
     # prompt turns
     "bad-stop-reason": "ACP-AGENT-PROMPT-001",  # a stop reason the schema does not list
     "crash-on-prompt": "ACP-AGENT-PROMPT-001",  # the process dies in a turn
@@ -80,6 +87,9 @@ DEFECTS = {
     "linger": "ACP-AGENT-PROC-001",  # still running after its stdin closed
 }
 
+MODE_DEFECTS = ("unoffered-current-mode", "mode-update-unoffered", "unoffered-config-value", "partial-config-answer")
+MODES = [{"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]
+
 lock = threading.Lock()
 defect: str | None = None
 
@@ -110,10 +120,13 @@ def error(rid: Any, code: int, message: str) -> None:
 
 
 class Agent:
-    def __init__(self, load: bool, auth: bool) -> None:
+    def __init__(self, load: bool, auth: bool, modes: bool) -> None:
         self.load = load or defect == "no-replay"
         self.auth = auth or (defect or "").startswith("auth-") or defect == "duplicate-auth-ids"
         self.authenticated = False
+        self.modes = modes or defect in MODE_DEFECTS
+        self.config: dict[str, list[dict[str, Any]]] = {}
+        self.booleans = False
         self.ids = itertools.count(1)
         self.calls = itertools.count(1)
         self.turns: dict[str, threading.Event] = {}
@@ -177,9 +190,32 @@ class Agent:
                 session = "s-1" if defect == "same-session-id" else f"s-{next(self.ids)}"
                 self.history[session] = []
                 self.cwd[session] = params.get("cwd") or "/"
-                answer(rid, {} if defect == "no-session-id" else {"sessionId": session})
+                result: dict[str, Any] = {"sessionId": session}
+                if self.modes:
+                    current = "plan" if defect == "unoffered-current-mode" else "ask"
+                    result["modes"] = {"currentModeId": current, "availableModes": MODES}
+                    result["configOptions"] = self.config[session] = self.options()
+                answer(rid, {} if defect == "no-session-id" else result)
                 if defect == "answer-twice":
                     answer(rid, {"sessionId": session})
+        elif method == "session/set_mode" and self.modes:
+            mode = params.get("modeId")
+            if mode not in [m["id"] for m in MODES]:
+                error(rid, -32602, f"Invalid params: no mode {mode!r}")
+                return
+            if defect == "mode-update-unoffered":
+                mode = "turbo"
+            self.update(params.get("sessionId"), {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+            answer(rid, {})
+        elif method == "session/set_config_option" and self.modes:
+            options = self.config.get(params.get("sessionId"), [])
+            option = next((o for o in options if o["id"] == params.get("configId")), None)
+            if option is None:
+                error(rid, -32602, f"Invalid params: no config option {params.get('configId')!r}")
+                return
+            option["currentValue"] = params.get("value")
+            others = [o for o in options if o is not option]
+            answer(rid, {"configOptions": others if defect == "partial-config-answer" else options})
         elif method == "session/load" and self.load:
             session = params.get("sessionId")
             if defect != "no-replay":
@@ -206,6 +242,8 @@ class Agent:
         if defect == "minimal-init-refused" and "clientCapabilities" not in params:
             error(rid, -32602, "Invalid params: clientCapabilities is required")
             return
+        sessions = (params.get("clientCapabilities") or {}).get("session") or {}
+        self.booleans = ((sessions.get("configOptions") or {}).get("boolean")) is not None
         version = params.get("protocolVersion")
         chosen: Any = version if defect == "echo-version" or version == 1 else 1
         if defect == "unspoken-version" and version not in (1, 2):
@@ -224,6 +262,14 @@ class Agent:
             login = {"id": AUTH_METHOD, "name": "Conformance login"}
             result["authMethods"] = [login, {**login, "name": "Again"}] if defect == "duplicate-auth-ids" else [login]
         answer(rid, result)
+
+    def options(self) -> list[dict[str, Any]]:
+        sizes = [{"value": "small", "name": "Small"}, {"value": "large", "name": "Large"}]
+        model = {"id": "model", "name": "Model", "type": "select", "options": sizes}
+        model["currentValue"] = "huge" if defect == "unoffered-config-value" else "small"
+        if self.booleans:  # only to a client that advertised them
+            return [model, {"id": "verbose", "name": "Verbose", "type": "boolean", "currentValue": False}]
+        return [model]
 
     def tool_call(self, session: str) -> None:
         call = f"call-{next(self.calls)}"
@@ -276,11 +322,12 @@ def main() -> None:
     parser.add_argument("--defect", choices=sorted(DEFECTS))
     parser.add_argument("--load", action="store_true")
     parser.add_argument("--auth", action="store_true")
+    parser.add_argument("--modes", action="store_true")
     args = parser.parse_args()
     defect = args.defect
     if defect == "banner":
         print("conformance-agent starting up", flush=True)
-    agent = Agent(args.load, args.auth)
+    agent = Agent(args.load, args.auth, args.modes)
     for line in sys.stdin:
         try:
             message = json.loads(line)

@@ -248,38 +248,124 @@ def session_new(s: Scenario) -> None:
 
 def _modes_and_options(s: Scenario, session: str, result: dict[str, Any]) -> None:
     modes = result.get("modes")
-    handler = s.kit.derived("required-handler", "session/set_mode")
     if isinstance(modes, dict) and modes.get("currentModeId"):
         s.run.handed_out.add("SessionModeId")
-        answer = s.driver.request(
-            "session/set_mode", {"sessionId": session, "modeId": modes["currentModeId"]}
-        )
-        s.check(
-            handler,
-            _error_code(answer) != -32601 and answer is not None,
-            f"session/set_mode: {_describe(answer)}",
-        )
+        _modes(s, session, modes)
     options = result.get("configOptions")
-    handler = s.kit.derived("required-handler", "session/set_config_option")
-    select = [
-        o
-        for o in options or []
-        if isinstance(o, dict) and o.get("type") == "select" and "currentValue" in o
-    ]
-    if select:
+    if isinstance(options, list) and options:
         s.run.handed_out.add("SessionConfigId")
-        o = select[0]
-        params = {
-            "sessionId": session,
-            "configId": o.get("id"),
-            "value": o.get("currentValue"),
-        }
-        answer = s.driver.request("session/set_config_option", params)
-        s.check(
-            handler,
-            _error_code(answer) != -32601 and answer is not None,
-            f"session/set_config_option: {_describe(answer)}",
+        _config_options(s, session, options)
+
+
+def _modes(s: Scenario, session: str, modes: dict[str, Any]) -> None:
+    offered = [
+        m.get("id") for m in modes.get("availableModes") or [] if isinstance(m, dict)
+    ]
+    current = modes.get("currentModeId")
+    s.check(
+        "ACP-AGENT-MODES-001",
+        current in offered,
+        f"currentModeId {current!r} is not one of availableModes {offered!r}",
+    )
+    other = next((m for m in offered if m != current), current)
+    count = len(s.driver.received)
+    answer = s.driver.request(
+        "session/set_mode", {"sessionId": session, "modeId": other}
+    )
+    s.check(
+        s.kit.derived("required-handler", "session/set_mode"),
+        _error_code(answer) != -32601 and answer is not None,
+        f"session/set_mode: {_describe(answer)}",
+    )
+    if _result(answer) is None:
+        s.fail(
+            "ACP-AGENT-MODES-002", f"session/set_mode to {other!r}: {_describe(answer)}"
         )
+        return
+    s.driver.pump(s.quiet)
+    named = [
+        ((r.message.get("params") or {}).get("update") or {}).get("currentModeId")
+        for r in s.driver.received[count:]
+        if _kind(r.message) == "current_mode_update"
+    ]
+    stray = [m for m in named if m not in offered]
+    s.check(
+        "ACP-AGENT-MODES-002",
+        not stray,
+        f"after session/set_mode to {other!r}, a current_mode_update names "
+        f"{stray[0] if stray else None!r}, not one of {offered!r}",
+    )
+
+
+def _choices(option: dict[str, Any]) -> list[Any]:
+    """The values a select option offers (its groups flattened)."""
+    found: list[Any] = []
+    for item in option.get("options") or []:
+        if isinstance(item, dict) and "group" in item:
+            found += [
+                o.get("value") for o in item.get("options") or [] if isinstance(o, dict)
+            ]
+        elif isinstance(item, dict):
+            found.append(item.get("value"))
+    return found
+
+
+def _config_options(s: Scenario, session: str, options: list[Any]) -> None:
+    bad = []
+    for o in options:
+        if not isinstance(o, dict):
+            continue
+        kind, value = o.get("type"), o.get("currentValue")
+        if kind == "select" and value not in _choices(o):
+            bad.append(f"{o.get('id')!r}: {value!r} is not one of {_choices(o)!r}")
+        elif kind == "boolean" and not isinstance(value, bool):
+            bad.append(f"{o.get('id')!r}: {value!r} is not a boolean")
+    s.check("ACP-AGENT-CONFIG-001", not bad, "; ".join(bad))
+    option = next(
+        (
+            o
+            for o in options
+            if isinstance(o, dict) and o.get("type") in ("select", "boolean")
+        ),
+        None,
+    )
+    if option is None:
+        return
+    params: dict[str, Any] = {"sessionId": session, "configId": option.get("id")}
+    if option.get("type") == "boolean":
+        wanted: Any = not option.get("currentValue")
+        params.update(type="boolean", value=wanted)
+    else:
+        choices = _choices(option)
+        wanted = next(
+            (c for c in choices if c != option.get("currentValue")),
+            option.get("currentValue"),
+        )
+        params["value"] = wanted
+    answer = s.driver.request("session/set_config_option", params)
+    s.check(
+        s.kit.derived("required-handler", "session/set_config_option"),
+        _error_code(answer) != -32601 and answer is not None,
+        f"session/set_config_option: {_describe(answer)}",
+    )
+    after = (_result(answer) or {}).get("configOptions")
+    if not isinstance(after, list):
+        s.fail(
+            "ACP-AGENT-CONFIG-002", f"session/set_config_option: {_describe(answer)}"
+        )
+        return
+    now = {o.get("id"): o.get("currentValue") for o in after if isinstance(o, dict)}
+    missing = [
+        o.get("id") for o in options if isinstance(o, dict) and o.get("id") not in now
+    ]
+    s.check(
+        "ACP-AGENT-CONFIG-002",
+        not missing and now.get(option.get("id")) == wanted,
+        f"set {option.get('id')!r} to {wanted!r}: the answer lacks {missing!r}"
+        if missing
+        else f"set {option.get('id')!r} to {wanted!r}: the answer holds "
+        f"{now.get(option.get('id'))!r}",
+    )
 
 
 def mcp_stdio(s: Scenario) -> None:
