@@ -105,7 +105,9 @@ AUTH = ("--auth-method", AUTH_METHOD)
 
 
 @pytest.mark.parametrize(
-    ("flags", "options"), [(("--load",), ()), (("--load", "--auth", "--modes"), AUTH)], ids=["load", "auth-modes"]
+    ("flags", "options"),
+    [(("--load",), ()), (("--load", "--auth", "--modes", "--sessions"), AUTH)],
+    ids=["load", "everything"],
 )
 def test_the_conforming_twin_passes_with_no_fail(
     flags: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
@@ -142,6 +144,11 @@ def test_the_conforming_twin_passes_with_no_fail(
     handlers = ("ACP-HANDLER-AGENT-SESSION-SET-MODE", "ACP-HANDLER-AGENT-SESSION-SET-CONFIG-OPTION")
     wanted = "PASS" if "--modes" in flags else "SKIPPED"  # modes and config options handed out: exercised
     assert {status[rid] for rid in modes + handlers} == {wanted}
+    families = [f"ACP-AGENT-{f}-00{n}" for f in ("LIST", "RESUME", "CLOSE", "DELETE") for n in (1, 2)]
+    families += ["ACP-AGENT-LIST-003", "ACP-AGENT-DELETE-003"]
+    content = [f"ACP-CAP-CONTENT-BLOCK-{tag}-HONOR" for tag in ("IMAGE", "AUDIO", "RESOURCE")]
+    wanted = "PASS" if "--sessions" in flags else "SKIPPED"  # the session families and content advertised
+    assert {status[rid] for rid in families + content} == {wanted}
 
 
 DEFECTS = [
@@ -162,6 +169,12 @@ DEFECTS = [
     ("mode-update-unoffered", "session-new", "ACP-AGENT-MODES-002", ()),
     ("unoffered-config-value", "session-new", "ACP-AGENT-CONFIG-001", ()),
     ("partial-config-answer", "session-new", "ACP-AGENT-CONFIG-002", ()),
+    ("list-ignores-cwd", "session-families", "ACP-AGENT-LIST-002", ()),
+    ("unknown-cursor-accepted", "session-families", "ACP-AGENT-LIST-003", ()),
+    ("resume-replays", "session-families", "ACP-AGENT-RESUME-002", ()),
+    ("close-keeps-turn", "session-families", "ACP-AGENT-CLOSE-002", ()),
+    ("delete-keeps-listing", "session-families", "ACP-AGENT-DELETE-003", ()),
+    ("image-refused", "prompt-content", "ACP-CAP-CONTENT-BLOCK-IMAGE-HONOR", ()),
     ("bad-stop-reason", "prompt-text", "ACP-ENUM-STOP-REASON", ()),
     ("crash-on-prompt", "prompt-text", "ACP-AGENT-PROMPT-001", ()),
     ("update-after-answer", "prompt-text", "ACP-AGENT-PROMPT-004", ()),

@@ -2,13 +2,14 @@
 conformance kit's tests: it conforms as it is, and ``--defect NAME`` breaks exactly one thing
 (:data:`DEFECTS`: the requirement the kit must then report FAIL).
 
-    python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth] [--modes]
+    python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth] [--modes] [--sessions]
 
 ``--load`` advertises ``loadSession`` and replays a session's turns on ``session/load``;
 ``--auth`` advertises one agent-handled auth method (:data:`AUTH_METHOD`) and refuses
 ``session/new`` with ``auth_required`` until ``authenticate`` named it; ``--modes`` offers two session
 modes and a config option (a select; a boolean too where the client advertised them) with each
-session. Every turn announces a
+session; ``--sessions`` advertises session/list, resume, close and delete, and image, audio and
+embedded resources in prompts. Every turn announces a
 tool call (with an absolute location) before it updates it.
 """
 
@@ -46,6 +47,13 @@ DEFECTS = {
     "mode-update-unoffered": "ACP-AGENT-MODES-002",  # set_mode answered by a current_mode_update naming no offered mode
     "unoffered-config-value": "ACP-AGENT-CONFIG-001",  # a select's currentValue is none of its options
     "partial-config-answer": "ACP-AGENT-CONFIG-002",  # set_config_option answers without the changed option
+    # session families and prompt content (these advertise them, as --sessions does)
+    "list-ignores-cwd": "ACP-AGENT-LIST-002",  # session/list filtered by a cwd answers every session
+    "unknown-cursor-accepted": "ACP-AGENT-LIST-003",  # session/list with a cursor never issued answers a page
+    "resume-replays": "ACP-AGENT-RESUME-002",  # session/resume replays the conversation
+    "close-keeps-turn": "ACP-AGENT-CLOSE-002",  # session/close leaves the session's turn running
+    "delete-keeps-listing": "ACP-AGENT-DELETE-003",  # a deleted session is still listed
+    "image-refused": "ACP-CAP-CONTENT-BLOCK-IMAGE-HONOR",  # image advertised, an image prompt refused -32602
     # prompt turns
     "bad-stop-reason": "ACP-AGENT-PROMPT-001",  # a stop reason the schema does not list
     "crash-on-prompt": "ACP-AGENT-PROMPT-001",  # the process dies in a turn
@@ -90,6 +98,16 @@ DEFECTS = {
 MODE_DEFECTS = ("unoffered-current-mode", "mode-update-unoffered", "unoffered-config-value", "partial-config-answer")
 MODES = [{"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]
 
+SESSION_DEFECTS = (
+    "list-ignores-cwd",
+    "unknown-cursor-accepted",
+    "resume-replays",
+    "close-keeps-turn",
+    "delete-keeps-listing",
+    "image-refused",
+)
+FAMILY = ("list", "resume", "close", "delete")
+
 lock = threading.Lock()
 defect: str | None = None
 
@@ -120,7 +138,9 @@ def error(rid: Any, code: int, message: str) -> None:
 
 
 class Agent:
-    def __init__(self, load: bool, auth: bool, modes: bool) -> None:
+    def __init__(self, load: bool, auth: bool, modes: bool, sessions: bool) -> None:
+        self.sessions = sessions or defect in SESSION_DEFECTS
+        self.deleted: set[str] = set()
         self.load = load or defect == "no-replay"
         self.auth = auth or (defect or "").startswith("auth-") or defect == "duplicate-auth-ids"
         self.authenticated = False
@@ -216,6 +236,8 @@ class Agent:
             option["currentValue"] = params.get("value")
             others = [o for o in options if o is not option]
             answer(rid, {"configOptions": others if defect == "partial-config-answer" else options})
+        elif self.sessions and method.removeprefix("session/") in FAMILY:
+            self.family(rid, method.removeprefix("session/"), params)
         elif method == "session/load" and self.load:
             session = params.get("sessionId")
             if defect != "no-replay":
@@ -225,6 +247,9 @@ class Agent:
         elif method == "session/prompt":
             if defect == "meta-refused" and "_meta" in params:
                 error(rid, -32602, "Invalid params: unknown field _meta")
+                return
+            if defect == "image-refused" and any(b.get("type") == "image" for b in params.get("prompt", [])):
+                error(rid, -32602, "Invalid params: unsupported content")
                 return
             if defect == "resource-link-refused" and any(
                 b.get("type") == "resource_link" for b in params.get("prompt", [])
@@ -238,6 +263,30 @@ class Agent:
         else:
             error(rid, -32603 if defect == "unknown-not-32601" else -32601, f"Method not found: {method}")
 
+    def family(self, rid: Any, name: str, params: dict[str, Any]) -> None:
+        session = params.get("sessionId")
+        if name == "list":
+            if params.get("cursor") is not None and defect != "unknown-cursor-accepted":
+                error(rid, -32602, "Invalid params: unknown cursor")
+                return
+            cwd = None if defect == "list-ignores-cwd" else params.get("cwd")
+            gone = set() if defect == "delete-keeps-listing" else self.deleted
+            listed = [s for s in self.history if s not in gone and cwd in (None, self.cwd.get(s))]
+            answer(rid, {"sessions": [{"sessionId": s, "cwd": self.cwd.get(s, "/")} for s in listed]})
+        elif name == "resume":
+            if defect == "resume-replays":
+                for text in self.history.get(session, []):
+                    self.chunk(session, "user_message_chunk", text)
+            answer(rid, {})
+        elif name == "close":
+            turn = self.turns.get(session)
+            if turn is not None and defect != "close-keeps-turn":
+                turn.set()
+            answer(rid, {})
+        else:  # delete: silently, also a session that never was
+            self.deleted.add(session)
+            answer(rid, {})
+
     def initialize(self, rid: Any, params: dict[str, Any]) -> None:
         if defect == "minimal-init-refused" and "clientCapabilities" not in params:
             error(rid, -32602, "Invalid params: clientCapabilities is required")
@@ -250,10 +299,11 @@ class Agent:
             chosen = 2  # and asked for 2, it answers 1
         if defect == "string-version":
             chosen = str(chosen)
-        result: dict[str, Any] = {
-            "protocolVersion": chosen,
-            "agentCapabilities": {"loadSession": True} if self.load else {},
-        }
+        caps: dict[str, Any] = {"loadSession": True} if self.load else {}
+        if self.sessions:
+            caps["sessionCapabilities"] = {"list": {}, "resume": {}, "close": {}, "delete": {}}
+            caps["promptCapabilities"] = {"image": True, "audio": True, "embeddedContext": True}
+        result: dict[str, Any] = {"protocolVersion": chosen, "agentCapabilities": caps}
         if defect == "no-protocol-version":
             del result["protocolVersion"]
         if defect != "no-agent-info":
@@ -323,11 +373,12 @@ def main() -> None:
     parser.add_argument("--load", action="store_true")
     parser.add_argument("--auth", action="store_true")
     parser.add_argument("--modes", action="store_true")
+    parser.add_argument("--sessions", action="store_true")
     args = parser.parse_args()
     defect = args.defect
     if defect == "banner":
         print("conformance-agent starting up", flush=True)
-    agent = Agent(args.load, args.auth, args.modes)
+    agent = Agent(args.load, args.auth, args.modes, args.sessions)
     for line in sys.stdin:
         try:
             message = json.loads(line)

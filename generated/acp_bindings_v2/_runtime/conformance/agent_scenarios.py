@@ -907,6 +907,11 @@ def session_families(s: Scenario) -> None:
     session = s.session()
     if session is None:
         return
+    if (
+        "session/resume" in wanted
+    ):  # a turn, so that resuming has history it must not send
+        s.prompt(session, [{"type": "text", "text": "Remember this turn."}])
+        s.driver.pump(s.quiet)
     for method in wanted:
         honor = s.kit.derived("capability-honor", method)
         params: dict[str, Any] = {"sessionId": session}
@@ -934,6 +939,14 @@ def session_families(s: Scenario) -> None:
                 (_result(empty) or {}).get("sessions") == [],
                 f"session/list for an unknown cwd: {_describe(empty)}",
             )
+            stray = s.driver.request(
+                "session/list", {"cursor": "acp-conformance-never-issued"}
+            )
+            s.check(
+                "ACP-AGENT-LIST-003",
+                stray is not None and "error" in stray,
+                f"session/list with a cursor never issued: {_describe(stray)}",
+            )
         elif method == "session/resume":
             s.check(
                 "ACP-AGENT-RESUME-001",
@@ -958,6 +971,7 @@ def session_families(s: Scenario) -> None:
                 result is not None,
                 f"session/close: {_describe(answer)}",
             )
+            _close_during_turn(s)
         elif method == "session/fork":
             other = (result or {}).get("sessionId")
             s.check(
@@ -971,6 +985,57 @@ def session_families(s: Scenario) -> None:
                 result is not None,
                 f"session/delete: {_describe(answer)}",
             )
+            never = s.driver.request(
+                "session/delete", {"sessionId": "acp-conformance-no-such-session"}
+            )
+            s.check(
+                "ACP-AGENT-DELETE-002",
+                _result(never) is not None,
+                f"session/delete of a session that never existed: {_describe(never)}",
+            )
+            if result is not None and "session/list" in wanted:
+                listed = _result(s.driver.request("session/list", {})) or {}
+                sessions = listed.get("sessions")
+                ids = [
+                    i.get("sessionId") for i in sessions or [] if isinstance(i, dict)
+                ]
+                s.check(
+                    "ACP-AGENT-DELETE-003",
+                    isinstance(sessions, list) and session not in ids,
+                    f"after session/delete of {session!r}, session/list answered "
+                    f"{sessions!r}",
+                )
+
+
+def _close_during_turn(s: Scenario) -> None:
+    """session/close of a session in a turn ends the turn as session/cancel would."""
+    session = (_result(s.new_session_answer()) or {}).get("sessionId")
+    if not isinstance(session, str):
+        s.skip("ACP-AGENT-CLOSE-002", "no second session to close during a turn")
+        return
+    prompt = [{"type": "text", "text": s.options.cancel_prompt}]
+    key = s.driver.start("session/prompt", {"sessionId": session, "prompt": prompt})
+    trigger = time.monotonic() + 0.5
+    while key not in s.driver.answers and time.monotonic() < trigger:
+        got = s.driver.step(trigger - time.monotonic())
+        if got is not None and got.message.get("method") == "session/update":
+            break
+    if key in s.driver.answers:
+        s.skip(
+            "ACP-AGENT-CLOSE-002",
+            "the turn ended before session/close could be sent: give a longer "
+            "--cancel-prompt",
+        )
+        return
+    s.driver.cancelled.add(session)
+    closed = s.driver.start("session/close", {"sessionId": session})
+    answer = s.driver.wait(key)
+    s.driver.wait(closed)
+    s.check(
+        "ACP-AGENT-CLOSE-002",
+        (_result(answer) or {}).get("stopReason") == "cancelled",
+        f"after session/close during its turn, the prompt answered {_describe(answer)}",
+    )
 
 
 SCENARIOS: tuple[tuple[str, Callable[[Scenario], None]], ...] = (
