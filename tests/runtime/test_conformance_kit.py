@@ -137,6 +137,7 @@ def test_the_conforming_twin_passes_with_no_fail(
     assert status["ACP-AGENT-PROMPT-007"] == "PASS"  # at line 1
     assert status["ACP-PEER-RPC-002"] == status["ACP-PEER-EXT-003"] == "PASS"  # id null; a prompt carrying _meta
     assert status["ACP-AGENT-SESSION-003"] == status["ACP-AGENT-PROC-002"] == "PASS"  # recorded (INFORMATIONAL)
+    assert status["ACP-PEER-RPC-011"] == "PASS"  # its error messages are one line
     authenticated = ("ACP-AGENT-AUTH-001", "ACP-AGENT-AUTH-002", "ACP-AGENT-AUTH-005", "ACP-HANDLER-AGENT-AUTHENTICATE")
     wanted = "PASS" if "--auth" in flags else "SKIPPED"  # advertised authMethods: exercised
     assert {status[rid] for rid in authenticated} == {wanted}
@@ -202,6 +203,7 @@ DEFECTS = [
     ("silent-parse-error", "malformed", "ACP-PEER-RPC-007", ()),
     ("invalid-request-as-parse-error", "malformed", "ACP-PEER-RPC-008", ()),
     ("string-error-code", "unknown-methods", "ACP-PEER-RPC-003", ()),
+    ("traceback-error", "unknown-methods", "ACP-PEER-RPC-011", ()),
     ("answer-twice", "session-new", "ACP-PEER-RPC-005", ()),
     ("banner", "prompt-text", "ACP-PEER-TRANSPORT-001", ()),
     ("blank-line", "session-new", "ACP-PEER-TRANSPORT-001", ()),

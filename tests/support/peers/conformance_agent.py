@@ -86,6 +86,7 @@ DEFECTS = {
     "silent-parse-error": "ACP-PEER-RPC-007",  # a line that is not JSON gets no answer
     "invalid-request-as-parse-error": "ACP-PEER-RPC-008",  # an invalid request answered -32700
     "string-error-code": "ACP-PEER-RPC-003",  # error codes written as strings
+    "traceback-error": "ACP-PEER-RPC-011",  # error messages carry a multi-line traceback
     "answer-twice": "ACP-PEER-RPC-005",  # session/new answered twice
     "banner": "ACP-PEER-TRANSPORT-001",  # a log line on stdout
     "blank-line": "ACP-PEER-TRANSPORT-001",  # an empty line after each answer
@@ -128,6 +129,8 @@ def answer(rid: Any, result: Any) -> None:
 
 
 def error(rid: Any, code: int, message: str) -> None:
+    if defect == "traceback-error":
+        message += '\nTraceback (most recent call last):\n  File "agent.py", line 1, in handle'
     write(
         {
             "jsonrpc": "2.0",
