@@ -248,7 +248,8 @@ def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
     assert done.stdout.rstrip().splitlines()[-1].startswith("VERDICT: NOT CONFORMANT (")
     report = _report(tmp_path / "report.json")
     entry = next(r for r in report["requirements"] if r["id"] == requirement)
-    assert entry["status"] == "FAIL", [(r["id"], r["status"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    failures = [r["id"] for r in report["requirements"] if r["status"] == "FAIL"]
+    assert entry["status"] == "FAIL" and PEER_DEFECTS[defect] in failures, failures  # the peer's table agrees
     failed = next(c for c in entry["checks"] if c["status"] == "FAIL")
     assert failed["transcript"] and {line["dir"] for line in failed["transcript"]} >= {"sent"}
     assert "stderr" in failed
@@ -258,7 +259,7 @@ def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
     if entry["tier"] in ("MANDATORY", "CAPABILITY"):  # it alone makes the agent not conformant
         assert counted >= 1 and f"({counts['MANDATORY']['FAIL']} mandatory failures" in done.stdout
     else:  # ADVISORY: reported, never counted (here -k alone leaves the run not conformant)
-        assert counted == 0, [(r["id"], r["status"]) for r in report["requirements"] if r["status"] == "FAIL"]
+        assert counted == 0, failures
 
 
 def test_an_agent_without_agent_info_fails_the_advisory_requirement_and_still_conforms(tmp_path: Path) -> None:
