@@ -7,7 +7,7 @@
 
 Each scenario runs the agent in a fresh process and reads everything it writes with this
 package's models; the summary ends ``VERDICT: CONFORMANT`` or ``VERDICT: NOT CONFORMANT (...)``
-(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 250 requirements (158 derived from the schema; 155 MANDATORY, 58 CAPABILITY, 33 ADVISORY, 4 INFORMATIONAL).
+(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 251 requirements (158 derived from the schema; 155 MANDATORY, 58 CAPABILITY, 34 ADVISORY, 4 INFORMATIONAL).
 """
 
 from __future__ import annotations
@@ -464,6 +464,22 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         (),
         "",
         "ACP-AUTH-005",
+    ),
+    Requirement(
+        "ACP-AGENT-AUTH-005",
+        "ADVISORY",
+        "agent",
+        "authenticate naming a method id the agent did not advertise in authMethods is answered with an error, not accepted (the schema: the methodId must be one of the methods advertised in the initialize response).",
+        Citation(
+            "Schema",
+            "authenticaterequest",
+            "https://agentclientprotocol.com/protocol/v1/schema#authenticaterequest",
+        ),
+        "curated",
+        "agent.authenticate",
+        ("inferred:AuthMethodId",),
+        "",
+        "",
     ),
     Requirement(
         "ACP-AGENT-SESSION-001",

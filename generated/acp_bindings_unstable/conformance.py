@@ -7,7 +7,7 @@
 
 Each scenario runs the agent in a fresh process and reads everything it writes with this
 package's models; the summary ends ``VERDICT: CONFORMANT`` or ``VERDICT: NOT CONFORMANT (...)``
-(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 331 requirements (235 derived from the schema; 212 MANDATORY, 82 CAPABILITY, 33 ADVISORY, 4 INFORMATIONAL).
+(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 332 requirements (235 derived from the schema; 212 MANDATORY, 82 CAPABILITY, 34 ADVISORY, 4 INFORMATIONAL).
 """
 
 from __future__ import annotations
@@ -478,6 +478,22 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         "curated",
         "agent.capability-honor",
         ("agentCapabilities.auth.status",),
+        "",
+        "",
+    ),
+    Requirement(
+        "ACP-AGENT-AUTH-005",
+        "ADVISORY",
+        "agent",
+        "authenticate naming a method id the agent did not advertise in authMethods is answered with an error, not accepted (the schema: the methodId must be one of the methods advertised in the initialize response).",
+        Citation(
+            "Schema",
+            "authenticaterequest",
+            "https://agentclientprotocol.com/protocol/v1/schema#authenticaterequest",
+        ),
+        "curated",
+        "agent.authenticate",
+        ("inferred:AuthMethodId",),
         "",
         "",
     ),
