@@ -111,3 +111,33 @@ def test_a_request_imports_nothing() -> None:
     with serving(turn_app()) as url:
         assert _run(_prompts(url, 60, during=_watching(lookups))) == 60
     assert lookups.names == [], f"50 requests looked for modules: {sorted(set(lookups.names))} ({len(lookups.names)})"
+
+
+def test_a_request_s_own_headers_replace_the_caller_s() -> None:
+    """The caller's headers go with every request, but a header the request sets itself (the POST's
+    ``Content-Type``, the stream's ``Accept``) replaces the caller's of that name, as
+    ``httpx.AsyncClient`` merged them: not sent twice (the server would read ``text/plain,
+    application/json`` and refuse with 415)."""
+    seen: list[dict[str, str]] = []
+
+    class Headers(Peers):
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                names = [name.decode() for name, _ in scope["headers"]]
+                seen.append({n: str(names.count(n)) for n in ("content-type", "accept", "x-team")})
+            await self.app(scope, receive, send)
+
+    caller = {"Content-Type": "text/plain", "Accept": "*/*", "X-Team": "blue"}
+
+    async def turn(url: str) -> str:
+        client = TurnClient()
+        async with connect_agent(url, client, transport="http", headers=caller) as agent:
+            await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+            session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
+            prompt = builders.prompt_request(session, [builders.text_content_block("hello")])
+            return (await agent.prompt(prompt)).stop_reason
+
+    with serving(Headers(turn_app())) as url:
+        assert _run(turn(url)) == "end_turn"
+    assert seen and all(each == {"content-type": each["content-type"], "accept": "1", "x-team": "1"} for each in seen)
+    assert {each["content-type"] for each in seen} <= {"0", "1"}, seen

@@ -137,6 +137,9 @@ class _Requests:
         self._headers = [
             (k.encode("ascii"), v.encode("ascii")) for k, v in headers.items()
         ]
+        self._names = {name.lower() for name, _ in self._headers}
+        """The caller's header names: a request's own header of the same name replaces
+        the caller's (as ``AsyncClient`` merged them)."""
         self._jar = jar
         self._timeout = timeout.as_dict()
         self.transport = httpx.AsyncHTTPTransport(
@@ -154,6 +157,9 @@ class _Requests:
         timeout: httpx.Timeout | None,
     ) -> httpx.Request:
         pairs = self._headers + headers
+        if self._names and any(name in self._names for name, _ in headers):
+            own = {name for name, _ in headers}
+            pairs = [p for p in self._headers if p[0].lower() not in own] + headers
         if self._jar.cookies.jar:  # the jar's cookies join the caller's
             text = {k.decode("ascii"): v.decode("ascii") for k, v in pairs}
             merged = self._jar.header(self._text_url, text)
