@@ -1,7 +1,10 @@
 """T5/T6's server process: our ASGI app (``remote.asgi_app``) under uvicorn, serving the agent of
 ``bench.pipe_agent`` that answers every request at once, one per connection.
 
-    python -m bench.remote_server      (prints {"port": N} once listening; stops when stdin closes)
+    python -m bench.remote_server [hypercorn]   (prints {"port": N} once listening; stops when stdin closes)
+
+``hypercorn``: under hypercorn instead, which speaks HTTP/2 without TLS to a client that starts with
+it (h2c, prior knowledge: ``connect_agent(..., http2=True)``), for ``bench.http_breakdown``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ async def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
-    app = bindings("remote").asgi_app(quick_agent)
+    remote = bindings("remote")
+    if sys.argv[1:] == ["hypercorn"]:
+        await _hypercorn(remote, sock)
+        return
+    app = remote.asgi_app(quick_agent)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=32 * 1024 * 1024 + 1024))
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     while not server.started:
@@ -29,6 +36,28 @@ async def main() -> None:
     print(json.dumps({"port": sock.getsockname()[1]}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     server.should_exit = True
+    await serving
+
+
+async def _hypercorn(remote: object, sock: socket.socket) -> None:
+    import hypercorn.asyncio
+    import hypercorn.config
+
+    # hypercorn 0.18 over HTTP/2 can hold an SSE event until the stream's next write (docs/remote.md):
+    # a short keep-alive bounds the wait, as the tests and a deployment on it set
+    app = remote.asgi_app(quick_agent, remote_limits=remote.RemoteLimits(keepalive=0.2))  # type: ignore[attr-defined]
+    config = hypercorn.config.Config()
+    config.bind = [f"fd://{sock.fileno()}"]
+    config.loglevel = "WARNING"
+    # over HTTP/2 every request of a client shares one connection, which hypercorn ends (GOAWAY) after
+    # keep_alive_max_requests (1,000 by default): that would end the client's ACP connection mid-run
+    config.keep_alive_max_requests = 10**9
+    stop = asyncio.Event()
+    serving = asyncio.ensure_future(hypercorn.asyncio.serve(app, config, shutdown_trigger=stop.wait))
+    await asyncio.sleep(0.3)
+    print(json.dumps({"port": sock.getsockname()[1]}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    stop.set()
     await serving
 
 

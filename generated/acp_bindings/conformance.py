@@ -7,7 +7,7 @@
 
 Each scenario runs the agent in a fresh process and reads everything it writes with this
 package's models; the summary ends ``VERDICT: CONFORMANT`` or ``VERDICT: NOT CONFORMANT (...)``
-(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 249 requirements (158 derived from the schema; 155 MANDATORY, 57 CAPABILITY, 33 ADVISORY, 4 INFORMATIONAL).
+(exit 0, 1; 2 on a usage error). ``REQUIREMENTS`` lists what is checked: 251 requirements (158 derived from the schema; 155 MANDATORY, 58 CAPABILITY, 34 ADVISORY, 4 INFORMATIONAL).
 """
 
 from __future__ import annotations
@@ -464,6 +464,22 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         (),
         "",
         "ACP-AUTH-005",
+    ),
+    Requirement(
+        "ACP-AGENT-AUTH-005",
+        "ADVISORY",
+        "agent",
+        "authenticate naming a method id the agent did not advertise in authMethods is answered with an error, not accepted (the schema: the methodId must be one of the methods advertised in the initialize response).",
+        Citation(
+            "Schema",
+            "authenticaterequest",
+            "https://agentclientprotocol.com/protocol/v1/schema#authenticaterequest",
+        ),
+        "curated",
+        "agent.authenticate",
+        ("inferred:AuthMethodId",),
+        "",
+        "",
     ),
     Requirement(
         "ACP-AGENT-SESSION-001",
@@ -1318,7 +1334,7 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         "ACP-CLIENT-FS-001",
         "CAPABILITY",
         "client",
-        "fs/read_text_file of a file the kit created in its own temporary folder returns its content; with line and limit, the 1-based window of lines (an error is allowed if the client refuses paths outside the session roots).",
+        "fs/read_text_file of a file the kit wrote in its own temporary folder under the session's cwd returns its content exactly; with line 2 and limit 1, that one line (an error, or a result the models do not read, FAILs: the folder is within the session's root).",
         Citation(
             "File System",
             "reading-files",
@@ -1334,7 +1350,7 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         "ACP-CLIENT-FS-002",
         "CAPABILITY",
         "client",
-        "fs/write_text_file to a file that does not exist, in the kit's own temporary folder, creates it with the content sent (or is refused with an error).",
+        "fs/write_text_file to a file that does not exist, in the kit's own temporary folder under the session's cwd, creates it holding exactly the content sent (the client MUST create the file), and reading it back with fs/read_text_file (where advertised) returns that content.",
         Citation(
             "File System",
             "writing-files",
@@ -1350,7 +1366,7 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         "ACP-CLIENT-TERM-001",
         "CAPABILITY",
         "client",
-        "terminal/create (the kit's own harmless command) answers with a terminalId at once; terminal/output, terminal/wait_for_exit, terminal/kill and terminal/release answer with schema-valid results for it.",
+        "terminal/create (the kit's own harmless command) answers with a terminalId; terminal/wait_for_exit (exit code 0), terminal/output, terminal/kill and terminal/release answer with results the models read, never an error.",
         Citation(
             "Terminals",
             "executing-commands",
@@ -1371,6 +1387,22 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
             "Terminals",
             "executing-commands",
             "https://agentclientprotocol.com/protocol/v1/terminals#executing-commands",
+        ),
+        "curated",
+        "client.terminal",
+        ("clientCapabilities.terminal",),
+        "",
+        "",
+    ),
+    Requirement(
+        "ACP-CLIENT-TERM-003",
+        "CAPABILITY",
+        "client",
+        "terminal/kill stops the command without releasing the terminal: terminal/wait_for_exit answers after it, and terminal/release then succeeds.",
+        Citation(
+            "Terminals",
+            "killing-commands",
+            "https://agentclientprotocol.com/protocol/v1/terminals#killing-commands",
         ),
         "curated",
         "client.terminal",

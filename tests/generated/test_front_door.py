@@ -101,4 +101,4 @@ except ImportError as error:
 """
     done = _python(code)
     assert done.returncode == 0, done.stderr
-    assert "pip install 'httpx[http2]==0.28.1' 'websockets==17.4'" in done.stdout
+    assert "pip install 'httpx[http2]==0.28.1' 'websockets==17.4' 'sniffio==1.3.1'" in done.stdout

@@ -21,6 +21,8 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from tests.conftest import GENERATED, ROOT
+from tests.support.peers.conformance_agent import AUTH_METHOD
+from tests.support.peers.conformance_agent import DEFECTS as PEER_DEFECTS
 
 pytestmark = pytest.mark.slow
 
@@ -95,11 +97,22 @@ def test_the_echo_example_conforms_and_its_cancel_lands(tmp_path: Path) -> None:
     assert suite.get("failures") == "0" and int(suite.get("tests", "0")) == len(report["requirements"])
 
 
-def test_the_conforming_twin_passes_with_no_fail(tmp_path: Path) -> None:
+AUTH = ("--auth-method", AUTH_METHOD)
+
+
+@pytest.mark.parametrize(
+    ("flags", "options"),
+    [(("--load",), ()), (("--load", "--auth", "--modes", "--sessions"), AUTH)],
+    ids=["load", "everything"],
+)
+def test_the_conforming_twin_passes_with_no_fail(
+    flags: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
+) -> None:
     done = kit(
         "agent",
         "--timeout",
         "5",
+        *options,
         "--cancel-prompt",
         LONG_PROMPT,
         "--report-json",
@@ -107,35 +120,106 @@ def test_the_conforming_twin_passes_with_no_fail(tmp_path: Path) -> None:
         "--",
         sys.executable,
         str(PEER),
-        "--load",
+        *flags,
     )
     assert done.returncode == 0, done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == "VERDICT: CONFORMANT"
     status = _status(_report(tmp_path / "report.json"))
     assert "FAIL" not in status.values()
     assert status["ACP-AGENT-LOAD-002"] == "PASS"  # it advertised loadSession: exercised
     assert status["ACP-CAP-SESSION-LOAD-HONOR"] == "PASS"
     assert status["ACP-CAP-FS-READ-TEXT-FILE-GATE"] == "PASS"
+    assert status["ACP-AGENT-PROMPT-005"] == status["ACP-AGENT-PROMPT-006"] == "PASS"  # its turns make a tool call
+    assert status["ACP-AGENT-PROMPT-007"] == "PASS"  # at line 1
+    assert status["ACP-PEER-RPC-002"] == status["ACP-PEER-EXT-003"] == "PASS"  # id null; a prompt carrying _meta
+    assert status["ACP-AGENT-SESSION-003"] == status["ACP-AGENT-PROC-002"] == "PASS"  # recorded (INFORMATIONAL)
+    assert status["ACP-PEER-RPC-011"] == "PASS"  # its error messages are one line
+    authenticated = ("ACP-AGENT-AUTH-001", "ACP-AGENT-AUTH-002", "ACP-AGENT-AUTH-005", "ACP-HANDLER-AGENT-AUTHENTICATE")
+    wanted = "PASS" if "--auth" in flags else "SKIPPED"  # advertised authMethods: exercised
+    assert {status[rid] for rid in authenticated} == {wanted}
+    modes = ("ACP-AGENT-MODES-001", "ACP-AGENT-MODES-002", "ACP-AGENT-CONFIG-001", "ACP-AGENT-CONFIG-002")
+    handlers = ("ACP-HANDLER-AGENT-SESSION-SET-MODE", "ACP-HANDLER-AGENT-SESSION-SET-CONFIG-OPTION")
+    wanted = "PASS" if "--modes" in flags else "SKIPPED"  # modes and config options handed out: exercised
+    assert {status[rid] for rid in modes + handlers} == {wanted}
+    families = [f"ACP-AGENT-{f}-00{n}" for f in ("LIST", "RESUME", "CLOSE", "DELETE") for n in (1, 2)]
+    families += ["ACP-AGENT-LIST-003", "ACP-AGENT-DELETE-003"]
+    content = [f"ACP-CAP-CONTENT-BLOCK-{tag}-HONOR" for tag in ("IMAGE", "AUDIO", "RESOURCE")]
+    wanted = "PASS" if "--sessions" in flags else "SKIPPED"  # the session families and content advertised
+    assert {status[rid] for rid in families + content} == {wanted}
 
 
 DEFECTS = [
-    ("banner", "prompt-text", "ACP-PEER-TRANSPORT-001"),
-    ("same-session-id", "session-new", "ACP-AGENT-SESSION-002"),
-    ("echo-version", "initialize-unsupported", "ACP-AGENT-INIT-003"),
-    ("ignore-cancel", "cancel", "ACP-AGENT-CANCEL-001"),
-    ("update-after-cancel", "cancel", "ACP-AGENT-CANCEL-002"),
-    ("bad-stop-reason", "prompt-text", "ACP-ENUM-STOP-REASON"),
-    ("answer-notification", "notifications", "ACP-PEER-RPC-004"),
-    ("ext-unanswered", "unknown-methods", "ACP-PEER-EXT-001"),
-    ("wrong-id", "ids", "ACP-PEER-RPC-001"),
-    ("no-replay", "load", "ACP-AGENT-LOAD-002"),
-    ("crash-on-prompt", "prompt-text", "ACP-AGENT-PROMPT-001"),
-    ("fs-unadvertised", "prompt-text", "ACP-CAP-FS-READ-TEXT-FILE-GATE"),
+    # (defect, the -k scenario that shows it, the requirement it breaks, kit options it needs)
+    ("echo-version", "initialize-unsupported", "ACP-AGENT-INIT-003", ()),
+    ("unspoken-version", "initialize-unsupported", "ACP-AGENT-INIT-003", ()),
+    ("no-protocol-version", "initialize", "ACP-AGENT-INIT-001", ()),
+    ("string-version", "initialize", "ACP-AGENT-INIT-001", ()),
+    ("minimal-init-refused", "initialize-minimal", "ACP-AGENT-INIT-005", ()),
+    ("auth-refused", "authenticate", "ACP-AGENT-AUTH-002", AUTH),
+    ("auth-ignored", "authenticate", "ACP-AGENT-AUTH-002", AUTH),
+    ("auth-any-id", "authenticate", "ACP-AGENT-AUTH-005", AUTH),
+    ("duplicate-auth-ids", "initialize", "ACP-AGENT-AUTH-001", AUTH),
+    ("same-session-id", "session-new", "ACP-AGENT-SESSION-002", ()),
+    ("no-session-id", "session-new", "ACP-AGENT-SESSION-001", ()),
+    ("mcp-refused", "mcp-stdio", "ACP-AGENT-SESSION-004", ()),
+    ("unoffered-current-mode", "session-new", "ACP-AGENT-MODES-001", ()),
+    ("mode-update-unoffered", "session-new", "ACP-AGENT-MODES-002", ()),
+    ("unoffered-config-value", "session-new", "ACP-AGENT-CONFIG-001", ()),
+    ("partial-config-answer", "session-new", "ACP-AGENT-CONFIG-002", ()),
+    ("list-ignores-cwd", "session-families", "ACP-AGENT-LIST-002", ()),
+    ("unknown-cursor-accepted", "session-families", "ACP-AGENT-LIST-003", ()),
+    ("resume-replays", "session-families", "ACP-AGENT-RESUME-002", ()),
+    ("close-keeps-turn", "session-families", "ACP-AGENT-CLOSE-002", ()),
+    ("delete-keeps-listing", "session-families", "ACP-AGENT-DELETE-003", ()),
+    ("image-refused", "prompt-content", "ACP-CAP-CONTENT-BLOCK-IMAGE-HONOR", ()),
+    ("bad-stop-reason", "prompt-text", "ACP-ENUM-STOP-REASON", ()),
+    ("crash-on-prompt", "prompt-text", "ACP-AGENT-PROMPT-001", ()),
+    ("update-after-answer", "prompt-text", "ACP-AGENT-PROMPT-004", ()),
+    ("unannounced-tool-update", "prompt-text", "ACP-AGENT-PROMPT-005", ()),
+    ("other-session-update", "prompt-text", "ACP-AGENT-PROMPT-002", ()),
+    ("invalid-update", "prompt-text", "ACP-AGENT-PROMPT-002", ()),
+    ("relative-path", "prompt-text", "ACP-AGENT-PROMPT-006", ()),
+    ("zero-line", "prompt-text", "ACP-AGENT-PROMPT-007", ()),
+    ("meta-refused", "prompt-meta", "ACP-PEER-EXT-003", ()),
+    ("resource-link-refused", "prompt-resource-link", "ACP-AGENT-PROMPT-003", ()),
+    ("fs-unadvertised", "prompt-text", "ACP-CAP-FS-READ-TEXT-FILE-GATE", ()),
+    ("ignore-cancel", "cancel", "ACP-AGENT-CANCEL-001", ()),
+    ("update-after-cancel", "cancel", "ACP-AGENT-CANCEL-002", ()),
+    ("cancel-request-unanswered", "cancel-request", "ACP-PEER-CANCELREQ-001", ()),
+    ("no-replay", "load", "ACP-AGENT-LOAD-002", ()),
+    ("ext-unanswered", "unknown-methods", "ACP-PEER-EXT-001", ()),
+    ("unknown-not-32601", "unknown-methods", "ACP-PEER-RPC-006", ()),
+    ("answer-notification", "notifications", "ACP-PEER-RPC-004", ()),
+    ("answer-unknown-notification", "notifications", "ACP-PEER-RPC-004", ()),
+    ("wrong-id", "ids", "ACP-PEER-RPC-001", ()),
+    ("zero-id-null", "ids", "ACP-PEER-RPC-001", ()),
+    ("large-id-as-float", "ids", "ACP-PEER-RPC-001", ()),
+    ("null-id-as-notification", "ids", "ACP-PEER-RPC-002", ()),
+    ("parse-error-id", "malformed", "ACP-PEER-RPC-009", ()),
+    ("silent-parse-error", "malformed", "ACP-PEER-RPC-007", ()),
+    ("invalid-request-as-parse-error", "malformed", "ACP-PEER-RPC-008", ()),
+    ("string-error-code", "unknown-methods", "ACP-PEER-RPC-003", ()),
+    ("traceback-error", "unknown-methods", "ACP-PEER-RPC-011", ()),
+    ("answer-twice", "session-new", "ACP-PEER-RPC-005", ()),
+    ("banner", "prompt-text", "ACP-PEER-TRANSPORT-001", ()),
+    ("blank-line", "session-new", "ACP-PEER-TRANSPORT-001", ()),
+    ("pretty-updates", "prompt-text", "ACP-PEER-TRANSPORT-001", ()),
+    ("latin1-output", "prompt-text", "ACP-PEER-TRANSPORT-002", ()),
+    ("linger", "session-new", "ACP-AGENT-PROC-001", ("--close-grace", "0.3")),
 ]
 
 
-@pytest.mark.parametrize(("defect", "scenario", "requirement"), DEFECTS, ids=[d for d, _, _ in DEFECTS])
+def test_every_defect_of_the_peer_is_tested() -> None:
+    tested = {d: r for d, _, r, _ in DEFECTS}
+    assert len(tested) == len(DEFECTS) >= 20
+    assert set(tested) | {"no-agent-info"} == set(PEER_DEFECTS)
+    # the peer's table names the requirement (a stop reason the schema lacks also fails the derived enum one)
+    assert all(PEER_DEFECTS[d] == r for d, r in tested.items() if d != "bad-stop-reason")
+
+
+@pytest.mark.parametrize(("defect", "scenario", "requirement", "options"), DEFECTS, ids=[d[0] for d in DEFECTS])
 def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
-    defect: str, scenario: str, requirement: str, tmp_path: Path
+    defect: str, scenario: str, requirement: str, options: tuple[str, ...], tmp_path: Path
 ) -> None:
     done = kit(
         "agent",
@@ -145,6 +229,7 @@ def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
         "3",
         "--startup-timeout",
         "3",
+        *options,
         "--cancel-prompt",
         LONG_PROMPT,
         "--report-json",
@@ -159,11 +244,41 @@ def test_an_agent_with_one_defect_fails_the_requirement_it_breaks(
     assert done.stdout.rstrip().splitlines()[-1].startswith("VERDICT: NOT CONFORMANT (")
     report = _report(tmp_path / "report.json")
     entry = next(r for r in report["requirements"] if r["id"] == requirement)
-    assert entry["status"] == "FAIL", [(r["id"], r["status"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    failures = [r["id"] for r in report["requirements"] if r["status"] == "FAIL"]
+    assert entry["status"] == "FAIL" and PEER_DEFECTS[defect] in failures, failures  # the peer's table agrees
     failed = next(c for c in entry["checks"] if c["status"] == "FAIL")
     assert failed["transcript"] and {line["dir"] for line in failed["transcript"]} >= {"sent"}
     assert "stderr" in failed
     assert re.search(rf"FAIL\s+{requirement}", done.stdout)
+    counts = report["verdict"]["tier_counts"]
+    counted = counts["MANDATORY"]["FAIL"] + counts["CAPABILITY"]["FAIL"]
+    if entry["tier"] in ("MANDATORY", "CAPABILITY"):  # it alone makes the agent not conformant
+        assert counted >= 1 and f"({counts['MANDATORY']['FAIL']} mandatory failures" in done.stdout
+    else:  # ADVISORY: reported, never counted (here -k alone leaves the run not conformant)
+        assert counted == 0, failures
+
+
+def test_an_agent_without_agent_info_fails_the_advisory_requirement_and_still_conforms(tmp_path: Path) -> None:
+    done = kit(
+        "agent",
+        "--timeout",
+        "3",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(PEER),
+        "--defect",
+        "no-agent-info",
+    )
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.rstrip().splitlines()[-1] == "VERDICT: CONFORMANT"
+    assert re.search(r"FAIL\s+ACP-AGENT-INIT-004", done.stdout)
+    report = _report(tmp_path / "report.json")
+    assert [r["id"] for r in report["requirements"] if r["status"] == "FAIL"] == ["ACP-AGENT-INIT-004"]
+    assert report["verdict"]["conformant"] is True and report["verdict"]["tier_counts"]["ADVISORY"]["FAIL"] == 1
 
 
 def test_a_dead_agent_ends_in_a_report(tmp_path: Path) -> None:
@@ -421,20 +536,54 @@ def test_the_echo_client_example_conforms(tmp_path: Path) -> None:
 
 
 CLIENT_DEFECTS = [
-    ("relative-cwd", "ACP-CLIENT-SESSION-001"),
-    ("unoffered-option", "ACP-CLIENT-PERM-001"),
-    ("unknown-session", "ACP-CLIENT-PROMPT-001"),
-    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE"),
-    ("prompt-first", "ACP-CLIENT-INIT-001"),
-    ("ext-unanswered", "ACP-PEER-EXT-001"),
+    # (defect, the requirement it FAILs, the verdict, the other FAILs it may bring along)
+    ("relative-cwd", "ACP-CLIENT-SESSION-001", 1, ()),
+    ("unoffered-option", "ACP-CLIENT-PERM-001", 1, ()),
+    ("unknown-session", "ACP-CLIENT-PROMPT-001", 1, ()),
+    ("load-unadvertised", "ACP-CAP-SESSION-LOAD-GATE", 1, ()),
+    ("prompt-first", "ACP-CLIENT-INIT-001", 1, ("ACP-CLIENT-PROMPT-001",)),  # its prompt names no session
+    ("ext-unanswered", "ACP-PEER-EXT-001", 1, ("ACP-PEER-RPC-005",)),  # a request unanswered
+    ("fs-read-error", "ACP-CLIENT-FS-001", 1, ()),
+    ("fs-write-ignored", "ACP-CLIENT-FS-002", 1, ()),
+    ("terminal-output-shape", "ACP-CLIENT-TERM-001", 1, ("ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT",)),
+    # a crash leaves the request in flight (a `_` one) unanswered
+    ("crash-unknown-update", "ACP-CLIENT-EXT-001", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
+    ("crash-meta", "ACP-PEER-EXT-003", 1, ("ACP-PEER-RPC-005", "ACP-PEER-EXT-001")),
+    ("parse-error-unanswered", "ACP-PEER-RPC-007", 0, ()),  # ADVISORY: still conformant
+    ("invalid-request-id", "ACP-PEER-RPC-009", 1, ()),
+    ("cancel-as-request", "ACP-MSG-AGENT-SESSION-CANCEL-FORM", 1, ()),
+    ("two-prompts", "ACP-CLIENT-PROMPT-002", 0, ()),  # ADVISORY
+    ("version-string", "ACP-CLIENT-INIT-002", 1, ("ACP-MSG-AGENT-INITIALIZE-PARAMS",)),
+    ("no-mcp-servers", "ACP-CLIENT-SESSION-002", 1, ("ACP-MSG-AGENT-SESSION-NEW-PARAMS",)),
+    ("version-mismatch-ignored", "ACP-CLIENT-INIT-005", 0, ()),  # ADVISORY (a SHOULD)
+    ("selected-after-cancel", "ACP-CLIENT-CANCEL-001", 1, ()),
+]
+FS_TERMINAL = [
+    "ACP-CLIENT-FS-001",
+    "ACP-CLIENT-FS-002",
+    "ACP-CLIENT-TERM-001",
+    "ACP-CLIENT-TERM-002",
+    "ACP-CLIENT-TERM-003",
+    "ACP-CAP-FS-READ-TEXT-FILE-HONOR",
+    "ACP-CAP-TERMINAL-KILL-HONOR",
+    "ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT",
 ]
 
 
-@pytest.mark.parametrize("defect", [None, *(d for d, _ in CLIENT_DEFECTS)])
-def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | None, tmp_path: Path) -> None:
-    flags = ["--defect", defect] if defect else []
+def test_the_client_corpus_maps_each_defect_to_its_requirement() -> None:
+    from tests.support.peers.conformance_client import DEFECTS
+
+    assert {d: r for d, r, _, _ in CLIENT_DEFECTS} == DEFECTS and len(DEFECTS) >= 12
+
+
+def _client_kit(
+    tmp_path: Path, *flags: str, options: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     done = kit(
         "client",
+        *options,
+        "--timeout",
+        "3",  # the probe's wait for an answer: only the defect that leaves one unanswered waits
         "--scenario-timeout",
         "60",
         "--report-json",
@@ -445,12 +594,52 @@ def test_a_client_with_one_defect_fails_the_requirement_it_breaks(defect: str | 
         *flags,
         "--",
         "{agent}",
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(GENERATED)},
     )
-    status = _status(_report(tmp_path / "report.json"))
-    if defect is None:  # the conforming twin
-        assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
-    else:
-        assert done.returncode == 1 and status[dict(CLIENT_DEFECTS)[defect]] == "FAIL", done.stdout
+    return done, _report(tmp_path / "report.json")
+
+
+@pytest.mark.parametrize("flags", [[], ["--fs-terminal"], ["--cancel"]], ids=["plain", "fs-terminal", "cancel"])
+def test_the_conforming_client_twins_pass_with_no_fail(flags: list[str], tmp_path: Path) -> None:
+    (tmp_path / "users-file.txt").write_text("mine", encoding="utf-8")  # the client's cwd holds a user's file
+    done, report = _client_kit(tmp_path, *flags)
+    status = _status(report)
+    assert done.returncode == 0 and "FAIL" not in status.values(), done.stdout
+    assert status["ACP-CLIENT-INIT-005"] == "PASS" and report["version_mismatch"]["closed_connection"]
+    for rid in ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009", "ACP-PEER-RPC-010", "ACP-PEER-EXT-003"):
+        assert status[rid] == "PASS", rid
+    assert status["ACP-CLIENT-CANCEL-001"] == ("PASS" if flags == ["--cancel"] else "SKIPPED")
+    if flags == ["--fs-terminal"]:  # advertised: every file and terminal method called, and its answer judged
+        assert {status[rid] for rid in FS_TERMINAL} == {"PASS"}, {rid: status[rid] for rid in FS_TERMINAL}
+        sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
+        called = {m.get("method") for m in sent}
+        assert {"fs/read_text_file", "fs/write_text_file", "terminal/kill", "terminal/release"} <= called
+    else:  # not advertised: never called, SKIPPED (applicable to no client that did not advertise it)
+        assert {status[rid] for rid in FS_TERMINAL[:-1]} == {"SKIPPED"}
+        assert status["ACP-MSG-CLIENT-TERMINAL-OUTPUT-RESULT"] == "SKIPPED"
+        sent = [m["message"] for m in report["transcript"] if m["dir"] == "sent" and isinstance(m["message"], dict)]
+        assert not [m for m in sent if str(m.get("method", "")).startswith(("fs/", "terminal/"))]
+    # the probe's folder is gone, and nothing else was touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "users-file.txt"]
+    assert (tmp_path / "users-file.txt").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.parametrize(("defect", "requirement", "code", "also"), CLIENT_DEFECTS, ids=[d[0] for d in CLIENT_DEFECTS])
+def test_a_client_with_one_defect_fails_the_requirement_it_breaks(
+    defect: str, requirement: str, code: int, also: tuple[str, ...], tmp_path: Path
+) -> None:
+    # the version-mismatch run only where it is the defect (the twins run it, and pass it)
+    skip = () if requirement == "ACP-CLIENT-INIT-005" else ("--no-version-mismatch",)
+    done, report = _client_kit(tmp_path, "--defect", defect, options=skip)
+    assert _status(report)["ACP-CLIENT-INIT-005"] == ("FAIL" if not skip else "NOT_TESTED")
+    failed = {rid for rid, status in _status(report).items() if status == "FAIL"}
+    assert requirement in failed and failed <= {requirement, *also}, (failed, done.stdout)
+    assert done.returncode == code, done.stdout
+    verdict = "VERDICT: CONFORMANT" if code == 0 else "VERDICT: NOT CONFORMANT ("
+    assert done.stdout.rstrip().splitlines()[-1].startswith(verdict)
+    assert re.search(rf"FAIL\s+{requirement}", done.stdout)
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
 def test_a_client_that_never_starts_the_probe_ends_in_a_report(tmp_path: Path) -> None:

@@ -148,7 +148,10 @@ def serving(app: Any, server: str = "uvicorn", *, ws_max_size: int = WS_MAX_SIZE
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     if server == "uvicorn":
-        config = uvicorn.Config(app, lifespan="on", log_level="warning", ws_max_size=ws_max_size)
+        # served as docs/remote.md says to serve: WebSocket compression off (a compressed message is a bomb)
+        config = uvicorn.Config(
+            app, lifespan="on", log_level="warning", ws_max_size=ws_max_size, ws_per_message_deflate=False
+        )
         instance = uvicorn.Server(config)
 
         async def main() -> None:

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 NETWORK = {"httpx", "h2", "websockets", "wsproto", "uvicorn", "anyio"}
 EXTRA = (
     "needs httpx (with h2) and websockets, the 'remote' extra, which are not installed:"
-    " pip install 'httpx[http2]==0.28.1' 'websockets==17.4'"
+    " pip install 'httpx[http2]==0.28.1' 'websockets==17.4' 'sniffio==1.3.1'"
 )
 
 EVERY_MODULE_BUT_THE_CLIENT = """

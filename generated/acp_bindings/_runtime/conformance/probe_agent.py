@@ -6,58 +6,143 @@
 Plain JSON lines on its stdin and stdout, threads for its turns, and every message in
 and out recorded (one JSON line each, flushed: the record is the trace the kit judges
 when the client leaves). It advertises only what ``--agent-capabilities`` says
-(nothing by default, so that gating can be observed). Each prompt turn sends a text
-chunk with ``_meta``, an update of a kind the schema does not name, a permission
-request with two options, and a ``_``-prefixed request, then answers ``end_turn``
-(``cancelled`` once the client cancelled the turn)."""
+(nothing by default, so that gating can be observed), and answers ``initialize`` with
+``--protocol-version`` when given (the kit's second run: a version the client does
+not speak).
+
+Each prompt turn, in this order (the first three are points the kit judges the client
+survived: a later request of the probe's was still answered; a request follows each):
+
+1. a text chunk carrying ``_meta`` (in the params and in the content block), then a
+   ``_``-prefixed request;
+2. an update of a kind the schema does not name, then a second ``_`` request;
+3. a line that is no JSON and a JSON value that is no JSON-RPC request;
+4. where the client advertised them (and only there): ``fs/write_text_file`` and
+   ``fs/read_text_file`` in a temporary folder the probe creates under the session's
+   ``cwd`` (``.acp-conformance-*``; it removes the files it wrote or asked the client
+   to write, then the folder if it is empty, and touches nothing else), and the
+   ``terminal/*`` methods of the build on two harmless commands of its own (this
+   Python printing a short text, and sleeping until killed);
+5. a tool call and a permission request with two options (under a non-ASCII string
+   id): last, so that a client that cancels there had everything else exercised;
+
+then answers ``end_turn`` (``cancelled`` at once once the client cancelled the turn).
+What only the probe can see (the file on disk, an answer's content) it writes to
+``--checks`` as one JSON line per check."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
+import os
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from pydantic import TypeAdapter, ValidationError
+
+from .judge import Kit
+
 UNKNOWN_KIND = "acp_conformance_unknown_kind"
 PERMISSION_ID = "perm-é"
 EXT_METHOD = "_acp_conformance/probe"
-WAIT = 10.0
+WAIT = 30.0
+"""Seconds the probe waits for each answer (``--wait``: the kit's ``--timeout``)."""
+BAD_LINE = "this is not json {"
+"""Answered -32700, id null (ACP-PEER-RPC-007, -009)."""
+BAD_REQUEST = '{"hello": "world"}'
+"""JSON, but no JSON-RPC request: answered -32600, id null (ACP-PEER-RPC-008, -009)."""
+MISMATCH_VERSION = 65535
+"""The version the probe answers in the version-mismatch run (ACP-CLIENT-INIT-005)."""
+FILE_TEXT = "line one\nline two é\nline three\n"
+"""What the probe writes (and asks the client to write): multi-line, non-ASCII."""
+FOLDER_PREFIX = ".acp-conformance-"
+TERMINAL_TEXT = "start:" + "é" * 60
+"""What the probe's printing command writes (126 bytes of UTF-8)."""
+TERMINAL_LIMIT = 41
+"""The ``outputByteLimit`` of that terminal: odd, so that a cut in a character shows."""
+PRINT = (
+    "import sys; sys.stdout.buffer.write("
+    f"{TERMINAL_TEXT!r}.encode('utf-8')); sys.stdout.flush()"
+)
+SLEEP = "import time; time.sleep(30)"
+FS_READ, FS_WRITE = "fs/read_text_file", "fs/write_text_file"
+TERMINAL_METHODS = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+    "terminal/release",
+)
+PROBE_METHODS = (FS_READ, FS_WRITE, *TERMINAL_METHODS)
+"""The client's methods the probe calls where they were advertised."""
 
 
 class Probe:
     def __init__(
-        self, record: TextIO, capabilities: dict[str, Any], version: int
+        self,
+        record: TextIO,
+        checks: TextIO | None,
+        capabilities: dict[str, Any],
+        version: int,
+        kit: Kit | None,
     ) -> None:
         self.record = record
+        self.checks = checks
         self.capabilities = capabilities
         self.version = version
+        self.kit = kit
+        self.wait = WAIT
         self.lock = threading.Lock()
         self.sessions = itertools.count(1)
         self.ids = itertools.count(1)
         self.answers: dict[str, threading.Event] = {}
+        self.replies: dict[str, Any] = {}
         self.cancelled: set[str] = set()
+        self.client: dict[str, Any] = {}
+        """The client's capabilities, as its initialize stated them."""
+        self.cwds: dict[str, str] = {}
 
-    def log(self, direction: str, message: Any) -> None:
+    # --- the wire
+
+    def log(self, direction: str, message: Any, raw: bool = False) -> None:
+        key = "raw" if raw else "message"
         with self.lock:
-            self.record.write(
-                json.dumps({"direction": direction, "message": message}) + "\n"
-            )
+            self.record.write(json.dumps({"direction": direction, key: message}) + "\n")
             self.record.flush()
 
     def write(self, message: dict[str, Any]) -> None:
         self.log("out", message)
+        self.send(json.dumps(message))
+
+    def send(self, line: str) -> None:
         with self.lock:
-            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.write(line + "\n")
             sys.stdout.flush()
 
-    def request(self, rid: Any, method: str, params: dict[str, Any]) -> None:
-        """Send a request and wait (a while) for its answer."""
-        done = self.answers[json.dumps(rid)] = threading.Event()
+    def check(self, requirement: str, status: str, message: str = "") -> None:
+        if self.checks is None:
+            return
+        with self.lock:
+            self.checks.write(
+                json.dumps(
+                    {"requirement": requirement, "status": status, "message": message}
+                )
+                + "\n"
+            )
+            self.checks.flush()
+
+    def request(self, rid: Any, method: str, params: dict[str, Any]) -> Any:
+        """Send a request and wait (a while) for its answer; the answer, or None."""
+        key = json.dumps(rid)
+        done = self.answers[key] = threading.Event()
         self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        done.wait(WAIT)
+        done.wait(self.wait)
+        return self.replies.get(key)
 
     def update(self, session: str, update: dict[str, Any], meta: Any = None) -> None:
         params: dict[str, Any] = {"sessionId": session, "update": update}
@@ -72,8 +157,10 @@ class Probe:
         raw = message.get("params")
         params: dict[str, Any] = raw if isinstance(raw, dict) else {}
         if method is None:
-            event = self.answers.get(json.dumps(rid))
+            key = json.dumps(rid)
+            event = self.answers.get(key)
             if event is not None:
+                self.replies[key] = message
                 event.set()
             return
         if "id" not in message:
@@ -81,6 +168,8 @@ class Probe:
                 self.cancelled.add(str(params.get("sessionId")))
             return
         if method == "initialize":
+            caps = params.get("clientCapabilities")
+            self.client = caps if isinstance(caps, dict) else {}
             info = {"name": "acp-conformance-probe-agent", "version": "1"}
             result = {
                 "protocolVersion": self.version,
@@ -90,6 +179,9 @@ class Probe:
             self.write({"jsonrpc": "2.0", "id": rid, "result": result})
         elif method == "session/new":
             session = f"probe-session-{next(self.sessions)}"
+            cwd = params.get("cwd")
+            if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
+                self.cwds[session] = cwd
             self.write({"jsonrpc": "2.0", "id": rid, "result": {"sessionId": session}})
         elif method == "session/prompt":
             threading.Thread(target=self.turn, args=(rid, params), daemon=True).start()
@@ -97,15 +189,41 @@ class Probe:
             error = {"code": -32601, "message": f"Method not found: {method}"}
             self.write({"jsonrpc": "2.0", "id": rid, "error": error})
 
+    # --- a turn
+
     def turn(self, rid: Any, params: dict[str, Any]) -> None:
         session = str(params.get("sessionId"))
         self.cancelled.discard(session)
-        text = {"type": "text", "text": "The conformance probe agent is here. "}
-        chunk = {"sessionUpdate": "agent_message_chunk", "content": text}
-        self.update(session, chunk, meta={"acp-conformance": {"probe": True}})
-        self.update(
-            session, {"sessionUpdate": UNKNOWN_KIND, "note": "a kind of no schema"}
+        steps = (
+            self.meta,
+            self.unknown_kind,
+            self.malformed,
+            self.files,
+            self.terminals,
+            self.permission,
         )
+        for step in steps:
+            if session in self.cancelled:
+                break
+            step(session)
+        reason = "cancelled" if session in self.cancelled else "end_turn"
+        self.write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": reason}})
+
+    def meta(self, session: str) -> None:
+        text = {
+            "type": "text",
+            "text": "The conformance probe agent is here. ",
+            "_meta": {"acp-conformance": {"nested": [1, {"deep": None}]}},
+        }
+        chunk = {"sessionUpdate": "agent_message_chunk", "content": text}
+        meta = {
+            "acp-conformance": {"probe": True},
+            "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        }
+        self.update(session, chunk, meta=meta)
+        self.request(next(self.ids), EXT_METHOD, {"sessionId": session})
+
+    def permission(self, session: str) -> None:
         call = {"toolCallId": "probe-call-1", "title": "Probe", "kind": "other"}
         self.update(
             session, {"sessionUpdate": "tool_call", **call, "status": "pending"}
@@ -117,26 +235,297 @@ class Probe:
         permission = {"sessionId": session, "toolCall": call, "options": options}
         asking = f"{PERMISSION_ID}-{next(self.ids)}"  # a non-ASCII string id
         self.request(asking, "session/request_permission", permission)
+
+    def unknown_kind(self, session: str) -> None:
+        self.update(
+            session, {"sessionUpdate": UNKNOWN_KIND, "note": "a kind of no schema"}
+        )
         self.request(next(self.ids), EXT_METHOD, {"sessionId": session})
-        reason = "cancelled" if session in self.cancelled else "end_turn"
-        self.write({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": reason}})
+
+    def malformed(self, session: str) -> None:
+        for line in (BAD_LINE, BAD_REQUEST):
+            self.log("out", line, raw=True)
+            self.send(line)
+
+    # --- the client's file system and terminals, where advertised
+
+    def _has(self, method: str) -> bool:
+        return self.kit is None or self.kit.method(method, ("client",)) is not None
+
+    def _read(self, method: str, answer: Any) -> tuple[Any, str]:
+        """The answer's result as the models read it, or None and why not."""
+        if answer is None:
+            return None, f"`{method}` was not answered within {self.wait} s"
+        if "error" in answer or "result" not in answer:
+            return None, f"`{method}` was answered with an error: {_short(answer)}"
+        spec = self.kit.method(method, ("client",)) if self.kit is not None else None
+        if spec is not None and spec.result is not None:
+            try:
+                TypeAdapter(spec.result).validate_python(answer["result"])
+            except ValidationError as error:
+                first = error.errors()[0]
+                where = "/".join(str(p) for p in first["loc"]) or "(top)"
+                return None, (
+                    f"`{method}`: the models do not read the result "
+                    f"{_short(answer['result'])}: {first['msg']} at {where}"
+                )
+        return answer["result"], ""
+
+    def call(self, session: str, method: str, params: dict[str, Any]) -> Any:
+        return self.request(next(self.ids), method, {"sessionId": session, **params})
+
+    def files(self, session: str) -> None:
+        raw = self.client.get("fs")
+        fs: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        read = fs.get("readTextFile") is True and self._has(FS_READ)
+        write = fs.get("writeTextFile") is True and self._has(FS_WRITE)
+        if not read:
+            self.check(
+                "ACP-CLIENT-FS-001",
+                "SKIPPED",
+                "the client did not advertise fs.readTextFile: the probe did not call "
+                "fs/read_text_file",
+            )
+        if not write:
+            self.check(
+                "ACP-CLIENT-FS-002",
+                "SKIPPED",
+                "the client did not advertise fs.writeTextFile: the probe did not call "
+                "fs/write_text_file",
+            )
+        if not (read or write):
+            return
+        root = self.cwds.get(session, os.getcwd())
+        try:
+            folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=root)
+        except OSError as error:
+            for rid, on in (("ACP-CLIENT-FS-001", read), ("ACP-CLIENT-FS-002", write)):
+                if on:
+                    self.check(
+                        rid, "SKIPPED", f"no temporary folder under {root}: {error}"
+                    )
+            return
+        ours: list[str] = []
+        try:
+            written = self._write(session, folder, ours) if write else False
+            if read:
+                self._read_back(session, folder, ours, written)
+        finally:
+            for path in ours:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
+            try:
+                os.rmdir(folder)
+            except OSError:
+                sys.stderr.write(
+                    f"conformance probe: left {folder}: it holds files the probe did "
+                    "not write\n"
+                )
+
+    def _write(self, session: str, folder: str, ours: list[str]) -> bool:
+        path = os.path.join(folder, "written.txt")
+        ours.append(path)
+        answer = self.call(session, FS_WRITE, {"path": path, "content": FILE_TEXT})
+        _, why = self._read(FS_WRITE, answer)
+        if why:
+            self.check("ACP-CLIENT-FS-002", "FAIL", why)
+            return False
+        try:
+            with open(path, encoding="utf-8", newline="") as file:
+                found = file.read()
+        except (OSError, UnicodeDecodeError) as error:
+            self.check(
+                "ACP-CLIENT-FS-002",
+                "FAIL",
+                f"fs/write_text_file answered success, but {path} cannot be read: "
+                f"{error}",
+            )
+            return False
+        ok = found == FILE_TEXT
+        self.check(
+            "ACP-CLIENT-FS-002",
+            "PASS" if ok else "FAIL",
+            "" if ok else f"{path} holds {found!r}, not the {FILE_TEXT!r} sent",
+        )
+        return ok
+
+    def _read_back(
+        self, session: str, folder: str, ours: list[str], written: bool
+    ) -> None:
+        path = os.path.join(folder, "read.txt")
+        ours.append(path)
+        with open(path, "w", encoding="utf-8", newline="") as file:
+            file.write(FILE_TEXT)
+        asks: list[tuple[dict[str, Any], tuple[str, ...], str]] = [
+            ({"path": path}, (FILE_TEXT,), "ACP-CLIENT-FS-001")
+        ]
+        window = FILE_TEXT.splitlines(keepends=True)[1]
+        asks.append(
+            (
+                {"path": path, "line": 2, "limit": 1},
+                (window, window.rstrip("\n")),
+                "ACP-CLIENT-FS-001",
+            )
+        )
+        if written:  # write, then read: the round trip
+            back = os.path.join(folder, "written.txt")
+            asks.append(({"path": back}, (FILE_TEXT,), "ACP-CLIENT-FS-002"))
+        for params, expected, rid in asks:
+            result, why = self._read(FS_READ, self.call(session, FS_READ, params))
+            if why:  # a read that fails is the read's failure, round trip or not
+                self.check("ACP-CLIENT-FS-001", "FAIL", why)
+                continue
+            content = result.get("content") if isinstance(result, dict) else None
+            ok = content in expected
+            self.check(
+                rid,
+                "PASS" if ok else "FAIL",
+                ""
+                if ok
+                else f"fs/read_text_file {params} gave {content!r}, "
+                f"expected {expected[0]!r}",
+            )
+
+    def terminals(self, session: str) -> None:
+        rids = ("ACP-CLIENT-TERM-001", "ACP-CLIENT-TERM-002", "ACP-CLIENT-TERM-003")
+        if self.client.get("terminal") is not True or not self._has("terminal/create"):
+            for rid in rids:
+                self.check(
+                    rid,
+                    "SKIPPED",
+                    "the client did not advertise terminal: the probe called no "
+                    "terminal method",
+                )
+            return
+        cwd = self.cwds.get(session, os.getcwd())
+        create = {
+            "command": sys.executable,
+            "args": ["-c", PRINT],
+            "cwd": cwd,
+            "outputByteLimit": TERMINAL_LIMIT,
+        }
+        terminal = self._create(session, create)
+        if terminal is not None:
+            self._printing(session, terminal)
+        sleeper = self._create(
+            session, {"command": sys.executable, "args": ["-c", SLEEP]}
+        )
+        if sleeper is not None:
+            self._killed(session, sleeper)
+
+    def _create(self, session: str, params: dict[str, Any]) -> str | None:
+        result, why = self._read(
+            "terminal/create", self.call(session, "terminal/create", params)
+        )
+        if why:
+            self.check("ACP-CLIENT-TERM-001", "FAIL", why)
+            return None
+        return str(result["terminalId"])
+
+    def _term(self, session: str, method: str, terminal: str) -> Any:
+        """A terminal method's result; None after a FAIL, or when the build lacks it."""
+        if not self._has(method):
+            return None
+        result, why = self._read(
+            method, self.call(session, method, {"terminalId": terminal})
+        )
+        if why:
+            self.check("ACP-CLIENT-TERM-001", "FAIL", why)
+            return None
+        self.check("ACP-CLIENT-TERM-001", "PASS")
+        return result
+
+    def _printing(self, session: str, terminal: str) -> None:
+        exited = self._term(session, "terminal/wait_for_exit", terminal)
+        if isinstance(exited, dict) and exited.get("exitCode") != 0:
+            self.check(
+                "ACP-CLIENT-TERM-001",
+                "FAIL",
+                f"the probe's printing command ended {_short(exited)}, not exitCode 0",
+            )
+        output = self._term(session, "terminal/output", terminal)
+        if isinstance(output, dict):
+            self._truncation(output)
+        self._term(session, "terminal/release", terminal)
+
+    def _truncation(self, output: dict[str, Any]) -> None:
+        kept = output.get("output")
+        data = kept.encode("utf-8") if isinstance(kept, str) else b""
+        problems = []
+        if output.get("exitStatus") is None:
+            problems.append("no exitStatus after the command exited")
+        if not TERMINAL_TEXT.endswith(kept if isinstance(kept, str) else "\0"):
+            problems.append(f"output {kept!r} is not the end of {TERMINAL_TEXT!r}")
+        if not TERMINAL_LIMIT - 3 <= len(data) <= TERMINAL_LIMIT:
+            problems.append(
+                f"{len(data)} bytes kept with outputByteLimit {TERMINAL_LIMIT} "
+                "(at most that, less only to end at a character boundary)"
+            )
+        if output.get("truncated") is not True:
+            problems.append("truncated is not true")
+        self.check(
+            "ACP-CLIENT-TERM-002",
+            "FAIL" if problems else "PASS",
+            "; ".join(problems),
+        )
+
+    def _killed(self, session: str, terminal: str) -> None:
+        if not self._has("terminal/kill"):
+            self._term(session, "terminal/release", terminal)
+            return
+        killed = self._term(session, "terminal/kill", terminal)
+        if killed is not None:
+            exited = self._term(session, "terminal/wait_for_exit", terminal)
+            ok = exited is not None
+            self.check(
+                "ACP-CLIENT-TERM-003",
+                "PASS" if ok else "FAIL",
+                ""
+                if ok
+                else "terminal/wait_for_exit did not answer after terminal/kill",
+            )
+        else:
+            self.check("ACP-CLIENT-TERM-003", "FAIL", "terminal/kill failed")
+        self._term(session, "terminal/release", terminal)
 
 
-def main(argv: Sequence[str], version: int) -> int:
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def main(argv: Sequence[str], kit: Kit) -> int:
     parser = argparse.ArgumentParser(prog="conformance probe-agent")
     parser.add_argument("--record", required=True)
+    parser.add_argument("--checks")
     parser.add_argument("--agent-capabilities", default="{}")
+    parser.add_argument("--protocol-version", type=int, default=kit.protocol_version)
+    parser.add_argument("--wait", type=float, default=WAIT)
     args = parser.parse_args(argv)
-    with open(args.record, "a", encoding="utf-8") as record:
-        probe = Probe(record, json.loads(args.agent_capabilities), version)
-        for line in sys.stdin:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                probe.log("in", line.rstrip("\n"))
-                error = {"code": -32700, "message": "Parse error"}
-                probe.write({"jsonrpc": "2.0", "id": None, "error": error})
-                continue
-            probe.log("in", message)
-            probe.handle(message)
+    with contextlib.ExitStack() as stack:
+        record = stack.enter_context(open(args.record, "a", encoding="utf-8"))
+        checks = (
+            stack.enter_context(open(args.checks, "a", encoding="utf-8"))
+            if args.checks
+            else None
+        )
+        capabilities = json.loads(args.agent_capabilities)
+        probe = Probe(record, checks, capabilities, args.protocol_version, kit)
+        probe.wait = args.wait
+        try:
+            for line in sys.stdin:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    probe.log("in", line.rstrip("\n"), raw=True)
+                    error = {"code": -32700, "message": "Parse error"}
+                    probe.write({"jsonrpc": "2.0", "id": None, "error": error})
+                    continue
+                probe.log("in", message)
+                probe.handle(message)
+        finally:
+            if checks is not None:  # the client closed the connection (or died)
+                with probe.lock:
+                    checks.write(json.dumps({"event": "eof"}) + "\n")
+                    checks.flush()
     return 0

@@ -120,6 +120,7 @@ class Driver:
                 self.judge.record("ACP-PEER-RPC-005", "PASS")
             spec = self._pending.pop(key, None)
             self.judge.answer(spec, message)
+            _error_message(self.judge, message.get("error"))
             self.answers[key] = got
         return got
 
@@ -176,6 +177,22 @@ class Driver:
             and r.message["params"].get("sessionId") == session
             and since <= r.t <= until
         ]
+
+
+def _error_message(judge: Judge, error: Any) -> None:
+    """An error's message is concise: non-empty, one line (ACP-PEER-RPC-011)."""
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return  # no error, or one whose shape ACP-PEER-RPC-003 judges
+    text = error["message"]
+    if text.strip() and "\n" not in text and "\r" not in text:
+        judge.record("ACP-PEER-RPC-011", "PASS")
+    else:
+        judge.record(
+            "ACP-PEER-RPC-011",
+            "FAIL",
+            f"error {error.get('code')!r} has the message {text[:200]!r}: "
+            "not one non-empty line",
+        )
 
 
 def _key(rid: Any) -> str:

@@ -144,7 +144,8 @@ async def _forward(
         return
     try:
         if "method" in message and "id" in message:  # the agent will answer
-            await until_disconnect(receive, remote.wait_for_room())
+            if remote.closed or remote.outbox.full:  # (else there is room: no wait)
+                await until_disconnect(receive, remote.wait_for_room())
             key = id_key(message["id"])
             if key is not None:
                 remote.pending_routes[key] = route[0]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .peer import PeerExited
+from .runner import Aborted
 from .trace_check import TURN_CONTENT
 
 if TYPE_CHECKING:
@@ -163,6 +164,40 @@ def initialize_unsupported(s: Scenario) -> None:
         )
 
 
+def authenticate(s: Scenario) -> None:
+    """Where the agent advertised authMethods: an id it never advertised is refused;
+    the advertised one (``--auth-method``) is accepted and lets ``session/new`` in."""
+    if not s.run.auth_methods:
+        return
+    answer = s.driver.request(
+        "initialize", s.init_params(), timeout=s.options.startup_timeout
+    )
+    if _result(answer) is None:
+        raise Aborted(f"initialize: {_describe(answer)}")
+    advertised = {m.get("id") for m in s.run.auth_methods if isinstance(m, dict)}
+    unknown = "acp-conformance-unadvertised-method"
+    while unknown in advertised:
+        unknown += "-x"
+    stranger = s.driver.request("authenticate", {"methodId": unknown})
+    s.check(
+        "ACP-AGENT-AUTH-005",
+        stranger is not None and "error" in stranger,
+        f"authenticate with {unknown!r}, an id the agent never advertised: "
+        f"{_describe(stranger)}",
+    )
+    if not s.options.auth_method:
+        s.skip("ACP-AGENT-AUTH-002", "give --auth-method to authenticate")
+        return
+    s.authenticate()
+    after = s.new_session_answer()
+    s.check(
+        "ACP-AGENT-AUTH-002",
+        _error_code(after) != -32000,
+        f"session/new after authenticate with {s.options.auth_method!r}: "
+        f"{_describe(after)}",
+    )
+
+
 # --- sessions
 
 
@@ -190,6 +225,12 @@ def session_new(s: Scenario) -> None:
         )
     elif first is not None:
         s.passed("ACP-AGENT-AUTH-003")
+    if _error_code(first) == -32000 and s.options.auth_method and s.run.auth_methods:
+        s.fail(
+            "ACP-AGENT-AUTH-002",
+            f"session/new refused with auth_required (-32000) after authenticate "
+            f"with {s.options.auth_method!r}",
+        )
     if not isinstance(one, str) or not one:
         s.fail("ACP-AGENT-SESSION-001", f"session/new: {_describe(first)}")
         return
@@ -207,38 +248,124 @@ def session_new(s: Scenario) -> None:
 
 def _modes_and_options(s: Scenario, session: str, result: dict[str, Any]) -> None:
     modes = result.get("modes")
-    handler = s.kit.derived("required-handler", "session/set_mode")
     if isinstance(modes, dict) and modes.get("currentModeId"):
         s.run.handed_out.add("SessionModeId")
-        answer = s.driver.request(
-            "session/set_mode", {"sessionId": session, "modeId": modes["currentModeId"]}
-        )
-        s.check(
-            handler,
-            _error_code(answer) != -32601 and answer is not None,
-            f"session/set_mode: {_describe(answer)}",
-        )
+        _modes(s, session, modes)
     options = result.get("configOptions")
-    handler = s.kit.derived("required-handler", "session/set_config_option")
-    select = [
-        o
-        for o in options or []
-        if isinstance(o, dict) and o.get("type") == "select" and "currentValue" in o
-    ]
-    if select:
+    if isinstance(options, list) and options:
         s.run.handed_out.add("SessionConfigId")
-        o = select[0]
-        params = {
-            "sessionId": session,
-            "configId": o.get("id"),
-            "value": o.get("currentValue"),
-        }
-        answer = s.driver.request("session/set_config_option", params)
-        s.check(
-            handler,
-            _error_code(answer) != -32601 and answer is not None,
-            f"session/set_config_option: {_describe(answer)}",
+        _config_options(s, session, options)
+
+
+def _modes(s: Scenario, session: str, modes: dict[str, Any]) -> None:
+    offered = [
+        m.get("id") for m in modes.get("availableModes") or [] if isinstance(m, dict)
+    ]
+    current = modes.get("currentModeId")
+    s.check(
+        "ACP-AGENT-MODES-001",
+        current in offered,
+        f"currentModeId {current!r} is not one of availableModes {offered!r}",
+    )
+    other = next((m for m in offered if m != current), current)
+    count = len(s.driver.received)
+    answer = s.driver.request(
+        "session/set_mode", {"sessionId": session, "modeId": other}
+    )
+    s.check(
+        s.kit.derived("required-handler", "session/set_mode"),
+        _error_code(answer) != -32601 and answer is not None,
+        f"session/set_mode: {_describe(answer)}",
+    )
+    if _result(answer) is None:
+        s.fail(
+            "ACP-AGENT-MODES-002", f"session/set_mode to {other!r}: {_describe(answer)}"
         )
+        return
+    s.driver.pump(s.quiet)
+    named = [
+        ((r.message.get("params") or {}).get("update") or {}).get("currentModeId")
+        for r in s.driver.received[count:]
+        if _kind(r.message) == "current_mode_update"
+    ]
+    stray = [m for m in named if m not in offered]
+    s.check(
+        "ACP-AGENT-MODES-002",
+        not stray,
+        f"after session/set_mode to {other!r}, a current_mode_update names "
+        f"{stray[0] if stray else None!r}, not one of {offered!r}",
+    )
+
+
+def _choices(option: dict[str, Any]) -> list[Any]:
+    """The values a select option offers (its groups flattened)."""
+    found: list[Any] = []
+    for item in option.get("options") or []:
+        if isinstance(item, dict) and "group" in item:
+            found += [
+                o.get("value") for o in item.get("options") or [] if isinstance(o, dict)
+            ]
+        elif isinstance(item, dict):
+            found.append(item.get("value"))
+    return found
+
+
+def _config_options(s: Scenario, session: str, options: list[Any]) -> None:
+    bad = []
+    for o in options:
+        if not isinstance(o, dict):
+            continue
+        kind, value = o.get("type"), o.get("currentValue")
+        if kind == "select" and value not in _choices(o):
+            bad.append(f"{o.get('id')!r}: {value!r} is not one of {_choices(o)!r}")
+        elif kind == "boolean" and not isinstance(value, bool):
+            bad.append(f"{o.get('id')!r}: {value!r} is not a boolean")
+    s.check("ACP-AGENT-CONFIG-001", not bad, "; ".join(bad))
+    option = next(
+        (
+            o
+            for o in options
+            if isinstance(o, dict) and o.get("type") in ("select", "boolean")
+        ),
+        None,
+    )
+    if option is None:
+        return
+    params: dict[str, Any] = {"sessionId": session, "configId": option.get("id")}
+    if option.get("type") == "boolean":
+        wanted: Any = not option.get("currentValue")
+        params.update(type="boolean", value=wanted)
+    else:
+        choices = _choices(option)
+        wanted = next(
+            (c for c in choices if c != option.get("currentValue")),
+            option.get("currentValue"),
+        )
+        params["value"] = wanted
+    answer = s.driver.request("session/set_config_option", params)
+    s.check(
+        s.kit.derived("required-handler", "session/set_config_option"),
+        _error_code(answer) != -32601 and answer is not None,
+        f"session/set_config_option: {_describe(answer)}",
+    )
+    after = (_result(answer) or {}).get("configOptions")
+    if not isinstance(after, list):
+        s.fail(
+            "ACP-AGENT-CONFIG-002", f"session/set_config_option: {_describe(answer)}"
+        )
+        return
+    now = {o.get("id"): o.get("currentValue") for o in after if isinstance(o, dict)}
+    missing = [
+        o.get("id") for o in options if isinstance(o, dict) and o.get("id") not in now
+    ]
+    s.check(
+        "ACP-AGENT-CONFIG-002",
+        not missing and now.get(option.get("id")) == wanted,
+        f"set {option.get('id')!r} to {wanted!r}: the answer lacks {missing!r}"
+        if missing
+        else f"set {option.get('id')!r} to {wanted!r}: the answer holds "
+        f"{now.get(option.get('id'))!r}",
+    )
 
 
 def mcp_stdio(s: Scenario) -> None:
@@ -291,7 +418,20 @@ def prompt_text(s: Scenario) -> None:
     before = [u for u in updates if u.t <= answered]
     after = [u for u in updates if u.t > answered and _kind(u.message) in TURN_CONTENT]
     valid = s.judged_ok("message-params", "session/update")
-    if not updates:
+    elsewhere = [
+        (r.message.get("params") or {}).get("sessionId")
+        for r in s.driver.received
+        if r.message.get("method") == "session/update"
+        and sent <= r.t <= answered
+        and (r.message.get("params") or {}).get("sessionId") != session
+    ]
+    if elsewhere:
+        s.fail(
+            "ACP-AGENT-PROMPT-002",
+            f"during the turn of session {session!r}, a session/update names "
+            f"{elsewhere[0]!r}, a session the agent did not hand out here",
+        )
+    elif not updates:
         s.skip("ACP-AGENT-PROMPT-002", "the turn sent no session/update")
     elif valid:
         s.passed(
@@ -335,6 +475,39 @@ def _tool_calls(s: Scenario, updates: list[dict[str, Any]]) -> None:
         s.passed("ACP-AGENT-PROMPT-005")
     else:
         s.skip("ACP-AGENT-PROMPT-005", "the turn made no tool call")
+
+
+def prompt_meta(s: Scenario) -> None:
+    """A prompt whose params and content block carry ``_meta`` (a W3C trace key,
+    nested objects): processed like the same prompt without them."""
+    session = s.session()
+    if session is None:
+        return
+    meta = {
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "acp-conformance": {"nested": [1, {"deep": None}], "flag": True},
+    }
+    block = {"type": "text", "text": "A prompt carrying _meta.", "_meta": meta}
+    answer = s.driver.request(
+        "session/prompt", {"sessionId": session, "prompt": [block], "_meta": meta}
+    )
+    s.check(
+        "ACP-PEER-EXT-003",
+        (_result(answer) or {}).get("stopReason") is not None,
+        f"a prompt carrying _meta: {_describe(answer)}",
+    )
+
+
+def unknown_session(s: Scenario) -> None:
+    """What a prompt for a session the agent never handed out gets (recorded: v1
+    names no error code; it must still be answered)."""
+    if s.handshake() is None:
+        return
+    answer = s.prompt(
+        "acp-conformance-no-such-session", [{"type": "text", "text": "Anyone there?"}]
+    )
+    if answer is not None:
+        s.passed("ACP-AGENT-SESSION-003", f"answered {_describe(answer)}")
 
 
 def prompt_resource_link(s: Scenario) -> None:
@@ -631,6 +804,31 @@ def ids(s: Scenario) -> None:
         s.fail("ACP-PEER-RPC-001", f"no answer carrying exactly the id {bad[0]!r}")
     else:
         s.passed("ACP-PEER-RPC-001", f"ids {wanted!r} echoed exactly")
+    # id null: the schema's RequestId allows it, JSON-RPC discourages it (SDKs differ:
+    # ADVISORY), so it is not waited on as the kit's own request (no RPC-005 check)
+    count = len(s.driver.received)
+    params = s.new_session_params()
+    s.driver.send(
+        {"jsonrpc": "2.0", "id": None, "method": "session/new", "params": params}
+    )
+    deadline = time.monotonic() + s.options.timeout
+    null = None
+    while null is None and (left := deadline - time.monotonic()) > 0:
+        s.driver.step(left)
+        null = next(
+            (
+                r.message
+                for r in s.driver.received[count:]
+                if "method" not in r.message and r.message.get("id", 0) is None
+            ),
+            None,
+        )
+    s.check(
+        "ACP-PEER-RPC-002",
+        null is not None,
+        f"a session/new with id null got no answer with id null within "
+        f"{s.options.timeout} s",
+    )
 
 
 # --- advertised capabilities
@@ -709,6 +907,10 @@ def session_families(s: Scenario) -> None:
     session = s.session()
     if session is None:
         return
+    if "session/resume" in wanted:
+        # a turn first, so that resuming has history it must not send
+        s.prompt(session, [{"type": "text", "text": "Remember this turn."}])
+        s.driver.pump(s.quiet)
     for method in wanted:
         honor = s.kit.derived("capability-honor", method)
         params: dict[str, Any] = {"sessionId": session}
@@ -736,6 +938,14 @@ def session_families(s: Scenario) -> None:
                 (_result(empty) or {}).get("sessions") == [],
                 f"session/list for an unknown cwd: {_describe(empty)}",
             )
+            stray = s.driver.request(
+                "session/list", {"cursor": "acp-conformance-never-issued"}
+            )
+            s.check(
+                "ACP-AGENT-LIST-003",
+                stray is not None and "error" in stray,
+                f"session/list with a cursor never issued: {_describe(stray)}",
+            )
         elif method == "session/resume":
             s.check(
                 "ACP-AGENT-RESUME-001",
@@ -760,6 +970,7 @@ def session_families(s: Scenario) -> None:
                 result is not None,
                 f"session/close: {_describe(answer)}",
             )
+            _close_during_turn(s)
         elif method == "session/fork":
             other = (result or {}).get("sessionId")
             s.check(
@@ -773,16 +984,81 @@ def session_families(s: Scenario) -> None:
                 result is not None,
                 f"session/delete: {_describe(answer)}",
             )
+            never = s.driver.request(
+                "session/delete", {"sessionId": "acp-conformance-no-such-session"}
+            )
+            s.check(
+                "ACP-AGENT-DELETE-002",
+                _result(never) is not None,
+                f"session/delete of a session that never existed: {_describe(never)}",
+            )
+            if result is not None and "session/list" in wanted:
+                listed = _result(s.driver.request("session/list", {})) or {}
+                sessions = listed.get("sessions")
+                ids = [
+                    i.get("sessionId") for i in sessions or [] if isinstance(i, dict)
+                ]
+                s.check(
+                    "ACP-AGENT-DELETE-003",
+                    isinstance(sessions, list) and session not in ids,
+                    f"after session/delete of {session!r}, session/list answered "
+                    f"{sessions!r}",
+                )
+
+
+def _close_during_turn(s: Scenario) -> None:
+    """session/close of a session in a turn ends the turn as session/cancel would."""
+    session = (_result(s.new_session_answer()) or {}).get("sessionId")
+    if not isinstance(session, str):
+        s.skip("ACP-AGENT-CLOSE-002", "no second session to close during a turn")
+        return
+    prompt = [{"type": "text", "text": s.options.cancel_prompt}]
+    key = s.driver.start("session/prompt", {"sessionId": session, "prompt": prompt})
+    trigger = time.monotonic() + 0.5
+    while key not in s.driver.answers and time.monotonic() < trigger:
+        got = s.driver.step(trigger - time.monotonic())
+        if got is not None and got.message.get("method") == "session/update":
+            break
+    if key in s.driver.answers:
+        s.skip(
+            "ACP-AGENT-CLOSE-002",
+            "the turn ended before session/close could be sent: give a longer "
+            "--cancel-prompt",
+        )
+        return
+    s.driver.cancelled.add(session)
+    closed = s.driver.start("session/close", {"sessionId": session})
+    closed_at = time.monotonic()
+    answer = s.driver.wait(key)
+    s.driver.wait(closed)
+    reason = (_result(answer) or {}).get("stopReason")
+    if (
+        reason not in (None, "cancelled")
+        and s.driver.answers[key].t - closed_at <= s.quiet
+    ):
+        s.skip(
+            "ACP-AGENT-CLOSE-002",
+            f"answered {reason!r} right after session/close: it may have ended first",
+        )
+        return
+    s.check(
+        "ACP-AGENT-CLOSE-002",
+        reason == "cancelled",
+        f"after session/close during its turn, the prompt answered {_describe(answer)}",
+    )
 
 
 SCENARIOS: tuple[tuple[str, Callable[[Scenario], None]], ...] = (
     ("initialize", initialize),
     ("initialize-minimal", initialize_minimal),
     ("initialize-unsupported-version", initialize_unsupported),
+    ("authenticate", authenticate),
     ("session-new", session_new),
     ("mcp-stdio", mcp_stdio),
     ("prompt-text", prompt_text),
+    ("prompt-meta", prompt_meta),
     ("prompt-resource-link", prompt_resource_link),
+    ("unknown-session", unknown_session),
     ("prompt-content", prompt_content),
     ("cancel", cancel),
     ("cancel-request", cancel_request),
@@ -805,6 +1081,11 @@ COVERS: dict[str, tuple[str, ...]] = {
     ),
     "initialize-minimal": ("ACP-AGENT-INIT-005",),
     "initialize-unsupported-version": ("ACP-AGENT-INIT-003",),
+    "authenticate": (
+        "ACP-AGENT-AUTH-005",
+        "ACP-AGENT-AUTH-002",
+        "handler:authenticate",
+    ),
     "session-new": (
         "ACP-AGENT-SESSION-001",
         "ACP-AGENT-SESSION-002",
@@ -817,13 +1098,15 @@ COVERS: dict[str, tuple[str, ...]] = {
         "ACP-AGENT-PROMPT-004",
         "handler:session/prompt",
     ),
+    "prompt-meta": ("ACP-PEER-EXT-003",),
     "prompt-resource-link": ("ACP-AGENT-PROMPT-003",),
+    "unknown-session": ("ACP-AGENT-SESSION-003",),
     "cancel": ("ACP-AGENT-CANCEL-001", "ACP-AGENT-CANCEL-002"),
     "cancel-request": ("ACP-PEER-CANCELREQ-001", "handler:$/cancel_request"),
     "notifications": ("ACP-PEER-RPC-004", "ACP-PEER-EXT-002", "handler:session/cancel"),
     "unknown-methods": ("ACP-PEER-EXT-001", "ACP-PEER-RPC-006"),
     "malformed": ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009"),
-    "ids": ("ACP-PEER-RPC-001",),
+    "ids": ("ACP-PEER-RPC-001", "ACP-PEER-RPC-002"),
     "load": ("ACP-AGENT-LOAD-001", "ACP-AGENT-LOAD-002"),
     "session-families": (),
 }

@@ -24,7 +24,7 @@ from .runner import DEFAULT_CANCEL_PROMPT, Options, run_agent_scenarios
 def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["probe-agent"]:  # the agent `conformance client` hands the client
-        return probe_agent.main(args[1:], kit.protocol_version)
+        return probe_agent.main(args[1:], kit)
     command: list[str] = []
     if "--" in args:
         at = args.index("--")
@@ -123,6 +123,8 @@ def _client(
         cwd=options.agent_cwd,
         capabilities=options.agent_capabilities,
         timeout=options.scenario_timeout,
+        version_mismatch=not options.no_version_mismatch,
+        wait=options.timeout,
     )
     ids = set(client_run.judged(kit))
     results = outcomes([r for r in kit.requirements if r.id in ids], run.checks)
@@ -160,6 +162,19 @@ def _client(
                 for e in run.entries
             ],
         }
+        if run.mismatch is not None:
+            data["version_mismatch"] = {
+                "probe_protocol_version": probe_agent.MISMATCH_VERSION,
+                "client_exit_code": run.mismatch.exit_code,
+                "closed_connection": run.mismatch.closed,
+                "transcript": [
+                    {
+                        "dir": "received" if not e.outgoing else "sent",
+                        "message": e.message,
+                    }
+                    for e in run.mismatch.entries
+                ],
+            }
         report.write(options.report_json, report.dumps(data))
     if options.junit:
         report.write(options.junit, report.junit(results, found))
@@ -218,7 +233,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "side",
         choices=("agent", "client", "trace"),
-        help="what to check: an agent, a recorded trace (client: not yet)",
+        help="what to check: an agent, a client (with the probe agent), a trace",
     )
     parser.add_argument(
         "trace", nargs="?", help="with trace: the trace file (JSON lines)"
@@ -228,6 +243,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         default="{}",
         metavar="JSON",
         help="client: what the probe agent advertises (default: nothing)",
+    )
+    parser.add_argument(
+        "--no-version-mismatch",
+        action="store_true",
+        help="client: skip the second run, where the probe answers initialize with a "
+        "version the client does not speak (ACP-CLIENT-INIT-005 is then NOT_TESTED)",
     )
     parser.add_argument(
         "--url", help="check the remote agent at this address instead of a command"

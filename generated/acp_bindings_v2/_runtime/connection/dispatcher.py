@@ -16,6 +16,7 @@ failures are logged.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -100,6 +101,21 @@ class _Route:
         return Deferred(self._serialize, result, warnings=strict)
 
 
+@functools.lru_cache(maxsize=64)
+def _routes(
+    methods: tuple[MethodSpec, ...],
+) -> tuple[dict[str, _Route], dict[str, _Route]]:
+    """The request and notification routes of ``methods``, made once per process and
+    shared by every dispatcher of them (they are read only): a server holding many
+    connections holds one table, not one per connection (docs/performance.md, R3)."""
+    requests: dict[str, _Route] = {}
+    notifications: dict[str, _Route] = {}
+    for spec in methods:
+        routes = requests if spec.kind == "request" else notifications
+        routes[spec.wire] = _Route(spec)
+    return requests, notifications
+
+
 class Dispatcher:
     """Dispatches messages for the methods ``methods`` to ``handler``.
 
@@ -116,12 +132,8 @@ class Dispatcher:
         observers: Mapping[str, Callable[[Any], None]] | None = None,
     ) -> None:
         self._handler = handler
-        self._requests: dict[str, _Route] = {}
-        self._notifications: dict[str, _Route] = {}
+        self._requests, self._notifications = _routes(tuple(methods))
         self._observers = dict(observers or {})
-        for spec in methods:
-            routes = self._requests if spec.kind == "request" else self._notifications
-            routes[spec.wire] = _Route(spec)
 
     async def dispatch(self, message: Mapping[str, Any]) -> dict[str, Any] | None:
         """The response to a request, or None for a notification (a message without an

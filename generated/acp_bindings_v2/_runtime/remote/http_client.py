@@ -36,6 +36,7 @@ import functools
 import json
 import logging
 import ssl
+import urllib.request
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -99,9 +100,129 @@ class CookieJar:
         response = httpx.Response(status, headers=headers, request=request)
         self.cookies.extract_cookies(response)
 
-    async def keep(self, response: httpx.Response) -> None:
-        """An httpx response hook: keep what ``response`` sets."""
-        self.cookies.extract_cookies(response)
+    def keep(self, response: httpx.Response) -> None:
+        """Keep what ``response`` (its ``request`` set) sets; the jar is not asked when
+        it sets nothing."""
+        if "set-cookie" in response.headers:
+            self.cookies.extract_cookies(response)
+
+
+_JSON = (b"content-type", b"application/json")
+Headers = list[tuple[bytes, bytes]]
+
+
+class _Requests:
+    """One connection's HTTP requests: httpx's transport (its keep-alive pool, over
+    HTTP/1.1 or HTTP/2) without the per-request layers of ``httpx.AsyncClient``.
+
+    One POST per message is the client's hot path, and ``AsyncClient`` spent more CPU on
+    each than the transport sending it: it parsed and merged the URL, the headers and
+    the cookies again, ran the auth and redirect flows and the event hooks, and took the
+    cookies of every response through ``http.cookiejar``. Here the URL is parsed once,
+    the headers are bytes made once, the jar is asked only when it holds cookies and fed
+    only by responses that set some. Every request goes to the one transport: the POSTs
+    share one kept-alive TCP connection whatever their number (over HTTP/2 the streams
+    share it too; ``tests/runtime/test_http_connections.py`` counts them). A proxy the
+    environment names (``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``...) is used as
+    ``AsyncClient`` would."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str],
+        jar: CookieJar,
+        *,
+        http2: bool | None,
+        timeout: httpx.Timeout,
+    ) -> None:
+        self._url = httpx.URL(url)
+        self._text_url = url
+        self._headers = [
+            (k.encode("ascii"), v.encode("ascii")) for k, v in headers.items()
+        ]
+        self._names = {name.lower() for name, _ in self._headers}
+        """The caller's header names: a request's own header of the same name replaces
+        the caller's (as ``AsyncClient`` merged them)."""
+        self._jar = jar
+        self._timeout = timeout.as_dict()
+        self.transport = httpx.AsyncHTTPTransport(
+            verify=_tls(),
+            http1=http2 is not True,
+            http2=http2 is not False,
+            proxy=_proxy(self._url),
+        )
+
+    def _request(
+        self,
+        method: str,
+        headers: Headers,
+        content: bytes | None,
+        timeout: httpx.Timeout | None,
+    ) -> httpx.Request:
+        pairs = self._headers + headers
+        if self._names and any(name in self._names for name, _ in headers):
+            own = {name for name, _ in headers}
+            pairs = [p for p in self._headers if p[0].lower() not in own] + headers
+        if self._jar.cookies.jar:  # the jar's cookies join the caller's
+            text = {k.decode("ascii"): v.decode("ascii") for k, v in pairs}
+            merged = self._jar.header(self._text_url, text)
+            pairs = [(k.encode("ascii"), v.encode("ascii")) for k, v in merged.items()]
+        request = httpx.Request(method, self._url, headers=pairs, content=content)
+        limits = self._timeout if timeout is None else timeout.as_dict()
+        request.extensions = {"timeout": limits}
+        return request
+
+    async def send(
+        self,
+        method: str,
+        headers: Headers,
+        content: bytes | None = None,
+        *,
+        timeout: httpx.Timeout | None = None,
+    ) -> httpx.Response:
+        """One request and its whole response (httpx's errors raised)."""
+        request = self._request(method, headers, content, timeout)
+        response = await self.transport.handle_async_request(request)
+        response.request = request
+        try:
+            await response.aread()
+        finally:
+            await response.aclose()
+        self._jar.keep(response)
+        return response
+
+    async def post(
+        self, data: bytes, headers: Headers, *, timeout: httpx.Timeout | None = None
+    ) -> httpx.Response:
+        """POST one JSON-RPC message."""
+        return await self.send("POST", [_JSON, *headers], data, timeout=timeout)
+
+    @contextlib.asynccontextmanager
+    async def stream(
+        self, headers: Headers, *, timeout: httpx.Timeout | None = None
+    ) -> AsyncIterator[httpx.Response]:
+        """A GET whose body is read as it comes (closed on leaving)."""
+        request = self._request("GET", headers, None, timeout)
+        response = await self.transport.handle_async_request(request)
+        response.request = request
+        try:
+            self._jar.keep(response)
+            yield response
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def _proxy(url: httpx.URL) -> str | None:
+    """The proxy the environment names for ``url`` (``<scheme>_proxy``, else
+    ``all_proxy``; none for a host ``no_proxy`` lists)."""
+    proxies = urllib.request.getproxies()
+    chosen = proxies.get(url.scheme) or proxies.get("all")
+    if not chosen or urllib.request.proxy_bypass(url.host):
+        return None
+    return chosen
 
 
 class _Inbox:
@@ -163,6 +284,7 @@ class HttpClientTransport:
     ) -> None:
         self.url = http_url(url)
         self._headers = dict(headers)
+        self._jar = cookies or CookieJar()
         self._farewell_said = False
         self._resumable = resumable
         """The connection is resumed when lost: a lost stream is opened again after its
@@ -176,16 +298,10 @@ class HttpClientTransport:
         )
         """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
         most (the server's heartbeats come more often), then the connection is lost."""
-        jar = cookies or CookieJar()
-        self.client = httpx.AsyncClient(
-            headers=dict(headers),
-            cookies=jar.cookies,
-            timeout=limits,
-            verify=_tls(),
-            http1=http2 is not True,
-            http2=http2 is not False,
-            event_hooks={"response": [jar.keep]},
+        self.requests = _Requests(
+            self.url, headers, self._jar, http2=http2, timeout=limits
         )
+        self._connection_header: Headers = []
         self.connection_id: str | None = None
         self.refusal: Refused | None = None
         """The refusal that ended the connection (a POST refused with 401, 403, 404 or
@@ -221,12 +337,9 @@ class HttpClientTransport:
         session = self._session_of(message)
         if session is not None:
             await self._open(session)
-        headers = {
-            "Content-Type": "application/json",
-            "Acp-Connection-Id": self.connection_id,
-        }
+        headers = self._connection_header
         if session is not None:
-            headers["Acp-Session-Id"] = session
+            headers = [*headers, (b"acp-session-id", session.encode("ascii"))]
         key = (
             id_key(message.get("id"))
             if "method" in message and "id" in message
@@ -235,9 +348,7 @@ class HttpClientTransport:
         if key is not None and session is not None:
             self._session_requests[key] = (session, message.get("id"))
         try:
-            response = await self.client.post(
-                self.url, content=data, headers=headers, timeout=self._heard
-            )
+            response = await self.requests.post(data, headers, timeout=self._heard)
         except httpx.HTTPError as error:
             await self._end(f"POST failed: {error!r}")
             raise ConnectionError(str(error)) from None
@@ -260,21 +371,24 @@ class HttpClientTransport:
         """DELETE the connection after :meth:`abandon` (the client left for good while
         its connection was lost: the agent need not wait for it); whether the server
         took it."""
-        async with httpx.AsyncClient(
-            headers=self._headers, timeout=5.0, verify=_tls()
-        ) as client:
-            return await self._delete(client)
+        requests = _Requests(
+            self.url, self._headers, self._jar, http2=False, timeout=httpx.Timeout(5.0)
+        )
+        try:
+            return await self._delete(requests)
+        finally:
+            await requests.aclose()
 
-    async def _delete(self, client: httpx.AsyncClient) -> bool:
+    async def _delete(self, requests: _Requests) -> bool:
         """DELETE the connection; once more when a kept-alive socket turned out dead
         (DELETE is idempotent). Whether the server took it (2xx)."""
         if self.connection_id is None:
             return False
-        headers = {"Acp-Connection-Id": self.connection_id}
+        headers = [(b"acp-connection-id", self.connection_id.encode("ascii"))]
         for attempt in (1, 2):
             try:
-                response = await client.delete(
-                    self.url, headers=headers, timeout=_FAREWELL
+                response = await requests.send(
+                    "DELETE", headers, timeout=httpx.Timeout(_FAREWELL)
                 )
             except httpx.HTTPError as error:
                 _log.debug("DELETE of the connection failed (%d): %r", attempt, error)
@@ -294,11 +408,11 @@ class HttpClientTransport:
         for task in others:
             task.cancel()
         await self._inbox.put(None)
-        said = await self._delete(self.client) if farewell else False
+        said = await self._delete(self.requests) if farewell else False
         await asyncio.gather(*others, return_exceptions=True)
         with contextlib.suppress(Exception):
             async with asyncio.timeout(_FAREWELL):  # a silent connection: given up
-                await self.client.aclose()
+                await self.requests.aclose()
         return said
 
     # -- sending
@@ -308,9 +422,8 @@ class HttpClientTransport:
             raise ConnectionError(
                 f"the first message over Streamable HTTP is {self._initialize}"
             )
-        headers = {"Content-Type": "application/json"}
         try:
-            response = await self.client.post(self.url, content=data, headers=headers)
+            response = await self.requests.post(data, [])
         except httpx.HTTPError as error:
             raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
         connection_id = response.headers.get("Acp-Connection-Id")
@@ -337,6 +450,9 @@ class HttpClientTransport:
                 f"the {self._initialize} answer is larger than the message limit"
             )
         self.connection_id = connection_id
+        self._connection_header = [
+            (b"acp-connection-id", connection_id.encode("ascii"))
+        ]
         await self._inbox.put(response.content)
         self._stream(None)
 
@@ -421,20 +537,14 @@ class HttpClientTransport:
     ) -> None:
         """Read one GET of the stream (a reopening when ``opened`` is None)."""
         assert self.connection_id is not None
-        headers = {
-            "Accept": "text/event-stream",
-            "Acp-Connection-Id": self.connection_id,
-        }
+        headers = [(b"accept", b"text/event-stream"), *self._connection_header]
         if session is not None:
-            headers["Acp-Session-Id"] = session
+            headers.append((b"acp-session-id", session.encode("ascii")))
         if opened is None:
-            headers["Last-Event-ID"] = str(self._last_ids[session])
+            headers.append((b"last-event-id", str(self._last_ids[session]).encode()))
             self.reopened += 1
         try:
-            get = self.client.stream(
-                "GET", self.url, headers=headers, timeout=self._heard
-            )
-            async with get as response:
+            async with self.requests.stream(headers, timeout=self._heard) as response:
                 if response.status_code != 200:
                     raise ConnectionError(f"HTTP {response.status_code}")
                 if opened is not None:

@@ -163,6 +163,15 @@ class Judge:
                 )
             else:
                 self.record("ACP-AGENT-PROMPT-006", "PASS")
+        for line in _lines(spec.wire, message.get("params")):
+            if type(line) is int and line < 1:
+                self.record(
+                    "ACP-AGENT-PROMPT-007",
+                    "FAIL",
+                    f"`{spec.wire}` names line {line}: line numbers start at 1",
+                )
+            else:
+                self.record("ACP-AGENT-PROMPT-007", "PASS")
         return spec
 
     def answer(self, spec: MethodSpec | None, message: dict[str, Any]) -> None:
@@ -271,7 +280,7 @@ class Judge:
                         "closed-enum",
                         "closed-union",
                     )
-                    or r.id == "ACP-AGENT-PROMPT-006"
+                    or r.id in ("ACP-AGENT-PROMPT-006", "ACP-AGENT-PROMPT-007")
                 )
                 and r.id not in seen
                 and r.side in (self.under_test, "both")
@@ -304,6 +313,21 @@ def _paths(wire: str, params: Any) -> list[Any]:
             if isinstance(content, dict) and content.get("type") == "diff":
                 found.append(content.get("path"))
     return found
+
+
+def _lines(wire: str, params: Any) -> list[Any]:
+    """The line numbers a message of the agent's names (the spec wants them 1-based)."""
+    if not isinstance(params, dict):
+        return []
+    if wire == "fs/read_text_file":
+        return [params["line"]] if params.get("line") is not None else []
+    update = params.get("update") if wire == "session/update" else None
+    locations = update.get("locations") if isinstance(update, dict) else None
+    return [
+        location["line"]
+        for location in (locations if isinstance(locations, list) else [])
+        if isinstance(location, dict) and location.get("line") is not None
+    ]
 
 
 def _short(message: Any) -> str:

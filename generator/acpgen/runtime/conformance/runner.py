@@ -330,6 +330,17 @@ def run_agent_scenarios(
             ):
                 run.judge.record(r.id, "SKIPPED", "not applicable: " + why)
         stdio = options.url is None
+        basic = next(
+            (r for r in run.scenarios if r.name == "session-new" and r.started), None
+        )
+        if basic is not None and stdio:
+            run.judge.scenario = basic.name
+            run.judge.record(
+                "ACP-AGENT-PROC-002",
+                "PASS",
+                f"{len(basic.stderr.encode())} bytes of stderr over initialize and "
+                "two session/new",
+            )
         for record in [r for r in run.scenarios if r.started and stdio]:
             run.judge.scenario = record.name
             run.judge.record(

@@ -2,7 +2,8 @@
 
 Support code: it knows no method of the protocol. The rest of a generated package
 imports only pydantic; its ``remote`` module needs ``httpx`` (with ``h2``, for
-Streamable HTTP) and ``websockets``, the ``remote`` extra of acpgen. A vendored package
+Streamable HTTP) and ``websockets``, the ``remote`` extra of acpgen (which pins
+``sniffio`` too, for speed: see ``REQUIREMENTS``). A vendored package
 has no extras of its own, so the error gives the exact command to install them.
 """
 
@@ -14,9 +15,11 @@ from typing import Any
 
 __all__ = ["REQUIREMENTS", "client_half", "missing_extra"]
 
-REQUIREMENTS = ("httpx[http2]==0.28.1", "websockets==17.4")
+REQUIREMENTS = ("httpx[http2]==0.28.1", "websockets==17.4", "sniffio==1.3.1")
 """The versions tested (pinned as acpgen's ``remote`` extra); newer compatible ones
-work too."""
+work too. sniffio is not needed to work: without it httpcore 1.0 tries to import it
+again for every lock it sets up (Python does not remember a failed import), about
+40-60 us of CPU each, four per POST (``docs/performance.md``, T6)."""
 
 
 def missing_extra(module: str) -> ImportError:
