@@ -396,6 +396,54 @@ def test_the_kit_checks_an_echo_agent_on_the_typescript_sdk(tmp_path: Path) -> N
     assert report["advertised"]["agent"]["agentInfo"]["name"] == "acpgen-conformance-echo-agent"
 
 
+PYTHON_SDK_AGENT = ROOT / "tests" / "support" / "peers" / "sdk_echo_agent.py"
+PYTHON_SDK_CLIENT = ROOT / "tests" / "support" / "peers" / "sdk_echo_client.py"
+
+
+@pytest.mark.interop
+def test_the_kit_checks_an_echo_agent_on_the_python_sdk(tmp_path: Path) -> None:
+    """An echo agent on the official Python SDK (a dev dependency): what the kit finds is recorded
+    (printed with its citations), not a failure of ours; the report must be whole and name the agent."""
+    done = kit(
+        "agent",
+        "--timeout",
+        "5",
+        "--cancel-prompt",
+        LONG_PROMPT,
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(PYTHON_SDK_AGENT),
+    )
+    report = _report(tmp_path / "report.json")
+    findings = [(r["id"], r["citation"]["url"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    print(f"Python SDK echo agent: {report['verdict']['line']}; findings: {findings}")
+    assert done.returncode in (0, 1) and report["verdict"]["line"].startswith("VERDICT: ")
+    assert report["advertised"]["agent"]["agentInfo"]["name"] == "acpgen-conformance-python-sdk-agent"
+    assert _status(report)["ACP-AGENT-CANCEL-001"] == "PASS"  # the turn was cancelled: the kit drove it
+
+
+@pytest.mark.interop
+def test_the_kit_checks_a_client_on_the_python_sdk(tmp_path: Path) -> None:
+    done = kit(
+        "client",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "r.json"),
+        "--",
+        sys.executable,
+        str(PYTHON_SDK_CLIENT),
+        "{agent}",
+    )
+    report = _report(tmp_path / "r.json")
+    findings = [(r["id"], r["citation"]["url"]) for r in report["requirements"] if r["status"] == "FAIL"]
+    print(f"Python SDK client: {report['verdict']['line']}; findings: {findings}")
+    assert done.returncode in (0, 1) and report["client_exit_code"] == 0, report["client_stderr"][-500:]
+    assert _status(report)["ACP-CLIENT-SESSION-001"] == "PASS"  # it reached session/new: the kit drove it
+
+
 def _free_port() -> int:
     import socket
 
