@@ -583,6 +583,47 @@ def test_the_echo_client_example_conforms(tmp_path: Path) -> None:
     print(f"echo_client findings: {[(k, v) for k, v in status.items() if v == 'FAIL']}")  # advisory ones
 
 
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_the_remote_client_example_conforms_against_the_served_probe(transport: str, tmp_path: Path) -> None:
+    """``client --serve``: the probe agent served by the package's relay at ``{url}``, the client being
+    ``connect_agent`` (examples/remote_client.py) over either profile; what needs malformed lines is
+    SKIPPED (each message is framed by the transport), the rest is judged as over stdio."""
+    done = kit(
+        "client",
+        "--serve",
+        "--scenario-timeout",
+        "60",
+        "--report-json",
+        str(tmp_path / "report.json"),
+        "--",
+        sys.executable,
+        str(ROOT / "examples" / "remote_client.py"),
+        "--url",
+        "{url}",
+        "--transport",
+        transport,
+        "one",
+        "two",
+    )
+    assert done.returncode == 0, done.stdout
+    report = _report(tmp_path / "report.json")
+    status = _status(report)
+    assert status["ACP-CLIENT-SESSION-001"] == "PASS" and status["ACP-CLIENT-PERM-001"] == "PASS", done.stdout
+    assert status["ACP-CLIENT-EXT-001"] == "PASS" and status["ACP-CLIENT-INIT-005"] == "PASS"
+    assert status["ACP-PEER-RPC-009"] == "SKIPPED" and report["client_exit_code"] == 0
+
+
+def test_serve_without_the_url_in_the_command_reaches_no_probe(tmp_path: Path) -> None:
+    """A remote client given no address never speaks to the probe: the report says so."""
+    done = kit(
+        "client", "--serve", "--scenario-timeout", "20", "--report-json", str(tmp_path / "r.json"), "--",
+        sys.executable, "-c", "pass",
+    )  # fmt: skip
+    assert done.returncode == 1 and "VERDICT: NOT CONFORMANT" in done.stdout
+    messages = [r["checks"] for r in _report(tmp_path / "r.json")["requirements"] if r["id"] == "ACP-CLIENT-INIT-001"]
+    assert "pass {url} or read ACP_CONFORMANCE_URL" in str(messages), messages
+
+
 CLIENT_DEFECTS = [
     # (defect, the requirement it FAILs, the verdict, the other FAILs it may bring along)
     ("relative-cwd", "ACP-CLIENT-SESSION-001", 1, ()),

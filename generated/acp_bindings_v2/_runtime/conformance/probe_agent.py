@@ -96,6 +96,8 @@ class Probe:
         self.capabilities = capabilities
         self.version = version
         self.kit = kit
+        self.framed = False
+        """The client is remote (``--framed``): no malformed line is sent."""
         self.wait = WAIT
         self.lock = threading.Lock()
         self.sessions = itertools.count(1)
@@ -243,6 +245,8 @@ class Probe:
         self.request(next(self.ids), EXT_METHOD, {"sessionId": session})
 
     def malformed(self, session: str) -> None:
+        if self.framed:
+            return
         for line in (BAD_LINE, BAD_REQUEST):
             self.log("out", line, raw=True)
             self.send(line)
@@ -501,6 +505,12 @@ def main(argv: Sequence[str], kit: Kit) -> int:
     parser.add_argument("--agent-capabilities", default="{}")
     parser.add_argument("--protocol-version", type=int, default=kit.protocol_version)
     parser.add_argument("--wait", type=float, default=WAIT)
+    parser.add_argument(
+        "--framed",
+        action="store_true",
+        help="the client is remote: every message is framed by its transport, so no "
+        "malformed line is sent (the relay would answer it, not the client)",
+    )
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
         record = stack.enter_context(open(args.record, "a", encoding="utf-8"))
@@ -512,6 +522,7 @@ def main(argv: Sequence[str], kit: Kit) -> int:
         capabilities = json.loads(args.agent_capabilities)
         probe = Probe(record, checks, capabilities, args.protocol_version, kit)
         probe.wait = args.wait
+        probe.framed = args.framed
         try:
             for line in sys.stdin:
                 try:

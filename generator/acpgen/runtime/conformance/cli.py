@@ -8,6 +8,7 @@ Exit 0 when the agent is conformant, 1 when it is not (also when it never answer
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from collections.abc import Sequence
@@ -40,7 +41,12 @@ def main(argv: Sequence[str] | None, kit: Kit, *, prog: str) -> int:
     if options.side == "client":
         if not command or options.url is not None:
             parser.error(
-                "give the client's command after `--`, {agent} where the agent goes"
+                "give the client's command after `--`, {agent} where the agent goes "
+                "({url} with --serve)"
+            )
+        if options.serve and importlib.util.find_spec("uvicorn") is None:
+            parser.error(
+                "--serve needs uvicorn (pip install uvicorn) to serve the probe"
             )
         return _client(kit, options, command, prog, argv, parser)
     if options.url is not None and command:
@@ -122,6 +128,7 @@ def _client(
         timeout=options.scenario_timeout,
         version_mismatch=not options.no_version_mismatch,
         wait=options.timeout,
+        remote=options.serve,
     )
     ids = set(client_run.judged(kit))
     results = outcomes([r for r in kit.requirements if r.id in ids], run.checks)
@@ -246,6 +253,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         action="store_true",
         help="client: skip the second run, where the probe answers initialize with a "
         "version the client does not speak (ACP-CLIENT-INIT-005 is then NOT_TESTED)",
+    )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="client: serve the probe agent over the network (Streamable HTTP and "
+        "WebSocket, by the relay) for a client of remote agents; {url} in its command "
+        "(and ACP_CONFORMANCE_URL) is the address",
     )
     parser.add_argument(
         "--url", help="check the remote agent at this address instead of a command"

@@ -1,6 +1,8 @@
 """``conformance client``: run the client under test with the probe agent as its agent
 (an argument ``{agent}`` of its command becomes the probe's command line, and
-``ACP_CONFORMANCE_AGENT`` holds it shell-quoted), wait for the client to leave, and
+``ACP_CONFORMANCE_AGENT`` holds it shell-quoted; with ``--serve`` the probe is served by
+the package's relay and ``{url}`` / ``ACP_CONFORMANCE_URL`` is its address, for a client
+of remote agents), wait for the client to leave, and
 judge what the probe recorded: the trace's checks for the client's side, and what
 only the probe saw (absolute ``cwd``, ``mcpServers``, the permission answer, ``_``
 requests answered, -32700 / -32600 for its malformed lines, the ``_meta`` update, the
@@ -15,11 +17,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +75,10 @@ CLOSE_GRACE = 2.0
 MALFORMED = {-32700: "ACP-PEER-RPC-007", -32600: "ACP-PEER-RPC-008"}
 
 
+STARTUP = 30.0
+"""Seconds the relay serving the probe agent (``--serve``) may take to listen."""
+
+
 @dataclass(slots=True)
 class Attempt:
     """One run of the client's command against a probe agent."""
@@ -97,6 +105,8 @@ class ClientRun:
     stderr: str = ""
     mismatch: Attempt | None = None
     """The second run, where the probe answers a version the client does not speak."""
+    remote: bool = False
+    """The probe was served over the network (``--serve``): no malformed line sent."""
 
 
 def probe_command(
@@ -106,20 +116,14 @@ def probe_command(
     checks: str,
     version: int | None = None,
     wait: float | None = None,
+    framed: bool = False,
 ) -> list[str]:
     """The probe agent's command line: this interpreter, this package where it is."""
-    package = sys.modules[kit.package]
-    root = str(Path(package.__file__ or "").resolve().parent.parent)
-    boot = (
-        f"import sys; sys.path.insert(0, {root!r}); "
-        f"from {kit.package}.conformance import main; sys.exit(main())"
-    )
     extra = [] if version is None else ["--protocol-version", str(version)]
     extra += [] if wait is None else ["--wait", str(wait)]
+    extra += ["--framed"] if framed else []
     return [
-        sys.executable,
-        "-c",
-        boot,
+        *_python(kit, "conformance"),
         "probe-agent",
         "--record",
         record,
@@ -129,6 +133,66 @@ def probe_command(
         capabilities,
         *extra,
     ]
+
+
+def _python(kit: Kit, module: str) -> list[str]:
+    """This interpreter running ``main`` of this package's ``module``, where it is."""
+    package = sys.modules[kit.package]
+    root = str(Path(package.__file__ or "").resolve().parent.parent)
+    boot = (
+        f"import sys; sys.path.insert(0, {root!r}); "
+        f"from {kit.package}.{module} import main; sys.exit(main())"
+    )
+    return [sys.executable, "-c", boot]
+
+
+class _Served:
+    """The probe agent served over the network for a remote client: the package's relay
+    (``python -m <package>.relay --port 0 -- PROBE...``), one probe process per
+    connection, at ``url`` over Streamable HTTP and WebSocket."""
+
+    def __init__(self, kit: Kit, probe: list[str], startup: float) -> None:
+        self.url = ""
+        self.error = ""
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            [*_python(kit, "relay"), "--port", "0", "--", *probe],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        first = threading.Event()
+        threading.Thread(target=self._drain, args=(first,), daemon=True).start()
+        if not first.wait(startup):
+            self.error = f"the relay printed nothing within {startup} s"
+        elif not self.url:
+            said = self.lines[0] if self.lines else "(nothing)"
+            self.error = f"the relay could not serve the probe agent: {said}"
+
+    def _drain(self, first: threading.Event) -> None:
+        assert self.process.stderr is not None
+        for raw in self.process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if not first.is_set():
+                found = re.search(r"at (http://\S+)", line)
+                self.url = found.group(1) if found else ""
+                self.lines.append(line)
+                first.set()
+            elif len(self.lines) < 200:
+                self.lines.append(line)
+        first.set()
+
+    def stop(self) -> None:
+        """SIGTERM (every connection closes, every probe ends), then SIGKILL."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
 
 
 def run_client(
@@ -141,18 +205,22 @@ def run_client(
     timeout: float,
     version_mismatch: bool = True,
     wait: float | None = None,
+    remote: bool = False,
 ) -> ClientRun:
     """Run the client against the probe, then (``version_mismatch``) once more against
-    a probe that answers a version it does not speak, and judge both."""
-    first = _attempt(kit, command, env, cwd, capabilities, timeout, None, wait)
+    a probe that answers a version it does not speak, and judge both. ``remote``: the
+    probe is served over the network (``{url}`` in the command, ``ACP_CONFORMANCE_URL``)
+    for a client of a remote agent."""
+    first = _attempt(kit, command, env, cwd, capabilities, timeout, None, wait, remote)
     probe, argv, main = first
     run = ClientRun(argv, probe)
+    run.remote = remote
     run.entries, run.exit_code, run.error = main.entries, main.exit_code, main.error
     run.stdout, run.stderr = main.stdout, main.stderr
     if version_mismatch and not main.error:
         limit = min(timeout, MISMATCH_WAIT)
         _, _, run.mismatch = _attempt(
-            kit, command, env, cwd, capabilities, limit, MISMATCH_VERSION, wait
+            kit, command, env, cwd, capabilities, limit, MISMATCH_VERSION, wait, remote
         )
     run.checks = _judge(kit, run, main)
     return run
@@ -167,6 +235,7 @@ def _attempt(
     timeout: float,
     version: int | None,
     wait: float | None,
+    remote: bool = False,
 ) -> tuple[list[str], list[str], Attempt]:
     attempt = Attempt()
     with tempfile.TemporaryDirectory(prefix="acp-conformance-client-") as folder:
@@ -174,34 +243,27 @@ def _attempt(
         checks = os.path.join(folder, "checks.jsonl")
         Path(record).touch()
         Path(checks).touch()
-        probe = probe_command(kit, record, capabilities, checks, version, wait)
+        probe = probe_command(kit, record, capabilities, checks, version, wait, remote)
+        environment = {**os.environ, **env, "ACP_CONFORMANCE_AGENT": shlex.join(probe)}
+        served = _Served(kit, probe, STARTUP) if remote else None
+        url = served.url if served is not None else ""
+        if url:
+            environment["ACP_CONFORMANCE_URL"] = url
         argv: list[str] = []
         for word in command:
-            argv += probe if word == "{agent}" else [word]
-        environment = {**os.environ, **env, "ACP_CONFORMANCE_AGENT": shlex.join(probe)}
-        try:
-            process = subprocess.Popen(  # the user's own client
-                argv,
-                env=environment,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as error:
-            attempt.error = f"the client could not be started: {error}"
-            return probe, argv, attempt
-        out, err = _wait(process, timeout, checks if version is not None else None)
-        if out is None:
-            attempt.error = f"the client was still running after {timeout} s: stopped"
-            out, err = _stop(process)
+            if word == "{url}" and url:
+                argv.append(url)
+            else:
+                argv += probe if word == "{agent}" else [word]
+        if served is not None and served.error:
+            attempt.error = served.error
         else:
-            attempt.exit_code = process.returncode
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)  # the probe too, if left behind
-        attempt.stdout = out.decode("utf-8", "replace")[-STDERR_TAIL:]
-        attempt.stderr = (err or b"").decode("utf-8", "replace")[-STDERR_TAIL:]
+            _run_client(attempt, argv, environment, cwd, timeout, version, checks)
+        if (
+            served is not None
+        ):  # its probes end with it: then what they recorded is whole
+            served.stop()
+            attempt.stderr = (attempt.stderr + "\n".join(served.lines))[-STDERR_TAIL:]
         with open(record, encoding="utf-8") as file:
             attempt.entries = read_trace(file)
         with open(checks, encoding="utf-8") as file:
@@ -212,6 +274,41 @@ def _attempt(
                 else:
                     attempt.probe_checks.append(item)
     return probe, argv, attempt
+
+
+def _run_client(
+    attempt: Attempt,
+    argv: list[str],
+    environment: dict[str, str],
+    cwd: str | None,
+    timeout: float,
+    version: int | None,
+    checks: str,
+) -> None:
+    """Run the user's client to its end (stopped after ``timeout``)."""
+    try:
+        process = subprocess.Popen(  # the user's own client
+            argv,
+            env=environment,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as error:
+        attempt.error = f"the client could not be started: {error}"
+        return
+    out, err = _wait(process, timeout, checks if version is not None else None)
+    if out is None:
+        attempt.error = f"the client was still running after {timeout} s: stopped"
+        out, err = _stop(process)
+    else:
+        attempt.exit_code = process.returncode
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # the probe too, if left behind
+    attempt.stdout = out.decode("utf-8", "replace")[-STDERR_TAIL:]
+    attempt.stderr = (err or b"").decode("utf-8", "replace")[-STDERR_TAIL:]
 
 
 def _wait(
@@ -276,12 +373,21 @@ def _judge(kit: Kit, run: ClientRun, main: Attempt) -> list[Check]:
         judge.record(
             "ACP-CLIENT-INIT-001",
             "FAIL",
-            "the client never spoke to the probe agent (did it start it? pass {agent} "
-            "or read ACP_CONFORMANCE_AGENT)",
+            "the client never spoke to the probe agent (did it connect? pass {url} or "
+            "read ACP_CONFORMANCE_URL)"
+            if run.remote
+            else "the client never spoke to the probe agent (did it start it? pass "
+            "{agent} or read ACP_CONFORMANCE_AGENT)",
         )
         return checks + judge.checks
     _probe_checks(judge, run.entries)
-    _malformed(judge, run.entries)
+    if run.remote:
+        framed = "over a remote transport every message is framed: no malformed line"
+        for rid in ("ACP-PEER-RPC-007", "ACP-PEER-RPC-008", "ACP-PEER-RPC-009"):
+            judge.record(rid, "SKIPPED", framed)
+        judge.record("ACP-PEER-RPC-010", "SKIPPED", framed)
+    else:
+        _malformed(judge, run.entries)
     _survived(judge, run.entries)
     _honored(kit, judge, run.entries)
     for item in main.probe_checks:
