@@ -20,6 +20,14 @@ from acp_bindings import PROTOCOL_VERSION, Client, builders, models, run, spawn_
 ECHO_AGENT = [sys.executable, str(Path(__file__).with_name("echo_agent.py"))]
 
 
+INITIALIZE = builders.initialize_request(
+    PROTOCOL_VERSION,
+    client_capabilities=models.ClientCapabilities(),  # no file system, no terminal: nothing to offer
+    client_info=models.Implementation(name="acpgen-echo-client", version="1.0.0"),
+)
+"""What this client says of itself when it opens a connection."""
+
+
 class PrintingClient(Client):
     """Collects the agent's message chunks; refuses every permission request."""
 
@@ -40,7 +48,7 @@ class PrintingClient(Client):
 async def main(text: str, command: list[str]) -> str:
     client = PrintingClient()
     async with spawn_agent(command, client) as agent:
-        await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+        await agent.initialize(INITIALIZE)
         session = await agent.new_session(builders.new_session_request(os.getcwd(), []))
         prompt = [builders.text_content_block(text)]
         result = await agent.prompt(builders.prompt_request(session.session_id, prompt))

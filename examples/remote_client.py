@@ -19,16 +19,16 @@ from typing import Literal
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the echo example beside this file
 
-from acp_bindings import PROTOCOL_VERSION, builders, connect_agent, run
+from acp_bindings import builders, connect_agent, run
 from acp_bindings.resume import Reconnect
-from echo_client import PrintingClient
+from echo_client import INITIALIZE, PrintingClient
 
 
 async def main(url: str, transport: Literal["ws", "http"], text: str, *, reconnect: bool = False) -> str:
     client = PrintingClient()
     policy = Reconnect() if reconnect else None
     async with connect_agent(url, client, transport=transport, reconnect=policy) as agent:
-        await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+        await agent.initialize(INITIALIZE)
         session = await agent.new_session(builders.new_session_request(os.getcwd(), []))
         prompt = [builders.text_content_block(text)]
         result = await agent.prompt(builders.prompt_request(session.session_id, prompt))
