@@ -168,23 +168,22 @@ class _Served:
         first = threading.Event()
         threading.Thread(target=self._drain, args=(first,), daemon=True).start()
         if not first.wait(startup):
-            self.error = f"the relay printed nothing within {startup} s"
+            self.error = f"the relay did not listen within {startup} s"
         elif not self.url:
             said = self.lines[0] if self.lines else "(nothing)"
             self.error = f"the relay could not serve the probe agent: {said}"
 
     def _drain(self, first: threading.Event) -> None:
         assert self.process.stderr is not None
-        for raw in self.process.stderr:
+        for raw in self.process.stderr:  # read to its end: the pipe never fills
             line = raw.decode("utf-8", "replace").rstrip("\n")
-            if not first.is_set():
-                found = re.search(r"at (http://\S+)", line)
-                self.url = found.group(1) if found else ""
+            if len(self.lines) < 200:
                 self.lines.append(line)
+            found = re.search(r"at (http://\S+)", line)
+            if found and not first.is_set():
+                self.url = found.group(1)
                 first.set()
-            elif len(self.lines) < 200:
-                self.lines.append(line)
-        first.set()
+        first.set()  # it ended without serving
 
     def stop(self) -> None:
         """SIGTERM (every connection closes, every probe ends), then SIGKILL."""
