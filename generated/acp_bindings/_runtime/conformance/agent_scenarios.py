@@ -121,13 +121,11 @@ def initialize_minimal(s: Scenario) -> None:
         {"protocolVersion": s.kit.protocol_version},
         timeout=s.options.startup_timeout,
     )
-    if _result(answer) is not None:
-        s.passed("ACP-AGENT-INIT-005")
-    else:
-        s.fail(
-            "ACP-AGENT-INIT-005",
-            f"initialize with protocolVersion only: {_describe(answer)}",
-        )
+    s.check(
+        "ACP-AGENT-INIT-005",
+        _result(answer) is not None,
+        f"initialize with protocolVersion only: {_describe(answer)}",
+    )
 
 
 def initialize_unsupported(s: Scenario) -> None:
@@ -520,13 +518,11 @@ def prompt_resource_link(s: Scenario) -> None:
         "name": "acp-conformance.txt",
     }
     answer = s.prompt(session, [{"type": "text", "text": "Look at this file."}, link])
-    if (_result(answer) or {}).get("stopReason") is not None:
-        s.passed("ACP-AGENT-PROMPT-003")
-    else:
-        s.fail(
-            "ACP-AGENT-PROMPT-003",
-            f"a prompt with a resource_link: {_describe(answer)}",
-        )
+    s.check(
+        "ACP-AGENT-PROMPT-003",
+        (_result(answer) or {}).get("stopReason") is not None,
+        f"a prompt with a resource_link: {_describe(answer)}",
+    )
 
 
 def prompt_content(s: Scenario) -> None:
