@@ -1,14 +1,18 @@
 """T3's agent process: answers every request at once, on stdio, built from one side's bindings.
 
-    python -m bench.pipe_agent ours|theirs|echo [asyncio|uvloop]
+    python -m bench.pipe_agent ours|theirs|echo|floor [asyncio|uvloop]
 
 Ours: the generated stable bindings (``serve.run_agent``, what an agent's ``main`` runs);
 theirs: the official Python SDK (``acp.run_agent``). Both answer ``initialize``,
 ``session/new`` and ``session/set_mode`` with a fixed result, and ``session/prompt`` after
 sending as many ``session/update`` notifications (an agent message chunk each) as its first
 text block says (``"5"``: five). ``echo`` is the floor under both: asyncio streams that write
-back each line as it comes, with neither JSON nor models. The second argument is the event
-loop (default: stock asyncio).
+back each line as it comes, with neither JSON nor models. ``floor`` is the floor under any runtime
+with typed models and concurrent, cancellable handlers: it parses each line with pydantic-core,
+validates a ``session/prompt``'s params with our model, runs a task per request (what lets a
+handler await and be cancelled alone) that serialises the answer with our model and writes it,
+and nothing else (no envelope checks, limits, capability checks, ordering or error answers). The
+second argument is the event loop (default: stock asyncio).
 """
 
 from __future__ import annotations
@@ -123,8 +127,34 @@ async def serve_echo() -> None:
         await writer.drain()
 
 
+async def serve_floor() -> None:
+    from pydantic_core import from_json
+
+    models, built = bindings("models"), bindings("_runtime.connection.adapters").built
+    params, result = built(models.PromptRequest).validator, built(models.PromptResponse).serializer
+    answer = models.PromptResponse(stop_reason="end_turn")
+    reader, writer = await bindings("connection").stdio_streams()
+    running: set[asyncio.Task[None]] = set()
+
+    async def handle(message: dict[str, Any]) -> None:
+        params.validate_python(message["params"])
+        body = result.to_json(answer, by_alias=True, exclude_unset=True)
+        writer.write(b'{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (message["id"], body))
+
+    loop = asyncio.get_running_loop()
+    while line := await reader.readline():
+        message = from_json(line, allow_inf_nan=False)
+        if message.get("method") != "session/prompt":  # initialize, session/new: not timed
+            writer.write(b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % message["id"])
+            continue
+        task = loop.create_task(handle(message))
+        running.add(task)
+        task.add_done_callback(running.discard)
+        await writer.drain()
+
+
 if __name__ == "__main__":
     logging.basicConfig(level=logging.CRITICAL, stream=sys.stderr)
-    serve = {"ours": serve_ours, "theirs": serve_theirs, "echo": serve_echo}[sys.argv[1]]
+    serve = {"ours": serve_ours, "theirs": serve_theirs, "echo": serve_echo, "floor": serve_floor}[sys.argv[1]]
     with asyncio.Runner(loop_factory=new_loop(sys.argv[2] if len(sys.argv) > 2 else "asyncio")) as runner:
         runner.run(serve())

@@ -165,6 +165,43 @@ async def connect_echo(profile: str | None = None, loop: str = "asyncio") -> Pee
     return Peer({"prompt": call}, close, process.pid)
 
 
+async def connect_floor(profile: str | None = None, loop: str = "asyncio") -> Peer:
+    """The client half of the typed floor (``pipe_agent floor``): each call serialises its
+    params with our model, writes the line, waits on a future of its own, and validates the
+    result with our model; one task reads the answers with pydantic-core."""
+    from pydantic_core import from_json
+
+    models, built, builders = bindings("models"), bindings("_runtime.connection.adapters").built, bindings("builders")
+    process = await _spawn("floor", profile, loop)
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+    serializer, validator = built(models.PromptRequest).serializer, built(models.PromptResponse).validator
+    request = builders.prompt_request("s", [builders.text_content_block("0")])
+    pending: dict[int, asyncio.Future[Any]] = {}
+    ids = iter(range(1, 1 << 62))
+
+    async def read_answers() -> None:
+        while line := await stdout.readline():
+            message = from_json(line, allow_inf_nan=False)
+            pending.pop(message["id"]).set_result(message["result"])
+
+    reading = asyncio.ensure_future(read_answers())
+
+    async def call() -> Any:
+        number = next(ids)
+        answer = pending[number] = asyncio.get_running_loop().create_future()
+        params = serializer.to_json(request, by_alias=True, exclude_unset=True)
+        stdin.write(b'{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":%s}\n' % (number, params))
+        await stdin.drain()
+        return validator.validate_python(await answer)
+
+    async def close() -> None:
+        await _hang_up(process)
+        await reading
+
+    return Peer({"prompt": call}, close, process.pid)
+
+
 async def one_at_a_time(call: Call) -> None:
     for _ in range(SEQUENTIAL):
         await call()
@@ -235,7 +272,7 @@ def t3(rounds: int) -> list[Figure]:
         import uvloop
 
         loops["uvloop"] = uvloop.new_event_loop()
-    connect = {"ours": connect_ours, "theirs": connect_theirs, "echo": connect_echo}
+    connect = {"ours": connect_ours, "theirs": connect_theirs, "echo": connect_echo, "floor": connect_floor}
     peers = {
         f"{who}@{name}": loop.run_until_complete(start(None, name))
         for name, loop in loops.items()
@@ -292,6 +329,8 @@ def _pair(
             f"; floor (asyncio line echo, no JSON): {1e6 / echo:.0f} us, {echo / theirs:.2f}x the SDK's rate, "
             f"ours {ours / echo:.2f}x of it, echo CPU {used['echo@asyncio']}"
         )
+    if "floor@asyncio" in rate:
+        note += _typed_floor(rate, used, "asyncio", theirs)
     target = TARGETS[width]
     figures = [Figure(f"{title}, stock asyncio", ours, theirs, "req/s", f">= {target}x", ours / theirs >= target, note)]
     if uvloop:
@@ -301,6 +340,8 @@ def _pair(
             f"{fast / theirs_fast:.2f}x ({1e6 / theirs_fast:.0f} us); ours on uvloop {fast / ours:.2f}x of ours "
             f"on asyncio; CPU us per request, client/agent: ours {used['ours@uvloop']}, theirs {used['theirs@uvloop']}"
         )
+        if "floor@uvloop" in rate:
+            note += _typed_floor(rate, used, "uvloop", theirs)
         needed = width == "64"
         target_text = f">= {UVLOOP_TARGET}x" if needed else "-"
         met = fast / theirs >= UVLOOP_TARGET if needed else True
@@ -308,3 +349,13 @@ def _pair(
             Figure(f"{title}, ours on uvloop vs SDK on asyncio", fast, theirs, "req/s", target_text, met, note)
         )
     return figures
+
+
+def _typed_floor(rate: dict[str, float], used: dict[str, str], loop: str, theirs: float) -> str:
+    """The note of the typed floor (``pipe_agent floor``) on ``loop``: its time per request, and
+    its rate against the SDK's on stock asyncio, the most any runtime of its kind could reach."""
+    floor = rate[f"floor@{loop}"]
+    return (
+        f"; typed floor on {loop} (pydantic-core, a task per request, a future per call, nothing else): "
+        f"{1e6 / floor:.0f} us, {floor / theirs:.2f}x the SDK's rate on asyncio, CPU {used[f'floor@{loop}']}"
+    )
