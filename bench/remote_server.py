@@ -62,4 +62,4 @@ async def _hypercorn(remote: object, sock: socket.socket) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    bindings("serve").run(main())  # uvloop when installed (ACP_LOOP=asyncio: not), as users' servers run
