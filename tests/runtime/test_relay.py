@@ -603,6 +603,43 @@ def test_the_relay_command_serves_an_agent_and_stops_with_every_agent_on_sigterm
     assert f"connection {http_id}: agent stderr: hello from the agent over http" in log
 
 
+@pytest.mark.parametrize(("choice", "loop"), [("", "uvloop"), ("asyncio", "asyncio")])
+def test_the_relay_command_runs_on_uvloop_when_installed_unless_acp_loop_says_asyncio(choice: str, loop: str) -> None:
+    """Issue 33 item 2: the relay picks uvloop as ``run`` does; its first line names the loop it runs on."""
+    pytest.importorskip("uvloop")  # the dev group installs it: a skip here is a broken environment
+    process = subprocess.Popen(
+        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", "--", *AGENT],
+        cwd=ROOT / "generated", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "ACP_LOOP": choice},
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.rstrip().endswith(f" on {loop}"), first
+        found = re.search(r"at (http://\S+)", first)
+        assert found, first
+
+        async def served() -> None:
+            async with raw(found.group(1), "ws") as client:
+                assert await client.open() == INITIALIZED
+
+        asyncio.run(served())
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_the_relay_command_refuses_an_unknown_acp_loop_with_a_clear_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", "--", *AGENT],
+        cwd=ROOT / "generated", capture_output=True, text=True, timeout=30,
+        env={**os.environ, "ACP_LOOP": "trio"},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "ACP_LOOP is 'auto', 'uvloop' or 'asyncio', not 'trio'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_the_relay_command_is_resumable_and_authorizes_with_a_bearer_token() -> None:
     async def scenario(url: str) -> None:
         async with httpx.AsyncClient(timeout=TIMEOUT) as client:

@@ -83,15 +83,15 @@ MEMORY_SETTLE = 1.0
 """Seconds after a batch before its memory is measured: closed connections finish closing (the
 WebSocket closing handshakes, the proxy's lagging closes) and free what they held."""
 MEMORY_GROWTH_BOUND = 512 * 1024
-"""Bytes the traced memory of the process may grow by over a batch of 26 trials, the least of the
-growths over the fifth and sixth batches (traced from the fourth; each read after the batch drained,
-settled and was collected; what pytest and the logging module hold is left out: ``HARNESS``). A leak grows every batch; what a process fills once grows one:
-seen on Streamable HTTP, about 1.9 MiB once in one batch of some runs (an interned string table grown
-by httpcore's failed import of ``sniffio`` through pytest's import hook), then flat. Measured: -60 to
-+70 KiB on Streamable HTTP, up to about 340 KiB on WebSocket. A leak of one trial's state per trial is
-several times the bound: keeping each trial's agent (with its connection and event log) kept about
-1.5 MiB a batch, each trial's client (its connection, dispatcher and WebSocket) about 1 MiB; so is a
-resumable agent left behind per trial."""
+"""Bytes the traced memory of the process may grow by over a batch of 26 trials, the least of the growths over
+the fifth and sixth batches (traced from the fourth; each read after the batch drained, settled and was
+collected; what pytest and the logging module hold is left out: ``HARNESS``). A leak grows every batch; what a
+process fills once grows one: seen on Streamable HTTP, about 1.9 MiB once in one batch of some runs (an
+interned string table grown by httpcore's failed import of ``sniffio`` through pytest's import hook), then
+flat. Measured: -60 to +70 KiB on Streamable HTTP, up to about 340 KiB on WebSocket. A leak of one trial's
+state per trial is several times the bound: keeping each trial's agent (with its connection and event log)
+kept about 1.5 MiB a batch, each trial's client (its connection, dispatcher and WebSocket) about 1 MiB; so is
+a resumable agent left behind per trial."""
 RSS_GROWTH_BOUND = 4 * 1024 * 1024
 """Bytes the resident set may grow by over a batch, the least of the growths over the second and third
 (the first warms up: about 10 MiB), read the same way, untraced: 20 to 180 KiB a batch over eight

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..connection.event_loop import chosen_loop, run
 from ..remote.asgi import Request
 from ..resume.event_log import ResumeLimits
 
@@ -106,6 +107,10 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
             parser.error(f"--token-env {options.token_env}: that variable is not set")
         authorize = _bearer(token)
     try:
+        loop = chosen_loop()  # uvloop when installed, unless ACP_LOOP says asyncio
+    except (ValueError, ImportError) as error:
+        parser.error(str(error))
+    try:
         import uvicorn
     except ImportError:
         parser.error("the relay needs an ASGI server: pip install uvicorn")
@@ -140,11 +145,16 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
         ws_max_size=app.max_message_bytes + WS_SLACK,
         ws_per_message_deflate=False,  # a compressed message is a bomb: docs/remote.md
     )
-    print(
-        f"{prog}: relaying {command[0]!r} at http://{where}:{port}{options.path}"
-        f"{' (resumable)' if options.resume else ''}",
-        file=sys.stderr,
-        flush=True,
-    )
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+    async def serve() -> None:
+        running = type(asyncio.get_running_loop()).__module__.partition(".")[0]
+        print(
+            f"{prog}: relaying {command[0]!r} at http://{where}:{port}{options.path}"
+            f"{' (resumable)' if options.resume else ''} on {running}",
+            file=sys.stderr,
+            flush=True,
+        )
+        await uvicorn.Server(config).serve(sockets=[sock])
+
+    run(serve(), loop=loop)
     return 0
