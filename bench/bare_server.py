@@ -9,7 +9,7 @@ validation, no agent, no limits, no resumption and no error answers. Over WebSoc
 accepted with an ``Acp-Connection-Id``, a text frame answered by a text frame. Over Streamable
 HTTP: ``initialize`` answered in its POST's body with an ``Acp-Connection-Id``, every other POST
 ``202`` with its answer as an SSE event on the connection's stream, or on the session's when its
-params name one (each stream a GET, opened by the client). What it costs is what uvicorn, its
+params name one (each stream a GET, opened by the client; a DELETE ends them). What it costs is what uvicorn, its
 HTTP and WebSocket protocols and one JSON read cost: a server of ours cannot spend less, so the TS
 SDK's server against it is the most our server's ratio could reach with this client.
 """
@@ -87,7 +87,9 @@ async def _http(scope: dict[str, Any], receive: Receive, send: Send) -> None:
         body += event.get("body", b"")
         if not event.get("more_body"):
             break
-    if scope["method"] != "POST":  # DELETE: the client leaves
+    if scope["method"] != "POST":  # DELETE: the client leaves, its streams end
+        for queue in STREAMS.queues.values():
+            queue.put_nowait(b"")
         await _respond(send, 200, [], b"")
         return
     line, session = answer(body)
@@ -101,8 +103,9 @@ async def _http(scope: dict[str, Any], receive: Receive, send: Send) -> None:
 async def _stream(queue: asyncio.Queue[bytes], send: Send) -> None:
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
     await send({"type": "http.response.body", "body": b"", "more_body": True})
-    while True:
-        await send({"type": "http.response.body", "body": await queue.get(), "more_body": True})
+    while event := await queue.get():
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _respond(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:

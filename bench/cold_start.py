@@ -140,7 +140,7 @@ def _figures(seconds: dict[str, float], mib: dict[str, float], first: dict[str, 
                f"pydantic alone {mib['pydantic'] / mib['theirs']:.2f}x of the SDK's; importing pydantic alone "
                f"{mib['pydantic-import']:.1f} MiB ({mib['pydantic-import'] / mib['theirs']:.2f}x); floor, pydantic "
                f"holding deferred models of our shape: {mib['pydantic-shape']:.1f} MiB "
-               f"({mib['pydantic-shape'] / mib['theirs']:.2f}x)"),
+               f"({mib['pydantic-shape'] / mib['theirs']:.2f}x)", mib["pydantic-shape"] / mib["theirs"]),
         Figure("P2 the first message's latency after the import, vs the SDK", first["ours"] * 1e3,
                first["theirs"] * 1e3, "ms", "-", True,
                "SessionNotification.model_validate_json of the first line: builds what was deferred"),

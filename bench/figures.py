@@ -42,6 +42,9 @@ class Figure:
     target: str
     met: bool
     note: str = ""
+    floor: float | None = None
+    """The ratio a floor reaches in the same run (the least any bindings of the kind could spend, as
+    the figure's note says), where one is measured: a target the floor misses is out of reach."""
 
     @property
     def ratio(self) -> float:

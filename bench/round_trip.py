@@ -332,7 +332,10 @@ def _pair(
     if "floor@asyncio" in rate:
         note += _typed_floor(rate, used, "asyncio", theirs)
     target = TARGETS[width]
-    figures = [Figure(f"{title}, stock asyncio", ours, theirs, "req/s", f">= {target}x", ours / theirs >= target, note)]
+    floor = rate["floor@asyncio"] / theirs if "floor@asyncio" in rate else None
+    figures = [
+        Figure(f"{title}, stock asyncio", ours, theirs, "req/s", f">= {target}x", ours / theirs >= target, note, floor)
+    ]
     if uvloop:
         fast, theirs_fast = rate["ours@uvloop"], rate["theirs@uvloop"]
         note = (
@@ -345,8 +348,9 @@ def _pair(
         needed = width == "64"
         target_text = f">= {UVLOOP_TARGET}x" if needed else "-"
         met = fast / theirs >= UVLOOP_TARGET if needed else True
+        floor = rate["floor@uvloop"] / theirs if "floor@uvloop" in rate else None
         figures.append(
-            Figure(f"{title}, ours on uvloop vs SDK on asyncio", fast, theirs, "req/s", target_text, met, note)
+            Figure(f"{title}, ours on uvloop vs SDK on asyncio", fast, theirs, "req/s", target_text, met, note, floor)
         )
     return figures
 

@@ -104,7 +104,10 @@ def _report(figures: list[Figure], argv: list[str], load_before: tuple[float, fl
 
 
 def _result(figure: Figure) -> str:
-    return "" if figure.target == "-" else "met" if figure.met else "MISSED"
+    if figure.target == "-":
+        return ""
+    floor = f" (floor {figure.floor:.2f}x)" if figure.floor is not None else ""
+    return ("met" if figure.met else "MISSED") + floor
 
 
 def _table(figures: list[Figure]) -> str:
