@@ -116,3 +116,157 @@ def test_answers_and_requests_cross_a_real_pipe_intact() -> None:
         assert seen[4] == {"jsonrpc": "2.0", "method": "note", "params": {"n": 1}}
 
     asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+class _Waiting:
+    """A stdio transport without its optional ``can_send_now`` and ``send_now``: every message goes the
+    general way, under the write lock (``ready`` and ``send`` awaited)."""
+
+    def __init__(self, inner: LineTransport) -> None:
+        self._inner = inner
+
+    async def receive(self, limit: int) -> Any:
+        return await self._inner.receive(limit)
+
+    async def ready(self) -> None:
+        await self._inner.ready()
+
+    async def send(self, data: bytes) -> None:
+        await self._inner.send(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+class _Counting(LineTransport):
+    """stdio's transport, counting the messages written at once."""
+
+    at_once = 0
+
+    def send_now(self, data: bytes) -> None:
+        type(self).at_once += 1
+        super().send_now(data)
+
+
+async def _conversation(at_once: bool, trace: Any) -> bytes:
+    """What a raw peer on a real socket reads from a connection that sends requests (with params,
+    without, of every id kind the peer echoes back), notifications and answers (the common shape,
+    another key order, an error, a result that is not JSON)."""
+
+    async def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+        if "id" not in message:
+            return None
+        request_id, method = message["id"], message["method"]
+        if method == "reordered":
+            return {"result": {"order": "theirs"}, "id": request_id, "jsonrpc": "2.0"}
+        if method == "failing":
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": "no"}}
+        if method == "nan":
+            return {"jsonrpc": "2.0", "id": request_id, "result": {"x": float("nan")}}
+        return {"jsonrpc": "2.0", "id": request_id, "result": Deferred(NOTE.serializer, Note(text=method))}
+
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    inner = _Counting(reader, writer)
+    connection = Connection(inner if at_once else _Waiting(inner), handler, trace=trace)
+    connection.start()
+    calls = [
+        asyncio.ensure_future(connection.request("echo", {"x": "é"})),
+        asyncio.ensure_future(connection.request("bare")),
+    ]
+    await asyncio.sleep(0)  # both written: ids 1 and 2
+    await connection.notify("note", Deferred(NOTE.serializer, Note(text="lone \ud800")))
+    with pytest.raises(ValueError):
+        await connection.request("bad", {"x": float("nan")})  # refused before anything is written
+    for n, method in enumerate(("echo", "reordered", "failing", "nan")):
+        for request_id in (n, f"abc{n}", f"é{n}", -3 - n, None if n == 0 else 2**63 - 1 - n):
+            line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method}) + "\n"
+            peer_writer.write(line.encode())
+    peer_writer.write(b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}\n{"jsonrpc":"2.0","id":2,"result":null}\n')
+    await peer_writer.drain()
+    assert await asyncio.gather(*calls) == [{"a": 1}, None]
+    received = b""
+    while received.count(b"\n") < 3 + 5 * 4:
+        received += await peer_reader.read(65536)
+    await connection.close()
+    peer_writer.close()
+    return received
+
+
+def test_a_message_written_at_once_is_the_message_written_in_turn(tmp_path: Any) -> None:
+    """Over a real socket, the connection writes the same bytes, in the same order, and traces the
+    same messages, whether it writes without awaiting (stdio's ``send_now``) or under its write lock;
+    and it does write at once when it can."""
+    written, traced = [], []
+    for at_once in (True, False):
+        trace = tmp_path / f"{at_once}.jsonl"
+        _Counting.at_once = 0
+        written.append(asyncio.run(asyncio.wait_for(_conversation(at_once, trace), 10)))
+        assert (_Counting.at_once > 0) is at_once
+        entries = [json.loads(line) for line in trace.read_text().splitlines()]
+        traced.append([(entry["direction"], entry.get("message", entry.get("raw"))) for entry in entries])
+    assert written[0] == written[1]
+    assert traced[0] == traced[1]
+    sent = [json.loads(line) for line in written[0].splitlines()[:3]]
+    assert [(m.get("id"), m["method"], m.get("params")) for m in sent] == [
+        (1, "echo", {"x": "é"}),
+        (2, "bare", None),
+        (None, "note", {"text": "lone \ud800"}),
+    ]
+    answers = [json.loads(line) for line in written[0].splitlines()[3:]]
+    assert [a["id"] for a in answers[:5]] == [0, "abc0", "é0", -3, None]
+    assert [a["result"] for a in answers[5:10]] == [{"order": "theirs"}] * 5
+    assert [a["error"]["code"] for a in answers[10:]] == [-32000] * 5 + [-32603] * 5  # NaN: -32603
+
+
+class _Held:
+    """A transport whose ``ready`` waits until released while the test says so; ``can_send_now``
+    is true otherwise."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.held = False
+        self.release = asyncio.Event()
+
+    async def receive(self, limit: int) -> None:
+        await asyncio.Event().wait()
+
+    async def ready(self) -> None:
+        if self.held:
+            await self.release.wait()
+
+    def can_send_now(self) -> bool:
+        return not self.held
+
+    async def send(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    def send_now(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_message_is_never_written_at_once_ahead_of_one_waiting_for_its_turn() -> None:
+    async def scenario() -> list[bytes]:
+        transport = _Held()
+        connection = Connection(transport, lambda message: asyncio.sleep(0))  # type: ignore[arg-type,return-value]
+        transport.held = True
+        first = asyncio.ensure_future(connection.notify("first"))
+        await asyncio.sleep(0)  # waits in ready(), holding the write lock
+        transport.held = False  # the transport could take a message now...
+        second = asyncio.ensure_future(connection.notify("second"))
+        await asyncio.sleep(0)
+        assert transport.sent == []  # ...but not ahead of the first
+        transport.release.set()
+        await asyncio.gather(first, second)
+        await connection.notify("third")  # at once again
+        await connection.close()
+        with pytest.raises(ConnectionError):
+            await connection.notify("closed")
+        return transport.sent
+
+    sent = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert [json.loads(data)["method"] for data in sent] == ["first", "second", "third"]

@@ -120,6 +120,18 @@ class Connection:
         self._room = asyncio.Event()
         """Set when a handler ends or awaits the peer: reading may go on."""
         self._write_lock = asyncio.Lock()
+        self._writers = 0
+        """Writers holding the write lock or waiting for it."""
+        self._send_now: Callable[[bytes], None] | None = getattr(
+            transport, "send_now", None
+        )
+        self._can_send_now: Callable[[], bool] | None = (
+            getattr(transport, "can_send_now", None)
+            if self._send_now is not None
+            else None
+        )
+        """The transport's optional way to write without awaiting (see
+        :meth:`_wrote`)."""
         self._background: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
         self._input_ended = False
@@ -150,7 +162,8 @@ class Connection:
         self._pending[request_id] = outgoing
         self._await_peer(origin, 1)
         try:
-            await self._write(encode_call, request_id, method, params)
+            if not self._wrote(encode_call, request_id, method, params):
+                await self._write_in_turn(encode_call, request_id, method, params)
             return await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not self._closed:
@@ -421,7 +434,8 @@ class Connection:
                 )
                 response = error_message(request_id, RequestError.internal_error())
             incoming.answering = True
-            await self._send_answer(request_id, response)
+            if not self._answered_at_once(response):
+                await self._send_answer(request_id, response)
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)
         finally:
@@ -477,30 +491,63 @@ class Connection:
         The message is encoded only when its turn comes, so waiting senders hold no
         bytes.
         """
-        lock = self._write_lock
-        await lock.acquire()  # as ``async with``, without its two coroutines a message
-        try:
-            if self._closed:
-                raise ConnectionError("the connection is closed")
-            await self.transport.ready()
-            data = encoder(*message)
-            await self.transport.send(data)
-        finally:
-            lock.release()
+        if not self._wrote(encoder, *message):
+            await self._write_in_turn(encoder, *message)
+
+    def _wrote(self, encoder: Callable[..., bytes], *message: Any) -> bool:
+        """Write the message at once, without awaiting, where nothing can come between:
+        no writer holds or awaits the write lock and the transport takes a message now
+        (its optional ``can_send_now`` and ``send_now``: ``LineTransport``'s, when
+        nothing waits in the stream's buffer). False: nothing was encoded or written;
+        :meth:`_write_in_turn` writes it."""
+        if self._writers or self._closed:
+            return False
+        can_send_now = self._can_send_now
+        if can_send_now is None or not can_send_now():
+            return False
+        data = encoder(*message)
+        self._send_now(data)  # type: ignore[misc] # (given with can_send_now)
         if self._trace is not None:
             self._trace.record("out", data)
+        return True
+
+    async def _write_in_turn(
+        self, encoder: Callable[..., bytes], *message: Any
+    ) -> None:
+        """Write the message under the write lock, once the transport is ready."""
+        lock = self._write_lock
+        self._writers += 1
+        try:
+            await lock.acquire()  # as ``async with``, without its two coroutines
+            try:
+                if self._closed:
+                    raise ConnectionError("the connection is closed")
+                await self.transport.ready()
+                data = encoder(*message)
+                await self.transport.send(data)
+            finally:
+                lock.release()
+        finally:
+            self._writers -= 1
+        if self._trace is not None:
+            self._trace.record("out", data)
+
+    def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
+        """Write the common answer (a result) at once where :meth:`_wrote` can; False:
+        nothing was written (nor refused: a result that is not JSON is left to
+        :meth:`_send_answer`, which encodes it again and answers -32603)."""
+        if not _is_result(response):
+            return False
+        try:
+            return self._wrote(encode_result, response["id"], response["result"])
+        except (TypeError, ValueError, RecursionError):
+            return False
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]
     ) -> None:
         try:
-            if (
-                type(response) is dict
-                and len(response) == 3
-                and "result" in response
-                and response.get("jsonrpc") == "2.0"
-                and "id" in response
-            ):  # the common answer, written in one step
+            if _is_result(response):  # the common answer, written in one step
                 await self._write(encode_result, response["id"], response["result"])
             else:
                 await self._send(response)
@@ -527,3 +574,15 @@ class Connection:
     async def _send_quietly(self, method: str, params: Any) -> None:
         with contextlib.suppress(Exception):
             await self.notify(method, params)
+
+
+def _is_result(response: Any) -> bool:
+    """Whether ``response`` is ``{"jsonrpc": "2.0", "id": ..., "result": ...}`` (in any
+    order), the answer :func:`encode_result` writes in one step."""
+    return (
+        type(response) is dict
+        and len(response) == 3
+        and "result" in response
+        and response.get("jsonrpc") == "2.0"
+        and "id" in response
+    )
