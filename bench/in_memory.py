@@ -47,6 +47,9 @@ class MemoryTransport:
             await self._waiter
         return self._inbox.popleft()
 
+    def received(self) -> bytes | None:  # as ``LineTransport``'s: a message already read
+        return self._inbox.popleft() if self._inbox else None
+
     async def ready(self) -> None:
         return None
 

@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from acpgen.runtime.connection.connection import Connection
+from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
 from acpgen.runtime.wire.codec import encode, encode_call, encode_result
 from acpgen.runtime.wire.rpc import Deferred, Encoded
@@ -139,19 +140,27 @@ class _Waiting:
 
 
 class _Counting(LineTransport):
-    """stdio's transport, counting the messages written at once."""
+    """stdio's transport, counting the messages written at once and those read without awaiting."""
 
     at_once = 0
+    read_at_once = 0
 
     def send_now(self, data: bytes) -> None:
         type(self).at_once += 1
         super().send_now(data)
 
+    def received(self) -> Any:
+        line = super().received()
+        type(self).read_at_once += line is not None
+        return line
+
 
 async def _conversation(at_once: bool, trace: Any) -> bytes:
     """What a raw peer on a real socket reads from a connection that sends requests (with params,
     without, of every id kind the peer echoes back), notifications and answers (the common shape,
-    another key order, an error, a result that is not JSON)."""
+    another key order, an error, a result that is not JSON), given, in one write, requests and
+    what is refused (not JSON, not an object, too long, too deep, an id in use), blank lines and
+    cancellations."""
 
     async def handler(message: dict[str, Any]) -> dict[str, Any] | None:
         if "id" not in message:
@@ -163,13 +172,16 @@ async def _conversation(at_once: bool, trace: Any) -> bytes:
             return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": "no"}}
         if method == "nan":
             return {"jsonrpc": "2.0", "id": request_id, "result": {"x": float("nan")}}
+        if method == "slow":
+            await asyncio.Event().wait()  # until cancelled
         return {"jsonrpc": "2.0", "id": request_id, "result": Deferred(NOTE.serializer, Note(text=method))}
 
     left, right = socket.socketpair()
     reader, writer = await asyncio.open_connection(sock=left)
     peer_reader, peer_writer = await asyncio.open_connection(sock=right)
     inner = _Counting(reader, writer)
-    connection = Connection(inner if at_once else _Waiting(inner), handler, trace=trace)
+    limits = Limits(max_message_bytes=4096, max_depth=8)
+    connection = Connection(inner if at_once else _Waiting(inner), handler, trace=trace, limits=limits)
     connection.start()
     calls = [
         asyncio.ensure_future(connection.request("echo", {"x": "é"})),
@@ -183,11 +195,19 @@ async def _conversation(at_once: bool, trace: Any) -> bytes:
         for request_id in (n, f"abc{n}", f"é{n}", -3 - n, None if n == 0 else 2**63 - 1 - n):
             line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method}) + "\n"
             peer_writer.write(line.encode())
+    peer_writer.write(
+        b"not json\n[1]\n  \n\n"
+        b'{"jsonrpc":"2.0","id":70,"method":"echo","params":"' + b"x" * 5000 + b'"}\n'
+        b'{"jsonrpc":"2.0","id":71,"method":"echo","params":' + b"[" * 9 + b"]" * 9 + b"}\n"
+        b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"none"}}\n'
+        b'{"jsonrpc":"2.0","id":72,"method":"slow"}\n{"jsonrpc":"2.0","id":72,"method":"echo"}\n'
+        b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":72}}\n'
+    )
     peer_writer.write(b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}\n{"jsonrpc":"2.0","id":2,"result":null}\n')
     await peer_writer.drain()
     assert await asyncio.gather(*calls) == [{"a": 1}, None]
     received = b""
-    while received.count(b"\n") < 3 + 5 * 4:
+    while received.count(b"\n") < 3 + 5 * 4 + 6:
         received += await peer_reader.read(65536)
     await connection.close()
     peer_writer.close()
@@ -201,9 +221,10 @@ def test_a_message_written_at_once_is_the_message_written_in_turn(tmp_path: Any)
     written, traced = [], []
     for at_once in (True, False):
         trace = tmp_path / f"{at_once}.jsonl"
-        _Counting.at_once = 0
+        _Counting.at_once = _Counting.read_at_once = 0
         written.append(asyncio.run(asyncio.wait_for(_conversation(at_once, trace), 10)))
         assert (_Counting.at_once > 0) is at_once
+        assert (_Counting.read_at_once > 0) is at_once
         entries = [json.loads(line) for line in trace.read_text().splitlines()]
         traced.append([(entry["direction"], entry.get("message", entry.get("raw"))) for entry in entries])
     assert written[0] == written[1]
@@ -215,9 +236,26 @@ def test_a_message_written_at_once_is_the_message_written_in_turn(tmp_path: Any)
         (None, "note", {"text": "lone \ud800"}),
     ]
     answers = [json.loads(line) for line in written[0].splitlines()[3:]]
-    assert [a["id"] for a in answers[:5]] == [0, "abc0", "é0", -3, None]
-    assert [a["result"] for a in answers[5:10]] == [{"order": "theirs"}] * 5
-    assert [a["error"]["code"] for a in answers[10:]] == [-32000] * 5 + [-32603] * 5  # NaN: -32603
+    by_id: dict[Any, list[Any]] = {}
+    for answer in answers:
+        by_id.setdefault(json.dumps(answer["id"]), []).append(answer.get("result", answer.get("error")))
+    for n, expected in enumerate(({"text": "echo"}, {"order": "theirs"}, -32000, -32603)):  # NaN: -32603
+        for request_id in (n, f"abc{n}", f"é{n}", -3 - n, None if n == 0 else 2**63 - 1 - n):
+            found = [e if isinstance(expected, dict) else e["code"] for e in by_id.pop(json.dumps(request_id))]
+            assert expected in found
+            if request_id is None:  # with the refusals of what has no id (in an order eager start may change)
+                found.remove(expected)
+                assert sorted((e["code"], e["message"]) for e in found) == [
+                    (-32700, "Parse error"),
+                    (-32600, "Invalid request"),
+                ]
+            else:
+                assert found == [expected]
+    assert {key: [(e["code"], e["message"]) for e in value] for key, value in by_id.items()} == {
+        "70": [(-32600, "Message too large")],
+        "71": [(-32600, "Nesting too deep")],
+        "72": [(-32600, "Invalid request"), (-32800, "Request cancelled")],  # the id in use; then cancelled
+    }
 
 
 class _Held:

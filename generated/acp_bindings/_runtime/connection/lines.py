@@ -163,6 +163,12 @@ class LineTransport:
             splitter.add(chunk)
         return line
 
+    def received(self) -> bytes | Oversized | None:
+        """The next line when it is already read (left in the chunk read), without
+        awaiting; None: await :meth:`receive`."""
+        splitter = self._splitter
+        return splitter.next() if splitter is not None else None
+
     async def ready(self) -> None:
         if self.can_send_now():
             return  # nothing waits to be written: no need to ask the stream

@@ -245,22 +245,34 @@ class Connection:
 
     async def _read_messages(self) -> None:
         most = self.limits.max_message_bytes
-        while (line := await self.transport.receive(most)) is not None:
+        transport, trace = self.transport, self._trace
+        # the transport's optional way to give a message already read without awaiting
+        received: Callable[[], bytes | Oversized | None] | None = getattr(
+            transport, "received", None
+        )
+        while True:
+            line = received() if received is not None else None
+            if line is None and (line := await transport.receive(most)) is None:
+                break
             while not self._may_read():
                 self._room.clear()
                 if self._may_read():
                     break
                 await self._room.wait()
             try:
-                if self._trace is not None:
-                    self._trace.record(
-                        "in", line.head if isinstance(line, Oversized) else line
-                    )
                 if isinstance(line, Oversized):
+                    if trace is not None:
+                        trace.record("in", line.head)
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
-                elif line and not line.isspace():  # (no copy of the line)
-                    await self._receive(line)
+                    continue
+                if trace is not None:
+                    trace.record("in", line)
+                if line and not line.isspace():  # (no copy of the line)
+                    # the common messages are handled without awaiting
+                    refusal = self._receive(line)
+                    if refusal is not None:
+                        await refusal
             except (ConnectionError, OSError) as error:
                 _log.debug("could not answer the peer: %s", error)
             except Exception:  # noqa: BLE001 - one message never ends the conversation
@@ -276,11 +288,13 @@ class Connection:
         busy = len(self._running) >= limits.max_running_requests
         return not busy or self._awaiting > 0
 
-    async def _receive(self, line: bytes) -> None:
+    def _receive(self, line: bytes) -> Awaitable[None] | None:
+        """Route one message; what is left to await (writing a refusal) if anything
+        (the reading waits for it before the next message)."""
         message = read_message(line, self.limits.max_depth)
         if isinstance(message, Unreadable):
-            await self._send_error(message.request_id, message.error)
-        elif "method" not in message:
+            return self._send_error(message.request_id, message.error)
+        if "method" not in message:
             self._on_answer(message)
         elif "id" not in message:
             if message["method"] == CANCEL_REQUEST:
@@ -288,23 +302,26 @@ class Connection:
             else:
                 self._queue_notification(message, len(line))
         else:
-            await self._on_request(message)
+            return self._on_request(message)
+        return None
 
-    async def _on_request(self, message: dict[str, Any]) -> None:
+    def _on_request(self, message: dict[str, Any]) -> Awaitable[None] | None:
+        """Start the request's handler; the refusal to await if it is refused."""
         request_id = message["id"]
-        if request_id in self._running:
+        running = self._running
+        if request_id in running:
             reason = {"reason": "the id is in use"}
-            await self._refuse(request_id, "Invalid request", reason)
-        elif len(self._running) >= self.limits.max_running_requests:
+            return self._refuse(request_id, "Invalid request", reason)
+        if len(running) >= self.limits.max_running_requests:
             limit = {"limit": self.limits.max_running_requests}
-            await self._send_error(
+            return self._send_error(
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
-        else:
-            incoming = self._running[request_id] = Incoming()
-            # started at once where that cannot overtake a notification read before it
-            eager = not self._inbox
-            incoming.task = start_task(self._answer(request_id, message), eager=eager)
+        incoming = running[request_id] = Incoming()
+        # started at once where that cannot overtake a notification read before it
+        eager = not self._inbox
+        incoming.task = start_task(self._answer(request_id, message), eager=eager)
+        return None
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
         current, limits = self._current, self.limits
