@@ -13,10 +13,11 @@ import pytest
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from acpgen.runtime.connection.connection import Connection
+from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
 from acpgen.runtime.wire.codec import encode, encode_call, encode_result
-from acpgen.runtime.wire.rpc import Deferred, Encoded
+from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError
 
 
 class Note(BaseModel):
@@ -203,7 +204,10 @@ async def _conversation(at_once: bool, trace: Any) -> bytes:
         b'{"jsonrpc":"2.0","id":72,"method":"slow"}\n{"jsonrpc":"2.0","id":72,"method":"echo"}\n'
         b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":72}}\n'
     )
-    peer_writer.write(b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}\n{"jsonrpc":"2.0","id":2,"result":null}\n')
+    peer_writer.write(  # answers: an id that is no id (true: not 1), one too large, 2 as 2.0
+        b'{"jsonrpc":"2.0","id":true,"result":"not 1"}\n{"jsonrpc":"2.0","id":18446744073709551617,"result":"x"}\n'
+        b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}\n{"jsonrpc":"2.0","id":2.0,"result":null}\n'
+    )
     await peer_writer.drain()
     assert await asyncio.gather(*calls) == [{"a": 1}, None]
     received = b""
@@ -308,3 +312,98 @@ def test_a_message_is_never_written_at_once_ahead_of_one_waiting_for_its_turn() 
 
     sent = asyncio.run(asyncio.wait_for(scenario(), 10))
     assert [json.loads(data)["method"] for data in sent] == ["first", "second", "third"]
+
+
+class Greeting(BaseModel):
+    model_config = ConfigDict(strict=True, serialize_by_alias=True)
+    name: str
+
+
+class Greeted(BaseModel):
+    model_config = ConfigDict(strict=True, serialize_by_alias=True)
+    greeting: str
+
+
+GREETING_SPECS = (
+    MethodSpec("greet", "greet", "agent", "request", Greeting, Greeted, True, None),
+    MethodSpec("_vendor/greet", "greet", "agent", "request", Greeting, Greeted, True, None),  # a hook's name
+    MethodSpec("absent", "absent", "agent", "request", Greeting, Greeted, True, None),
+)
+
+
+class Greeter:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    async def greet(self, params: Greeting) -> Any:
+        self.calls.append(("greet", params))
+        if params.name == "dict":
+            return {"greeting": "from a dict"}
+        if params.name == "wrong":
+            return Greeting(name="not a result")
+        if params.name == "refused":
+            raise RequestError(-32001, "refused", {"why": "asked"})
+        if params.name == "failing":
+            raise RuntimeError("internal detail")
+        if params.name == "none":
+            return None
+        return Greeted(greeting=f"hello {params.name}")
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        self.calls.append((method, params))
+        return {"hooked": params}
+
+
+async def _general(dispatcher: Dispatcher, message: dict[str, Any]) -> dict[str, Any]:
+    """What the dispatcher answers by its general path (``_request``), mapped as ``dispatch`` maps it."""
+    request_id = message["id"]
+    try:
+        result = await dispatcher._request(message.get("method"), message.get("params", _ABSENT))
+    except RequestError as error:
+        return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
+    except Exception:  # noqa: BLE001 - as dispatch answers it
+        return {"jsonrpc": "2.0", "id": request_id, "error": RequestError.internal_error().to_wire()}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "greet", "params": {"name": "ada"}},
+        {"jsonrpc": "2.0", "id": "s", "method": "greet", "params": {"name": "dict"}},
+        {"jsonrpc": "2.0", "id": None, "method": "greet", "params": {"name": "wrong"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "greet", "params": {"name": "refused"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "greet", "params": {"name": "failing"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "greet", "params": {"name": "none"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "greet", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 6, "method": "greet"},
+        {"jsonrpc": "2.0", "id": 7, "method": "greet", "params": [1]},
+        {"jsonrpc": "2.0", "id": 8, "method": "_vendor/greet", "params": {"name": "hook"}},
+        {"jsonrpc": "2.0", "id": 9, "method": "absent", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 10, "method": "unknown", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 11, "method": ["greet"], "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 12, "method": None},
+    ],
+)
+def test_the_dispatchers_direct_path_answers_as_its_general_path(message: dict[str, Any]) -> None:
+    """``dispatch`` calls a method of the table without the general path's coroutine: the same
+    answer, byte for byte, the same handler calls, the same observers asked."""
+
+    async def answers() -> list[tuple[bytes, list[Any], list[Any]]]:
+        found = []
+        for way in ("direct", "general"):
+            greeter, observed = Greeter(), []
+            dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
+            if way == "direct":
+                answer = await dispatcher.dispatch(message)
+            else:
+                answer = await _general(dispatcher, message)
+            assert answer is not None
+            found.append((encode(answer), greeter.calls, observed))
+        return found
+
+    (direct, general) = asyncio.run(answers())
+    assert direct[0] == general[0]
+    assert direct[1:] == general[1:]
+    if message["method"] == "_vendor/greet":
+        assert direct[1] == [("_vendor/greet", {"name": "hook"})]  # the hook, never the table's route

@@ -163,7 +163,8 @@ class Connection:
         )
         outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
         self._pending[request_id] = outgoing
-        self._await_peer(origin, 1)
+        if origin is not None:
+            self._await_peer(origin, 1)
         try:
             if not self._wrote(encode_call, request_id, method, params):
                 await self._write_in_turn(encode_call, request_id, method, params)
@@ -176,7 +177,8 @@ class Connection:
             raise
         finally:
             del self._pending[request_id]
-            self._await_peer(origin, -1)
+            if origin is not None:
+                self._await_peer(origin, -1)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (waits while the peer is not reading)."""
@@ -351,12 +353,17 @@ class Connection:
                 outgoing.fail(error)
 
     def _on_answer(self, message: dict[str, Any]) -> None:
-        valid, response_id = read_id(message["id"])
-        outgoing = (
-            self._pending.get(response_id)
-            if valid and type(response_id) is int
-            else None
-        )
+        response_id = message["id"]
+        # the common id (an integer, as we sent it) found without read_id: our ids are
+        # 64-bit integers, so what is found is what read_id would have found
+        outgoing = self._pending.get(response_id) if type(response_id) is int else None
+        if outgoing is None:
+            valid, response_id = read_id(response_id)
+            outgoing = (
+                self._pending.get(response_id)
+                if valid and type(response_id) is int
+                else None
+            )
         if outgoing is None or outgoing.answered:
             if response_id is None and "error" in message:
                 _log.warning("the peer reported an error: %.1000r", message["error"])

@@ -111,6 +111,8 @@ def _routes(
     requests: dict[str, _Route] = {}
     notifications: dict[str, _Route] = {}
     for spec in methods:
+        if spec.wire.startswith("_"):  # a name for the extension hooks, never routed
+            continue
         routes = requests if spec.kind == "request" else notifications
         routes[spec.wire] = _Route(spec)
     return requests, notifications
@@ -145,7 +147,21 @@ class Dispatcher:
             return None
         request_id = message["id"]
         try:
-            result = await self._request(method, params)
+            # a method of the table that the handler has, without the general path's
+            # coroutine (no table name starts with "_": those go to the hooks)
+            route = self._requests.get(method) if type(method) is str else None
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
+            if route is not None and call is not None:
+                read = route.read(params)
+                if self._observers:
+                    self._observed(route.wire, read)
+                result = route.answer(await call(read))
+            else:
+                result = await self._request(method, params)
         except RequestError as error:
             return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
         except Exception:  # noqa: BLE001 - answered -32603, logged here
