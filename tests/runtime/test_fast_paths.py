@@ -407,3 +407,91 @@ def test_the_dispatchers_direct_path_answers_as_its_general_path(message: dict[s
     assert direct[1:] == general[1:]
     if message["method"] == "_vendor/greet":
         assert direct[1] == [("_vendor/greet", {"name": "hook"})]  # the hook, never the table's route
+
+
+class _Forwarding:
+    """A sender's transport that is not a ``Connection`` (so the sender reads each result itself,
+    by its general path), forwarding to one."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+
+    async def request(self, method: str, params: Any) -> Any:
+        return await self._connection.request(method, params)
+
+    async def notify(self, method: str, params: Any) -> None:
+        await self._connection.notify(method, params)
+
+
+async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
+    """What a typed sender's calls give (results, or the errors raised) and what the peer reads, over
+    a real socket, with the connection reading each result (direct) or the sender."""
+    import importlib
+
+    models = importlib.import_module("acp_bindings.models")
+    senders = importlib.import_module("acp_bindings.senders")
+    runtime = importlib.import_module("acp_bindings.connection")  # the bindings' own runtime
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    connection = runtime.Connection(runtime.LineTransport(reader, writer), lambda message: asyncio.sleep(0))
+    connection.start()
+    sender = senders.AgentSender(connection if direct else _Forwarding(connection))
+    assert (sender._connection is not None) is direct
+    sender.advertised(models.AgentCapabilities())  # no image in prompts
+    mode = models.SetSessionModeRequest(session_id="s", mode_id="code")
+    text = models.PromptRequest.model_validate({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]})
+    image = models.PromptRequest.model_validate(
+        {"sessionId": "s", "prompt": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]}
+    )
+    answers = [
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        b'{"jsonrpc":"2.0","id":2,"result":null}',
+        b'{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","_meta":{"x":1}}}',
+        b'{"jsonrpc":"2.0","id":4,"result":{"stopReason":"no such reason"}}',
+        b'{"jsonrpc":"2.0","id":5,"error":{"code":-32001,"message":"refused","data":[1]}}',
+        b'{"jsonrpc":"2.0","id":6,"result":[]}',
+    ]
+    calls = [
+        (sender.set_session_mode, mode),
+        (sender.set_session_mode, mode),
+        (sender.prompt, text),
+        (sender.prompt, text),
+        (sender.prompt, image),  # refused before anything is written
+        (sender.prompt, text),
+        (sender.set_session_mode, mode),
+    ]
+    outcomes: list[Any] = []
+    for call, params in calls:
+        pending = asyncio.ensure_future(call(params))
+        await asyncio.sleep(0)
+        if not pending.done():
+            peer_writer.write(answers.pop(0) + b"\n")
+        try:
+            result = await pending
+            outcomes.append((type(result).__name__, result.model_dump(by_alias=True, exclude_unset=True)))
+        except Exception as error:  # noqa: BLE001 - the errors are compared
+            outcomes.append((type(error).__name__, str(error)))
+    await connection.close()
+    peer_writer.close()
+    return await peer_reader.read(), outcomes
+
+
+def test_a_typed_result_read_by_the_connection_is_the_one_the_sender_reads() -> None:
+    """A typed sender over a ``Connection`` has the connection read each result (no coroutine of the
+    sender's): the same bytes sent, the same results and the same errors (capability, invalid result,
+    error answer) as the sender's own reading over any other transport."""
+    direct, general = (asyncio.run(asyncio.wait_for(_typed_calls(way), 10)) for way in (True, False))
+    assert direct == general
+    kinds = [kind for kind, _ in direct[1]]
+    assert kinds == [
+        "SetSessionModeResponse",
+        "SetSessionModeResponse",
+        "PromptResponse",
+        "ValidationError",
+        "CapabilityError",
+        "RequestError",
+        "ValidationError",
+    ]
+    assert direct[1][2][1] == {"stopReason": "end_turn", "_meta": {"x": 1}}
+    assert direct[0].count(b"\n") == 6 and b"image" not in direct[0]

@@ -140,9 +140,17 @@ class Connection:
     # -- public API
     # ---------------------------------------------------------------------------
 
-    async def request(self, method: str, params: Any = None) -> Any:
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        read: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Send a request and wait for its result; an error answer raises
-        :class:`RequestError`.
+        :class:`RequestError`. Given ``read`` (a typed sender's validator of the result
+        model), the result is what ``read`` makes of it (of ``{}`` for a null result)
+        and raises what ``read`` raises.
 
         Raises :class:`ConnectionError` when the connection is closed or the peer's
         input ends before the answer (or what the transport's ``failure()`` gives: a
@@ -165,7 +173,7 @@ class Connection:
         try:
             if not self._wrote(encode_call, request_id, method, params):
                 await self._write_in_turn(encode_call, request_id, method, params)
-            return await outgoing.future
+            result = await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not self._closed:
                 self._in_background(
@@ -176,6 +184,9 @@ class Connection:
             del self._pending[request_id]
             if origin is not None:
                 self._await_peer(origin, -1)
+        if read is None:
+            return result
+        return read({} if result is None else result)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (waits while the peer is not reading)."""
