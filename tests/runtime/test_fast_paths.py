@@ -16,8 +16,9 @@ from acpgen.runtime.connection.connection import Connection
 from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
-from acpgen.runtime.wire.codec import encode, encode_call, encode_result
-from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError
+from acpgen.runtime.wire.codec import Unreadable, encode, encode_call, encode_result
+from acpgen.runtime.wire.messages import read_message
+from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError, read_id
 
 
 class Note(BaseModel):
@@ -495,3 +496,21 @@ def test_a_typed_result_read_by_the_connection_is_the_one_the_sender_reads() -> 
     ]
     assert direct[1][2][1] == {"stopReason": "end_turn", "_meta": {"x": 1}}
     assert direct[0].count(b"\n") == 6 and b"image" not in direct[0]
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**70, 1.0, -3.0, 1.5, 2.0**63, True, False, "", "7", None],
+)
+def test_a_requests_id_is_read_as_read_id_reads_it(request_id: Any) -> None:
+    """``read_message`` takes a string or a 64-bit integer id without ``read_id``: every id, at the
+    edges of the range too, comes back as ``read_id`` reads it, or is refused when it refuses it."""
+    valid, expected = read_id(request_id)
+    for message in ({"jsonrpc": "2.0", "id": request_id, "method": "m"}, {"jsonrpc": "2.0", "method": "m"}):
+        read = read_message(json.dumps(message).encode(), 64)
+        if "id" not in message:
+            assert read == {"jsonrpc": "2.0", "method": "m"}
+        elif valid:
+            assert type(read) is dict and read["id"] == expected and type(read["id"]) is type(expected)
+        else:
+            assert isinstance(read, Unreadable) and read.error.code == -32600

@@ -121,10 +121,11 @@ class RuleBook:
         )
         by_class = self._by_class[peer]
         paths_of = self._paths_of[peer]
+        known = paths_of.get(type(payload), _UNKNOWN)  # (only models and plain values)
         if (
             by_class
-            and paths_of.get(type(payload), _UNKNOWN) is not None
-            and isinstance(payload, BaseModel)
+            and known is not None
+            and (known is not _UNKNOWN or isinstance(payload, BaseModel))
         ):
             # the models inside the payload (itself included), in the order they are
             # written, following only the fields that can hold a gated model

@@ -571,15 +571,22 @@ class Connection:
             self._trace.record("out", data)
 
     def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
-        """Write the common answer (a result) at once where :meth:`_wrote` can; False:
-        nothing was written (nor refused: a result that is not JSON is left to
-        :meth:`_send_answer`, which encodes it again and answers -32603)."""
-        if not _is_result(response):
-            return False
-        try:
-            return self._wrote(encode_result, response["id"], response["result"])
-        except (TypeError, ValueError, RecursionError):
-            return False
+        """Write the common answer (a result, as :func:`_is_result` reads it) at once
+        where :meth:`_wrote` can; False: nothing was written (nor refused: a result that
+        is not JSON is left to :meth:`_send_answer`, which encodes it again and answers
+        -32603)."""
+        if (
+            type(response) is dict
+            and len(response) == 3
+            and "result" in response
+            and response.get("jsonrpc") == "2.0"
+            and "id" in response
+        ):
+            try:
+                return self._wrote(encode_result, response["id"], response["result"])
+            except (TypeError, ValueError, RecursionError):
+                return False
+        return False
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]

@@ -40,6 +40,7 @@ class _Route:
     """
 
     __slots__ = (
+        "_a_class",
         "_read_result",
         "_serialize",
         "_spec",
@@ -54,6 +55,8 @@ class _Route:
         self._validate: Callable[[Any], Any] | None = None
         self._read_result: Callable[[Any], Any] | None = None
         self._serialize: Any = None
+        self._a_class = isinstance(spec.result, type)
+        """The result model is a class (not a union)."""
 
     def _build(self) -> Callable[[Any], Any]:
         params = built(self._spec.params)
@@ -86,16 +89,16 @@ class _Route:
         assert (
             self._read_result is not None and self._serialize is not None
         )  # a request's route
-        expected = self._spec.result
         if result is None:
             result = self._read_result({})
-        elif isinstance(expected, type) and not isinstance(result, expected):
+        elif self._a_class and not isinstance(result, self._spec.result):
             result = self._read_result(result)
         # a union result cannot be checked above: the serializer refuses what fits no
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
-        strict = "error" if not isinstance(expected, type) else True
-        return Deferred(self._serialize, result, warnings=strict)
+        return Deferred(
+            self._serialize, result, warnings=True if self._a_class else "error"
+        )
 
 
 @functools.lru_cache(maxsize=64)
