@@ -514,3 +514,62 @@ def test_a_requests_id_is_read_as_read_id_reads_it(request_id: Any) -> None:
             assert type(read) is dict and read["id"] == expected and type(read["id"]) is type(expected)
         else:
             assert isinstance(read, Unreadable) and read.error.code == -32600
+
+
+NOTE_SPECS = (
+    MethodSpec("noted", "noted", "client", "notification", Greeting, None, True, None),
+    MethodSpec("_vendor/noted", "noted", "client", "notification", Greeting, None, True, None),  # a hook's name
+    MethodSpec("absent", "absent", "client", "notification", Greeting, None, True, None),
+)
+
+
+class Noter:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    async def noted(self, params: Greeting) -> None:
+        self.calls.append(("noted", params))
+        if params.name == "refused":
+            raise RequestError(-32001, "refused")
+        if params.name == "failing":
+            raise RuntimeError("internal detail")
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        self.calls.append((method, params))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "method": "noted"},
+        {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
+        {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "method": "unknown"},
+        {"jsonrpc": "2.0", "method": ["noted"]},
+    ],
+)
+def test_the_dispatchers_direct_path_handles_a_notification_as_its_general_path(
+    message: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same handler calls, observers asked and log records (a refusal, a failure, invalid
+    params), and never an answer."""
+    found = []
+    for way in ("direct", "general"):
+        noter, observed = Noter(), []
+        dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
+        caplog.clear()
+        with caplog.at_level("DEBUG", logger="acpgen.runtime.connection.dispatcher"):
+            if way == "direct":
+                assert asyncio.run(dispatcher.dispatch(message)) is None
+            else:
+                asyncio.run(dispatcher._notification(message.get("method"), message.get("params", _ABSENT)))
+        found.append((noter.calls, observed, [(r.levelname, r.getMessage()) for r in caplog.records]))
+    assert found[0] == found[1]
+    if message["method"] == "_vendor/noted":
+        assert found[0][0] == [("_vendor/noted", {"name": "hook"})]
+    if message.get("params") == {"name": "failing"}:
+        assert found[0][2][0][0] == "ERROR"

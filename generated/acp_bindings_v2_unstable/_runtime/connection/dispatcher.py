@@ -146,7 +146,26 @@ class Dispatcher:
         method = message.get("method")
         params = message.get("params", _ABSENT)
         if "id" not in message:
-            await self._notification(method, params)
+            route = self._notifications.get(method) if type(method) is str else None
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
+            if route is None or call is None:
+                await self._notification(method, params)
+                return None
+            # a method of the table that the handler has, without the general path's
+            # coroutine: as _notification handles it
+            try:
+                read = route.read(params)
+                if self._observers:
+                    self._observed(route.wire, read)
+                await call(read)
+            except RequestError as error:
+                _log.warning("notification %.100r refused: %s", method, error)
+            except Exception:  # noqa: BLE001 - never answered: logged here
+                _log.exception("handler of notification %.100r failed", method)
             return None
         request_id = message["id"]
         try:

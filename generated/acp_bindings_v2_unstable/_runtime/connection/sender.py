@@ -143,10 +143,12 @@ class Sender:
             version[1](raw[version[0]])
         return read_result({} if raw is None else raw)
 
-    async def _notify(self, wire: str, params: Any) -> None:
+    def _notify(self, wire: str, params: Any) -> Awaitable[None]:
+        """Send a notification (to be awaited: the transport's own coroutine; what the
+        peer did not advertise is refused at once)."""
         serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        await self._transport.notify(wire, Deferred(serializer, params))
+        return self._transport.notify(wire, Deferred(serializer, params))
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""

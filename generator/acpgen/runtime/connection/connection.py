@@ -190,7 +190,8 @@ class Connection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (waits while the peer is not reading)."""
-        await self._write(encode_call, None, method, params)
+        if not self._wrote(encode_call, None, method, params):
+            await self._write_in_turn(encode_call, None, method, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
