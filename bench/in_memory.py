@@ -47,10 +47,20 @@ class MemoryTransport:
             await self._waiter
         return self._inbox.popleft()
 
+    def received(self) -> bytes | None:  # as ``LineTransport``'s: a message already read
+        return self._inbox.popleft() if self._inbox else None
+
     async def ready(self) -> None:
         return None
 
     async def send(self, data: bytes) -> None:
+        assert self.peer is not None
+        self.peer.deliver(data)
+
+    def can_send_now(self) -> bool:  # as ``LineTransport``'s: a pipe with an empty buffer
+        return True
+
+    def send_now(self, data: bytes) -> None:
         assert self.peer is not None
         self.peer.deliver(data)
 

@@ -13,9 +13,12 @@ import pytest
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from acpgen.runtime.connection.connection import Connection
+from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
+from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
-from acpgen.runtime.wire.codec import encode, encode_call, encode_result
-from acpgen.runtime.wire.rpc import Deferred, Encoded
+from acpgen.runtime.wire.codec import Unreadable, encode, encode_call, encode_result
+from acpgen.runtime.wire.messages import read_message
+from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError, read_id
 
 
 class Note(BaseModel):
@@ -116,3 +119,457 @@ def test_answers_and_requests_cross_a_real_pipe_intact() -> None:
         assert seen[4] == {"jsonrpc": "2.0", "method": "note", "params": {"n": 1}}
 
     asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
+class _Waiting:
+    """A stdio transport without its optional ``can_send_now`` and ``send_now``: every message goes the
+    general way, under the write lock (``ready`` and ``send`` awaited)."""
+
+    def __init__(self, inner: LineTransport) -> None:
+        self._inner = inner
+
+    async def receive(self, limit: int) -> Any:
+        return await self._inner.receive(limit)
+
+    async def ready(self) -> None:
+        await self._inner.ready()
+
+    async def send(self, data: bytes) -> None:
+        await self._inner.send(data)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+class _Counting(LineTransport):
+    """stdio's transport, counting the messages written at once and those read without awaiting."""
+
+    at_once = 0
+    read_at_once = 0
+
+    def send_now(self, data: bytes) -> None:
+        type(self).at_once += 1
+        super().send_now(data)
+
+    def received(self) -> Any:
+        line = super().received()
+        type(self).read_at_once += line is not None
+        return line
+
+
+async def _conversation(at_once: bool, trace: Any) -> bytes:
+    """What a raw peer on a real socket reads from a connection that sends requests (with params,
+    without, of every id kind the peer echoes back), notifications and answers (the common shape,
+    another key order, an error, a result that is not JSON), given, in one write, requests and
+    what is refused (not JSON, not an object, too long, too deep, an id in use), blank lines and
+    cancellations."""
+
+    async def handler(message: dict[str, Any]) -> dict[str, Any] | None:
+        if "id" not in message:
+            return None
+        request_id, method = message["id"], message["method"]
+        if method == "reordered":
+            return {"result": {"order": "theirs"}, "id": request_id, "jsonrpc": "2.0"}
+        if method == "failing":
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": "no"}}
+        if method == "nan":
+            return {"jsonrpc": "2.0", "id": request_id, "result": {"x": float("nan")}}
+        if method == "slow":
+            await asyncio.Event().wait()  # until cancelled
+        return {"jsonrpc": "2.0", "id": request_id, "result": Deferred(NOTE.serializer, Note(text=method))}
+
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    inner = _Counting(reader, writer)
+    limits = Limits(max_message_bytes=4096, max_depth=8)
+    connection = Connection(inner if at_once else _Waiting(inner), handler, trace=trace, limits=limits)
+    connection.start()
+    calls = [
+        asyncio.ensure_future(connection.request("echo", {"x": "é"})),
+        asyncio.ensure_future(connection.request("bare")),
+    ]
+    await asyncio.sleep(0)  # both written: ids 1 and 2
+    await connection.notify("note", Deferred(NOTE.serializer, Note(text="lone \ud800")))
+    with pytest.raises(ValueError):
+        await connection.request("bad", {"x": float("nan")})  # refused before anything is written
+    for n, method in enumerate(("echo", "reordered", "failing", "nan")):
+        for request_id in (n, f"abc{n}", f"é{n}", -3 - n, None if n == 0 else 2**63 - 1 - n):
+            line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method}) + "\n"
+            peer_writer.write(line.encode())
+    peer_writer.write(
+        b"not json\n[1]\n  \n\n"
+        b'{"jsonrpc":"2.0","id":70,"method":"echo","params":"' + b"x" * 5000 + b'"}\n'
+        b'{"jsonrpc":"2.0","id":71,"method":"echo","params":' + b"[" * 9 + b"]" * 9 + b"}\n"
+        b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"none"}}\n'
+        b'{"jsonrpc":"2.0","id":72,"method":"slow"}\n{"jsonrpc":"2.0","id":72,"method":"echo"}\n'
+        b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":72}}\n'
+    )
+    peer_writer.write(  # answers: an id that is no id (true: not 1), one too large, 2 as 2.0
+        b'{"jsonrpc":"2.0","id":true,"result":"not 1"}\n{"jsonrpc":"2.0","id":18446744073709551617,"result":"x"}\n'
+        b'{"jsonrpc":"2.0","id":1,"result":{"a":1}}\n{"jsonrpc":"2.0","id":2.0,"result":null}\n'
+    )
+    await peer_writer.drain()
+    assert await asyncio.gather(*calls) == [{"a": 1}, None]
+    received = b""
+    while received.count(b"\n") < 3 + 5 * 4 + 6:
+        received += await peer_reader.read(65536)
+    await connection.close()
+    peer_writer.close()
+    return received
+
+
+def test_a_message_written_at_once_is_the_message_written_in_turn(tmp_path: Any) -> None:
+    """Over a real socket, the connection writes the same bytes, in the same order, and traces the
+    same messages, whether it writes without awaiting (stdio's ``send_now``) or under its write lock;
+    and it does write at once when it can."""
+    written, traced = [], []
+    for at_once in (True, False):
+        trace = tmp_path / f"{at_once}.jsonl"
+        _Counting.at_once = _Counting.read_at_once = 0
+        written.append(asyncio.run(asyncio.wait_for(_conversation(at_once, trace), 10)))
+        assert (_Counting.at_once > 0) is at_once
+        assert (_Counting.read_at_once > 0) is at_once
+        entries = [json.loads(line) for line in trace.read_text().splitlines()]
+        traced.append([(entry["direction"], entry.get("message", entry.get("raw"))) for entry in entries])
+    assert written[0] == written[1]
+    assert traced[0] == traced[1]
+    sent = [json.loads(line) for line in written[0].splitlines()[:3]]
+    assert [(m.get("id"), m["method"], m.get("params")) for m in sent] == [
+        (1, "echo", {"x": "é"}),
+        (2, "bare", None),
+        (None, "note", {"text": "lone \ud800"}),
+    ]
+    answers = [json.loads(line) for line in written[0].splitlines()[3:]]
+    by_id: dict[Any, list[Any]] = {}
+    for answer in answers:
+        by_id.setdefault(json.dumps(answer["id"]), []).append(answer.get("result", answer.get("error")))
+    for n, expected in enumerate(({"text": "echo"}, {"order": "theirs"}, -32000, -32603)):  # NaN: -32603
+        for request_id in (n, f"abc{n}", f"é{n}", -3 - n, None if n == 0 else 2**63 - 1 - n):
+            found = [e if isinstance(expected, dict) else e["code"] for e in by_id.pop(json.dumps(request_id))]
+            assert expected in found
+            if request_id is None:  # with the refusals of what has no id (in an order eager start may change)
+                found.remove(expected)
+                assert sorted((e["code"], e["message"]) for e in found) == [
+                    (-32700, "Parse error"),
+                    (-32600, "Invalid request"),
+                ]
+            else:
+                assert found == [expected]
+    assert {key: [(e["code"], e["message"]) for e in value] for key, value in by_id.items()} == {
+        "70": [(-32600, "Message too large")],
+        "71": [(-32600, "Nesting too deep")],
+        "72": [(-32600, "Invalid request"), (-32800, "Request cancelled")],  # the id in use; then cancelled
+    }
+
+
+class _Held:
+    """A transport whose ``ready`` waits until released while the test says so; ``can_send_now``
+    is true otherwise."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.held = False
+        self.release = asyncio.Event()
+
+    async def receive(self, limit: int) -> None:
+        await asyncio.Event().wait()
+
+    async def ready(self) -> None:
+        if self.held:
+            await self.release.wait()
+
+    def can_send_now(self) -> bool:
+        return not self.held
+
+    async def send(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    def send_now(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_message_is_never_written_at_once_ahead_of_one_waiting_for_its_turn() -> None:
+    async def scenario() -> list[bytes]:
+        transport = _Held()
+        connection = Connection(transport, lambda message: asyncio.sleep(0))  # type: ignore[arg-type,return-value]
+        transport.held = True
+        first = asyncio.ensure_future(connection.notify("first"))
+        await asyncio.sleep(0)  # waits in ready(), holding the write lock
+        transport.held = False  # the transport could take a message now...
+        second = asyncio.ensure_future(connection.notify("second"))
+        await asyncio.sleep(0)
+        assert transport.sent == []  # ...but not ahead of the first
+        transport.release.set()
+        await asyncio.gather(first, second)
+        await connection.notify("third")  # at once again
+        await connection.close()
+        with pytest.raises(ConnectionError):
+            await connection.notify("closed")
+        return transport.sent
+
+    sent = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert [json.loads(data)["method"] for data in sent] == ["first", "second", "third"]
+
+
+class Greeting(BaseModel):
+    model_config = ConfigDict(strict=True, serialize_by_alias=True)
+    name: str
+
+
+class Greeted(BaseModel):
+    model_config = ConfigDict(strict=True, serialize_by_alias=True)
+    greeting: str
+
+
+GREETING_SPECS = (
+    MethodSpec("greet", "greet", "agent", "request", Greeting, Greeted, True, None),
+    MethodSpec("_vendor/greet", "greet", "agent", "request", Greeting, Greeted, True, None),  # a hook's name
+    MethodSpec("absent", "absent", "agent", "request", Greeting, Greeted, True, None),
+)
+
+
+class Greeter:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    async def greet(self, params: Greeting) -> Any:
+        self.calls.append(("greet", params))
+        if params.name == "dict":
+            return {"greeting": "from a dict"}
+        if params.name == "wrong":
+            return Greeting(name="not a result")
+        if params.name == "refused":
+            raise RequestError(-32001, "refused", {"why": "asked"})
+        if params.name == "failing":
+            raise RuntimeError("internal detail")
+        if params.name == "none":
+            return None
+        return Greeted(greeting=f"hello {params.name}")
+
+    async def ext_method(self, method: str, params: Any) -> Any:
+        self.calls.append((method, params))
+        return {"hooked": params}
+
+
+async def _general(dispatcher: Dispatcher, message: dict[str, Any]) -> dict[str, Any]:
+    """What the dispatcher answers by its general path (``_request``), mapped as ``dispatch`` maps it."""
+    request_id = message["id"]
+    try:
+        result = await dispatcher._request(message.get("method"), message.get("params", _ABSENT))
+    except RequestError as error:
+        return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
+    except Exception:  # noqa: BLE001 - as dispatch answers it
+        return {"jsonrpc": "2.0", "id": request_id, "error": RequestError.internal_error().to_wire()}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "greet", "params": {"name": "ada"}},
+        {"jsonrpc": "2.0", "id": "s", "method": "greet", "params": {"name": "dict"}},
+        {"jsonrpc": "2.0", "id": None, "method": "greet", "params": {"name": "wrong"}},
+        {"jsonrpc": "2.0", "id": 2, "method": "greet", "params": {"name": "refused"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "greet", "params": {"name": "failing"}},
+        {"jsonrpc": "2.0", "id": 4, "method": "greet", "params": {"name": "none"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "greet", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 6, "method": "greet"},
+        {"jsonrpc": "2.0", "id": 7, "method": "greet", "params": [1]},
+        {"jsonrpc": "2.0", "id": 8, "method": "_vendor/greet", "params": {"name": "hook"}},
+        {"jsonrpc": "2.0", "id": 9, "method": "absent", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 10, "method": "unknown", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 11, "method": ["greet"], "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "id": 12, "method": None},
+    ],
+)
+def test_the_dispatchers_direct_path_answers_as_its_general_path(message: dict[str, Any]) -> None:
+    """``dispatch`` calls a method of the table without the general path's coroutine: the same
+    answer, byte for byte, the same handler calls, the same observers asked."""
+
+    async def answers() -> list[tuple[bytes, list[Any], list[Any]]]:
+        found = []
+        for way in ("direct", "general"):
+            greeter, observed = Greeter(), []
+            dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
+            if way == "direct":
+                answer = await dispatcher.dispatch(message)
+            else:
+                answer = await _general(dispatcher, message)
+            assert answer is not None
+            found.append((encode(answer), greeter.calls, observed))
+        return found
+
+    (direct, general) = asyncio.run(answers())
+    assert direct[0] == general[0]
+    assert direct[1:] == general[1:]
+    if message["method"] == "_vendor/greet":
+        assert direct[1] == [("_vendor/greet", {"name": "hook"})]  # the hook, never the table's route
+
+
+class _Forwarding:
+    """A sender's transport that is not a ``Connection`` (so the sender reads each result itself,
+    by its general path), forwarding to one."""
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+
+    async def request(self, method: str, params: Any) -> Any:
+        return await self._connection.request(method, params)
+
+    async def notify(self, method: str, params: Any) -> None:
+        await self._connection.notify(method, params)
+
+
+async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
+    """What a typed sender's calls give (results, or the errors raised) and what the peer reads, over
+    a real socket, with the connection reading each result (direct) or the sender."""
+    import importlib
+
+    models = importlib.import_module("acp_bindings.models")
+    senders = importlib.import_module("acp_bindings.senders")
+    runtime = importlib.import_module("acp_bindings.connection")  # the bindings' own runtime
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    connection = runtime.Connection(runtime.LineTransport(reader, writer), lambda message: asyncio.sleep(0))
+    connection.start()
+    sender = senders.AgentSender(connection if direct else _Forwarding(connection))
+    assert (sender._connection is not None) is direct
+    sender.advertised(models.AgentCapabilities())  # no image in prompts
+    mode = models.SetSessionModeRequest(session_id="s", mode_id="code")
+    text = models.PromptRequest.model_validate({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]})
+    image = models.PromptRequest.model_validate(
+        {"sessionId": "s", "prompt": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}]}
+    )
+    answers = [
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        b'{"jsonrpc":"2.0","id":2,"result":null}',
+        b'{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn","_meta":{"x":1}}}',
+        b'{"jsonrpc":"2.0","id":4,"result":{"stopReason":"no such reason"}}',
+        b'{"jsonrpc":"2.0","id":5,"error":{"code":-32001,"message":"refused","data":[1]}}',
+        b'{"jsonrpc":"2.0","id":6,"result":[]}',
+    ]
+    calls = [
+        (sender.set_session_mode, mode),
+        (sender.set_session_mode, mode),
+        (sender.prompt, text),
+        (sender.prompt, text),
+        (sender.prompt, image),  # refused before anything is written
+        (sender.prompt, text),
+        (sender.set_session_mode, mode),
+    ]
+    outcomes: list[Any] = []
+    for call, params in calls:
+        pending = asyncio.ensure_future(call(params))
+        await asyncio.sleep(0)
+        if not pending.done():
+            peer_writer.write(answers.pop(0) + b"\n")
+        try:
+            result = await pending
+            outcomes.append((type(result).__name__, result.model_dump(by_alias=True, exclude_unset=True)))
+        except Exception as error:  # noqa: BLE001 - the errors are compared
+            outcomes.append((type(error).__name__, str(error)))
+    await connection.close()
+    peer_writer.close()
+    return await peer_reader.read(), outcomes
+
+
+def test_a_typed_result_read_by_the_connection_is_the_one_the_sender_reads() -> None:
+    """A typed sender over a ``Connection`` has the connection read each result (no coroutine of the
+    sender's): the same bytes sent, the same results and the same errors (capability, invalid result,
+    error answer) as the sender's own reading over any other transport."""
+    direct, general = (asyncio.run(asyncio.wait_for(_typed_calls(way), 10)) for way in (True, False))
+    assert direct == general
+    kinds = [kind for kind, _ in direct[1]]
+    assert kinds == [
+        "SetSessionModeResponse",
+        "SetSessionModeResponse",
+        "PromptResponse",
+        "ValidationError",
+        "CapabilityError",
+        "RequestError",
+        "ValidationError",
+    ]
+    assert direct[1][2][1] == {"stopReason": "end_turn", "_meta": {"x": 1}}
+    assert direct[0].count(b"\n") == 6 and b"image" not in direct[0]
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**70, 1.0, -3.0, 1.5, 2.0**63, True, False, "", "7", None],
+)
+def test_a_requests_id_is_read_as_read_id_reads_it(request_id: Any) -> None:
+    """``read_message`` takes a string or a 64-bit integer id without ``read_id``: every id, at the
+    edges of the range too, comes back as ``read_id`` reads it, or is refused when it refuses it."""
+    valid, expected = read_id(request_id)
+    for message in ({"jsonrpc": "2.0", "id": request_id, "method": "m"}, {"jsonrpc": "2.0", "method": "m"}):
+        read = read_message(json.dumps(message).encode(), 64)
+        if "id" not in message:
+            assert read == {"jsonrpc": "2.0", "method": "m"}
+        elif valid:
+            assert type(read) is dict and read["id"] == expected and type(read["id"]) is type(expected)
+        else:
+            assert isinstance(read, Unreadable) and read.error.code == -32600
+
+
+NOTE_SPECS = (
+    MethodSpec("noted", "noted", "client", "notification", Greeting, None, True, None),
+    MethodSpec("_vendor/noted", "noted", "client", "notification", Greeting, None, True, None),  # a hook's name
+    MethodSpec("absent", "absent", "client", "notification", Greeting, None, True, None),
+)
+
+
+class Noter:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    async def noted(self, params: Greeting) -> None:
+        self.calls.append(("noted", params))
+        if params.name == "refused":
+            raise RequestError(-32001, "refused")
+        if params.name == "failing":
+            raise RuntimeError("internal detail")
+
+    async def ext_notification(self, method: str, params: Any) -> None:
+        self.calls.append((method, params))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
+        {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "method": "noted"},
+        {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
+        {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
+        {"jsonrpc": "2.0", "method": "unknown"},
+        {"jsonrpc": "2.0", "method": ["noted"]},
+    ],
+)
+def test_the_dispatchers_direct_path_handles_a_notification_as_its_general_path(
+    message: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The same handler calls, observers asked and log records (a refusal, a failure, invalid
+    params), and never an answer."""
+    found = []
+    for way in ("direct", "general"):
+        noter, observed = Noter(), []
+        dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
+        caplog.clear()
+        with caplog.at_level("DEBUG", logger="acpgen.runtime.connection.dispatcher"):
+            if way == "direct":
+                assert asyncio.run(dispatcher.dispatch(message)) is None
+            else:
+                asyncio.run(dispatcher._notification(message.get("method"), message.get("params", _ABSENT)))
+        found.append((noter.calls, observed, [(r.levelname, r.getMessage()) for r in caplog.records]))
+    assert found[0] == found[1]
+    if message["method"] == "_vendor/noted":
+        assert found[0][0] == [("_vendor/noted", {"name": "hook"})]
+    if message.get("params") == {"name": "failing"}:
+        assert found[0][2][0][0] == "ERROR"

@@ -349,3 +349,92 @@ def test_only_payloads_that_can_hold_a_gated_model_are_walked(variant: str) -> N
     for rule in caps.RULES:  # every class a rule gates is found from itself
         for cls in rule.classes:
             assert book._may_hold(cls, rule.capability.side)
+
+
+def _exhaustive(book: Any, peer: str, caps: Any, method: str, payload: Any) -> list[Any]:
+    """Every rule broken, found by walking every model, list and dict of ``payload`` in the order it
+    is written and trying every rule of ``peer`` on every model: what the check's walk, which follows
+    only the fields that can hold a gated model, must find."""
+    from pydantic import BaseModel
+
+    from acpgen.runtime.connection.capabilities import _uses
+
+    found = [r for r in book._by_method.get((peer, method), ()) if not book.supports(caps, r.capability.path)]
+
+    def walk(value: Any) -> None:
+        if isinstance(value, BaseModel):
+            for rule in book._by_class[peer].get(type(value), ()):
+                if _uses(rule, value) and not book.supports(caps, rule.capability.path):
+                    found.append(rule)
+            for name in type(value).model_fields:
+                if name in value.__dict__:
+                    walk(value.__dict__[name])
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(payload)
+    return list(dict.fromkeys(found))
+
+
+BLOCKS = [
+    {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+    {"type": "text", "text": "look"},
+    {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+    {"type": "resource", "resource": {"uri": "file:///a", "text": "a"}},
+    {"type": "resource_link", "name": "a", "uri": "file:///a"},
+]
+SERVERS = [
+    {"type": "sse", "name": "s", "url": "https://x.test", "headers": []},
+    {"name": "s", "command": "x", "args": [], "env": []},
+    {"type": "http", "name": "w", "url": "https://x.test", "headers": []},
+]
+
+
+@pytest.mark.parametrize("variant", ["stable", "unstable"])
+def test_the_walk_finds_what_an_exhaustive_walk_finds_in_the_same_order(variant: str) -> None:
+    m, caps = models(variant), helpers(variant)
+    book = caps._BOOK
+    payloads = [("session/prompt", m.PromptRequest.model_validate({"sessionId": "s", "prompt": []}))]
+    for start in range(len(BLOCKS)):
+        for size in (1, 2, 5):
+            chosen = (BLOCKS[start:] + BLOCKS[:start])[:size]
+            payloads.append(("session/prompt", m.PromptRequest.model_validate({"sessionId": "s", "prompt": chosen})))
+    for start in range(len(SERVERS)):
+        chosen = SERVERS[start:] + SERVERS[:start]
+        new = {"cwd": "/w", "mcpServers": chosen, "additionalDirectories": ["/x"]}
+        payloads.append(("session/new", m.NewSessionRequest.model_validate(new)))
+        payloads.append(("session/new", m.NewSessionRequest.model_validate({"cwd": "/w", "mcpServers": chosen[:1]})))
+    payloads.append(
+        ("session/load", m.LoadSessionRequest.model_validate({"sessionId": "s", "cwd": "/w", "mcpServers": SERVERS}))
+    )
+    payloads.append(("session/set_mode", m.SetSessionModeRequest.model_validate({"sessionId": "s", "modeId": "m"})))
+    advertised_sets = [
+        None,
+        m.AgentCapabilities(),
+        m.AgentCapabilities.model_validate({"promptCapabilities": {"image": True, "audio": True}}),
+        m.AgentCapabilities.model_validate(
+            {"promptCapabilities": {"embeddedContext": True}, "mcpCapabilities": {"http": True}, "loadSession": True}
+        ),
+    ]
+    # towards the client: gated models held in a field directly, and in lists inside them
+    notice = {"sessionUpdate": "notice", "severity": "info", "title": "t"}
+    option = {"type": "boolean", "id": "o", "name": "o", "currentValue": True}
+    options = {"sessionUpdate": "config_option_update", "configOptions": [option, option]}
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": BLOCKS[0]}
+    to_client = [
+        ("session/update", m.SessionNotification.model_validate({"sessionId": "s", "update": update}))
+        for update in (notice, options, chunk)
+    ]
+    client_sets = [None, m.ClientCapabilities()]
+    checked = 0
+    for peer, cases, sets in (("agent", payloads, advertised_sets), ("client", to_client, client_sets)):
+        for method, payload in cases:
+            for advertised_caps in sets:
+                expected = _exhaustive(book, peer, advertised_caps, method, payload)
+                assert [v.rule for v in caps.violations(peer, advertised_caps, method, payload)] == expected
+                checked += bool(expected)
+    assert checked > 20  # most cases break rules: the comparison is not of empty lists

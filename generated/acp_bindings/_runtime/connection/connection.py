@@ -123,6 +123,18 @@ class Connection:
         self._room = asyncio.Event()
         """Set when a handler ends or awaits the peer: reading may go on."""
         self._write_lock = asyncio.Lock()
+        self._writers = 0
+        """Writers holding the write lock or waiting for it."""
+        self._send_now: Callable[[bytes], None] | None = getattr(
+            transport, "send_now", None
+        )
+        self._can_send_now: Callable[[], bool] | None = (
+            getattr(transport, "can_send_now", None)
+            if self._send_now is not None
+            else None
+        )
+        """The transport's optional way to write without awaiting (see
+        :meth:`_wrote`)."""
         self._background: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
         self._input_ended = False
@@ -131,9 +143,17 @@ class Connection:
     # -- public API
     # ---------------------------------------------------------------------------
 
-    async def request(self, method: str, params: Any = None) -> Any:
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        read: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """Send a request and wait for its result; an error answer raises
-        :class:`RequestError`.
+        :class:`RequestError`. Given ``read`` (a typed sender's validator of the result
+        model), the result is what ``read`` makes of it (of ``{}`` for a null result)
+        and raises what ``read`` raises.
 
         Raises :class:`ConnectionError` when the connection is closed or the peer's
         input ends before the answer (or what the transport's ``failure()`` gives: a
@@ -151,10 +171,12 @@ class Connection:
         )
         outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
         self._pending[request_id] = outgoing
-        self._await_peer(origin, 1)
+        if origin is not None:
+            self._await_peer(origin, 1)
         try:
-            await self._write(encode_call, request_id, method, params)
-            return await outgoing.future
+            if not self._wrote(encode_call, request_id, method, params):
+                await self._write_in_turn(encode_call, request_id, method, params)
+            result = await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not self._closed:
                 self._in_background(
@@ -163,11 +185,16 @@ class Connection:
             raise
         finally:
             del self._pending[request_id]
-            self._await_peer(origin, -1)
+            if origin is not None:
+                self._await_peer(origin, -1)
+        if read is None:
+            return result
+        return read({} if result is None else result)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (waits while the peer is not reading)."""
-        await self._write(encode_call, None, method, params)
+        if not self._wrote(encode_call, None, method, params):
+            await self._write_in_turn(encode_call, None, method, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
@@ -235,22 +262,34 @@ class Connection:
 
     async def _read_messages(self) -> None:
         most = self.limits.max_message_bytes
-        while (line := await self.transport.receive(most)) is not None:
+        transport, trace = self.transport, self._trace
+        # the transport's optional way to give a message already read without awaiting
+        received: Callable[[], bytes | Oversized | None] | None = getattr(
+            transport, "received", None
+        )
+        while True:
+            line = received() if received is not None else None
+            if line is None and (line := await transport.receive(most)) is None:
+                break
             while not self._may_read():
                 self._room.clear()
                 if self._may_read():
                     break
                 await self._room.wait()
             try:
-                if self._trace is not None:
-                    self._trace.record(
-                        "in", line.head if isinstance(line, Oversized) else line
-                    )
                 if isinstance(line, Oversized):
+                    if trace is not None:
+                        trace.record("in", line.head)
                     limit = {"limit": self.limits.max_message_bytes}
                     await self._refuse(find_id(line.head), "Message too large", limit)
-                elif line and not line.isspace():  # (no copy of the line)
-                    await self._receive(line)
+                    continue
+                if trace is not None:
+                    trace.record("in", line)
+                if line and not line.isspace():  # (no copy of the line)
+                    # the common messages are handled without awaiting
+                    refusal = self._receive(line)
+                    if refusal is not None:
+                        await refusal
             except (ConnectionError, OSError) as error:
                 _log.debug("could not answer the peer: %s", error)
             except Exception:  # noqa: BLE001 - one message never ends the conversation
@@ -266,11 +305,13 @@ class Connection:
         busy = len(self._running) >= limits.max_running_requests
         return not busy or self._awaiting > 0
 
-    async def _receive(self, line: bytes) -> None:
+    def _receive(self, line: bytes) -> Awaitable[None] | None:
+        """Route one message; what is left to await (writing a refusal) if anything
+        (the reading waits for it before the next message)."""
         message = read_message(line, self.limits.max_depth)
         if isinstance(message, Unreadable):
-            await self._send_error(message.request_id, message.error)
-        elif "method" not in message:
+            return self._send_error(message.request_id, message.error)
+        if "method" not in message:
             self._on_answer(message)
         elif "id" not in message:
             if message["method"] == CANCEL_REQUEST:
@@ -278,23 +319,26 @@ class Connection:
             else:
                 self._queue_notification(message, len(line))
         else:
-            await self._on_request(message)
+            return self._on_request(message)
+        return None
 
-    async def _on_request(self, message: dict[str, Any]) -> None:
+    def _on_request(self, message: dict[str, Any]) -> Awaitable[None] | None:
+        """Start the request's handler; the refusal to await if it is refused."""
         request_id = message["id"]
-        if request_id in self._running:
+        running = self._running
+        if request_id in running:
             reason = {"reason": "the id is in use"}
-            await self._refuse(request_id, "Invalid request", reason)
-        elif len(self._running) >= self.limits.max_running_requests:
+            return self._refuse(request_id, "Invalid request", reason)
+        if len(running) >= self.limits.max_running_requests:
             limit = {"limit": self.limits.max_running_requests}
-            await self._send_error(
+            return self._send_error(
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
-        else:
-            incoming = self._running[request_id] = Incoming()
-            # started at once where that cannot overtake a notification read before it
-            eager = not self._inbox
-            incoming.task = start_task(self._answer(request_id, message), eager=eager)
+        incoming = running[request_id] = Incoming()
+        # started at once where that cannot overtake a notification read before it
+        eager = not self._inbox
+        incoming.task = start_task(self._answer(request_id, message), eager=eager)
+        return None
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
         current, limits = self._current, self.limits
@@ -321,12 +365,17 @@ class Connection:
                 outgoing.fail(error)
 
     def _on_answer(self, message: dict[str, Any]) -> None:
-        valid, response_id = read_id(message["id"])
-        outgoing = (
-            self._pending.get(response_id)
-            if valid and type(response_id) is int
-            else None
-        )
+        response_id = message["id"]
+        # the common id (an integer, as we sent it) found without read_id: our ids are
+        # 64-bit integers, so what is found is what read_id would have found
+        outgoing = self._pending.get(response_id) if type(response_id) is int else None
+        if outgoing is None:
+            valid, response_id = read_id(response_id)
+            outgoing = (
+                self._pending.get(response_id)
+                if valid and type(response_id) is int
+                else None
+            )
         if outgoing is None or outgoing.answered:
             if response_id is None and "error" in message:
                 _log.warning("the peer reported an error: %.1000r", message["error"])
@@ -424,7 +473,8 @@ class Connection:
                 )
                 response = error_message(request_id, RequestError.internal_error())
             incoming.answering = True
-            await self._send_answer(request_id, response)
+            if not self._answered_at_once(response):
+                await self._send_answer(request_id, response)
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)
         finally:
@@ -480,30 +530,70 @@ class Connection:
         The message is encoded only when its turn comes, so waiting senders hold no
         bytes.
         """
-        lock = self._write_lock
-        await lock.acquire()  # as ``async with``, without its two coroutines a message
-        try:
-            if self._closed:
-                raise ConnectionError("the connection is closed")
-            await self.transport.ready()
-            data = encoder(*message)
-            await self.transport.send(data)
-        finally:
-            lock.release()
+        if not self._wrote(encoder, *message):
+            await self._write_in_turn(encoder, *message)
+
+    def _wrote(self, encoder: Callable[..., bytes], *message: Any) -> bool:
+        """Write the message at once, without awaiting, where nothing can come between:
+        no writer holds or awaits the write lock and the transport takes a message now
+        (its optional ``can_send_now`` and ``send_now``: ``LineTransport``'s, when
+        nothing waits in the stream's buffer). False: nothing was encoded or written;
+        :meth:`_write_in_turn` writes it."""
+        if self._writers or self._closed:
+            return False
+        can_send_now = self._can_send_now
+        if can_send_now is None or not can_send_now():
+            return False
+        data = encoder(*message)
+        self._send_now(data)  # type: ignore[misc] # (given with can_send_now)
         if self._trace is not None:
             self._trace.record("out", data)
+        return True
+
+    async def _write_in_turn(
+        self, encoder: Callable[..., bytes], *message: Any
+    ) -> None:
+        """Write the message under the write lock, once the transport is ready."""
+        lock = self._write_lock
+        self._writers += 1
+        try:
+            await lock.acquire()  # as ``async with``, without its two coroutines
+            try:
+                if self._closed:
+                    raise ConnectionError("the connection is closed")
+                await self.transport.ready()
+                data = encoder(*message)
+                await self.transport.send(data)
+            finally:
+                lock.release()
+        finally:
+            self._writers -= 1
+        if self._trace is not None:
+            self._trace.record("out", data)
+
+    def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
+        """Write the common answer (a result, as :func:`_is_result` reads it) at once
+        where :meth:`_wrote` can; False: nothing was written (nor refused: a result that
+        is not JSON is left to :meth:`_send_answer`, which encodes it again and answers
+        -32603)."""
+        if (
+            type(response) is dict
+            and len(response) == 3
+            and "result" in response
+            and response.get("jsonrpc") == "2.0"
+            and "id" in response
+        ):
+            try:
+                return self._wrote(encode_result, response["id"], response["result"])
+            except (TypeError, ValueError, RecursionError):
+                return False
+        return False
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]
     ) -> None:
         try:
-            if (
-                type(response) is dict
-                and len(response) == 3
-                and "result" in response
-                and response.get("jsonrpc") == "2.0"
-                and "id" in response
-            ):  # the common answer, written in one step
+            if _is_result(response):  # the common answer, written in one step
                 await self._write(encode_result, response["id"], response["result"])
             else:
                 await self._send(response)
@@ -530,3 +620,15 @@ class Connection:
     async def _send_quietly(self, method: str, params: Any) -> None:
         with contextlib.suppress(Exception):
             await self.notify(method, params)
+
+
+def _is_result(response: Any) -> bool:
+    """Whether ``response`` is ``{"jsonrpc": "2.0", "id": ..., "result": ...}`` (in any
+    order), the answer :func:`encode_result` writes in one step."""
+    return (
+        type(response) is dict
+        and len(response) == 3
+        and "result" in response
+        and response.get("jsonrpc") == "2.0"
+        and "id" in response
+    )

@@ -43,6 +43,7 @@ class _Route:
     """
 
     __slots__ = (
+        "_a_class",
         "_read_result",
         "_serialize",
         "_spec",
@@ -57,6 +58,8 @@ class _Route:
         self._validate: Callable[[Any], Any] | None = None
         self._read_result: Callable[[Any], Any] | None = None
         self._serialize: Any = None
+        self._a_class = isinstance(spec.result, type)
+        """The result model is a class (not a union)."""
 
     def _build(self) -> Callable[[Any], Any]:
         params = built(self._spec.params)
@@ -89,16 +92,16 @@ class _Route:
         assert (
             self._read_result is not None and self._serialize is not None
         )  # a request's route
-        expected = self._spec.result
         if result is None:
             result = self._read_result({})
-        elif isinstance(expected, type) and not isinstance(result, expected):
+        elif self._a_class and not isinstance(result, self._spec.result):
             result = self._read_result(result)
         # a union result cannot be checked above: the serializer refuses what fits no
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
-        strict = "error" if not isinstance(expected, type) else True
-        return Deferred(self._serialize, result, warnings=strict)
+        return Deferred(
+            self._serialize, result, warnings=True if self._a_class else "error"
+        )
 
 
 @functools.lru_cache(maxsize=64)
@@ -111,6 +114,8 @@ def _routes(
     requests: dict[str, _Route] = {}
     notifications: dict[str, _Route] = {}
     for spec in methods:
+        if spec.wire.startswith("_"):  # a name for the extension hooks, never routed
+            continue
         routes = requests if spec.kind == "request" else notifications
         routes[spec.wire] = _Route(spec)
     return requests, notifications
@@ -141,11 +146,44 @@ class Dispatcher:
         method = message.get("method")
         params = message.get("params", _ABSENT)
         if "id" not in message:
-            await self._notification(method, params)
+            route = self._notifications.get(method) if type(method) is str else None
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
+            if route is None or call is None:
+                await self._notification(method, params)
+                return None
+            # a method of the table that the handler has, without the general path's
+            # coroutine: as _notification handles it
+            try:
+                read = route.read(params)
+                if self._observers:
+                    self._observed(route.wire, read)
+                await call(read)
+            except RequestError as error:
+                _log.warning("notification %.100r refused: %s", method, error)
+            except Exception:  # noqa: BLE001 - never answered: logged here
+                _log.exception("handler of notification %.100r failed", method)
             return None
         request_id = message["id"]
         try:
-            result = await self._request(method, params)
+            # a method of the table that the handler has, without the general path's
+            # coroutine (no table name starts with "_": those go to the hooks)
+            route = self._requests.get(method) if type(method) is str else None
+            call = (
+                getattr(self._handler, route.python_name, None)
+                if route is not None
+                else None
+            )
+            if route is not None and call is not None:
+                read = route.read(params)
+                if self._observers:
+                    self._observed(route.wire, read)
+                result = route.answer(await call(read))
+            else:
+                result = await self._request(method, params)
         except RequestError as error:
             return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
         except Exception:  # noqa: BLE001 - answered -32603, logged here

@@ -14,13 +14,14 @@ capability check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
 
 from ..wire.rpc import Deferred, MethodSpec
 from .adapters import built
+from .connection import Connection
 
 __all__ = ["Sender", "Transport"]
 
@@ -48,6 +49,9 @@ class Sender:
         check_capabilities: bool = True,
     ) -> None:
         self._transport = transport
+        self._connection = transport if isinstance(transport, Connection) else None
+        """The transport when it is a :class:`Connection`, which reads a typed result
+        itself (so a call costs no coroutine of the sender's)."""
         self.peer_capabilities = peer_capabilities
         """What the peer advertised at ``initialize``; when set, messages are checked
         against it."""
@@ -109,27 +113,42 @@ class Sender:
             serializer = found[wire] = built(spec.params).serializer
         return serializer
 
-    async def _request(
+    def _request(
         self,
         wire: str,
         params: Any,
         *,
         version: tuple[str, Callable[[Any], None]] | None = None,
-    ) -> Any:
-        """Send a request and read its result. ``version`` (a result field and its
-        check) is checked first: a peer of another protocol version may answer in
-        another shape."""
+    ) -> Awaitable[Any]:
+        """Send a request and read its result (to be awaited; what the peer did not
+        advertise is refused at once). ``version`` (a result field and its check) is
+        checked first: a peer of another protocol version may answer in another
+        shape."""
         serializer, read_result = self._request_route(wire)
         self._check(wire, params)
-        raw = await self._transport.request(wire, Deferred(serializer, params))
+        sent = Deferred(serializer, params)
+        if version is None and self._connection is not None:
+            return self._connection.request(wire, sent, read=read_result)
+        return self._read(wire, sent, read_result, version)
+
+    async def _read(
+        self,
+        wire: str,
+        params: Deferred,
+        read_result: Callable[[Any], Any],
+        version: tuple[str, Callable[[Any], None]] | None,
+    ) -> Any:
+        raw = await self._transport.request(wire, params)
         if version is not None and isinstance(raw, dict) and version[0] in raw:
             version[1](raw[version[0]])
         return read_result({} if raw is None else raw)
 
-    async def _notify(self, wire: str, params: Any) -> None:
+    def _notify(self, wire: str, params: Any) -> Awaitable[None]:
+        """Send a notification (to be awaited: the transport's own coroutine; what the
+        peer did not advertise is refused at once)."""
         serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        await self._transport.notify(wire, Deferred(serializer, params))
+        return self._transport.notify(wire, Deferred(serializer, params))
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""

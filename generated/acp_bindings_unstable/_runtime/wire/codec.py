@@ -127,7 +127,12 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
         if request_id is None:
             return b'{"jsonrpc":"2.0","method":%b}' % name
         return b'{"jsonrpc":"2.0","id":%d,"method":%b}' % (request_id, name)
-    data = _value(params)
+    if type(params) is Deferred:  # the common params: a model
+        data = params.encode()
+        if type(data) is not bytes:
+            data = _dumps(data)
+    else:
+        data = _value(params)
     if request_id is None:
         return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
     return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}' % (
@@ -140,7 +145,12 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
 def encode_result(request_id: Any, result: Any) -> bytes:
     """The response ``{"jsonrpc": "2.0", "id": request_id, "result": result}`` as
     :func:`encode` writes it, in one step."""
-    data = _value(result)
+    if type(result) is Deferred:  # the common result: a model
+        data = result.encode()
+        if type(data) is not bytes:
+            data = _dumps(data)
+    else:
+        data = _value(result)
     kind = type(request_id)
     if kind is int:
         return b'{"jsonrpc":"2.0","id":%d,"result":%b}' % (request_id, data)

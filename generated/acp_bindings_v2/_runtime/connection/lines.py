@@ -163,17 +163,32 @@ class LineTransport:
             splitter.add(chunk)
         return line
 
+    def received(self) -> bytes | Oversized | None:
+        """The next line when it is already read (left in the chunk read), without
+        awaiting; None: await :meth:`receive`."""
+        splitter = self._splitter
+        return splitter.next() if splitter is not None else None
+
     async def ready(self) -> None:
-        transport = self._stream
-        if (
-            transport is not None
-            and not transport.is_closing()
-            and not transport.get_write_buffer_size()
-        ):
+        if self.can_send_now():
             return  # nothing waits to be written: no need to ask the stream
         await self._writer.drain()
 
+    def can_send_now(self) -> bool:
+        """Whether :meth:`ready` would return at once: nothing waits in the stream's
+        buffer (the connection then writes with :meth:`send_now`, without awaiting)."""
+        transport = self._stream
+        return (
+            transport is not None
+            and not transport.is_closing()
+            and not transport.get_write_buffer_size()
+        )
+
     async def send(self, data: bytes) -> None:
+        self._writer.write(data + b"\n")
+
+    def send_now(self, data: bytes) -> None:
+        """:meth:`send`, without awaiting."""
         self._writer.write(data + b"\n")
 
     async def close(self) -> None:

@@ -121,15 +121,16 @@ class RuleBook:
         )
         by_class = self._by_class[peer]
         paths_of = self._paths_of[peer]
+        known = paths_of.get(type(payload), _UNKNOWN)  # (only models and plain values)
         if (
             by_class
-            and paths_of.get(type(payload), _UNKNOWN) is not None
-            and isinstance(payload, BaseModel)
+            and known is not None
+            and (known is not _UNKNOWN or isinstance(payload, BaseModel))
         ):
             # the models inside the payload (itself included), in the order they are
             # written, following only the fields that can hold a gated model
             stack: list[Any] = [payload]
-            pop, push = stack.pop, stack.extend
+            pop, push, put = stack.pop, stack.extend, stack.append
             while stack:
                 value = pop()
                 kind = type(value)
@@ -161,7 +162,13 @@ class RuleBook:
                             found.append(rule)
                 if paths:
                     held = value.__dict__
-                    push([held[name] for name in paths if name in held])
+                    for name in paths:
+                        if name in held:
+                            item = held[name]
+                            if type(item) is list:  # its items, in their place
+                                push(reversed(item))
+                            elif paths_of.get(type(item), _UNKNOWN) is not None:
+                                put(item)
         if not found:
             return []
         unique = list(dict.fromkeys(found))

@@ -34,6 +34,13 @@ class Transport(Protocol):
     The connection calls :meth:`receive` from one task only, and :meth:`ready` then
     :meth:`send` under its write lock (so a transport sees one send at a time, in
     order).
+
+    Optional, for a transport that can often take a message without waiting (stdio's
+    ``LineTransport``): ``can_send_now() -> bool`` (whether :meth:`ready` would return
+    at once) with ``send_now(data: bytes) -> None`` (:meth:`send`, without awaiting),
+    which the connection calls instead of :meth:`ready` and :meth:`send` when no other
+    writer holds or awaits its write lock; and ``received() -> bytes | Oversized |
+    None``, the next message when it is already read (None: await :meth:`receive`).
     """
 
     async def receive(self, limit: int) -> bytes | Oversized | None:

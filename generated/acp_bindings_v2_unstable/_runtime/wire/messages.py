@@ -44,6 +44,8 @@ _NOT_AN_OBJECT = _invalid(None, "a message is a JSON object")
 _NO_ID = _invalid(None, "an id is a string, an integer or null")
 _SHAPELESS = _invalid(None, "neither a request, a notification nor a response")
 _NOT_A_CALL = 'a request has "jsonrpc": "2.0" and a string "method"'
+_LEAST, _BEYOND = -(2**63), 2**63
+"""The range of an integer id (``rpc.read_id``'s)."""
 
 
 def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
@@ -63,9 +65,12 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
             return message
         return _NOT_AN_OBJECT
     if "method" in message:
-        valid, request_id = read_id(message.get("id"))
-        if not valid:
-            return _NO_ID
+        request_id: Any = message.get("id")
+        kind = type(request_id)  # a string, or an integer of 64 bits: read_id's at once
+        if kind is not str and not (kind is int and _LEAST <= request_id < _BEYOND):
+            valid, request_id = read_id(request_id)
+            if not valid:
+                return _NO_ID
         if message.get("jsonrpc") != "2.0" or type(message["method"]) is not str:
             return _invalid(request_id, _NOT_A_CALL)
         if "id" in message:
