@@ -13,7 +13,9 @@ their answer before the next request (64 in flight). Every contender runs on sto
 uvloop in both processes: one event loop of each kind in this process, run in turn. All agents
 stay up for the whole figure and the contenders run alternately. For scale, the same prompt
 rounds over the same pipes with neither JSON nor models: a line written back by an asyncio echo
-process (``pipe_agent echo``), the floor under both runtimes. After the timed rounds, ten more
+process (``pipe_agent echo``), the floor under both runtimes; and the typed floor (``pipe_agent
+floor`` and ``connect_floor``: pydantic-core, a task per request and a future per call, nothing
+else), on both loops, whose ratio each prompts figure reports as its floor. After the timed rounds, ten more
 rounds of each contender measure the CPU time each process spends per request (this one's
 from ``getrusage``, the agent's from ``/proc``): it shows which process bounds the figure.
 """
