@@ -19,13 +19,11 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import uvicorn
-
 from bench.generated import bindings
+from bench.remote_server import serve_uvicorn
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -118,15 +116,7 @@ async def main() -> None:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=32 * 1024 * 1024 + 1024))
-    serving = asyncio.ensure_future(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
-    print(json.dumps({"port": sock.getsockname()[1]}), flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    server.should_exit = True
-    server.force_exit = True  # the SSE streams never end of themselves
-    await serving
+    await serve_uvicorn(app, sock, force_exit=True)  # the SSE streams never end of themselves
 
 
 if __name__ == "__main__":

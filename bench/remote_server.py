@@ -13,6 +13,7 @@ import asyncio
 import json
 import socket
 import sys
+from typing import Any
 
 import uvicorn
 
@@ -28,7 +29,12 @@ async def main() -> None:
     if sys.argv[1:] == ["hypercorn"]:
         await _hypercorn(remote, sock)
         return
-    app = remote.asgi_app(quick_agent)
+    await serve_uvicorn(remote.asgi_app(quick_agent), sock)
+
+
+async def serve_uvicorn(app: Any, sock: socket.socket, *, force_exit: bool = False) -> None:
+    """Serve ``app`` under uvicorn on ``sock``: print ``{"port": N}`` once listening, stop when
+    stdin closes (``force_exit``: without waiting for open responses, such as endless streams)."""
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=32 * 1024 * 1024 + 1024))
     serving = asyncio.ensure_future(server.serve(sockets=[sock]))
     while not server.started:
@@ -36,6 +42,7 @@ async def main() -> None:
     print(json.dumps({"port": sock.getsockname()[1]}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     server.should_exit = True
+    server.force_exit = force_exit
     await serving
 
 
