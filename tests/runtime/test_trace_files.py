@@ -127,3 +127,70 @@ def test_two_writers_sharing_a_file_never_interleave_their_lines(tmp_path: Path)
     read = [json.loads(line) for line in lines[:-1]]  # every line whole: a torn line fails to parse
     assert len(read) == 2 * (6 + len(words))
     assert sorted(e["direction"] for e in read) == sorted(CLIENT_SIDE[:6] + AGENT_SIDE[:6] + ["in", "out"] * 5000)
+
+
+def test_a_request_cancelled_while_its_transport_sends_it_is_still_traced(tmp_path: Path) -> None:
+    """A transport's send may hand the bytes over and then wait (Streamable HTTP: the POST is out,
+    its 202 not yet in). A request cancelled then may have reached the peer, and the client then sends
+    ``$/cancel_request`` for it: the trace must hold the request before that cancel. Seen in a full
+    run under load: the HTTP client's trace lacked a ``session/prompt`` the agent had received."""
+    import asyncio
+    import socket
+
+    from acp_bindings.connection import Connection
+
+    trace = tmp_path / "client.ndjson"
+
+    class PostLike:
+        """Writes each message to a real socket, then waits for the peer's acknowledgement
+        of the first one (never given: the request is cancelled meanwhile)."""
+
+        def __init__(self, sock: socket.socket) -> None:
+            self.sock, self.sent = sock, 0
+            self.acknowledged = asyncio.Event()
+
+        async def receive(self, limit: int) -> bytes | None:
+            await asyncio.Event().wait()  # the peer never speaks
+            return None
+
+        async def ready(self) -> None:
+            return None
+
+        async def send(self, data: bytes) -> None:
+            self.sock.sendall(data + b"\n")  # out on the wire
+            self.sent += 1
+            if self.sent == 1:
+                await self.acknowledged.wait()
+
+        async def close(self) -> None:
+            return None
+
+    async def scenario() -> bytes:
+        ours, peer = socket.socketpair()
+        with ours, peer:
+            transport = PostLike(ours)
+
+            async def nothing(message: Any) -> None:
+                return None
+
+            connection = Connection(transport, nothing, trace=trace)
+            connection.start()
+            waiting = asyncio.ensure_future(connection.request("session/prompt", {"sessionId": "s", "prompt": []}))
+            while transport.sent == 0:
+                await asyncio.sleep(0.01)
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            transport.acknowledged.set()
+            while transport.sent < 2:  # the $/cancel_request, sent in the background
+                await asyncio.sleep(0.01)
+            await connection.close()
+            peer.setblocking(False)
+            return peer.recv(65536)
+
+    wire = asyncio.run(scenario())
+    assert [json.loads(line)["method"] for line in wire.splitlines()] == ["session/prompt", "$/cancel_request"]
+    assert [e["message"].get("method") for e in entries(trace) if e["direction"] == "out"] == [
+        "session/prompt",
+        "$/cancel_request",
+    ]

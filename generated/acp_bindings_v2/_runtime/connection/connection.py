@@ -563,7 +563,14 @@ class Connection:
                     raise ConnectionError("the connection is closed")
                 await self.transport.ready()
                 data = encoder(*message)
-                await self.transport.send(data)
+                try:
+                    await self.transport.send(data)
+                except asyncio.CancelledError:
+                    # cancelled while the transport sent it (a POST out, its answer
+                    # not yet in): it may have reached the peer, so it is traced
+                    if self._trace is not None:
+                        self._trace.record("out", data)
+                    raise
             finally:
                 lock.release()
         finally:
