@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.generated import ROOT, bindings
+from bench.pipe_agent import quiet_client
 from bench.remote_trip import _start
 from bench.round_trip import _process_seconds
 
@@ -67,17 +68,8 @@ def _own_cpu() -> float:
 
 
 async def _agent(stack: contextlib.AsyncExitStack, url: str, http2: bool | None) -> Callable[[], Awaitable[Any]]:
-    models, remote, interfaces = bindings("models"), bindings("remote"), bindings("interfaces")
-    base: Any = interfaces.Client
-
-    class QuietClient(base):  # type: ignore[misc]
-        async def request_permission(self, params: Any) -> Any:
-            raise NotImplementedError
-
-        async def session_update(self, params: Any) -> None:
-            return None
-
-    agent = await stack.enter_async_context(remote.connect_agent(url, QuietClient(), transport="http", http2=http2))
+    models, remote = bindings("models"), bindings("remote")
+    agent = await stack.enter_async_context(remote.connect_agent(url, quiet_client(), transport="http", http2=http2))
     await agent.initialize(models.InitializeRequest(protocol_version=1))
     session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
     request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")

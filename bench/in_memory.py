@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from bench.generated import ROOT, bindings
-from bench.pipe_agent import quick_agent
+from bench.pipe_agent import quick_agent, quiet_client
 
 ROUNDS = 9
 REQUESTS = 3072
@@ -78,21 +78,12 @@ class MemoryTransport:
 async def measure(in_flight: int, updates: int | None = None) -> tuple[float, float]:
     """The median wall and CPU microseconds per request over ``ROUNDS`` rounds."""
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
-    interfaces, senders = bindings("interfaces"), bindings("senders")
-    base: Any = interfaces.Client
-
-    class QuietClient(base):  # type: ignore[misc]
-        async def request_permission(self, params: Any) -> Any:
-            raise NotImplementedError
-
-        async def session_update(self, params: Any) -> None:
-            return None
-
+    senders = bindings("senders")
     agent_end, client_end = MemoryTransport(), MemoryTransport()
     agent_end.peer, client_end.peer = client_end, agent_end
     # the agent as ``serve.run_agent`` connects it (its ``ClientSender`` checks what it sends against
     # the client's capabilities), the client as T3's
-    client_side = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both"))
+    client_side = dispatch.Dispatcher(quiet_client(), methods.handled_by("client", "both"))
     opened = [
         bindings("serve").attach_agent(quick_agent(), agent_end)[0],
         connection.Connection(client_end, client_side.dispatch),

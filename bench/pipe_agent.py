@@ -82,6 +82,27 @@ def _quick_agent_class() -> Any:
     return QuickAgent
 
 
+@functools.cache
+def _quiet_client_class() -> Any:
+    base: Any = bindings("interfaces").Client
+
+    class QuietClient(base):  # type: ignore[misc]
+        """Takes every update and asks for no permission (the benchmarks' agents ask none)."""
+
+        async def request_permission(self, params: Any) -> Any:
+            raise NotImplementedError
+
+        async def session_update(self, params: Any) -> None:
+            return None
+
+    return QuietClient
+
+
+def quiet_client() -> Any:
+    """Our client for the benchmarks' agents (a new one per call, of one class)."""
+    return _quiet_client_class()()
+
+
 def quick_agent() -> Any:
     """Our agent that answers at once (a new one per call)."""
     return _quick_agent_class()()

@@ -26,6 +26,7 @@ from typing import Any
 
 from bench.figures import Figure
 from bench.generated import ROOT, bindings
+from bench.pipe_agent import quiet_client
 from bench.round_trip import _process_seconds, running
 from bench.timing import alternate
 
@@ -45,17 +46,8 @@ def _start(command: list[str], loop: str | None = None) -> tuple[subprocess.Pope
 
 
 async def _connect(stack: contextlib.AsyncExitStack, url: str, profile: str) -> Any:
-    models, remote, interfaces = bindings("models"), bindings("remote"), bindings("interfaces")
-    base: Any = interfaces.Client
-
-    class QuietClient(base):  # type: ignore[misc]
-        async def request_permission(self, params: Any) -> Any:
-            raise NotImplementedError
-
-        async def session_update(self, params: Any) -> None:
-            return None
-
-    agent = await stack.enter_async_context(remote.connect_agent(url, QuietClient(), transport=profile))
+    models, remote = bindings("models"), bindings("remote")
+    agent = await stack.enter_async_context(remote.connect_agent(url, quiet_client(), transport=profile))
     await agent.initialize(models.InitializeRequest(protocol_version=1))
     session = await agent.new_session(models.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
     request = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")

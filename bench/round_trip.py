@@ -33,6 +33,7 @@ from typing import Any
 
 from bench.figures import Figure
 from bench.generated import ROOT, bindings
+from bench.pipe_agent import quiet_client
 from bench.timing import alternate
 
 SEQUENTIAL = 300
@@ -85,19 +86,10 @@ async def _hang_up(process: asyncio.subprocess.Process) -> None:
 
 async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Peer:
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
-    interfaces, senders, builders = bindings("interfaces"), bindings("senders"), bindings("builders")
-
-    base: Any = interfaces.Client
-
-    class QuietClient(base):  # type: ignore[misc]
-        async def request_permission(self, params: Any) -> Any:
-            raise NotImplementedError
-
-        async def session_update(self, params: Any) -> None:
-            return None
+    senders, builders = bindings("senders"), bindings("builders")
 
     process = await _spawn("ours", profile, loop)
-    handler = dispatch.Dispatcher(QuietClient(), methods.handled_by("client", "both")).dispatch
+    handler = dispatch.Dispatcher(quiet_client(), methods.handled_by("client", "both")).dispatch
     opened = connection.Connection(connection.LineTransport(process.stdout, process.stdin), handler)
     opened.start()
     agent = senders.AgentSender(opened)
