@@ -69,28 +69,45 @@ def uvloop_installed() -> bool:
     return True
 
 
-async def _spawn(side: str, profile: str | None, loop: str = "asyncio") -> asyncio.subprocess.Process:
-    """The agent process; run under cProfile, writing its profile to ``profile``, when given."""
+@dataclass(frozen=True, slots=True)
+class Child:
+    """An agent process, with the streams of its stdout and stdin."""
+
+    process: asyncio.subprocess.Process
+    stdout: asyncio.StreamReader
+    stdin: asyncio.StreamWriter
+
+
+async def _spawn(side: str, profile: str | None, loop: str = "asyncio") -> Child:
+    """The agent process; run under cProfile, writing its profile to ``profile``, when given.
+
+    The SDK's agent is started as the SDK's ``spawn_agent_process`` starts one (asyncio's
+    subprocess pipes: Unix sockets on uvloop); the others as our ``spawn_agent`` does (pipes on
+    either loop)."""
     profiled = ["-m", "cProfile", "-o", profile] if profile else []
-    return await asyncio.create_subprocess_exec(
-        sys.executable, *profiled, "-m", "bench.pipe_agent", side, loop, cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    command = [sys.executable, *profiled, "-m", "bench.pipe_agent", side, loop]
+    if side == "theirs":
+        process = await asyncio.create_subprocess_exec(
+            *command, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+        )
+        assert process.stdout is not None and process.stdin is not None
+        return Child(process, process.stdout, process.stdin)
+    process, stdout, stdin = await bindings("_runtime.connection.process").spawn(command, cwd=ROOT)
+    return Child(process, stdout, stdin)
 
 
-async def _hang_up(process: asyncio.subprocess.Process) -> None:
-    assert process.stdin is not None
-    process.stdin.close()
-    await process.wait()
+async def _hang_up(child: Child) -> None:
+    child.stdin.close()
+    await child.process.wait()
 
 
 async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Peer:
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
     senders, builders = bindings("senders"), bindings("builders")
 
-    process = await _spawn("ours", profile, loop)
+    child = await _spawn("ours", profile, loop)
     handler = dispatch.Dispatcher(quiet_client(), methods.handled_by("client", "both")).dispatch
-    opened = connection.Connection(connection.LineTransport(process.stdout, process.stdin), handler)
+    opened = connection.Connection(connection.LineTransport(child.stdout, child.stdin), handler)
     opened.start()
     agent = senders.AgentSender(opened)
     await agent.initialize(models.InitializeRequest(protocol_version=1))
@@ -102,9 +119,9 @@ async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Pee
 
     async def close() -> None:
         await opened.close()
-        await _hang_up(process)
+        await _hang_up(child)
 
-    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, process.pid)
+    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, child.process.pid)
 
 
 async def connect_theirs(profile: str | None = None, loop: str = "asyncio") -> Peer:
@@ -115,8 +132,8 @@ async def connect_theirs(profile: str | None = None, loop: str = "asyncio") -> P
         async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
             return None
 
-    process = await _spawn("theirs", profile, loop)
-    conn = acp.connect_to_agent(QuietClient(), process.stdin, process.stdout)  # type: ignore[arg-type]
+    child = await _spawn("theirs", profile, loop)
+    conn = acp.connect_to_agent(QuietClient(), child.stdin, child.stdout)
     await conn.initialize(protocol_version=1)
     session = await conn.new_session(cwd=str(ROOT))
 
@@ -126,15 +143,14 @@ async def connect_theirs(profile: str | None = None, loop: str = "asyncio") -> P
 
     async def close() -> None:
         await conn.close()
-        await _hang_up(process)
+        await _hang_up(child)
 
-    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, process.pid)
+    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, child.process.pid)
 
 
 async def connect_echo(profile: str | None = None, loop: str = "asyncio") -> Peer:
-    process = await _spawn("echo", profile, loop)
-    assert process.stdin is not None and process.stdout is not None
-    stdin, stdout = process.stdin, process.stdout
+    child = await _spawn("echo", profile, loop)
+    stdin, stdout = child.stdin, child.stdout
     waiting: collections.deque[asyncio.Future[bytes]] = collections.deque()
     line = (b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":'
             b'[{"type":"text","text":"0"}]}}\n')  # fmt: skip
@@ -153,10 +169,10 @@ async def connect_echo(profile: str | None = None, loop: str = "asyncio") -> Pee
         return await answer
 
     async def close() -> None:
-        await _hang_up(process)
+        await _hang_up(child)
         await reading
 
-    return Peer({"prompt": call}, close, process.pid)
+    return Peer({"prompt": call}, close, child.process.pid)
 
 
 async def connect_floor(profile: str | None = None, loop: str = "asyncio") -> Peer:
@@ -166,9 +182,8 @@ async def connect_floor(profile: str | None = None, loop: str = "asyncio") -> Pe
     from pydantic_core import from_json
 
     models, built, builders = bindings("models"), bindings("_runtime.connection.adapters").built, bindings("builders")
-    process = await _spawn("floor", profile, loop)
-    assert process.stdin is not None and process.stdout is not None
-    stdin, stdout = process.stdin, process.stdout
+    child = await _spawn("floor", profile, loop)
+    stdin, stdout = child.stdin, child.stdout
     serializer, validator = built(models.PromptRequest).serializer, built(models.PromptResponse).validator
     request = builders.prompt_request("s", [builders.text_content_block("0")])
     pending: dict[int, asyncio.Future[Any]] = {}
@@ -190,10 +205,10 @@ async def connect_floor(profile: str | None = None, loop: str = "asyncio") -> Pe
         return validator.validate_python(await answer)
 
     async def close() -> None:
-        await _hang_up(process)
+        await _hang_up(child)
         await reading
 
-    return Peer({"prompt": call}, close, process.pid)
+    return Peer({"prompt": call}, close, child.process.pid)
 
 
 async def one_at_a_time(call: Call) -> None:

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -44,9 +44,10 @@ class AgentSender(Sender):
 
         Specifies which authentication method to use.
         """
-        return cast(
-            "models.AuthenticateResponse", await self._request("authenticate", params)
+        result: models.AuthenticateResponse = await self._request(
+            "authenticate", params
         )
+        return result
 
     async def initialize(
         self, params: models.InitializeRequest
@@ -58,11 +59,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.agent_capabilities
         self.advertised(
@@ -76,7 +74,8 @@ class AgentSender(Sender):
 
         Terminates the current authenticated session.
         """
-        return cast("models.LogoutResponse", await self._request("logout", params))
+        result: models.LogoutResponse = await self._request("logout", params)
+        return result
 
     async def cancel(self, params: models.CancelNotification) -> None:
         """
@@ -98,9 +97,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return cast(
-            "models.CloseSessionResponse", await self._request("session/close", params)
+        result: models.CloseSessionResponse = await self._request(
+            "session/close", params
         )
+        return result
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -110,10 +110,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return cast(
-            "models.DeleteSessionResponse",
-            await self._request("session/delete", params),
+        result: models.DeleteSessionResponse = await self._request(
+            "session/delete", params
         )
+        return result
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -123,9 +123,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return cast(
-            "models.ListSessionsResponse", await self._request("session/list", params)
+        result: models.ListSessionsResponse = await self._request(
+            "session/list", params
         )
+        return result
 
     async def load_session(
         self, params: models.LoadSessionRequest
@@ -137,9 +138,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
         """
-        return cast(
-            "models.LoadSessionResponse", await self._request("session/load", params)
-        )
+        result: models.LoadSessionResponse = await self._request("session/load", params)
+        return result
 
     async def new_session(
         self, params: models.NewSessionRequest
@@ -149,9 +149,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -161,9 +160,8 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
         """
-        return cast(
-            "models.PromptResponse", await self._request("session/prompt", params)
-        )
+        result: models.PromptResponse = await self._request("session/prompt", params)
+        return result
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -176,10 +174,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return cast(
-            "models.ResumeSessionResponse",
-            await self._request("session/resume", params),
+        result: models.ResumeSessionResponse = await self._request(
+            "session/resume", params
         )
+        return result
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -187,10 +185,10 @@ class AgentSender(Sender):
         """
         Request parameters for setting a session configuration option.
         """
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            await self._request("session/set_config_option", params),
+        result: models.SetSessionConfigOptionResponse = await self._request(
+            "session/set_config_option", params
         )
+        return result
 
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
@@ -198,10 +196,10 @@ class AgentSender(Sender):
         """
         Request parameters for setting a session mode.
         """
-        return cast(
-            "models.SetSessionModeResponse",
-            await self._request("session/set_mode", params),
+        result: models.SetSessionModeResponse = await self._request(
+            "session/set_mode", params
         )
+        return result
 
 
 class ClientSender(Sender):
@@ -233,10 +231,10 @@ class ClientSender(Sender):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        return cast(
-            "models.CreateElicitationResponse",
-            await self._request("elicitation/create", params),
+        result: models.CreateElicitationResponse = await self._request(
+            "elicitation/create", params
         )
+        return result
 
     async def read_text_file(
         self, params: models.ReadTextFileRequest
@@ -246,10 +244,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return cast(
-            "models.ReadTextFileResponse",
-            await self._request("fs/read_text_file", params),
+        result: models.ReadTextFileResponse = await self._request(
+            "fs/read_text_file", params
         )
+        return result
 
     async def write_text_file(
         self, params: models.WriteTextFileRequest
@@ -259,10 +257,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        return cast(
-            "models.WriteTextFileResponse",
-            await self._request("fs/write_text_file", params),
+        result: models.WriteTextFileResponse = await self._request(
+            "fs/write_text_file", params
         )
+        return result
 
     async def request_permission(
         self, params: models.RequestPermissionRequest
@@ -274,10 +272,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
         """
-        return cast(
-            "models.RequestPermissionResponse",
-            await self._request("session/request_permission", params),
+        result: models.RequestPermissionResponse = await self._request(
+            "session/request_permission", params
         )
+        return result
 
     async def session_update(self, params: models.SessionNotification) -> None:
         """
@@ -295,10 +293,10 @@ class ClientSender(Sender):
         """
         Request to create a new terminal and execute a command.
         """
-        return cast(
-            "models.CreateTerminalResponse",
-            await self._request("terminal/create", params),
+        result: models.CreateTerminalResponse = await self._request(
+            "terminal/create", params
         )
+        return result
 
     async def kill_terminal(
         self, params: models.KillTerminalRequest
@@ -306,9 +304,10 @@ class ClientSender(Sender):
         """
         Request to kill a terminal without releasing it.
         """
-        return cast(
-            "models.KillTerminalResponse", await self._request("terminal/kill", params)
+        result: models.KillTerminalResponse = await self._request(
+            "terminal/kill", params
         )
+        return result
 
     async def terminal_output(
         self, params: models.TerminalOutputRequest
@@ -316,10 +315,10 @@ class ClientSender(Sender):
         """
         Request to get the current output and status of a terminal.
         """
-        return cast(
-            "models.TerminalOutputResponse",
-            await self._request("terminal/output", params),
+        result: models.TerminalOutputResponse = await self._request(
+            "terminal/output", params
         )
+        return result
 
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
@@ -327,10 +326,10 @@ class ClientSender(Sender):
         """
         Request to release a terminal and free its resources.
         """
-        return cast(
-            "models.ReleaseTerminalResponse",
-            await self._request("terminal/release", params),
+        result: models.ReleaseTerminalResponse = await self._request(
+            "terminal/release", params
         )
+        return result
 
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
@@ -338,7 +337,7 @@ class ClientSender(Sender):
         """
         Request to wait for a terminal command to exit.
         """
-        return cast(
-            "models.WaitForTerminalExitResponse",
-            await self._request("terminal/wait_for_exit", params),
+        result: models.WaitForTerminalExitResponse = await self._request(
+            "terminal/wait_for_exit", params
         )
+        return result

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -51,9 +51,8 @@ class AgentSender(Sender):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        return cast(
-            "models.AuthStatusResponse", await self._request("auth/status", params)
-        )
+        result: models.AuthStatusResponse = await self._request("auth/status", params)
+        return result
 
     async def authenticate(
         self, params: models.AuthenticateRequest
@@ -63,9 +62,10 @@ class AgentSender(Sender):
 
         Specifies which authentication method to use.
         """
-        return cast(
-            "models.AuthenticateResponse", await self._request("authenticate", params)
+        result: models.AuthenticateResponse = await self._request(
+            "authenticate", params
         )
+        return result
 
     async def initialize(
         self, params: models.InitializeRequest
@@ -77,11 +77,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.agent_capabilities
         self.advertised(
@@ -95,7 +92,8 @@ class AgentSender(Sender):
 
         Terminates the current authenticated session.
         """
-        return cast("models.LogoutResponse", await self._request("logout", params))
+        result: models.LogoutResponse = await self._request("logout", params)
+        return result
 
     async def message_mcp(self, params: models.MessageMcpNotification) -> None:
         """
@@ -120,10 +118,10 @@ class AgentSender(Sender):
 
         Request parameters for `providers/disable`.
         """
-        return cast(
-            "models.DisableProviderResponse",
-            await self._request("providers/disable", params),
+        result: models.DisableProviderResponse = await self._request(
+            "providers/disable", params
         )
+        return result
 
     async def list_providers(
         self, params: models.ListProvidersRequest
@@ -135,10 +133,10 @@ class AgentSender(Sender):
 
         Request parameters for `providers/list`.
         """
-        return cast(
-            "models.ListProvidersResponse",
-            await self._request("providers/list", params),
+        result: models.ListProvidersResponse = await self._request(
+            "providers/list", params
         )
+        return result
 
     async def set_provider(
         self, params: models.SetProviderRequest
@@ -152,9 +150,10 @@ class AgentSender(Sender):
 
         Replaces the full configuration for one provider ID.
         """
-        return cast(
-            "models.SetProviderResponse", await self._request("providers/set", params)
+        result: models.SetProviderResponse = await self._request(
+            "providers/set", params
         )
+        return result
 
     async def archive_session(
         self, params: models.ArchiveSessionRequest
@@ -173,10 +172,10 @@ class AgentSender(Sender):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        return cast(
-            "models.ArchiveSessionResponse",
-            await self._request("session/archive", params),
+        result: models.ArchiveSessionResponse = await self._request(
+            "session/archive", params
         )
+        return result
 
     async def cancel(self, params: models.CancelNotification) -> None:
         """
@@ -198,9 +197,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return cast(
-            "models.CloseSessionResponse", await self._request("session/close", params)
+        result: models.CloseSessionResponse = await self._request(
+            "session/close", params
         )
+        return result
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -210,10 +210,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
-        return cast(
-            "models.DeleteSessionResponse",
-            await self._request("session/delete", params),
+        result: models.DeleteSessionResponse = await self._request(
+            "session/delete", params
         )
+        return result
 
     async def fork_session(
         self, params: models.ForkSessionRequest
@@ -230,9 +230,8 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        return cast(
-            "models.ForkSessionResponse", await self._request("session/fork", params)
-        )
+        result: models.ForkSessionResponse = await self._request("session/fork", params)
+        return result
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -242,9 +241,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return cast(
-            "models.ListSessionsResponse", await self._request("session/list", params)
+        result: models.ListSessionsResponse = await self._request(
+            "session/list", params
         )
+        return result
 
     async def load_session(
         self, params: models.LoadSessionRequest
@@ -256,9 +256,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
         """
-        return cast(
-            "models.LoadSessionResponse", await self._request("session/load", params)
-        )
+        result: models.LoadSessionResponse = await self._request("session/load", params)
+        return result
 
     async def new_session(
         self, params: models.NewSessionRequest
@@ -268,9 +267,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -280,9 +278,8 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
         """
-        return cast(
-            "models.PromptResponse", await self._request("session/prompt", params)
-        )
+        result: models.PromptResponse = await self._request("session/prompt", params)
+        return result
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -295,10 +292,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return cast(
-            "models.ResumeSessionResponse",
-            await self._request("session/resume", params),
+        result: models.ResumeSessionResponse = await self._request(
+            "session/resume", params
         )
+        return result
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -306,10 +303,10 @@ class AgentSender(Sender):
         """
         Request parameters for setting a session configuration option.
         """
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            await self._request("session/set_config_option", params),
+        result: models.SetSessionConfigOptionResponse = await self._request(
+            "session/set_config_option", params
         )
+        return result
 
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
@@ -317,10 +314,10 @@ class AgentSender(Sender):
         """
         Request parameters for setting a session mode.
         """
-        return cast(
-            "models.SetSessionModeResponse",
-            await self._request("session/set_mode", params),
+        result: models.SetSessionModeResponse = await self._request(
+            "session/set_mode", params
         )
+        return result
 
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
@@ -340,10 +337,10 @@ class AgentSender(Sender):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        return cast(
-            "models.SetSessionTitleResponse",
-            await self._request("session/set_title", params),
+        result: models.SetSessionTitleResponse = await self._request(
+            "session/set_title", params
         )
+        return result
 
     async def session_status(
         self, params: models.SessionStatusRequest
@@ -361,10 +358,10 @@ class AgentSender(Sender):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        return cast(
-            "models.SessionStatusResponse",
-            await self._request("session/status", params),
+        result: models.SessionStatusResponse = await self._request(
+            "session/status", params
         )
+        return result
 
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
@@ -384,10 +381,10 @@ class AgentSender(Sender):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        return cast(
-            "models.UnarchiveSessionResponse",
-            await self._request("session/unarchive", params),
+        result: models.UnarchiveSessionResponse = await self._request(
+            "session/unarchive", params
         )
+        return result
 
 
 class ClientSender(Sender):
@@ -435,10 +432,10 @@ class ClientSender(Sender):
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        return cast(
-            "models.CreateElicitationResponse",
-            await self._request("elicitation/create", params),
+        result: models.CreateElicitationResponse = await self._request(
+            "elicitation/create", params
         )
+        return result
 
     async def read_text_file(
         self, params: models.ReadTextFileRequest
@@ -448,10 +445,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return cast(
-            "models.ReadTextFileResponse",
-            await self._request("fs/read_text_file", params),
+        result: models.ReadTextFileResponse = await self._request(
+            "fs/read_text_file", params
         )
+        return result
 
     async def write_text_file(
         self, params: models.WriteTextFileRequest
@@ -461,10 +458,10 @@ class ClientSender(Sender):
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        return cast(
-            "models.WriteTextFileResponse",
-            await self._request("fs/write_text_file", params),
+        result: models.WriteTextFileResponse = await self._request(
+            "fs/write_text_file", params
         )
+        return result
 
     async def message_mcp(
         self, params: models.MessageMcpRequest
@@ -476,9 +473,8 @@ class ClientSender(Sender):
 
         Request parameters for `mcp/message`.
         """
-        return cast(
-            "models.MessageMcpResponse", await self._request("mcp/message", params)
-        )
+        result: models.MessageMcpResponse = await self._request("mcp/message", params)
+        return result
 
     async def request_permission(
         self, params: models.RequestPermissionRequest
@@ -490,10 +486,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
         """
-        return cast(
-            "models.RequestPermissionResponse",
-            await self._request("session/request_permission", params),
+        result: models.RequestPermissionResponse = await self._request(
+            "session/request_permission", params
         )
+        return result
 
     async def session_update(self, params: models.SessionNotification) -> None:
         """
@@ -511,10 +507,10 @@ class ClientSender(Sender):
         """
         Request to create a new terminal and execute a command.
         """
-        return cast(
-            "models.CreateTerminalResponse",
-            await self._request("terminal/create", params),
+        result: models.CreateTerminalResponse = await self._request(
+            "terminal/create", params
         )
+        return result
 
     async def kill_terminal(
         self, params: models.KillTerminalRequest
@@ -522,9 +518,10 @@ class ClientSender(Sender):
         """
         Request to kill a terminal without releasing it.
         """
-        return cast(
-            "models.KillTerminalResponse", await self._request("terminal/kill", params)
+        result: models.KillTerminalResponse = await self._request(
+            "terminal/kill", params
         )
+        return result
 
     async def terminal_output(
         self, params: models.TerminalOutputRequest
@@ -532,10 +529,10 @@ class ClientSender(Sender):
         """
         Request to get the current output and status of a terminal.
         """
-        return cast(
-            "models.TerminalOutputResponse",
-            await self._request("terminal/output", params),
+        result: models.TerminalOutputResponse = await self._request(
+            "terminal/output", params
         )
+        return result
 
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
@@ -543,10 +540,10 @@ class ClientSender(Sender):
         """
         Request to release a terminal and free its resources.
         """
-        return cast(
-            "models.ReleaseTerminalResponse",
-            await self._request("terminal/release", params),
+        result: models.ReleaseTerminalResponse = await self._request(
+            "terminal/release", params
         )
+        return result
 
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
@@ -554,10 +551,10 @@ class ClientSender(Sender):
         """
         Request to wait for a terminal command to exit.
         """
-        return cast(
-            "models.WaitForTerminalExitResponse",
-            await self._request("terminal/wait_for_exit", params),
+        result: models.WaitForTerminalExitResponse = await self._request(
+            "terminal/wait_for_exit", params
         )
+        return result
 
 
 class ProxySender(Sender):
@@ -587,10 +584,10 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return cast(
-            "models.InitializeProxyResponse",
-            await self._request("proxy/initialize", params),
+        result: models.InitializeProxyResponse = await self._request(
+            "proxy/initialize", params
         )
+        return result
 
     async def proxy_successor_notification(
         self, params: models.ProxySuccessorNotification
@@ -633,7 +630,7 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return cast(
-            "models.ProxySuccessorResponse",
-            await self._request("proxy/successor", params),
+        result: models.ProxySuccessorResponse = await self._request(
+            "proxy/successor", params
         )
+        return result

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -48,9 +48,8 @@ class AgentSender(Sender):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        return cast(
-            "models.LoginAuthResponse", await self._request("auth/login", params)
-        )
+        result: models.LoginAuthResponse = await self._request("auth/login", params)
+        return result
 
     async def logout_auth(
         self, params: models.LogoutAuthRequest
@@ -64,9 +63,8 @@ class AgentSender(Sender):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        return cast(
-            "models.LogoutAuthResponse", await self._request("auth/logout", params)
-        )
+        result: models.LogoutAuthResponse = await self._request("auth/logout", params)
+        return result
 
     async def initialize(
         self, params: models.InitializeRequest
@@ -78,11 +76,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.capabilities
         self.advertised(
@@ -123,9 +118,10 @@ class AgentSender(Sender):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        return cast(
-            "models.CloseSessionResponse", await self._request("session/close", params)
+        result: models.CloseSessionResponse = await self._request(
+            "session/close", params
         )
+        return result
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -135,10 +131,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        return cast(
-            "models.DeleteSessionResponse",
-            await self._request("session/delete", params),
+        result: models.DeleteSessionResponse = await self._request(
+            "session/delete", params
         )
+        return result
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -146,9 +142,10 @@ class AgentSender(Sender):
         """
         Request parameters for listing existing sessions.
         """
-        return cast(
-            "models.ListSessionsResponse", await self._request("session/list", params)
+        result: models.ListSessionsResponse = await self._request(
+            "session/list", params
         )
+        return result
 
     async def new_session(
         self, params: models.NewSessionRequest
@@ -158,9 +155,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -170,9 +166,8 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
         """
-        return cast(
-            "models.PromptResponse", await self._request("session/prompt", params)
-        )
+        result: models.PromptResponse = await self._request("session/prompt", params)
+        return result
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -183,10 +178,10 @@ class AgentSender(Sender):
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        return cast(
-            "models.ResumeSessionResponse",
-            await self._request("session/resume", params),
+        result: models.ResumeSessionResponse = await self._request(
+            "session/resume", params
         )
+        return result
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -200,10 +195,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/session-config-options#setting-a-config-option)
         """
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            await self._request("session/set_config_option", params),
+        result: models.SetSessionConfigOptionResponse = await self._request(
+            "session/set_config_option", params
         )
+        return result
 
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
@@ -223,10 +218,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
         """
-        return cast(
-            "models.CancelTerminalResponse",
-            await self._request("terminal/cancel", params),
+        result: models.CancelTerminalResponse = await self._request(
+            "terminal/cancel", params
         )
+        return result
 
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
@@ -245,10 +240,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
         """
-        return cast(
-            "models.CancelToolCallResponse",
-            await self._request("tool_call/cancel", params),
+        result: models.CancelToolCallResponse = await self._request(
+            "tool_call/cancel", params
         )
+        return result
 
 
 class ClientSender(Sender):
@@ -294,10 +289,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/elicitation)
         """
-        return cast(
-            "models.CreateElicitationResponse",
-            await self._request("elicitation/create", params),
+        result: models.CreateElicitationResponse = await self._request(
+            "elicitation/create", params
         )
+        return result
 
     async def request_permission(
         self, params: models.RequestPermissionRequest
@@ -309,10 +304,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/tool-calls#requesting-permission)
         """
-        return cast(
-            "models.RequestPermissionResponse",
-            await self._request("session/request_permission", params),
+        result: models.RequestPermissionResponse = await self._request(
+            "session/request_permission", params
         )
+        return result
 
     async def update_session(self, params: models.UpdateSessionNotification) -> None:
         """

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -48,9 +48,8 @@ class AgentSender(Sender):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        return cast(
-            "models.LoginAuthResponse", await self._request("auth/login", params)
-        )
+        result: models.LoginAuthResponse = await self._request("auth/login", params)
+        return result
 
     async def logout_auth(
         self, params: models.LogoutAuthRequest
@@ -64,9 +63,8 @@ class AgentSender(Sender):
         a non-empty `authMethods` list. Clients MUST NOT call this method
         when `authMethods` was omitted or empty.
         """
-        return cast(
-            "models.LogoutAuthResponse", await self._request("auth/logout", params)
-        )
+        result: models.LogoutAuthResponse = await self._request("auth/logout", params)
+        return result
 
     async def auth_status(
         self, params: models.AuthStatusRequest
@@ -83,9 +81,8 @@ class AgentSender(Sender):
         Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
         whether authentication is required.
         """
-        return cast(
-            "models.AuthStatusResponse", await self._request("auth/status", params)
-        )
+        result: models.AuthStatusResponse = await self._request("auth/status", params)
+        return result
 
     async def initialize(
         self, params: models.InitializeRequest
@@ -97,11 +94,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.capabilities
         self.advertised(
@@ -128,10 +122,10 @@ class AgentSender(Sender):
 
         Request parameters for `providers/disable`.
         """
-        return cast(
-            "models.DisableProviderResponse",
-            await self._request("providers/disable", params),
+        result: models.DisableProviderResponse = await self._request(
+            "providers/disable", params
         )
+        return result
 
     async def list_providers(
         self, params: models.ListProvidersRequest
@@ -143,10 +137,10 @@ class AgentSender(Sender):
 
         Request parameters for `providers/list`.
         """
-        return cast(
-            "models.ListProvidersResponse",
-            await self._request("providers/list", params),
+        result: models.ListProvidersResponse = await self._request(
+            "providers/list", params
         )
+        return result
 
     async def set_provider(
         self, params: models.SetProviderRequest
@@ -160,9 +154,10 @@ class AgentSender(Sender):
 
         Replaces the full configuration for one provider ID.
         """
-        return cast(
-            "models.SetProviderResponse", await self._request("providers/set", params)
+        result: models.SetProviderResponse = await self._request(
+            "providers/set", params
         )
+        return result
 
     async def archive_session(
         self, params: models.ArchiveSessionRequest
@@ -181,10 +176,10 @@ class AgentSender(Sender):
         free the session's resources as if `session/close` had been called, then archive it.
         Archiving an archived session succeeds. A session that does not exist gets `-32002`.
         """
-        return cast(
-            "models.ArchiveSessionResponse",
-            await self._request("session/archive", params),
+        result: models.ArchiveSessionResponse = await self._request(
+            "session/archive", params
         )
+        return result
 
     async def cancel_session(self, params: models.CancelSessionNotification) -> None:
         """
@@ -219,9 +214,10 @@ class AgentSender(Sender):
         has already been inserted, the Agent MUST respond successfully with its
         `messageId`. Prompt responses need not precede the close response.
         """
-        return cast(
-            "models.CloseSessionResponse", await self._request("session/close", params)
+        result: models.CloseSessionResponse = await self._request(
+            "session/close", params
         )
+        return result
 
     async def delete_session(
         self, params: models.DeleteSessionRequest
@@ -231,10 +227,10 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `session.delete` capability.
         """
-        return cast(
-            "models.DeleteSessionResponse",
-            await self._request("session/delete", params),
+        result: models.DeleteSessionResponse = await self._request(
+            "session/delete", params
         )
+        return result
 
     async def fork_session(
         self, params: models.ForkSessionRequest
@@ -251,9 +247,8 @@ class AgentSender(Sender):
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        return cast(
-            "models.ForkSessionResponse", await self._request("session/fork", params)
-        )
+        result: models.ForkSessionResponse = await self._request("session/fork", params)
+        return result
 
     async def list_sessions(
         self, params: models.ListSessionsRequest
@@ -261,9 +256,10 @@ class AgentSender(Sender):
         """
         Request parameters for listing existing sessions.
         """
-        return cast(
-            "models.ListSessionsResponse", await self._request("session/list", params)
+        result: models.ListSessionsResponse = await self._request(
+            "session/list", params
         )
+        return result
 
     async def new_session(
         self, params: models.NewSessionRequest
@@ -273,9 +269,8 @@ class AgentSender(Sender):
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
@@ -285,9 +280,8 @@ class AgentSender(Sender):
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
         """
-        return cast(
-            "models.PromptResponse", await self._request("session/prompt", params)
-        )
+        result: models.PromptResponse = await self._request("session/prompt", params)
+        return result
 
     async def resume_session(
         self, params: models.ResumeSessionRequest
@@ -298,10 +292,10 @@ class AgentSender(Sender):
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
         """
-        return cast(
-            "models.ResumeSessionResponse",
-            await self._request("session/resume", params),
+        result: models.ResumeSessionResponse = await self._request(
+            "session/resume", params
         )
+        return result
 
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
@@ -315,10 +309,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Session Config Options](https://agentclientprotocol.com/protocol/v2/draft/session-config-options#setting-a-config-option)
         """
-        return cast(
-            "models.SetSessionConfigOptionResponse",
-            await self._request("session/set_config_option", params),
+        result: models.SetSessionConfigOptionResponse = await self._request(
+            "session/set_config_option", params
         )
+        return result
 
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
@@ -338,10 +332,10 @@ class AgentSender(Sender):
         The Agent responds only after it has stored the title. After a successful response, the
         Agent SHOULD NOT replace the title with one it generates automatically.
         """
-        return cast(
-            "models.SetSessionTitleResponse",
-            await self._request("session/set_title", params),
+        result: models.SetSessionTitleResponse = await self._request(
+            "session/set_title", params
         )
+        return result
 
     async def session_status(
         self, params: models.SessionStatusRequest
@@ -359,10 +353,10 @@ class AgentSender(Sender):
         close, or change the session, and does not attach the requesting connection to it.
         A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
         """
-        return cast(
-            "models.SessionStatusResponse",
-            await self._request("session/status", params),
+        result: models.SessionStatusResponse = await self._request(
+            "session/status", params
         )
+        return result
 
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
@@ -382,10 +376,10 @@ class AgentSender(Sender):
         Unarchiving a session that is not archived succeeds. A session that does not exist
         gets `-32002`.
         """
-        return cast(
-            "models.UnarchiveSessionResponse",
-            await self._request("session/unarchive", params),
+        result: models.UnarchiveSessionResponse = await self._request(
+            "session/unarchive", params
         )
+        return result
 
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
@@ -405,10 +399,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
         """
-        return cast(
-            "models.CancelTerminalResponse",
-            await self._request("terminal/cancel", params),
+        result: models.CancelTerminalResponse = await self._request(
+            "terminal/cancel", params
         )
+        return result
 
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
@@ -427,10 +421,10 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
         """
-        return cast(
-            "models.CancelToolCallResponse",
-            await self._request("tool_call/cancel", params),
+        result: models.CancelToolCallResponse = await self._request(
+            "tool_call/cancel", params
         )
+        return result
 
 
 class ClientSender(Sender):
@@ -492,10 +486,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
         """
-        return cast(
-            "models.CreateElicitationResponse",
-            await self._request("elicitation/create", params),
+        result: models.CreateElicitationResponse = await self._request(
+            "elicitation/create", params
         )
+        return result
 
     async def message_mcp(
         self, params: models.MessageMcpRequest
@@ -505,9 +499,8 @@ class ClientSender(Sender):
 
         Request parameters for `mcp/message`, sent from consumer to provider.
         """
-        return cast(
-            "models.MessageMcpResponse", await self._request("mcp/message", params)
-        )
+        result: models.MessageMcpResponse = await self._request("mcp/message", params)
+        return result
 
     async def request_permission(
         self, params: models.RequestPermissionRequest
@@ -519,10 +512,10 @@ class ClientSender(Sender):
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
         """
-        return cast(
-            "models.RequestPermissionResponse",
-            await self._request("session/request_permission", params),
+        result: models.RequestPermissionResponse = await self._request(
+            "session/request_permission", params
         )
+        return result
 
     async def update_session(self, params: models.UpdateSessionNotification) -> None:
         """
@@ -562,10 +555,10 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return cast(
-            "models.InitializeProxyResponse",
-            await self._request("proxy/initialize", params),
+        result: models.InitializeProxyResponse = await self._request(
+            "proxy/initialize", params
         )
+        return result
 
     async def proxy_successor_notification(
         self, params: models.ProxySuccessorNotification
@@ -608,7 +601,7 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        return cast(
-            "models.ProxySuccessorResponse",
-            await self._request("proxy/successor", params),
+        result: models.ProxySuccessorResponse = await self._request(
+            "proxy/successor", params
         )
+        return result

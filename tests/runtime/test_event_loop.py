@@ -2,9 +2,11 @@
 on asyncio's own loop without it or when ``ACP_LOOP=asyncio`` says so; uvloop is never required.
 
 Each case is the echo example's agent in a real process, reporting on stderr which loop it runs
-on, driven over its real stdin and stdout by the echo example's client (a process of its own, on
-the same choice of loop). "Without uvloop" is an interpreter in which ``import uvloop`` fails, as where it is not
-installed."""
+on and what its stdin and stdout are, driven over them by the echo example's client (a process of
+its own, on the same choice of loop, spawning the agent with ``spawn_agent``). The agent's stdin and
+stdout are pipes on either loop (uvloop's own subprocess pipes are Unix sockets, which cost the
+kernel about twice a pipe's time per message). "Without uvloop" is an interpreter in which
+``import uvloop`` fails, as where it is not installed."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ EXAMPLES = ROOT / "examples"
 WITHOUT_UVLOOP = "import sys; sys.modules['uvloop'] = None\n"
 """Makes ``import uvloop`` raise ImportError, as where it is not installed."""
 AGENT = """
-import asyncio, sys
+import asyncio, os, stat, sys
 sys.path.insert(0, {examples!r})
 from echo_agent import EchoAgent
 from acp_bindings import run, run_agent
@@ -30,6 +32,8 @@ from acp_bindings import run, run_agent
 async def main() -> None:
     loop = type(asyncio.get_running_loop())
     print(f"loop: {{loop.__module__}}.{{loop.__qualname__}}", file=sys.stderr, flush=True)
+    kinds = ["pipe" if stat.S_ISFIFO(os.fstat(fd).st_mode) else "other" for fd in (0, 1)]
+    print("stdin and stdout: " + " and ".join(kinds), file=sys.stderr, flush=True)
     await run_agent(EchoAgent())
 
 run(main())
@@ -65,6 +69,7 @@ def test_an_agent_runs_on_uvloop_over_real_pipes_when_it_is_installed(tmp_path: 
     printed, stderr = _run_turn(_agent(tmp_path, uvloop=True), None, tmp_path / "err")
     assert printed == "one two three\n(end_turn)\n", stderr
     assert "loop: uvloop.Loop" in stderr
+    assert "stdin and stdout: pipe and pipe" in stderr
 
 
 @uvloop_installed
@@ -72,12 +77,14 @@ def test_acp_loop_asyncio_turns_uvloop_off(tmp_path: Path) -> None:
     printed, stderr = _run_turn(_agent(tmp_path, uvloop=True), "asyncio", tmp_path / "err")
     assert printed == "one two three\n(end_turn)\n", stderr
     assert "loop: asyncio.unix_events._UnixSelectorEventLoop" in stderr
+    assert "stdin and stdout: pipe and pipe" in stderr
 
 
 def test_without_uvloop_an_agent_runs_on_asyncio(tmp_path: Path) -> None:
     printed, stderr = _run_turn(_agent(tmp_path, uvloop=False), None, tmp_path / "err")
     assert printed == "one two three\n(end_turn)\n", stderr
     assert "loop: asyncio.unix_events._UnixSelectorEventLoop" in stderr
+    assert "stdin and stdout: pipe and pipe" in stderr
 
 
 @pytest.mark.parametrize(

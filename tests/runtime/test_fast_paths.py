@@ -151,10 +151,16 @@ class _Counting(LineTransport):
         type(self).at_once += 1
         super().send_now(data)
 
-    def received(self) -> Any:
-        line = super().received()
-        type(self).read_at_once += line is not None
-        return line
+    def __init__(self, reader: Any, writer: Any) -> None:
+        super().__init__(reader, writer)
+        read = self.received  # (the splitter's own method, set per transport)
+
+        def received() -> Any:
+            line = read()
+            type(self).read_at_once += line is not None
+            return line
+
+        self.received = received
 
 
 async def _conversation(at_once: bool, trace: Any) -> bytes:
@@ -573,3 +579,82 @@ def test_the_dispatchers_direct_path_handles_a_notification_as_its_general_path(
         assert found[0][0] == [("_vendor/noted", {"name": "hook"})]
     if message.get("params") == {"name": "failing"}:
         assert found[0][2][0][0] == "ERROR"
+
+
+class _SlowGreeter(Greeter):
+    """A greeter whose ``"slow"`` greeting waits until cancelled."""
+
+    async def greet(self, params: Greeting) -> Any:
+        if params.name == "slow":
+            self.calls.append(("greet", params))
+            await asyncio.Event().wait()
+        return await super().greet(params)
+
+
+async def _answers_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list[Any], bool]:
+    """What the peer reads, over a real socket, when it sends the requests of
+    ``test_the_dispatchers_direct_path_answers_as_its_general_path`` (and one it cancels) to a
+    connection whose handler is its dispatcher's ``dispatch`` (prepared) or a function the
+    connection does not know (general)."""
+    requests: list[dict[str, Any]] = [dict(m, id=n) for n, m in enumerate(_DISPATCHED)]
+    requests.append({"jsonrpc": "2.0", "id": "slow", "method": "greet", "params": {"name": "slow"}})
+    greeter, observed = _SlowGreeter(), []
+    dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    handler = dispatcher.dispatch if prepared else (lambda message: dispatcher.dispatch(message))
+    connection = Connection(LineTransport(reader, writer), handler)
+    connection.start()
+    for request in requests:
+        peer_writer.write(json.dumps(request).encode() + b"\n")
+    answers = [await peer_reader.readline() for _ in requests[:-1]]  # all but the slow one
+    peer_writer.write(b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"slow"}}\n')
+    answers.append(await peer_reader.readline())
+    await connection.close()
+    peer_writer.close()
+    return b"".join(answers), greeter.calls, observed, connection._dispatcher is not None
+
+
+_DISPATCHED: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "ada"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "dict"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "wrong"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "refused"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "failing"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": "none"}},
+    {"jsonrpc": "2.0", "method": "greet", "params": {"name": 5}},
+    {"jsonrpc": "2.0", "method": "greet"},
+    {"jsonrpc": "2.0", "method": "greet", "params": [1]},
+    {"jsonrpc": "2.0", "method": "_vendor/greet", "params": {"name": "hook"}},
+    {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
+    {"jsonrpc": "2.0", "method": "unknown", "params": {"name": "x"}},
+]
+
+
+def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A connection whose handler is a dispatcher's ``dispatch`` handles a request of the
+    dispatcher's table in the request's task without ``dispatch``'s coroutine
+    (``Dispatcher.prepare``): over a real socket the peer reads the same answers, byte for byte and
+    in the same order, the handler and the observers are called alike and the same records are
+    logged (logger, level, message and exception), cancelled requests included."""
+    found = []
+    for prepared in (True, False):
+        caplog.clear()
+        with caplog.at_level("DEBUG"):
+            written, calls, observed, took_it = asyncio.run(asyncio.wait_for(_answers_over_a_socket(prepared), 10))
+        assert took_it is prepared  # each way is the one meant
+        logged = [
+            (r.name, r.levelname, r.getMessage(), r.exc_info[0] if r.exc_info else None)
+            for r in caplog.records
+            if r.name.startswith("acpgen.runtime.connection")
+        ]
+        found.append((written, calls, observed, logged))
+    assert found[0] == found[1]
+    answers = [json.loads(line) for line in found[0][0].splitlines()]
+    assert [a.get("error", {}).get("code") for a in answers] == [
+        None, None, -32603, -32001, -32603, -32603, -32602, -32602, -32602, None, -32601, -32601, -32800,
+    ]  # fmt: skip
+    assert any(entry[3] is RuntimeError for entry in found[0][3])  # the failing handler, logged

@@ -108,9 +108,49 @@ def test_a_command_that_cannot_be_started_is_one_clear_error(tmp_path: Path) -> 
         async with serve.spawn_agent([str(tmp_path / "no-such-agent")], _Client().instance):
             raise AssertionError("the block must not run")
 
+    before = _open_files()
     with pytest.raises(serve.AgentStartError, match=r"cannot start the agent .*no-such-agent.*No such file"):
         asyncio.run(scenario())
     assert issubclass(serve.AgentStartError, ConnectionError)
+    assert _open_files() == before, "the pipes made for the agent were left open"
+
+
+def _open_files() -> set[str]:
+    """What this process's file descriptors are open on (``/proc``: Linux)."""
+    fds = Path("/proc/self/fd")
+    found = set()
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone
+            found.add(f"{fd.name} {os.readlink(fd)}")
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_each_spawn_agent_block_closes_the_pipes_it_opened(tmp_path: Path, loop: str) -> None:
+    """Five turns, each in a ``spawn_agent`` block of its own, leave no more open files than one
+    (a loop opens some files of its own on its first subprocess)."""
+    serve, builders, version = module("stable", "serve"), module("stable", "builders"), module("stable", "_version")
+    if loop == "uvloop":
+        uvloop = pytest.importorskip("uvloop", reason="uvloop is not installed (acpgen's fast extra)")
+    command = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
+
+    async def turn() -> None:
+        async with serve.spawn_agent(command, _Client().instance, grace=GRACE) as agent:
+            await agent.initialize(builders.initialize_request(version.PROTOCOL_VERSION))
+            session = await agent.new_session(builders.new_session_request(str(tmp_path), []))
+            await agent.prompt(builders.prompt_request(session.session_id, [builders.text_content_block("hi")]))
+
+    async def scenario() -> tuple[set[str], set[str]]:
+        await turn()
+        after_one = _open_files()
+        for _ in range(4):
+            await turn()
+        return after_one, _open_files()
+
+    runner = uvloop.run if loop == "uvloop" else asyncio.run
+    after_one, after_five = runner(asyncio.wait_for(scenario(), LIMIT))
+    assert after_five == after_one, f"left open: {sorted(after_five - after_one)}"
 
 
 def test_an_agent_that_exits_by_itself_is_not_waited_for(tmp_path: Path) -> None:
@@ -130,8 +170,8 @@ def test_the_spawned_agent_leads_a_process_group_of_its_own() -> None:
     from acpgen.runtime.connection import process as _process
 
     async def scenario() -> tuple[int, int]:
-        process, _, writer = await _process.spawn([sys.executable, "-c", "import os; print(os.getpgid(0))"])
-        line = await process.stdout.readline()  # type: ignore[union-attr]
+        process, reader, writer = await _process.spawn([sys.executable, "-c", "import os; print(os.getpgid(0))"])
+        line = await reader.readline()
         writer.close()
         await _process.stop(process, grace=LIMIT)
         return process.pid, int(line)

@@ -430,11 +430,20 @@ def test_the_walk_finds_what_an_exhaustive_walk_finds_in_the_same_order(variant:
         for update in (notice, options, chunk)
     ]
     client_sets = [None, m.ClientCapabilities()]
-    checked = 0
+    checked = passed = 0
     for peer, cases, sets in (("agent", payloads, advertised_sets), ("client", to_client, client_sets)):
         for method, payload in cases:
             for advertised_caps in sets:
                 expected = _exhaustive(book, peer, advertised_caps, method, payload)
                 assert [v.rule for v in caps.violations(peer, advertised_caps, method, payload)] == expected
                 checked += bool(expected)
+                # require (its look at once, then the walk) refuses exactly these, in this order
+                try:
+                    caps.require(peer, advertised_caps, method, payload)
+                except caps.CapabilityError as error:
+                    assert [v.rule for v in error.violations] == expected
+                else:
+                    assert expected == []
+                    passed += 1
     assert checked > 20  # most cases break rules: the comparison is not of empty lists
+    assert passed > 10  # and many pass: require's look at once is not left untried

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -169,28 +169,53 @@ class Dispatcher:
             return None
         request_id = message["id"]
         try:
-            # a method of the table that the handler has, without the general path's
-            # coroutine (no table name starts with "_": those go to the hooks)
-            route = self._requests.get(method) if type(method) is str else None
-            call = (
-                getattr(self._handler, route.python_name, None)
-                if route is not None
-                else None
-            )
-            if route is not None and call is not None:
-                read = route.read(params)
-                if self._observers:
-                    self._observed(route.wire, read)
-                result = route.answer(await call(read))
+            prepared = self.prepare(message)
+            if prepared is not None:
+                handled, route = prepared
+                result = route.answer(await handled)
             else:
                 result = await self._request(method, params)
-        except RequestError as error:
-            return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
-        except Exception:  # noqa: BLE001 - answered -32603, logged here
-            _log.exception("handler of %.100r failed", method)
-            internal = RequestError.internal_error()
-            return {"jsonrpc": "2.0", "id": request_id, "error": internal.to_wire()}
+        except Exception as error:  # noqa: BLE001 - answered (-32603 logged)
+            return self.error_answer(request_id, method, error)
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def prepare(
+        self, message: Mapping[str, Any]
+    ) -> tuple[Awaitable[Any], _Route] | None:
+        """The request's params read with its method's model and its handler called:
+        the handler's awaitable, and the route whose :meth:`_Route.answer` makes the
+        result of what it returns. None: the general path answers it (a method outside
+        the table, an extension method, a handler without the method).
+
+        Raises what :meth:`dispatch` answers with :meth:`error_answer` (-32602 for
+        params that do not fit). The connection calls this and awaits the handler in
+        its own task, without :meth:`dispatch`'s coroutine; both answer alike.
+        """
+        method = message.get("method")
+        # no name in the table starts with "_": those go to the extension hooks
+        route = self._requests.get(method) if type(method) is str else None
+        if route is None:
+            return None
+        call = getattr(self._handler, route.python_name, None)
+        if call is None:  # a handler that does not subclass the interface
+            return None
+        read = route.read(message.get("params", _ABSENT))
+        if self._observers and (observe := self._observers.get(route.wire)):
+            observe(read)
+        handled: Awaitable[Any] = call(read)
+        return handled, route
+
+    def error_answer(
+        self, request_id: Any, method: Any, error: Exception
+    ) -> dict[str, Any]:
+        """The answer to a request whose handling raised ``error``: a
+        :class:`RequestError` as it says; anything else -32603, logged here (with its
+        traceback) and never detailed to the peer."""
+        if isinstance(error, RequestError):
+            return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
+        _log.error("handler of %.100r failed", method, exc_info=error)
+        internal = RequestError.internal_error()
+        return {"jsonrpc": "2.0", "id": request_id, "error": internal.to_wire()}
 
     async def _request(self, method: Any, params: Any) -> Any:
         if type(method) is not str:

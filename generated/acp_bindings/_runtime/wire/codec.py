@@ -26,6 +26,7 @@ from pydantic_core import from_json
 from .rpc import INVALID_REQUEST, PARSE_ERROR, Deferred, Encoded, RequestError, read_id
 
 __all__ = [
+    "FAST_DEPTH",
     "ID_WINDOW",
     "Unreadable",
     "decode",
@@ -41,7 +42,7 @@ __all__ = [
 
 ID_WINDOW = 64 * 1024
 """How much of an oversized or over-deep message is searched for its id."""
-_FAST_DEPTH = 200
+FAST_DEPTH = 200
 """The nesting pydantic-core's JSON reader refuses beyond (without recursing into it).
 """
 
@@ -60,11 +61,11 @@ def decode(data: bytes, max_depth: int = 512) -> Any:
     too deep).
 
     pydantic-core's JSON reader decodes (fast, and it refuses nesting beyond
-    ``_FAST_DEPTH`` without recursing into it); what it refuses is read again by the
+    ``FAST_DEPTH`` without recursing into it); what it refuses is read again by the
     standard library's, which also reads lone surrogates, after an exact depth check
     that never recurses either.
     """
-    if max_depth >= _FAST_DEPTH or not too_deep(data, max_depth):
+    if max_depth >= FAST_DEPTH or not too_deep(data, max_depth):
         try:
             return from_json(data, allow_inf_nan=False)
         except ValueError:
@@ -128,9 +129,15 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
             return b'{"jsonrpc":"2.0","method":%b}' % name
         return b'{"jsonrpc":"2.0","id":%d,"method":%b}' % (request_id, name)
     if type(params) is Deferred:  # the common params: a model
-        data = params.encode()
-        if type(data) is not bytes:
-            data = _dumps(data)
+        try:  # Deferred.encode's common case, without its call
+            data = params.serializer.to_json(
+                params.value,
+                by_alias=True,
+                exclude_unset=True,
+                warnings=params.warnings,
+            )
+        except ValueError:
+            data = _model(params)
     else:
         data = _value(params)
     if request_id is None:
@@ -146,9 +153,15 @@ def encode_result(request_id: Any, result: Any) -> bytes:
     """The response ``{"jsonrpc": "2.0", "id": request_id, "result": result}`` as
     :func:`encode` writes it, in one step."""
     if type(result) is Deferred:  # the common result: a model
-        data = result.encode()
-        if type(data) is not bytes:
-            data = _dumps(data)
+        try:  # Deferred.encode's common case, without its call
+            data = result.serializer.to_json(
+                result.value,
+                by_alias=True,
+                exclude_unset=True,
+                warnings=result.warnings,
+            )
+        except ValueError:
+            data = _model(result)
     else:
         data = _value(result)
     kind = type(request_id)
@@ -158,12 +171,17 @@ def encode_result(request_id: Any, result: Any) -> bytes:
     return b'{"jsonrpc":"2.0","id":%b,"result":%b}' % (rid, data)
 
 
+def _model(value: Deferred) -> bytes:
+    """A model's JSON, as :meth:`Deferred.encode` writes it."""
+    data = value.encode()
+    return data if type(data) is bytes else _dumps(data)
+
+
 def _value(value: Any) -> bytes:
     """A member's value as :func:`encode` writes it."""
     kind = type(value)
     if kind is Deferred:
-        data = value.encode()
-        return data if type(data) is bytes else _dumps(data)
+        return _model(value)
     if kind is Encoded:
         return value  # type: ignore[no-any-return]
     return _dumps(value)

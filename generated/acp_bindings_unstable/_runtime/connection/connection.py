@@ -52,12 +52,14 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from types import TracebackType
+from types import MethodType, TracebackType
 from typing import Any, Self
 
 from ..wire.codec import Unreadable, encode, encode_call, encode_result, find_id
 from ..wire.messages import read_message
 from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
+from . import in_flight
+from .dispatcher import Dispatcher
 from .in_flight import (
     CURRENT,
     Answer,
@@ -122,6 +124,9 @@ class Connection:
         """Set when a message waits for the notification worker, or the input ends."""
         self._room = asyncio.Event()
         """Set when a handler ends or awaits the peer: reading may go on."""
+        self._reader_waits = False
+        """The reading waits for :attr:`_room` (a request's handler that ends sets it
+        only then: the reading looks for room itself before it waits)."""
         self._write_lock = asyncio.Lock()
         self._writers = 0
         """Writers holding the write lock or waiting for it."""
@@ -136,6 +141,20 @@ class Connection:
         """The transport's optional way to write without awaiting (see
         :meth:`_wrote`)."""
         self._background: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        owner = (
+            handler.__self__
+            if type(handler) is MethodType and handler.__func__ is Dispatcher.dispatch
+            else None
+        )
+        self._dispatcher: Dispatcher | None = (
+            owner if isinstance(owner, Dispatcher) else None
+        )
+        """The handler's dispatcher when the handler is ``Dispatcher.dispatch``: a
+        request of its table is then handled in its own task without ``dispatch``'s
+        coroutine (:meth:`_answer`), and answered alike."""
+        """The loop the connection was started on (asked once: on Python 3.11 each
+        ``asyncio.get_running_loop()`` is a system call)."""
         self._task: asyncio.Task[None] | None = None
         self._input_ended = False
         self._closed = False
@@ -169,7 +188,8 @@ class Connection:
             if work is not None and work.connection is self and work.running
             else None
         )
-        outgoing = Outgoing(asyncio.get_running_loop().create_future(), origin)
+        loop = self._loop or asyncio.get_running_loop()
+        outgoing = Outgoing(loop.create_future(), origin)
         self._pending[request_id] = outgoing
         if origin is not None:
             self._await_peer(origin, 1)
@@ -200,7 +220,8 @@ class Connection:
         """Start reading and handling the peer's messages in the background
         (idempotent)."""
         if self._task is None and not self._closed:
-            self._task = asyncio.get_running_loop().create_task(self._serve())
+            loop = self._loop = asyncio.get_running_loop()
+            self._task = loop.create_task(self._serve())
 
     async def run(self) -> None:
         """Read and handle messages until the peer closes its end (or :meth:`close`)."""
@@ -275,7 +296,11 @@ class Connection:
                 self._room.clear()
                 if self._may_read():
                     break
-                await self._room.wait()
+                self._reader_waits = True
+                try:
+                    await self._room.wait()
+                finally:
+                    self._reader_waits = False
             try:
                 if isinstance(line, Oversized):
                     if trace is not None:
@@ -334,10 +359,13 @@ class Connection:
             return self._send_error(
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
-        incoming = running[request_id] = Incoming()
-        # started at once where that cannot overtake a notification read before it
-        eager = not self._inbox
-        incoming.task = start_task(self._answer(request_id, message), eager=eager)
+        incoming = running[request_id] = Incoming(self)
+        answering, loop = self._answer(request_id, message), self._loop
+        if in_flight._EAGER is None and loop is not None:
+            # no eager start (Python 3.11): start_task's task, without its call
+            incoming.task = loop.create_task(answering)
+        else:  # started at once where that cannot overtake a notification read first
+            incoming.task = start_task(answering, eager=not self._inbox, loop=loop)
         return None
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
@@ -450,22 +478,38 @@ class Connection:
     async def _answer(
         self, request_id: str | int | None, message: dict[str, Any]
     ) -> None:
-        work = Handling(self, notification=False)
-        CURRENT.set(work)  # this task's own context
         incoming = self._running[request_id]
+        CURRENT.set(incoming)  # this task's own context
         incoming.started = True
+        dispatcher = self._dispatcher
         try:
             try:
                 if incoming.cancelled:
                     raise asyncio.CancelledError
-                response = await self._handler(message)
+                prepared = (
+                    dispatcher.prepare(message) if dispatcher is not None else None
+                )
+                if prepared is None:
+                    dispatcher = None  # the handler answers by itself
+                    response = await self._handler(message)
+                else:  # as dispatch() answers it, without its coroutine
+                    handled, route = prepared
+                    result = route.answer(await handled)
+                    incoming.answering = True
+                    if self._result_at_once(request_id, result):
+                        return
+                    response = {"jsonrpc": "2.0", "id": request_id, "result": result}
             except asyncio.CancelledError:
                 if self._input_ended or self._closed:
                     raise
                 response = error_message(request_id, RequestError.cancelled())
-            except Exception:  # noqa: BLE001 - answered -32603, logged here
-                _log.exception("handler of %.100r failed", message.get("method"))
-                response = error_message(request_id, RequestError.internal_error())
+            except Exception as error:  # noqa: BLE001 - answered -32603, logged
+                method = message.get("method")
+                if dispatcher is not None:  # what dispatch() answers
+                    response = dispatcher.error_answer(request_id, method, error)
+                else:
+                    _log.exception("handler of %.100r failed", method)
+                    response = error_message(request_id, RequestError.internal_error())
             if response is None:
                 _log.error(
                     "the handler of request %.100r gave no answer",
@@ -478,9 +522,10 @@ class Connection:
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)
         finally:
-            work.running = False
+            incoming.running = False
             self._running.pop(request_id, None)
-            self._room.set()
+            if self._reader_waits:
+                self._room.set()
 
     def _await_peer(self, origin: Handling | None, step: int) -> None:
         if origin is not None:
@@ -580,9 +625,8 @@ class Connection:
 
     def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
         """Write the common answer (a result, as :func:`_is_result` reads it) at once
-        where :meth:`_wrote` can; False: nothing was written (nor refused: a result that
-        is not JSON is left to :meth:`_send_answer`, which encodes it again and answers
-        -32603)."""
+        where :meth:`_wrote` can (:meth:`_result_at_once`); False: nothing was
+        written."""
         if (
             type(response) is dict
             and len(response) == 3
@@ -590,11 +634,27 @@ class Connection:
             and response.get("jsonrpc") == "2.0"
             and "id" in response
         ):
-            try:
-                return self._wrote(encode_result, response["id"], response["result"])
-            except (TypeError, ValueError, RecursionError):
-                return False
+            return self._result_at_once(response["id"], response["result"])
         return False
+
+    def _result_at_once(self, request_id: Any, result: Any) -> bool:
+        """Write the answer ``result`` to ``request_id`` at once where :meth:`_wrote`
+        would (its steps, without its call); False: nothing was written (nor refused: a
+        result that is not JSON is left to :meth:`_send_answer`, which encodes it again
+        and answers -32603)."""
+        if self._writers or self._closed:
+            return False
+        can_send_now = self._can_send_now
+        if can_send_now is None or not can_send_now():
+            return False
+        try:
+            data = encode_result(request_id, result)
+        except (TypeError, ValueError, RecursionError):
+            return False
+        self._send_now(data)  # type: ignore[misc] # (given with can_send_now)
+        if self._trace is not None:
+            self._trace.record("out", data)
+        return True
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]

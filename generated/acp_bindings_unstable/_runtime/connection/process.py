@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from .lines import pipe_streams
+
 __all__ = ["AgentStartError", "spawn", "stop"]
 
 _POLL = 0.05
@@ -44,7 +46,8 @@ async def spawn(
     stderr: int | IO[Any] | None = None,
 ) -> tuple[asyncio.subprocess.Process, asyncio.StreamReader, asyncio.StreamWriter]:
     """Start ``command`` (an argument list) in a process group of its own; its stdout
-    to read from, its stdin to write to.
+    to read from, its stdin to write to (pipes, on every loop: the process's ``stdin``
+    and ``stdout`` attributes are None on POSIX, these streams are its pipes).
 
     ``stderr`` is inherited unless given (``asyncio.subprocess.DEVNULL`` to silence it).
     Raises :class:`AgentStartError` when the command cannot be started.
@@ -53,11 +56,61 @@ async def spawn(
         raise ValueError(
             "command is a non-empty list of arguments, e.g. ['my-agent', '--stdio']"
         )
+    if sys.platform == "win32":  # asyncio's pipes: the loop's own kind there
+        return await _spawn_with_asyncio_pipes(command, cwd, env, stderr)
+    # Pipes of our own: uvloop's subprocess pipes are Unix sockets, which cost the
+    # kernel about twice a pipe's time per message.
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
     try:
-        process = await asyncio.create_subprocess_exec(
+        try:
+            process = await _exec(command, cwd, env, child_stdin, child_stdout, stderr)
+        finally:
+            os.close(child_stdin)  # the child holds its ends now
+            os.close(child_stdout)
+    except BaseException:
+        os.close(to_child)
+        os.close(from_child)
+        raise
+    try:
+        reader, writer = await pipe_streams(
+            open(from_child, "rb", buffering=0),  # noqa: SIM115 - the streams close it
+            open(to_child, "wb", buffering=0),  # noqa: SIM115 - the streams close it
+        )
+    except BaseException:  # (cancelled): the agent sees its input end, and is ended
+        _signal(process, _KILL)
+        raise
+    return process, reader, writer
+
+
+async def _spawn_with_asyncio_pipes(
+    command: Sequence[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stderr: int | IO[Any] | None,
+) -> tuple[asyncio.subprocess.Process, asyncio.StreamReader, asyncio.StreamWriter]:
+    process = await _exec(
+        command, cwd, env, asyncio.subprocess.PIPE, asyncio.subprocess.PIPE, stderr
+    )
+    assert process.stdout is not None and process.stdin is not None
+    return process, process.stdout, process.stdin
+
+
+async def _exec(
+    command: Sequence[str],
+    cwd: str | os.PathLike[str] | None,
+    env: Mapping[str, str] | None,
+    stdin: int,
+    stdout: int,
+    stderr: int | IO[Any] | None,
+) -> asyncio.subprocess.Process:
+    """Start ``command`` in a process group of its own; :class:`AgentStartError` when
+    it cannot be started."""
+    try:
+        return await asyncio.create_subprocess_exec(
             *command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+            stdin=stdin,
+            stdout=stdout,
             stderr=stderr,
             cwd=cwd,
             env=dict(env) if env is not None else None,
@@ -69,8 +122,6 @@ async def spawn(
             f"cannot start the agent {list(command)!r}: {reason}"
             + (f" ({error.filename})" if error.filename else "")
         ) from error
-    assert process.stdout is not None and process.stdin is not None
-    return process, process.stdout, process.stdin
 
 
 def _own_group() -> dict[str, Any]:

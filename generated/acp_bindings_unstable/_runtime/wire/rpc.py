@@ -81,24 +81,28 @@ class Deferred:
     its bytes. A model is written as it is when its turn comes.
     """
 
-    __slots__ = ("_serializer", "_warnings", "value")
+    __slots__ = ("serializer", "value", "warnings")
 
     def __init__(
         self, serializer: Any, value: Any, *, warnings: bool | str = True
     ) -> None:
-        self._serializer = serializer
+        self.serializer = serializer
+        """The pydantic-core serializer that writes :attr:`value`."""
         self.value = value
-        self._warnings = warnings
+        self.warnings = warnings
         """pydantic-core's ``warnings`` ("error": refuse a value of another type)."""
 
     def encode(self) -> bytes | Any:
-        """The value as :func:`to_json` writes it; raises what serialising raises."""
+        """The value as :func:`to_json` writes it; raises what serialising raises.
+
+        (The codec's one-step encoders make the common call themselves, and this one
+        when it raises.)"""
         try:  # the common case first, without to_json's keyword arguments
-            written: bytes = self._serializer.to_json(
-                self.value, by_alias=True, exclude_unset=True, warnings=self._warnings
+            written: bytes = self.serializer.to_json(
+                self.value, by_alias=True, exclude_unset=True, warnings=self.warnings
             )
         except ValueError:  # a lone surrogate (or what to_json raises again)
-            return to_json(self._serializer, self.value, warnings=self._warnings)
+            return to_json(self.serializer, self.value, warnings=self.warnings)
         return written
 
 

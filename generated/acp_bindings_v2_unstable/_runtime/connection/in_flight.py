@@ -67,8 +67,9 @@ class Outgoing:
             self.future.set_exception(error)
 
 
-class Incoming:
-    """A peer request being handled.
+class Incoming(Handling):
+    """A peer request being handled: its handler's :class:`Handling` (one record per
+    request, not two).
 
     Registered before its task is started (an eagerly started handler may be done before
     :func:`start_task` returns); :attr:`task` is set right after.
@@ -78,7 +79,11 @@ class Incoming:
 
     task: asyncio.Task[None]
 
-    def __init__(self) -> None:
+    def __init__(self, connection: object) -> None:
+        self.connection = connection
+        self.notification = False
+        self.awaiting = 0
+        self.running = True
         self.answering = False
         """The handler is done and its answer is being written: too late to cancel."""
         self.started = False
@@ -96,9 +101,13 @@ _EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
 
 
 def start_task(
-    coroutine: Coroutine[Any, Any, None], *, eager: bool
+    coroutine: Coroutine[Any, Any, None],
+    *,
+    eager: bool,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> asyncio.Task[None]:
-    """A task running ``coroutine`` on the running loop.
+    """A task running ``coroutine`` on the running loop (``loop``, when the caller
+    knows it).
 
     Where the running Python has eager tasks, ``eager`` is asked and the loop has no
     task factory of its own, the task starts at once: its coroutine runs, as that task
@@ -106,7 +115,8 @@ def start_task(
     suspension before this returns. Elsewhere (Python 3.11) it starts at the loop's next
     turn, as any task.
     """
-    loop = asyncio.get_running_loop()
+    if loop is None:
+        loop = asyncio.get_running_loop()
     if eager and _EAGER is not None and loop.get_task_factory() is None:
         task: asyncio.Task[None] = _EAGER(loop, coroutine)
         return task

@@ -21,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .codec import Unreadable, decode
+from pydantic_core import from_json
+
+from .codec import FAST_DEPTH, Unreadable, decode
 from .rpc import INVALID_REQUEST, RequestError, read_id
 
 __all__ = [
@@ -59,7 +61,13 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
     JSON, -32600 for JSON that is no JSON-RPC message or is nested deeper than
     ``max_depth``.
     """
-    message = decode(data, max_depth)
+    if max_depth >= FAST_DEPTH:  # decode's first step, without its call
+        try:
+            message = from_json(data, allow_inf_nan=False)
+        except ValueError:
+            message = decode(data, max_depth)
+    else:
+        message = decode(data, max_depth)
     if type(message) is not dict:
         if type(message) is Unreadable:
             return message

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -42,11 +42,8 @@ class AgentSender(Sender):
         """
         The `initialize` request.
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.agent_capabilities
         self.advertised(
@@ -60,17 +57,15 @@ class AgentSender(Sender):
         """
         The `session/load` request.
         """
-        return cast(
-            "models.LoadSessionResponse", await self._request("session/load", params)
-        )
+        result: models.LoadSessionResponse = await self._request("session/load", params)
+        return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         """
         The `session/prompt` request.
         """
-        return cast(
-            "models.PromptResponse", await self._request("session/prompt", params)
-        )
+        result: models.PromptResponse = await self._request("session/prompt", params)
+        return result
 
 
 class ClientSender(Sender):
@@ -90,7 +85,7 @@ class ClientSender(Sender):
         """
         The `fs/read_text_file` request.
         """
-        return cast(
-            "models.ReadTextFileResponse",
-            await self._request("fs/read_text_file", params),
+        result: models.ReadTextFileResponse = await self._request(
+            "fs/read_text_file", params
         )
+        return result

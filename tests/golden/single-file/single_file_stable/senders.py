@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -41,9 +41,8 @@ class AgentSender(Sender):
         """
         Create a session.
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
 
 class ClientSender(Sender):

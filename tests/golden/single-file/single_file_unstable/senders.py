@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -45,9 +45,8 @@ class AgentSender(Sender):
 
         Fork a session.
         """
-        return cast(
-            "models.ForkSessionResponse", await self._request("session/fork", params)
-        )
+        result: models.ForkSessionResponse = await self._request("session/fork", params)
+        return result
 
     async def new_session(
         self, params: models.NewSessionRequest
@@ -55,9 +54,8 @@ class AgentSender(Sender):
         """
         Create a session.
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
 
 class ClientSender(Sender):

@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -39,4 +39,5 @@ class AgentSender(Sender):
         """
         Parameters of `canvas/draw`.
         """
-        return cast("models.DrawResponse", await self._request("canvas/draw", params))
+        result: models.DrawResponse = await self._request("canvas/draw", params)
+        return result

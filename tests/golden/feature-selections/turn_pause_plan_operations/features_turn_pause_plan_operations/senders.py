@@ -13,7 +13,7 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from . import capabilities, models
 from ._runtime.connection.sender import Sender, Transport
@@ -42,11 +42,8 @@ class AgentSender(Sender):
         """
         The `initialize` request.
         """
-        result = cast(
-            "models.InitializeResponse",
-            await self._request(
-                "initialize", params, version=("protocolVersion", require_version)
-            ),
+        result: models.InitializeResponse = await self._request(
+            "initialize", params, version=("protocolVersion", require_version)
         )
         advertised = result.agent_capabilities
         self.advertised(
@@ -60,9 +57,8 @@ class AgentSender(Sender):
         """
         The `session/new` request.
         """
-        return cast(
-            "models.NewSessionResponse", await self._request("session/new", params)
-        )
+        result: models.NewSessionResponse = await self._request("session/new", params)
+        return result
 
 
 class ClientSender(Sender):
