@@ -658,3 +658,118 @@ def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
         None, None, -32603, -32001, -32603, -32603, -32602, -32602, -32602, None, -32601, -32601, -32800,
     ]  # fmt: skip
     assert any(entry[3] is RuntimeError for entry in found[0][3])  # the failing handler, logged
+
+
+_NOTIFIED: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
+    {"jsonrpc": "2.0", "method": "noted"},
+    {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
+    {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
+    {"jsonrpc": "2.0", "method": "unknown"},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "last"}},
+]
+
+
+async def _notified_over_a_socket(prepared: bool) -> tuple[list[Any], list[Any], bytes, bool]:
+    """What a connection's handler and observers see, and what the peer reads (nothing), when the
+    peer sends the notifications above over a real socket to a connection whose handler is its
+    dispatcher's ``dispatch`` (prepared) or a function the connection does not know (general)."""
+    noter, observed = Noter(), []
+    dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    handler = dispatcher.dispatch if prepared else (lambda message: dispatcher.dispatch(message))
+    connection = Connection(LineTransport(reader, writer), handler)
+    connection.start()
+    for notification in _NOTIFIED:
+        peer_writer.write(json.dumps(notification).encode() + b"\n")
+    while not noter.calls or noter.calls[-1][1] != Greeting(name="last"):  # handled in order: the last
+        await asyncio.sleep(0.01)
+    await connection.close()
+    peer_writer.close()
+    return noter.calls, observed, await peer_reader.read(), connection._dispatcher is not None
+
+
+def test_a_connection_handles_its_dispatchers_notifications_as_dispatch_handles_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A connection whose handler is a dispatcher's ``dispatch`` hands a notification of the
+    dispatcher's table to the handler without ``dispatch``'s coroutine
+    (``Dispatcher.prepare_notification``): over a real socket, the handler and the observers are
+    called alike, the same records are logged (a refusal, a failure, invalid params) and nothing is
+    answered."""
+    found = []
+    for prepared in (True, False):
+        caplog.clear()
+        with caplog.at_level("DEBUG"):
+            calls, observed, written, took_it = asyncio.run(asyncio.wait_for(_notified_over_a_socket(prepared), 10))
+        assert took_it is prepared
+        logged = [
+            (r.name, r.levelname, r.getMessage(), r.exc_info[0] if r.exc_info else None)
+            for r in caplog.records
+            if r.name.startswith("acpgen.runtime.connection")
+        ]
+        found.append((calls, observed, written, logged))
+    assert found[0] == found[1]
+    assert found[0][2] == b""  # never an answer
+    levels = [entry[1] for entry in found[0][3]]
+    assert "WARNING" in levels and "ERROR" in levels  # the refusal and the failure, logged
+
+
+async def _typed_notifications(direct: bool) -> tuple[bytes, list[Any]]:
+    """What a typed sender's notifications give (None, or the error raised) and what the peer
+    reads, over a real socket, with the sender writing each at once through its connection
+    (direct) or awaiting the connection's ``notify`` (a transport that is not a ``Connection``)."""
+    import importlib
+
+    models = importlib.import_module("acp_bindings.models")
+    senders = importlib.import_module("acp_bindings.senders")
+    runtime = importlib.import_module("acp_bindings.connection")
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    connection = runtime.Connection(runtime.LineTransport(reader, writer), lambda message: asyncio.sleep(0))
+    connection.start()
+    client = senders.ClientSender(connection if direct else _Forwarding(connection))
+    client.advertised(models.ClientCapabilities())
+    agent = senders.AgentSender(connection if direct else _Forwarding(connection))
+    assert (client._connection is not None) is direct
+    written_at_once = connection.notified_at_once
+    connection.notified_at_once = lambda *args: at_once.append(written_at_once(*args)) or at_once[-1]
+    at_once: list[bool] = []
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "é \ud800"}}
+    notice = {"sessionUpdate": "notice", "severity": "info", "title": "t"}  # gated towards the client
+    outcomes: list[Any] = []
+    for call, params in [
+        (client.session_update, models.SessionNotification.model_validate({"sessionId": "s", "update": chunk})),
+        (agent.cancel, models.CancelNotification(session_id="s")),
+        (client.session_update, models.SessionNotification.model_validate({"sessionId": "s", "update": notice})),
+        (client.session_update, models.SessionNotification.model_validate({"sessionId": "s", "update": chunk})),
+    ]:
+        try:
+            outcomes.append(await call(params))
+        except Exception as error:  # noqa: BLE001 - the errors are compared
+            outcomes.append((type(error).__name__, str(error)))
+    assert (at_once == [True, True, True]) is direct  # each written at once, the refused never
+    await connection.close()
+    peer_writer.close()
+    return await peer_reader.read(), outcomes
+
+
+def test_a_typed_notification_written_at_once_is_the_one_notify_writes() -> None:
+    """A typed sender over a ``Connection`` writes a notification at once where the connection can
+    (``Connection.notified_at_once``), with no coroutine of the connection's: the peer reads the same
+    bytes, in the same order, and the same refusals are raised as through ``notify``."""
+    direct, general = (asyncio.run(asyncio.wait_for(_typed_notifications(way), 10)) for way in (True, False))
+    assert direct == general
+    assert direct[1][:2] == [None, None] and direct[1][3] is None
+    assert direct[1][2][0] == "CapabilityError"
+    assert [json.loads(line)["method"] for line in direct[0].splitlines()] == [
+        "session/update",
+        "session/cancel",
+        "session/update",
+    ]

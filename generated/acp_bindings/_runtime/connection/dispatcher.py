@@ -99,9 +99,7 @@ class _Route:
         # a union result cannot be checked above: the serializer refuses what fits no
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
-        return Deferred(
-            self._serialize, result, warnings=True if self._a_class else "error"
-        )
+        return Deferred(self._serialize, result, True if self._a_class else "error")
 
 
 @functools.lru_cache(maxsize=64)
@@ -146,26 +144,14 @@ class Dispatcher:
         method = message.get("method")
         params = message.get("params", _ABSENT)
         if "id" not in message:
-            route = self._notifications.get(method) if type(method) is str else None
-            call = (
-                getattr(self._handler, route.python_name, None)
-                if route is not None
-                else None
-            )
-            if route is None or call is None:
-                await self._notification(method, params)
-                return None
-            # a method of the table that the handler has, without the general path's
-            # coroutine: as _notification handles it
             try:
-                read = route.read(params)
-                if self._observers:
-                    self._observed(route.wire, read)
-                await call(read)
-            except RequestError as error:
-                _log.warning("notification %.100r refused: %s", method, error)
-            except Exception:  # noqa: BLE001 - never answered: logged here
-                _log.exception("handler of notification %.100r failed", method)
+                notified = self.prepare_notification(message)
+                if notified is None:
+                    await self._notification(method, params)
+                else:
+                    await notified
+            except Exception as error:  # noqa: BLE001 - never answered: logged here
+                self.notification_failed(method, error)
             return None
         request_id = message["id"]
         try:
@@ -204,6 +190,39 @@ class Dispatcher:
             observe(read)
         handled: Awaitable[Any] = call(read)
         return handled, route
+
+    def prepare_notification(
+        self, message: Mapping[str, Any]
+    ) -> Awaitable[None] | None:
+        """The notification's params read with its method's model and its handler
+        called: the handler's awaitable. None: the general path handles it (a method
+        outside the table, an extension method, a handler without the method).
+
+        Raises what :meth:`dispatch` logs with :meth:`notification_failed`. The
+        connection calls this and awaits the handler itself, without
+        :meth:`dispatch`'s coroutine; both handle it alike.
+        """
+        method = message.get("method")
+        route = self._notifications.get(method) if type(method) is str else None
+        if route is None:
+            return None
+        call = getattr(self._handler, route.python_name, None)
+        if call is None:
+            return None
+        read = route.read(message.get("params", _ABSENT))
+        if self._observers and (observe := self._observers.get(route.wire)):
+            observe(read)
+        handled: Awaitable[None] = call(read)
+        return handled
+
+    def notification_failed(self, method: Any, error: Exception) -> None:
+        """Log a notification whose handling raised ``error`` (a notification is
+        never answered): a :class:`RequestError` as refused, anything else with its
+        traceback."""
+        if isinstance(error, RequestError):
+            _log.warning("notification %.100r refused: %s", method, error)
+        else:
+            _log.error("handler of notification %.100r failed", method, exc_info=error)
 
     def error_answer(
         self, request_id: Any, method: Any, error: Exception

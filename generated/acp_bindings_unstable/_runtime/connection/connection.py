@@ -122,6 +122,10 @@ class Connection:
         """Our requests, sent by handlers of peer messages, that await their answer."""
         self._queued_or_ended = asyncio.Event()
         """Set when a message waits for the notification worker, or the input ends."""
+        self._worker_waits = False
+        """The notification worker waits for :attr:`_queued_or_ended` (a notification
+        queued sets it only then: the worker looks at the queue itself before it
+        waits)."""
         self._room = asyncio.Event()
         """Set when a handler ends or awaits the peer: reading may go on."""
         self._reader_waits = False
@@ -215,6 +219,13 @@ class Connection:
         """Send a notification (waits while the peer is not reading)."""
         if not self._wrote(encode_call, None, method, params):
             await self._write_in_turn(encode_call, None, method, params)
+
+    def notified_at_once(self, method: str, params: Any = None) -> bool:
+        """Send a notification at once, where :meth:`notify` would without waiting;
+        False: nothing was sent, await :meth:`notify` (for a typed sender, which then
+        has no coroutine of the connection's to await). Raises as :meth:`notify` does
+        for params that are not JSON."""
+        return self._wrote(encode_call, None, method, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
@@ -360,7 +371,7 @@ class Connection:
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
         incoming = running[request_id] = Incoming(self)
-        answering, loop = self._answer(request_id, message), self._loop
+        answering, loop = self._answer(incoming, request_id, message), self._loop
         if in_flight._EAGER is None and loop is not None:
             # no eager start (Python 3.11): start_task's task, without its call
             incoming.task = loop.create_task(answering)
@@ -375,10 +386,11 @@ class Connection:
             piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes
         ):
             self._give_up_waiting(current)
-        self._inbox.append(Notification(message, size))
+        self._inbox.append(Notification(self, message, size))
         self._queued += 1
         self._queued_bytes += size
-        self._queued_or_ended.set()
+        if self._worker_waits:
+            self._queued_or_ended.set()
 
     def _give_up_waiting(self, work: Handling) -> None:
         """Fail the requests of a notification handler while the peer's notifications
@@ -454,31 +466,50 @@ class Connection:
                 if self._input_ended:
                     return
                 self._queued_or_ended.clear()
-                await self._queued_or_ended.wait()
+                self._worker_waits = True
+                try:
+                    await self._queued_or_ended.wait()
+                finally:
+                    self._worker_waits = False
             item = self._inbox.popleft()
             if isinstance(item, Answer):
                 settle(item.outgoing, item.message)
                 continue
             self._queued -= 1
             self._queued_bytes -= item.size
-            work = self._current = Handling(self, notification=True)
+            work = self._current = item  # its handler's record, now running
             token = CURRENT.set(work)
+            dispatcher = self._dispatcher
             try:
-                await self._handler(item.message)
-            except Exception:  # noqa: BLE001 - a failing handler never ends the connection
-                _log.exception(
-                    "handler of notification %.100r failed", item.message.get("method")
+                handled = (
+                    dispatcher.prepare_notification(item.message)
+                    if dispatcher is not None
+                    else None
                 )
+                if handled is None:
+                    dispatcher = None  # the handler handles it by itself
+                    await self._handler(item.message)
+                else:  # as dispatch() handles it, without its coroutine
+                    await handled
+            except Exception as error:  # noqa: BLE001 - never ends the connection
+                method = item.message.get("method")
+                if dispatcher is not None:  # as dispatch() logs it
+                    dispatcher.notification_failed(method, error)
+                else:
+                    _log.exception("handler of notification %.100r failed", method)
             finally:
                 CURRENT.reset(token)
                 work.running = False
                 self._current = None
-                self._room.set()
+                if self._reader_waits:
+                    self._room.set()
 
     async def _answer(
-        self, request_id: str | int | None, message: dict[str, Any]
+        self,
+        incoming: Incoming,
+        request_id: str | int | None,
+        message: dict[str, Any],
     ) -> None:
-        incoming = self._running[request_id]
         CURRENT.set(incoming)  # this task's own context
         incoming.started = True
         dispatcher = self._dispatcher

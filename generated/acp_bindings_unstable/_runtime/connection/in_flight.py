@@ -123,13 +123,18 @@ def start_task(
     return loop.create_task(coroutine)
 
 
-class Notification:
-    """A peer notification waiting for its handler (a plain class: one is made per
-    notification, in a fraction of a frozen dataclass's time)."""
+class Notification(Handling):
+    """A peer notification waiting for its handler, then its handler's
+    :class:`Handling` (one record per notification; a plain class: made in a fraction
+    of a frozen dataclass's time)."""
 
     __slots__ = ("message", "size")
 
-    def __init__(self, message: dict[str, Any], size: int) -> None:
+    def __init__(self, connection: object, message: dict[str, Any], size: int) -> None:
+        self.connection = connection
+        self.notification = True
+        self.awaiting = 0
+        self.running = True
         self.message = message
         self.size = size
 

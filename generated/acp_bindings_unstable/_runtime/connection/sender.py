@@ -14,7 +14,7 @@ capability check.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
@@ -32,6 +32,19 @@ class Transport(Protocol):
     async def request(self, method: str, params: Any) -> Any: ...
 
     async def notify(self, method: str, params: Any) -> None: ...
+
+
+class _Written:
+    """What awaiting a message already written gives: nothing, at once (an awaitable
+    that never suspends, shared by every sender)."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        yield from ()
+
+
+_WRITTEN = _Written()
 
 
 class Sender:
@@ -148,7 +161,11 @@ class Sender:
         peer did not advertise is refused at once)."""
         serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        return self._transport.notify(wire, Deferred(serializer, params))
+        sent = Deferred(serializer, params)
+        connection = self._connection
+        if connection is not None and connection.notified_at_once(wire, sent):
+            return _WRITTEN  # written: no coroutine of the connection's to await
+        return self._transport.notify(wire, sent)
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""

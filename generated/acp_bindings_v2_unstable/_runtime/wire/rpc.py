@@ -84,7 +84,7 @@ class Deferred:
     __slots__ = ("serializer", "value", "warnings")
 
     def __init__(
-        self, serializer: Any, value: Any, *, warnings: bool | str = True
+        self, serializer: Any, value: Any, warnings: bool | str = True
     ) -> None:
         self.serializer = serializer
         """The pydantic-core serializer that writes :attr:`value`."""
