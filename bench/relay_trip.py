@@ -62,7 +62,8 @@ def t7(rounds: int) -> list[Figure]:
         server, server_url = _start([sys.executable, "-m", "bench.remote_server"])
         direct = loop.run_until_complete(connect_ours())
         try:
-            calls = {"direct": direct.call}
+            assert direct.set_mode is not None
+            calls = {"direct": direct.set_mode}
             for profile in PROFILES:
                 calls[f"relay-{profile}"] = loop.run_until_complete(_connect(stack, relay_url, profile))
                 calls[f"app-{profile}"] = loop.run_until_complete(_connect(stack, server_url, profile))

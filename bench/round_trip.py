@@ -59,6 +59,8 @@ class Peer:
     close: Callable[[], Awaitable[None]]
     pid: int
     """The agent process."""
+    set_mode: Call | None = None
+    """Ours only: a ``session/set_mode`` request (T7's, as T5 and T6 send)."""
 
 
 def uvloop_installed() -> bool:
@@ -121,7 +123,9 @@ async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Pee
         await opened.close()
         await _hang_up(child)
 
-    return Peer({name: prompt(text) for name, text in UPDATES.items()}, close, child.process.pid)
+    mode = models.SetSessionModeRequest(session_id=session.session_id, mode_id="code")
+    calls = {name: prompt(text) for name, text in UPDATES.items()}
+    return Peer(calls, close, child.process.pid, lambda: agent.set_session_mode(mode))
 
 
 async def connect_theirs(profile: str | None = None, loop: str = "asyncio") -> Peer:

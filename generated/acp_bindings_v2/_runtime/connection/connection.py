@@ -146,6 +146,8 @@ class Connection:
         :meth:`_wrote`)."""
         self._background: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the connection was started on (asked once: on Python 3.11 each
+        ``asyncio.get_running_loop()`` is a system call)."""
         owner = (
             handler.__self__
             if type(handler) is MethodType and handler.__func__ is Dispatcher.dispatch
@@ -157,8 +159,6 @@ class Connection:
         """The handler's dispatcher when the handler is ``Dispatcher.dispatch``: a
         request of its table is then handled in its own task without ``dispatch``'s
         coroutine (:meth:`_answer`), and answered alike."""
-        """The loop the connection was started on (asked once: on Python 3.11 each
-        ``asyncio.get_running_loop()`` is a system call)."""
         self._task: asyncio.Task[None] | None = None
         self._input_ended = False
         self._closed = False

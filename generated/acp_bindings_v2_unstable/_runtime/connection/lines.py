@@ -257,9 +257,10 @@ class LineTransport:
         group = self._group
         if group:
             group.append(b"")
-            self._writer.write(b"\n".join(group))
-            group.clear()
+            data = b"\n".join(group)
+            group.clear()  # (before writing: a writer that raises leaves nothing held)
             self._group_bytes = 0
+            self._writer.write(data)
 
     def _end_turn(self) -> None:
         try:
