@@ -150,7 +150,8 @@ class Connection:
         ``asyncio.get_running_loop()`` is a system call)."""
         owner = (
             handler.__self__
-            if type(handler) is MethodType and handler.__func__ is Dispatcher.dispatch
+            if isinstance(handler, MethodType)
+            and handler.__func__ is Dispatcher.dispatch
             else None
         )
         self._dispatcher: Dispatcher | None = (

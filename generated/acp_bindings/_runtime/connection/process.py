@@ -73,14 +73,17 @@ async def spawn(
         os.close(from_child)
         raise
     try:
-        reader, writer = await pipe_streams(
-            open(from_child, "rb", buffering=0),  # noqa: SIM115 - the streams close it
-            open(to_child, "wb", buffering=0),  # noqa: SIM115 - the streams close it
-        )
+        reader, writer = await pipe_streams(*_files(from_child, to_child))
     except BaseException:  # (cancelled): the agent sees its input end, and is ended
         _signal(process, _KILL)
         raise
     return process, reader, writer
+
+
+def _files(read_fd: int, write_fd: int) -> tuple[IO[bytes], IO[bytes]]:
+    """The file objects of our ends of the agent's pipes (unbuffered: the streams read
+    and write the descriptors; they close them)."""
+    return open(read_fd, "rb", buffering=0), open(write_fd, "wb", buffering=0)
 
 
 async def _spawn_with_asyncio_pipes(
