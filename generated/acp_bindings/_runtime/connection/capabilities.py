@@ -177,34 +177,37 @@ class RuleBook:
     def require(
         self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
     ) -> None:
-        """Raise :class:`CapabilityError` listing every violation, if there is one."""
-        if (peer, method) in self._by_method or not self._holds_none(peer, payload):
-            found = self.violations(peer, advertised, method, payload)
-            if found:
-                raise CapabilityError(found)
+        """Raise :class:`CapabilityError` listing every violation, if there is one.
 
-    def _holds_none(self, peer: Side, payload: Any) -> bool:
-        """Whether ``payload`` is seen at once to hold no model a rule for ``peer``
-        gates (itself included): a model of a class met before, whose fields that could
-        hold one hold only values of classes that cannot. False: :meth:`violations`
-        walks it (the common prompt, text blocks in a list, is seen at once)."""
-        paths_of = self._paths_of[peer]
-        kind = type(payload)
-        paths = paths_of.get(kind, _UNKNOWN)
-        if paths is None:
-            return True
-        if paths is _UNKNOWN or kind in self._by_class[peer]:
-            return False
-        held = payload.__dict__
-        for name in paths:
-            item = held.get(name)
-            if type(item) is list:
-                for element in item:
-                    if paths_of.get(type(element), _UNKNOWN) is not None:
-                        return False
-            elif paths_of.get(type(item), _UNKNOWN) is not None:
-                return False
-        return True
+        A payload seen at once to hold no model a rule for ``peer`` gates (itself
+        included) is not walked: a model of a class met before, whose fields that could
+        hold one hold only values of classes that cannot (the common prompt, text blocks
+        in a list; a ``session/update`` of a message chunk).
+        """
+        if (peer, method) not in self._by_method:
+            paths_of = self._paths_of[peer]
+            kind = type(payload)
+            paths = paths_of.get(kind, _UNKNOWN)
+            if paths is None:
+                return
+            if paths is not _UNKNOWN and kind not in self._by_class[peer]:
+                held = payload.__dict__
+                for name in paths:  # (each break: something to walk)
+                    item = held.get(name)
+                    if type(item) is list:
+                        for element in item:
+                            if paths_of.get(type(element), _UNKNOWN) is not None:
+                                break
+                        else:
+                            continue  # the list's items hold nothing gated
+                        break
+                    if paths_of.get(type(item), _UNKNOWN) is not None:
+                        break
+                else:
+                    return  # nothing gated anywhere in it
+        found = self.violations(peer, advertised, method, payload)
+        if found:
+            raise CapabilityError(found)
 
     def _paths(self, model: type, peer: Side) -> tuple[str, ...] | None:
         """The fields of ``model`` whose type can hold a model that a rule for ``peer``

@@ -123,7 +123,9 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
     """A request (``request_id`` an integer) or a notification (None) as :func:`encode`
     writes ``{"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}``
     (no ``params`` member when ``params`` is None), in one step."""
-    name = _name(method)
+    name = _NAMES.get(method) if type(method) is str else None  # _name's common case
+    if name is None:
+        name = _name(method)
     if params is None:
         if request_id is None:
             return b'{"jsonrpc":"2.0","method":%b}' % name

@@ -52,7 +52,9 @@ class Sender:
 
     _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
     _request_routes: ClassVar[dict[str, tuple[Any, Callable[[Any], Any]]]]
-    _notification_serializers: ClassVar[dict[str, Any]]
+    _notification_serializers: ClassVar[dict[str, Any]] = {}
+    """Each class's own, made on its first notification (this empty one is never
+    filled: :meth:`_notification_serializer` gives the class its own)."""
 
     def __init__(
         self,
@@ -159,7 +161,9 @@ class Sender:
     def _notify(self, wire: str, params: Any) -> Awaitable[None]:
         """Send a notification (to be awaited: the transport's own coroutine; what the
         peer did not advertise is refused at once)."""
-        serializer = self._notification_serializer(wire)
+        serializer = self._notification_serializers.get(wire)
+        if serializer is None:
+            serializer = self._notification_serializer(wire)
         self._check(wire, params)
         sent = Deferred(serializer, params)
         connection = self._connection
