@@ -591,6 +591,20 @@ class _SlowGreeter(Greeter):
         return await super().greet(params)
 
 
+async def _serving_over_a_socket(
+    dispatcher: Dispatcher, prepared: bool
+) -> tuple[Connection, asyncio.StreamReader, asyncio.StreamWriter]:
+    """A started connection over a real socket, its handler the dispatcher's ``dispatch``
+    (prepared) or a function the connection does not know (general); the peer's streams."""
+    left, right = socket.socketpair()
+    reader, writer = await asyncio.open_connection(sock=left)
+    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
+    handler = dispatcher.dispatch if prepared else (lambda message: dispatcher.dispatch(message))
+    connection = Connection(LineTransport(reader, writer), handler)
+    connection.start()
+    return connection, peer_reader, peer_writer
+
+
 async def _answers_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list[Any], bool]:
     """What the peer reads, over a real socket, when it sends the requests of
     ``test_the_dispatchers_direct_path_answers_as_its_general_path`` (and one it cancels) to a
@@ -600,12 +614,7 @@ async def _answers_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list
     requests.append({"jsonrpc": "2.0", "id": "slow", "method": "greet", "params": {"name": "slow"}})
     greeter, observed = _SlowGreeter(), []
     dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
-    left, right = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=left)
-    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
-    handler = dispatcher.dispatch if prepared else (lambda message: dispatcher.dispatch(message))
-    connection = Connection(LineTransport(reader, writer), handler)
-    connection.start()
+    connection, peer_reader, peer_writer = await _serving_over_a_socket(dispatcher, prepared)
     for request in requests:
         peer_writer.write(json.dumps(request).encode() + b"\n")
     answers = [await peer_reader.readline() for _ in requests[:-1]]  # all but the slow one
@@ -679,12 +688,7 @@ async def _notified_over_a_socket(prepared: bool) -> tuple[list[Any], list[Any],
     dispatcher's ``dispatch`` (prepared) or a function the connection does not know (general)."""
     noter, observed = Noter(), []
     dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
-    left, right = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=left)
-    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
-    handler = dispatcher.dispatch if prepared else (lambda message: dispatcher.dispatch(message))
-    connection = Connection(LineTransport(reader, writer), handler)
-    connection.start()
+    connection, peer_reader, peer_writer = await _serving_over_a_socket(dispatcher, prepared)
     for notification in _NOTIFIED:
         peer_writer.write(json.dumps(notification).encode() + b"\n")
     while not noter.calls or noter.calls[-1][1] != Greeting(name="last"):  # handled in order: the last

@@ -222,21 +222,11 @@ class Connection:
             await self._write_in_turn(encode_call, None, method, params)
 
     def notified_at_once(self, method: str, params: Any = None) -> bool:
-        """Send a notification at once, where :meth:`notify` would without waiting
-        (:meth:`_wrote`'s steps, without its call); False: nothing was sent, await
-        :meth:`notify` (for a typed sender, which then has no coroutine of the
-        connection's to await). Raises as :meth:`notify` does for params that are not
-        JSON."""
-        if self._writers or self._closed:
-            return False
-        can_send_now = self._can_send_now
-        if can_send_now is None or not can_send_now():
-            return False
-        data = encode_call(None, method, params)
-        self._send_now(data)  # type: ignore[misc] # (given with can_send_now)
-        if self._trace is not None:
-            self._trace.record("out", data)
-        return True
+        """Send a notification at once, where :meth:`notify` would without waiting;
+        False: nothing was sent, await :meth:`notify` (for a typed sender, which then
+        has no coroutine of the connection's to await). Raises as :meth:`notify` does
+        for params that are not JSON."""
+        return self._wrote(encode_call, None, method, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
