@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -430,9 +431,9 @@ class _Forwarding:
         await self._connection.notify(method, params)
 
 
-async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
-    """What a typed sender's calls give (results, or the errors raised) and what the peer reads, over
-    a real socket, with the connection reading each result (direct) or the sender."""
+async def _bindings_over_a_socket() -> tuple[Any, Any, Any, asyncio.StreamReader, asyncio.StreamWriter]:
+    """The generated bindings' ``models`` and ``senders``, and a started connection of their own
+    runtime over a real socket (its handler answers nothing); the peer's streams."""
     import importlib
 
     models = importlib.import_module("acp_bindings.models")
@@ -443,6 +444,13 @@ async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
     peer_reader, peer_writer = await asyncio.open_connection(sock=right)
     connection = runtime.Connection(runtime.LineTransport(reader, writer), lambda message: asyncio.sleep(0))
     connection.start()
+    return models, senders, connection, peer_reader, peer_writer
+
+
+async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
+    """What a typed sender's calls give (results, or the errors raised) and what the peer reads, over
+    a real socket, with the connection reading each result (direct) or the sender."""
+    models, senders, connection, peer_reader, peer_writer = await _bindings_over_a_socket()
     sender = senders.AgentSender(connection if direct else _Forwarding(connection))
     assert (sender._connection is not None) is direct
     sender.advertised(models.AgentCapabilities())  # no image in prompts
@@ -544,20 +552,21 @@ class Noter:
         self.calls.append((method, params))
 
 
-@pytest.mark.parametrize(
-    "message",
-    [
-        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
-        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
-        {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
-        {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
-        {"jsonrpc": "2.0", "method": "noted"},
-        {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
-        {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
-        {"jsonrpc": "2.0", "method": "unknown"},
-        {"jsonrpc": "2.0", "method": ["noted"]},
-    ],
-)
+_NOTES: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
+    {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
+    {"jsonrpc": "2.0", "method": "noted"},
+    {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
+    {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
+    {"jsonrpc": "2.0", "method": "unknown"},
+]
+"""Notifications of every kind a dispatcher meets (its table, invalid params, a refusal, a failure, a
+hook's name, a method its handler lacks, an unknown one)."""
+
+
+@pytest.mark.parametrize("message", [*_NOTES, {"jsonrpc": "2.0", "method": ["noted"]}])
 def test_the_dispatchers_direct_path_handles_a_notification_as_its_general_path(
     message: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -641,6 +650,27 @@ _DISPATCHED: list[dict[str, Any]] = [
 ]
 
 
+def _both_ways(
+    scenario: Callable[[bool], Awaitable[tuple[bytes, list[Any], list[Any], bool]]],
+    caplog: pytest.LogCaptureFixture,
+) -> list[tuple[bytes, list[Any], list[Any], list[Any]]]:
+    """What the peer reads, the handler's calls, the observers' and the connection's log records,
+    by the prepared path and by the general one (each checked to be the one meant)."""
+    found = []
+    for prepared in (True, False):
+        caplog.clear()
+        with caplog.at_level("DEBUG"):
+            written, calls, observed, took_it = asyncio.run(asyncio.wait_for(scenario(prepared), 10))
+        assert took_it is prepared
+        logged = [
+            (r.name, r.levelname, r.getMessage(), r.exc_info[0] if r.exc_info else None)
+            for r in caplog.records
+            if r.name.startswith("acpgen.runtime.connection")
+        ]
+        found.append((written, calls, observed, logged))
+    return found
+
+
 def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -649,18 +679,7 @@ def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
     (``Dispatcher.prepare``): over a real socket the peer reads the same answers, byte for byte and
     in the same order, the handler and the observers are called alike and the same records are
     logged (logger, level, message and exception), cancelled requests included."""
-    found = []
-    for prepared in (True, False):
-        caplog.clear()
-        with caplog.at_level("DEBUG"):
-            written, calls, observed, took_it = asyncio.run(asyncio.wait_for(_answers_over_a_socket(prepared), 10))
-        assert took_it is prepared  # each way is the one meant
-        logged = [
-            (r.name, r.levelname, r.getMessage(), r.exc_info[0] if r.exc_info else None)
-            for r in caplog.records
-            if r.name.startswith("acpgen.runtime.connection")
-        ]
-        found.append((written, calls, observed, logged))
+    found = _both_ways(_answers_over_a_socket, caplog)
     assert found[0] == found[1]
     answers = [json.loads(line) for line in found[0][0].splitlines()]
     assert [a.get("error", {}).get("code") for a in answers] == [
@@ -669,33 +688,20 @@ def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
     assert any(entry[3] is RuntimeError for entry in found[0][3])  # the failing handler, logged
 
 
-_NOTIFIED: list[dict[str, Any]] = [
-    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "ada"}},
-    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "refused"}},
-    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "failing"}},
-    {"jsonrpc": "2.0", "method": "noted", "params": {"name": 5}},
-    {"jsonrpc": "2.0", "method": "noted"},
-    {"jsonrpc": "2.0", "method": "_vendor/noted", "params": {"name": "hook"}},
-    {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
-    {"jsonrpc": "2.0", "method": "unknown"},
-    {"jsonrpc": "2.0", "method": "noted", "params": {"name": "last"}},
-]
-
-
-async def _notified_over_a_socket(prepared: bool) -> tuple[list[Any], list[Any], bytes, bool]:
+async def _notified_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list[Any], bool]:
     """What a connection's handler and observers see, and what the peer reads (nothing), when the
     peer sends the notifications above over a real socket to a connection whose handler is its
     dispatcher's ``dispatch`` (prepared) or a function the connection does not know (general)."""
     noter, observed = Noter(), []
     dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
     connection, peer_reader, peer_writer = await _serving_over_a_socket(dispatcher, prepared)
-    for notification in _NOTIFIED:
+    for notification in [*_NOTES, {"jsonrpc": "2.0", "method": "noted", "params": {"name": "last"}}]:
         peer_writer.write(json.dumps(notification).encode() + b"\n")
     while not noter.calls or noter.calls[-1][1] != Greeting(name="last"):  # handled in order: the last
         await asyncio.sleep(0.01)
     await connection.close()
     peer_writer.close()
-    return noter.calls, observed, await peer_reader.read(), connection._dispatcher is not None
+    return await peer_reader.read(), noter.calls, observed, connection._dispatcher is not None
 
 
 def test_a_connection_handles_its_dispatchers_notifications_as_dispatch_handles_them(
@@ -706,20 +712,9 @@ def test_a_connection_handles_its_dispatchers_notifications_as_dispatch_handles_
     (``Dispatcher.prepare_notification``): over a real socket, the handler and the observers are
     called alike, the same records are logged (a refusal, a failure, invalid params) and nothing is
     answered."""
-    found = []
-    for prepared in (True, False):
-        caplog.clear()
-        with caplog.at_level("DEBUG"):
-            calls, observed, written, took_it = asyncio.run(asyncio.wait_for(_notified_over_a_socket(prepared), 10))
-        assert took_it is prepared
-        logged = [
-            (r.name, r.levelname, r.getMessage(), r.exc_info[0] if r.exc_info else None)
-            for r in caplog.records
-            if r.name.startswith("acpgen.runtime.connection")
-        ]
-        found.append((calls, observed, written, logged))
+    found = _both_ways(_notified_over_a_socket, caplog)
     assert found[0] == found[1]
-    assert found[0][2] == b""  # never an answer
+    assert found[0][0] == b""  # never an answer
     levels = [entry[1] for entry in found[0][3]]
     assert "WARNING" in levels and "ERROR" in levels  # the refusal and the failure, logged
 
@@ -728,16 +723,7 @@ async def _typed_notifications(direct: bool) -> tuple[bytes, list[Any]]:
     """What a typed sender's notifications give (None, or the error raised) and what the peer
     reads, over a real socket, with the sender writing each at once through its connection
     (direct) or awaiting the connection's ``notify`` (a transport that is not a ``Connection``)."""
-    import importlib
-
-    models = importlib.import_module("acp_bindings.models")
-    senders = importlib.import_module("acp_bindings.senders")
-    runtime = importlib.import_module("acp_bindings.connection")
-    left, right = socket.socketpair()
-    reader, writer = await asyncio.open_connection(sock=left)
-    peer_reader, peer_writer = await asyncio.open_connection(sock=right)
-    connection = runtime.Connection(runtime.LineTransport(reader, writer), lambda message: asyncio.sleep(0))
-    connection.start()
+    models, senders, connection, peer_reader, peer_writer = await _bindings_over_a_socket()
     client = senders.ClientSender(connection if direct else _Forwarding(connection))
     client.advertised(models.ClientCapabilities())
     agent = senders.AgentSender(connection if direct else _Forwarding(connection))
