@@ -83,7 +83,9 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
         """
-        await self._notify("session/cancel", params)
+        pending = self._notify("session/cancel", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def close_session(
         self, params: models.CloseSessionRequest
@@ -219,7 +221,9 @@ class ClientSender(Sender):
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
-        await self._notify("elicitation/complete", params)
+        pending = self._notify("elicitation/complete", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
@@ -285,7 +289,9 @@ class ClientSender(Sender):
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
         """
-        await self._notify("session/update", params)
+        pending = self._notify("session/update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_terminal(
         self, params: models.CreateTerminalRequest

@@ -106,7 +106,9 @@ class AgentSender(Sender):
         Sent by the provider to the consumer for an active request (including
         subscription acknowledgements and updates). The outer envelope has no `id`.
         """
-        await self._notify("mcp/message", params)
+        pending = self._notify("mcp/message", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def disable_provider(
         self, params: models.DisableProviderRequest
@@ -183,7 +185,9 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
         """
-        await self._notify("session/cancel", params)
+        pending = self._notify("session/cancel", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def close_session(
         self, params: models.CloseSessionRequest
@@ -412,7 +416,9 @@ class ClientSender(Sender):
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        await self._notify("auth/status_update", params)
+        pending = self._notify("auth/status_update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
@@ -420,7 +426,9 @@ class ClientSender(Sender):
         """
         Notification sent by the agent when a URL-based elicitation is complete.
         """
-        await self._notify("elicitation/complete", params)
+        pending = self._notify("elicitation/complete", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
@@ -499,7 +507,9 @@ class ClientSender(Sender):
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
         """
-        await self._notify("session/update", params)
+        pending = self._notify("session/update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_terminal(
         self, params: models.CreateTerminalRequest
@@ -605,7 +615,9 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        await self._notify("proxy/successor", params)
+        pending = self._notify("proxy/successor", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest

@@ -91,7 +91,9 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
         """
-        await self._notify("session/cancel", params)
+        pending = self._notify("session/cancel", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def close_session(
         self, params: models.CloseSessionRequest
@@ -265,7 +267,9 @@ class ClientSender(Sender):
 
         This notification is not a foreground state update.
         """
-        await self._notify("elicitation/complete", params)
+        pending = self._notify("elicitation/complete", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
@@ -317,4 +321,6 @@ class ClientSender(Sender):
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)
         """
-        await self._notify("session/update", params)
+        pending = self._notify("session/update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending

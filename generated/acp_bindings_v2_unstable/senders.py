@@ -110,7 +110,9 @@ class AgentSender(Sender):
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
         """
-        await self._notify("mcp/message", params)
+        pending = self._notify("mcp/message", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def disable_provider(
         self, params: models.DisableProviderRequest
@@ -187,7 +189,9 @@ class AgentSender(Sender):
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
         """
-        await self._notify("session/cancel", params)
+        pending = self._notify("session/cancel", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def close_session(
         self, params: models.CloseSessionRequest
@@ -452,7 +456,9 @@ class ClientSender(Sender):
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        await self._notify("auth/status_update", params)
+        pending = self._notify("auth/status_update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
@@ -462,7 +468,9 @@ class ClientSender(Sender):
 
         This notification is not a foreground state update.
         """
-        await self._notify("elicitation/complete", params)
+        pending = self._notify("elicitation/complete", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
@@ -525,7 +533,9 @@ class ClientSender(Sender):
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#3-agent-reports-output)
         """
-        await self._notify("session/update", params)
+        pending = self._notify("session/update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
 
 class ProxySender(Sender):
@@ -576,7 +586,9 @@ class ProxySender(Sender):
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        await self._notify("proxy/successor", params)
+        pending = self._notify("proxy/successor", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
 
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest

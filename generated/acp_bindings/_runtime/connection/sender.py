@@ -14,7 +14,7 @@ capability check.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, TypeAdapter
@@ -32,19 +32,6 @@ class Transport(Protocol):
     async def request(self, method: str, params: Any) -> Any: ...
 
     async def notify(self, method: str, params: Any) -> None: ...
-
-
-class _Written:
-    """What awaiting a message already written gives: nothing, at once (an awaitable
-    that never suspends, shared by every sender)."""
-
-    __slots__ = ()
-
-    def __await__(self) -> Generator[None, None, None]:
-        yield from ()
-
-
-_WRITTEN = _Written()
 
 
 class Sender:
@@ -158,9 +145,10 @@ class Sender:
             version[1](raw[version[0]])
         return read_result({} if raw is None else raw)
 
-    def _notify(self, wire: str, params: Any) -> Awaitable[None]:
-        """Send a notification (to be awaited: the transport's own coroutine; what the
-        peer did not advertise is refused at once)."""
+    def _notify(self, wire: str, params: Any) -> Awaitable[None] | None:
+        """Send a notification: None when it is written at once (over a
+        ``Connection`` that can take it now), else the transport's coroutine to await;
+        what the peer did not advertise is refused at once."""
         serializer = self._notification_serializers.get(wire)
         if serializer is None:
             serializer = self._notification_serializer(wire)
@@ -168,7 +156,7 @@ class Sender:
         sent = Deferred(serializer, params)
         connection = self._connection
         if connection is not None and connection.notified_at_once(wire, sent):
-            return _WRITTEN  # written: no coroutine of the connection's to await
+            return None  # written: nothing to await
         return self._transport.notify(wire, sent)
 
     async def ext_method(self, method: str, params: Any) -> Any:

@@ -76,4 +76,6 @@ class ClientSender(Sender):
         """
         The `session/update` notification.
         """
-        await self._notify("session/update", params)
+        pending = self._notify("session/update", params)
+        if pending is not None:  # not written at once: it waits for its turn
+            await pending
