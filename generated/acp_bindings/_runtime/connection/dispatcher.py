@@ -177,19 +177,7 @@ class Dispatcher:
         params that do not fit). The connection calls this and awaits the handler in
         its own task, without :meth:`dispatch`'s coroutine; both answer alike.
         """
-        method = message.get("method")
-        # no name in the table starts with "_": those go to the extension hooks
-        route = self._requests.get(method) if type(method) is str else None
-        if route is None:
-            return None
-        call = getattr(self._handler, route.python_name, None)
-        if call is None:  # a handler that does not subclass the interface
-            return None
-        read = route.read(message.get("params", _ABSENT))
-        if self._observers and (observe := self._observers.get(route.wire)):
-            observe(read)
-        handled: Awaitable[Any] = call(read)
-        return handled, route
+        return self._prepared(self._requests, message)
 
     def prepare_notification(
         self, message: Mapping[str, Any]
@@ -202,18 +190,26 @@ class Dispatcher:
         connection calls this and awaits the handler itself, without
         :meth:`dispatch`'s coroutine; both handle it alike.
         """
+        prepared = self._prepared(self._notifications, message)
+        return None if prepared is None else prepared[0]
+
+    def _prepared(
+        self, routes: dict[str, _Route], message: Mapping[str, Any]
+    ) -> tuple[Awaitable[Any], _Route] | None:
+        """:meth:`prepare`'s and :meth:`prepare_notification`'s steps, in ``routes``
+        (no name in a table starts with "_": those go to the extension hooks)."""
         method = message.get("method")
-        route = self._notifications.get(method) if type(method) is str else None
+        route = routes.get(method) if type(method) is str else None
         if route is None:
             return None
         call = getattr(self._handler, route.python_name, None)
-        if call is None:
+        if call is None:  # a handler that does not subclass the interface
             return None
         read = route.read(message.get("params", _ABSENT))
         if self._observers and (observe := self._observers.get(route.wire)):
             observe(read)
-        handled: Awaitable[None] = call(read)
-        return handled
+        handled: Awaitable[Any] = call(read)
+        return handled, route
 
     def notification_failed(self, method: Any, error: Exception) -> None:
         """Log a notification whose handling raised ``error`` (a notification is
