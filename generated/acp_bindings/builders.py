@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -138,10 +140,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -163,17 +170,14 @@ def accept_create_elicitation_response(
 
     The user accepted and provided content.
     """
-    return models.AcceptCreateElicitationResponse(
-        action="accept",
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=content,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "accept",
+    }
+    if content is not UNSET:
+        fields["content"] = content
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcceptCreateElicitationResponse, fields)
 
 
 def agent_message_chunk_session_update(
@@ -187,18 +191,15 @@ def agent_message_chunk_session_update(
 
     A chunk of the agent's response being streamed.
     """
-    return models.AgentMessageChunkSessionUpdate(
-        session_update="agent_message_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageChunkSessionUpdate, fields)
 
 
 def agent_thought_chunk_session_update(
@@ -212,18 +213,15 @@ def agent_thought_chunk_session_update(
 
     A chunk of the agent's internal reasoning being streamed.
     """
-    return models.AgentThoughtChunkSessionUpdate(
-        session_update="agent_thought_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtChunkSessionUpdate, fields)
 
 
 def array_elicitation_property_schema(
@@ -241,27 +239,23 @@ def array_elicitation_property_schema(
 
     Multi-select array property.
     """
-    return models.ArrayElicitationPropertySchema(
-        type_="array",
-        items=items,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_items is UNSET
-            and max_items is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_items=min_items,
-                max_items=max_items,
-                default=_as_list(default),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "array",
+        "items": items,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_items is not UNSET:
+        fields["min_items"] = min_items
+    if max_items is not UNSET:
+        fields["max_items"] = max_items
+    if default is not UNSET:
+        fields["default"] = _as_list(default)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArrayElicitationPropertySchema, fields)
 
 
 def audio_content_block(
@@ -276,19 +270,16 @@ def audio_content_block(
 
     Audio data for transcription or analysis.
     """
-    return models.AudioContentBlock(
-        type_="audio",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "audio",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AudioContentBlock, fields)
 
 
 def auth_method_agent(
@@ -303,18 +294,15 @@ def auth_method_agent(
 
     Agent handles authentication itself through `authenticate`.
     """
-    return models.AuthMethodAgent(
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthMethodAgent, fields)
 
 
 def authenticate_request(
@@ -325,16 +313,12 @@ def authenticate_request(
     """
     Request parameters for the authenticate method.
     """
-    return models.AuthenticateRequest(
-        method_id=method_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method_id": method_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthenticateRequest, fields)
 
 
 def authenticate_response(
@@ -344,15 +328,10 @@ def authenticate_response(
     """
     Response to the `authenticate` method.
     """
-    return models.AuthenticateResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthenticateResponse, fields)
 
 
 def available_commands_update_session_update(
@@ -365,17 +344,13 @@ def available_commands_update_session_update(
 
     Available commands are ready or have changed
     """
-    return models.AvailableCommandsUpdateSessionUpdate(
-        session_update="available_commands_update",
-        available_commands=_as_list(available_commands),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "available_commands_update",
+        "available_commands": _as_list(available_commands),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AvailableCommandsUpdateSessionUpdate, fields)
 
 
 def blob_resource_contents(
@@ -390,18 +365,15 @@ def blob_resource_contents(
 
     Binary resource contents embedded directly in the message.
     """
-    return models.BlobResourceContents(
-        blob=blob,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "blob": blob,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BlobResourceContents, fields)
 
 
 def boolean_elicitation_property_schema(
@@ -416,22 +388,18 @@ def boolean_elicitation_property_schema(
 
     Boolean property.
     """
-    return models.BooleanElicitationPropertySchema(
-        type_="boolean",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanElicitationPropertySchema, fields)
 
 
 def boolean_session_config_option(
@@ -448,21 +416,19 @@ def boolean_session_config_option(
 
     Boolean on/off toggle.
     """
-    return models.BooleanSessionConfigOption(
-        type_="boolean",
-        current_value=current_value,
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "current_value": current_value,
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSessionConfigOption, fields)
 
 
 def boolean_set_session_config_option_request(
@@ -477,19 +443,15 @@ def boolean_set_session_config_option_request(
 
     A boolean value (`type: "boolean"`).
     """
-    return models.BooleanSetSessionConfigOptionRequest(
-        type_="boolean",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSetSessionConfigOptionRequest, fields)
 
 
 def cancel_create_elicitation_response(
@@ -501,16 +463,12 @@ def cancel_create_elicitation_response(
 
     The elicitation was cancelled.
     """
-    return models.CancelCreateElicitationResponse(
-        action="cancel",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "cancel",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelCreateElicitationResponse, fields)
 
 
 def cancel_notification(
@@ -521,16 +479,12 @@ def cancel_notification(
     """
     Notification to cancel ongoing operations for a session.
     """
-    return models.CancelNotification(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelNotification, fields)
 
 
 def cancel_request_notification(
@@ -541,16 +495,12 @@ def cancel_request_notification(
     """
     Notification to cancel an ongoing request.
     """
-    return models.CancelRequestNotification(
-        request_id=request_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelRequestNotification, fields)
 
 
 def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionOutcome:
@@ -559,9 +509,10 @@ def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionO
 
     The prompt turn was cancelled before the user responded.
     """
-    return models.CancelledRequestPermissionOutcome(
-        outcome="cancelled",
-    )
+    fields: dict[str, Any] = {
+        "outcome": "cancelled",
+    }
+    return _built(models.CancelledRequestPermissionOutcome, fields)
 
 
 def close_session_request(
@@ -572,16 +523,12 @@ def close_session_request(
     """
     Request parameters for closing an active session.
     """
-    return models.CloseSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionRequest, fields)
 
 
 def close_session_response(
@@ -591,15 +538,10 @@ def close_session_response(
     """
     Response from closing a session.
     """
-    return models.CloseSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionResponse, fields)
 
 
 def compaction_summary_chunk_session_update(
@@ -613,18 +555,14 @@ def compaction_summary_chunk_session_update(
 
     A content block appended to a context compaction's retained summary.
     """
-    return models.CompactionSummaryChunkSessionUpdate(
-        session_update="compaction_summary_chunk",
-        compaction_id=compaction_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_summary_chunk",
+        "compaction_id": compaction_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionSummaryChunkSessionUpdate, fields)
 
 
 def compaction_update_session_update(
@@ -640,20 +578,18 @@ def compaction_update_session_update(
 
     A context compaction has been created or updated.
     """
-    return models.CompactionUpdateSessionUpdate(
-        session_update="compaction_update",
-        compaction_id=compaction_id,
-        status=status,
-        **(
-            {}
-            if summary is UNSET and error is UNSET and meta is UNSET
-            else _given(
-                summary=_as_list(summary),
-                error=error,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_update",
+        "compaction_id": compaction_id,
+        "status": status,
+    }
+    if summary is not UNSET:
+        fields["summary"] = _as_list(summary)
+    if error is not UNSET:
+        fields["error"] = error
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionUpdateSessionUpdate, fields)
 
 
 def complete_elicitation_notification(
@@ -664,16 +600,12 @@ def complete_elicitation_notification(
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
-    return models.CompleteElicitationNotification(
-        elicitation_id=elicitation_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "elicitation_id": elicitation_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompleteElicitationNotification, fields)
 
 
 def config_option_update_session_update(
@@ -686,17 +618,13 @@ def config_option_update_session_update(
 
     Session configuration options have been updated.
     """
-    return models.ConfigOptionUpdateSessionUpdate(
-        session_update="config_option_update",
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "config_option_update",
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ConfigOptionUpdateSessionUpdate, fields)
 
 
 def content_tool_call_content(
@@ -709,17 +637,13 @@ def content_tool_call_content(
 
     Standard content block (text, images, resources).
     """
-    return models.ContentToolCallContent(
-        type_="content",
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "content",
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ContentToolCallContent, fields)
 
 
 def create_terminal_request(
@@ -735,25 +659,21 @@ def create_terminal_request(
     """
     Request to create a new terminal and execute a command.
     """
-    return models.CreateTerminalRequest(
-        session_id=session_id,
-        command=command,
-        **(
-            {}
-            if args is UNSET
-            and env is UNSET
-            and cwd is UNSET
-            and output_byte_limit is UNSET
-            and meta is UNSET
-            else _given(
-                args=_as_list(args),
-                env=_as_list(env),
-                cwd=cwd,
-                output_byte_limit=output_byte_limit,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "command": command,
+    }
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if output_byte_limit is not UNSET:
+        fields["output_byte_limit"] = output_byte_limit
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CreateTerminalRequest, fields)
 
 
 def create_terminal_response(
@@ -764,16 +684,12 @@ def create_terminal_response(
     """
     Response containing the ID of the created terminal.
     """
-    return models.CreateTerminalResponse(
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CreateTerminalResponse, fields)
 
 
 def current_mode_update_session_update(
@@ -786,17 +702,13 @@ def current_mode_update_session_update(
 
     The current mode of the session has changed
     """
-    return models.CurrentModeUpdateSessionUpdate(
-        session_update="current_mode_update",
-        current_mode_id=current_mode_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "current_mode_update",
+        "current_mode_id": current_mode_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CurrentModeUpdateSessionUpdate, fields)
 
 
 def decline_create_elicitation_response(
@@ -808,16 +720,12 @@ def decline_create_elicitation_response(
 
     The user declined the elicitation.
     """
-    return models.DeclineCreateElicitationResponse(
-        action="decline",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "decline",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeclineCreateElicitationResponse, fields)
 
 
 def delete_session_request(
@@ -828,16 +736,12 @@ def delete_session_request(
     """
     Request parameters for deleting an existing session from `session/list`.
     """
-    return models.DeleteSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionRequest, fields)
 
 
 def delete_session_response(
@@ -847,15 +751,10 @@ def delete_session_response(
     """
     Response from deleting a session.
     """
-    return models.DeleteSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionResponse, fields)
 
 
 def diff_tool_call_content(
@@ -870,19 +769,16 @@ def diff_tool_call_content(
 
     File modification shown as a diff.
     """
-    return models.DiffToolCallContent(
-        type_="diff",
-        path=path,
-        new_text=new_text,
-        **(
-            {}
-            if old_text is UNSET and meta is UNSET
-            else _given(
-                old_text=old_text,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "diff",
+        "path": path,
+        "new_text": new_text,
+    }
+    if old_text is not UNSET:
+        fields["old_text"] = old_text
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DiffToolCallContent, fields)
 
 
 def error_agent_response(
@@ -894,10 +790,11 @@ def error_agent_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorAgentResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorAgentResponse, fields)
 
 
 def error_client_response(
@@ -909,10 +806,11 @@ def error_client_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorClientResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorClientResponse, fields)
 
 
 def http_mcp_server(
@@ -927,19 +825,15 @@ def http_mcp_server(
 
     HTTP transport configuration
     """
-    return models.HttpMcpServer(
-        type_="http",
-        name=name,
-        url=url,
-        headers=_as_list(headers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "http",
+        "name": name,
+        "url": url,
+        "headers": _as_list(headers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.HttpMcpServer, fields)
 
 
 def image_content_block(
@@ -955,20 +849,18 @@ def image_content_block(
 
     Images for visual context or analysis.
     """
-    return models.ImageContentBlock(
-        type_="image",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and uri is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                uri=uri,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "image",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if uri is not UNSET:
+        fields["uri"] = uri
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ImageContentBlock, fields)
 
 
 def initialize_request(
@@ -981,18 +873,16 @@ def initialize_request(
     """
     Request parameters for the initialize method.
     """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
-            else _given(
-                client_capabilities=client_capabilities,
-                client_info=client_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if client_capabilities is not UNSET:
+        fields["client_capabilities"] = client_capabilities
+    if client_info is not UNSET:
+        fields["client_info"] = client_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -1006,22 +896,18 @@ def initialize_response(
     """
     Response to the `initialize` method.
     """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if agent_capabilities is UNSET
-            and auth_methods is UNSET
-            and agent_info is UNSET
-            and meta is UNSET
-            else _given(
-                agent_capabilities=agent_capabilities,
-                auth_methods=_as_list(auth_methods),
-                agent_info=agent_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if agent_capabilities is not UNSET:
+        fields["agent_capabilities"] = agent_capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if agent_info is not UNSET:
+        fields["agent_info"] = agent_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeResponse, fields)
 
 
 def integer_elicitation_property_schema(
@@ -1038,26 +924,22 @@ def integer_elicitation_property_schema(
 
     Integer property.
     """
-    return models.IntegerElicitationPropertySchema(
-        type_="integer",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "integer",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IntegerElicitationPropertySchema, fields)
 
 
 def kill_terminal_request(
@@ -1069,17 +951,13 @@ def kill_terminal_request(
     """
     Request to kill a terminal without releasing it.
     """
-    return models.KillTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.KillTerminalRequest, fields)
 
 
 def kill_terminal_response(
@@ -1089,15 +967,10 @@ def kill_terminal_response(
     """
     Response to `terminal/kill` method
     """
-    return models.KillTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.KillTerminalResponse, fields)
 
 
 def list_sessions_request(
@@ -1109,17 +982,14 @@ def list_sessions_request(
     """
     Request parameters for listing existing sessions.
     """
-    return models.ListSessionsRequest(
-        **(
-            {}
-            if cwd is UNSET and cursor is UNSET and meta is UNSET
-            else _given(
-                cwd=cwd,
-                cursor=cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if cursor is not UNSET:
+        fields["cursor"] = cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsRequest, fields)
 
 
 def list_sessions_response(
@@ -1131,17 +1001,14 @@ def list_sessions_response(
     """
     Response from listing sessions.
     """
-    return models.ListSessionsResponse(
-        sessions=_as_list(sessions),
-        **(
-            {}
-            if next_cursor is UNSET and meta is UNSET
-            else _given(
-                next_cursor=next_cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "sessions": _as_list(sessions),
+    }
+    if next_cursor is not UNSET:
+        fields["next_cursor"] = next_cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsResponse, fields)
 
 
 def load_session_request(
@@ -1155,19 +1022,16 @@ def load_session_request(
     """
     Request parameters for loading an existing session.
     """
-    return models.LoadSessionRequest(
-        mcp_servers=_as_list(mcp_servers),
-        cwd=cwd,
-        session_id=session_id,
-        **(
-            {}
-            if additional_directories is UNSET and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mcp_servers": _as_list(mcp_servers),
+        "cwd": cwd,
+        "session_id": session_id,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoadSessionRequest, fields)
 
 
 def load_session_response(
@@ -1179,17 +1043,14 @@ def load_session_response(
     """
     Response from loading an existing session.
     """
-    return models.LoadSessionResponse(
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoadSessionResponse, fields)
 
 
 def logout_request(
@@ -1199,15 +1060,10 @@ def logout_request(
     """
     Request parameters for the logout method.
     """
-    return models.LogoutRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutRequest, fields)
 
 
 def logout_response(
@@ -1217,15 +1073,10 @@ def logout_response(
     """
     Response to the `logout` method.
     """
-    return models.LogoutResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutResponse, fields)
 
 
 def mcp_server_stdio(
@@ -1241,19 +1092,15 @@ def mcp_server_stdio(
 
     Stdio transport configuration
     """
-    return models.McpServerStdio(
-        name=name,
-        command=command,
-        args=_as_list(args),
-        env=_as_list(env),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "name": name,
+        "command": command,
+        "args": _as_list(args),
+        "env": _as_list(env),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.McpServerStdio, fields)
 
 
 def multi_select_items_string(
@@ -1266,17 +1113,13 @@ def multi_select_items_string(
 
     Multi-select string items with plain string values.
     """
-    return models.MultiSelectItemsString(
-        type_="string",
-        enum=_as_list(enum),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+        "enum": _as_list(enum),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MultiSelectItemsString, fields)
 
 
 def new_session_request(
@@ -1289,18 +1132,15 @@ def new_session_request(
     """
     Request parameters for creating a new session.
     """
-    return models.NewSessionRequest(
-        cwd=cwd,
-        mcp_servers=_as_list(mcp_servers),
-        **(
-            {}
-            if additional_directories is UNSET and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+        "mcp_servers": _as_list(mcp_servers),
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
@@ -1313,18 +1153,16 @@ def new_session_response(
     """
     Response from creating a new session.
     """
-    return models.NewSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionResponse, fields)
 
 
 def notice_session_update(
@@ -1339,19 +1177,16 @@ def notice_session_update(
 
     Information for the user that is not part of session history.
     """
-    return models.NoticeSessionUpdate(
-        session_update="notice",
-        severity=severity,
-        title=title,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "notice",
+        "severity": severity,
+        "title": title,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NoticeSessionUpdate, fields)
 
 
 def number_elicitation_property_schema(
@@ -1368,26 +1203,22 @@ def number_elicitation_property_schema(
 
     Number (floating-point) property.
     """
-    return models.NumberElicitationPropertySchema(
-        type_="number",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "number",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NumberElicitationPropertySchema, fields)
 
 
 def plan_session_update(
@@ -1401,17 +1232,13 @@ def plan_session_update(
     The agent's execution plan for complex tasks.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
     """
-    return models.PlanSessionUpdate(
-        session_update="plan",
-        entries=_as_list(entries),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan",
+        "entries": _as_list(entries),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanSessionUpdate, fields)
 
 
 def prompt_request(
@@ -1423,17 +1250,13 @@ def prompt_request(
     """
     Request parameters for sending a user prompt to the agent.
     """
-    return models.PromptRequest(
-        session_id=session_id,
-        prompt=_as_list(prompt),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "prompt": _as_list(prompt),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptRequest, fields)
 
 
 def prompt_response(
@@ -1444,16 +1267,12 @@ def prompt_response(
     """
     Response from processing a user prompt.
     """
-    return models.PromptResponse(
-        stop_reason=stop_reason,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": stop_reason,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptResponse, fields)
 
 
 def read_text_file_request(
@@ -1467,19 +1286,17 @@ def read_text_file_request(
     """
     Request to read content from a text file.
     """
-    return models.ReadTextFileRequest(
-        session_id=session_id,
-        path=path,
-        **(
-            {}
-            if line is UNSET and limit is UNSET and meta is UNSET
-            else _given(
-                line=line,
-                limit=limit,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "path": path,
+    }
+    if line is not UNSET:
+        fields["line"] = line
+    if limit is not UNSET:
+        fields["limit"] = limit
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReadTextFileRequest, fields)
 
 
 def read_text_file_response(
@@ -1490,16 +1307,12 @@ def read_text_file_response(
     """
     Response containing the contents of a text file.
     """
-    return models.ReadTextFileResponse(
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReadTextFileResponse, fields)
 
 
 def release_terminal_request(
@@ -1511,17 +1324,13 @@ def release_terminal_request(
     """
     Request to release a terminal and free its resources.
     """
-    return models.ReleaseTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReleaseTerminalRequest, fields)
 
 
 def release_terminal_response(
@@ -1531,15 +1340,10 @@ def release_terminal_response(
     """
     Response to terminal/release method
     """
-    return models.ReleaseTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReleaseTerminalResponse, fields)
 
 
 def request_elicitation_form_mode(
@@ -1552,10 +1356,11 @@ def request_elicitation_form_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationFormMode(
-        request_id=request_id,
-        requested_schema=requested_schema,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+    }
+    return _built(models.RequestElicitationFormMode, fields)
 
 
 def request_elicitation_url_mode(
@@ -1569,11 +1374,12 @@ def request_elicitation_url_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationUrlMode(
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    return _built(models.RequestElicitationUrlMode, fields)
 
 
 def request_form_create_elicitation_request(
@@ -1588,19 +1394,15 @@ def request_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.RequestFormCreateElicitationRequest(
-        mode="form",
-        request_id=request_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestFormCreateElicitationRequest, fields)
 
 
 def request_permission_request(
@@ -1613,18 +1415,14 @@ def request_permission_request(
     """
     Request for user permission to execute a tool call.
     """
-    return models.RequestPermissionRequest(
-        session_id=session_id,
-        tool_call=tool_call,
-        options=_as_list(options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "tool_call": tool_call,
+        "options": _as_list(options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionRequest, fields)
 
 
 def request_permission_response(
@@ -1635,16 +1433,12 @@ def request_permission_response(
     """
     Response to a permission request.
     """
-    return models.RequestPermissionResponse(
-        outcome=outcome,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": outcome,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionResponse, fields)
 
 
 def request_url_create_elicitation_request(
@@ -1660,20 +1454,16 @@ def request_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.RequestUrlCreateElicitationRequest(
-        mode="url",
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestUrlCreateElicitationRequest, fields)
 
 
 def resource_content_block(
@@ -1687,18 +1477,15 @@ def resource_content_block(
 
     Complete resource contents embedded directly in the message.
     """
-    return models.ResourceContentBlock(
-        type_="resource",
-        resource=resource,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource",
+        "resource": resource,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceContentBlock, fields)
 
 
 def resource_link_content_block(
@@ -1717,28 +1504,24 @@ def resource_link_content_block(
 
     References to resources that the agent can access.
     """
-    return models.ResourceLinkContentBlock(
-        type_="resource_link",
-        name=name,
-        uri=uri,
-        **(
-            {}
-            if annotations is UNSET
-            and description is UNSET
-            and mime_type is UNSET
-            and size is UNSET
-            and title is UNSET
-            and meta is UNSET
-            else _given(
-                annotations=annotations,
-                description=description,
-                mime_type=mime_type,
-                size=size,
-                title=title,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource_link",
+        "name": name,
+        "uri": uri,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if description is not UNSET:
+        fields["description"] = description
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if size is not UNSET:
+        fields["size"] = size
+    if title is not UNSET:
+        fields["title"] = title
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceLinkContentBlock, fields)
 
 
 def result_agent_response(
@@ -1762,10 +1545,11 @@ def result_agent_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultAgentResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultAgentResponse, fields)
 
 
 def result_client_response(
@@ -1786,10 +1570,11 @@ def result_client_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultClientResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultClientResponse, fields)
 
 
 def resume_session_request(
@@ -1803,21 +1588,17 @@ def resume_session_request(
     """
     Request parameters for resuming an existing session.
     """
-    return models.ResumeSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionRequest, fields)
 
 
 def resume_session_response(
@@ -1829,17 +1610,14 @@ def resume_session_response(
     """
     Response from resuming an existing session.
     """
-    return models.ResumeSessionResponse(
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionResponse, fields)
 
 
 def select_session_config_option(
@@ -1857,22 +1635,20 @@ def select_session_config_option(
 
     Single-value selector (dropdown).
     """
-    return models.SelectSessionConfigOption(
-        type_="select",
-        current_value=current_value,
-        options=options,
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "select",
+        "current_value": current_value,
+        "options": options,
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectSessionConfigOption, fields)
 
 
 def selected_request_permission_outcome(
@@ -1885,17 +1661,13 @@ def selected_request_permission_outcome(
 
     The user selected one of the provided options.
     """
-    return models.SelectedRequestPermissionOutcome(
-        outcome="selected",
-        option_id=option_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "selected",
+        "option_id": option_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectedRequestPermissionOutcome, fields)
 
 
 def session_elicitation_form_mode(
@@ -1909,17 +1681,13 @@ def session_elicitation_form_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationFormMode(
-        session_id=session_id,
-        requested_schema=requested_schema,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationFormMode, fields)
 
 
 def session_elicitation_url_mode(
@@ -1934,18 +1702,14 @@ def session_elicitation_url_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationUrlMode(
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationUrlMode, fields)
 
 
 def session_form_create_elicitation_request(
@@ -1961,20 +1725,17 @@ def session_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.SessionFormCreateElicitationRequest(
-        mode="form",
-        session_id=session_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionFormCreateElicitationRequest, fields)
 
 
 def session_info_update_session_update(
@@ -1988,18 +1749,16 @@ def session_info_update_session_update(
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
-    return models.SessionInfoUpdateSessionUpdate(
-        session_update="session_info_update",
-        **(
-            {}
-            if title is UNSET and updated_at is UNSET and meta is UNSET
-            else _given(
-                title=title,
-                updated_at=updated_at,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_info_update",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if updated_at is not UNSET:
+        fields["updated_at"] = updated_at
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionInfoUpdateSessionUpdate, fields)
 
 
 def session_notification(
@@ -2011,17 +1770,13 @@ def session_notification(
     """
     Notification containing a session update from the agent.
     """
-    return models.SessionNotification(
-        session_id=session_id,
-        update=update,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionNotification, fields)
 
 
 def session_url_create_elicitation_request(
@@ -2038,21 +1793,18 @@ def session_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.SessionUrlCreateElicitationRequest(
-        mode="url",
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionUrlCreateElicitationRequest, fields)
 
 
 def set_session_config_option_response(
@@ -2063,16 +1815,12 @@ def set_session_config_option_response(
     """
     Response to `session/set_config_option` method.
     """
-    return models.SetSessionConfigOptionResponse(
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionConfigOptionResponse, fields)
 
 
 def set_session_mode_request(
@@ -2084,17 +1832,13 @@ def set_session_mode_request(
     """
     Request parameters for setting a session mode.
     """
-    return models.SetSessionModeRequest(
-        session_id=session_id,
-        mode_id=mode_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "mode_id": mode_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionModeRequest, fields)
 
 
 def set_session_mode_response(
@@ -2104,15 +1848,10 @@ def set_session_mode_response(
     """
     Response to `session/set_mode` method.
     """
-    return models.SetSessionModeResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionModeResponse, fields)
 
 
 def sse_mcp_server(
@@ -2127,19 +1866,15 @@ def sse_mcp_server(
 
     SSE transport configuration
     """
-    return models.SseMcpServer(
-        type_="sse",
-        name=name,
-        url=url,
-        headers=_as_list(headers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "sse",
+        "name": name,
+        "url": url,
+        "headers": _as_list(headers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SseMcpServer, fields)
 
 
 def string_elicitation_property_schema(
@@ -2160,34 +1895,30 @@ def string_elicitation_property_schema(
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
-    return models.StringElicitationPropertySchema(
-        type_="string",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_length is UNSET
-            and max_length is UNSET
-            and pattern is UNSET
-            and format_ is UNSET
-            and default is UNSET
-            and enum is UNSET
-            and one_of is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_length=min_length,
-                max_length=max_length,
-                pattern=pattern,
-                format_=format_,
-                default=default,
-                enum=_as_list(enum),
-                one_of=_as_list(one_of),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_length is not UNSET:
+        fields["min_length"] = min_length
+    if max_length is not UNSET:
+        fields["max_length"] = max_length
+    if pattern is not UNSET:
+        fields["pattern"] = pattern
+    if format_ is not UNSET:
+        fields["format_"] = format_
+    if default is not UNSET:
+        fields["default"] = default
+    if enum is not UNSET:
+        fields["enum"] = _as_list(enum)
+    if one_of is not UNSET:
+        fields["one_of"] = _as_list(one_of)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StringElicitationPropertySchema, fields)
 
 
 def terminal_auth_method(
@@ -2205,21 +1936,20 @@ def terminal_auth_method(
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `authenticate`.
     """
-    return models.TerminalAuthMethod(
-        type_="terminal",
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                args=_as_list(args),
-                env=env,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = env
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalAuthMethod, fields)
 
 
 def terminal_output_request(
@@ -2231,17 +1961,13 @@ def terminal_output_request(
     """
     Request to get the current output and status of a terminal.
     """
-    return models.TerminalOutputRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputRequest, fields)
 
 
 def terminal_output_response(
@@ -2254,18 +1980,15 @@ def terminal_output_response(
     """
     Response containing the terminal output and exit status.
     """
-    return models.TerminalOutputResponse(
-        output=output,
-        truncated=truncated,
-        **(
-            {}
-            if exit_status is UNSET and meta is UNSET
-            else _given(
-                exit_status=exit_status,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "output": output,
+        "truncated": truncated,
+    }
+    if exit_status is not UNSET:
+        fields["exit_status"] = exit_status
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputResponse, fields)
 
 
 def terminal_tool_call_content(
@@ -2278,17 +2001,13 @@ def terminal_tool_call_content(
 
     Embed a terminal created with `terminal/create` by its id.
     """
-    return models.TerminalToolCallContent(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalToolCallContent, fields)
 
 
 def text_content_block(
@@ -2302,18 +2021,15 @@ def text_content_block(
 
     Text content. May be plain text or formatted with Markdown.
     """
-    return models.TextContentBlock(
-        type_="text",
-        text=text,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "text": text,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextContentBlock, fields)
 
 
 def text_resource_contents(
@@ -2328,18 +2044,15 @@ def text_resource_contents(
 
     Text resource contents embedded directly in the message.
     """
-    return models.TextResourceContents(
-        text=text,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "text": text,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextResourceContents, fields)
 
 
 def titled_multi_select_items(
@@ -2352,16 +2065,12 @@ def titled_multi_select_items(
 
     Titled multi-select items with human-readable labels.
     """
-    return models.TitledMultiSelectItems(
-        any_of=_as_list(any_of),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "any_of": _as_list(any_of),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TitledMultiSelectItems, fields)
 
 
 def tool_call_session_update(
@@ -2382,32 +2091,28 @@ def tool_call_session_update(
 
     Notification that a new tool call has been initiated.
     """
-    return models.ToolCallSessionUpdate(
-        session_update="tool_call",
-        tool_call_id=tool_call_id,
-        title=title,
-        **(
-            {}
-            if name is UNSET
-            and kind is UNSET
-            and status is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and meta is UNSET
-            else _given(
-                name=name,
-                kind=kind,
-                status=status,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call",
+        "tool_call_id": tool_call_id,
+        "title": title,
+    }
+    if name is not UNSET:
+        fields["name"] = name
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallSessionUpdate, fields)
 
 
 def tool_call_update_session_update(
@@ -2428,33 +2133,29 @@ def tool_call_update_session_update(
 
     Update on the status or results of a tool call.
     """
-    return models.ToolCallUpdateSessionUpdate(
-        session_update="tool_call_update",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if kind is UNSET
-            and status is UNSET
-            and title is UNSET
-            and name is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and meta is UNSET
-            else _given(
-                kind=kind,
-                status=status,
-                title=title,
-                name=name,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_update",
+        "tool_call_id": tool_call_id,
+    }
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if title is not UNSET:
+        fields["title"] = title
+    if name is not UNSET:
+        fields["name"] = name
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallUpdateSessionUpdate, fields)
 
 
 def unstructured_command_input(
@@ -2467,16 +2168,12 @@ def unstructured_command_input(
 
     All text that was typed after the command name is provided as input.
     """
-    return models.UnstructuredCommandInput(
-        hint=hint,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "hint": hint,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnstructuredCommandInput, fields)
 
 
 def usage_update_session_update(
@@ -2491,19 +2188,16 @@ def usage_update_session_update(
 
     Context window and cost update for the session.
     """
-    return models.UsageUpdateSessionUpdate(
-        session_update="usage_update",
-        used=used,
-        size=size,
-        **(
-            {}
-            if cost is UNSET and meta is UNSET
-            else _given(
-                cost=cost,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "usage_update",
+        "used": used,
+        "size": size,
+    }
+    if cost is not UNSET:
+        fields["cost"] = cost
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UsageUpdateSessionUpdate, fields)
 
 
 def user_message_chunk_session_update(
@@ -2517,18 +2211,15 @@ def user_message_chunk_session_update(
 
     A chunk of the user's message being streamed.
     """
-    return models.UserMessageChunkSessionUpdate(
-        session_update="user_message_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageChunkSessionUpdate, fields)
 
 
 def value_id_set_session_config_option_request(
@@ -2543,18 +2234,14 @@ def value_id_set_session_config_option_request(
 
     A `SessionConfigValueId` string value.
     """
-    return models.ValueIdSetSessionConfigOptionRequest(
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ValueIdSetSessionConfigOptionRequest, fields)
 
 
 def wait_for_terminal_exit_request(
@@ -2566,17 +2253,13 @@ def wait_for_terminal_exit_request(
     """
     Request to wait for a terminal command to exit.
     """
-    return models.WaitForTerminalExitRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WaitForTerminalExitRequest, fields)
 
 
 def wait_for_terminal_exit_response(
@@ -2588,17 +2271,14 @@ def wait_for_terminal_exit_response(
     """
     Response containing the exit status of a terminal command.
     """
-    return models.WaitForTerminalExitResponse(
-        **(
-            {}
-            if exit_code is UNSET and signal is UNSET and meta is UNSET
-            else _given(
-                exit_code=exit_code,
-                signal=signal,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if exit_code is not UNSET:
+        fields["exit_code"] = exit_code
+    if signal is not UNSET:
+        fields["signal"] = signal
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WaitForTerminalExitResponse, fields)
 
 
 def write_text_file_request(
@@ -2611,18 +2291,14 @@ def write_text_file_request(
     """
     Request to write content to a text file.
     """
-    return models.WriteTextFileRequest(
-        session_id=session_id,
-        path=path,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "path": path,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WriteTextFileRequest, fields)
 
 
 def write_text_file_response(
@@ -2632,12 +2308,7 @@ def write_text_file_response(
     """
     Response to `fs/write_text_file`
     """
-    return models.WriteTextFileResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WriteTextFileResponse, fields)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -194,10 +196,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -219,17 +226,14 @@ def accept_create_elicitation_response(
 
     The user accepted and provided content.
     """
-    return models.AcceptCreateElicitationResponse(
-        action="accept",
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=content,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "accept",
+    }
+    if content is not UNSET:
+        fields["content"] = content
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcceptCreateElicitationResponse, fields)
 
 
 def acp_mcp_server(
@@ -243,18 +247,14 @@ def acp_mcp_server(
 
     **UNSTABLE**
     """
-    return models.AcpMcpServer(
-        type_="acp",
-        name=name,
-        server_id=server_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "acp",
+        "name": name,
+        "server_id": server_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcpMcpServer, fields)
 
 
 def agent_message_chunk_session_update(
@@ -268,18 +268,15 @@ def agent_message_chunk_session_update(
 
     A chunk of the agent's response being streamed.
     """
-    return models.AgentMessageChunkSessionUpdate(
-        session_update="agent_message_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageChunkSessionUpdate, fields)
 
 
 def agent_thought_chunk_session_update(
@@ -293,18 +290,15 @@ def agent_thought_chunk_session_update(
 
     A chunk of the agent's internal reasoning being streamed.
     """
-    return models.AgentThoughtChunkSessionUpdate(
-        session_update="agent_thought_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtChunkSessionUpdate, fields)
 
 
 def archive_session_request(
@@ -315,16 +309,12 @@ def archive_session_request(
     """
     **UNSTABLE**
     """
-    return models.ArchiveSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArchiveSessionRequest, fields)
 
 
 def archive_session_response(
@@ -334,15 +324,10 @@ def archive_session_response(
     """
     **UNSTABLE**
     """
-    return models.ArchiveSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArchiveSessionResponse, fields)
 
 
 def array_elicitation_property_schema(
@@ -360,27 +345,23 @@ def array_elicitation_property_schema(
 
     Multi-select array property.
     """
-    return models.ArrayElicitationPropertySchema(
-        type_="array",
-        items=items,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_items is UNSET
-            and max_items is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_items=min_items,
-                max_items=max_items,
-                default=_as_list(default),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "array",
+        "items": items,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_items is not UNSET:
+        fields["min_items"] = min_items
+    if max_items is not UNSET:
+        fields["max_items"] = max_items
+    if default is not UNSET:
+        fields["default"] = _as_list(default)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArrayElicitationPropertySchema, fields)
 
 
 def audio_content_block(
@@ -395,19 +376,16 @@ def audio_content_block(
 
     Audio data for transcription or analysis.
     """
-    return models.AudioContentBlock(
-        type_="audio",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "audio",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AudioContentBlock, fields)
 
 
 def auth_method_agent(
@@ -422,18 +400,15 @@ def auth_method_agent(
 
     Agent handles authentication itself through `authenticate`.
     """
-    return models.AuthMethodAgent(
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthMethodAgent, fields)
 
 
 def auth_status_request(
@@ -443,15 +418,10 @@ def auth_status_request(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusRequest, fields)
 
 
 def auth_status_response(
@@ -463,17 +433,14 @@ def auth_status_response(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusResponse(
-        state=state,
-        **(
-            {}
-            if accounts is UNSET and meta is UNSET
-            else _given(
-                accounts=_as_list(accounts),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": state,
+    }
+    if accounts is not UNSET:
+        fields["accounts"] = _as_list(accounts)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusResponse, fields)
 
 
 def auth_status_update_notification(
@@ -485,17 +452,14 @@ def auth_status_update_notification(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusUpdateNotification(
-        state=state,
-        **(
-            {}
-            if accounts is UNSET and meta is UNSET
-            else _given(
-                accounts=_as_list(accounts),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": state,
+    }
+    if accounts is not UNSET:
+        fields["accounts"] = _as_list(accounts)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusUpdateNotification, fields)
 
 
 def authenticate_request(
@@ -506,16 +470,12 @@ def authenticate_request(
     """
     Request parameters for the authenticate method.
     """
-    return models.AuthenticateRequest(
-        method_id=method_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method_id": method_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthenticateRequest, fields)
 
 
 def authenticate_response(
@@ -525,15 +485,10 @@ def authenticate_response(
     """
     Response to the `authenticate` method.
     """
-    return models.AuthenticateResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthenticateResponse, fields)
 
 
 def available_commands_update_session_update(
@@ -546,17 +501,13 @@ def available_commands_update_session_update(
 
     Available commands are ready or have changed
     """
-    return models.AvailableCommandsUpdateSessionUpdate(
-        session_update="available_commands_update",
-        available_commands=_as_list(available_commands),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "available_commands_update",
+        "available_commands": _as_list(available_commands),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AvailableCommandsUpdateSessionUpdate, fields)
 
 
 def blob_resource_contents(
@@ -571,18 +522,15 @@ def blob_resource_contents(
 
     Binary resource contents embedded directly in the message.
     """
-    return models.BlobResourceContents(
-        blob=blob,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "blob": blob,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BlobResourceContents, fields)
 
 
 def boolean_elicitation_property_schema(
@@ -597,22 +545,18 @@ def boolean_elicitation_property_schema(
 
     Boolean property.
     """
-    return models.BooleanElicitationPropertySchema(
-        type_="boolean",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanElicitationPropertySchema, fields)
 
 
 def boolean_session_config_option(
@@ -629,21 +573,19 @@ def boolean_session_config_option(
 
     Boolean on/off toggle.
     """
-    return models.BooleanSessionConfigOption(
-        type_="boolean",
-        current_value=current_value,
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "current_value": current_value,
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSessionConfigOption, fields)
 
 
 def boolean_set_session_config_option_request(
@@ -658,19 +600,15 @@ def boolean_set_session_config_option_request(
 
     A boolean value (`type: "boolean"`).
     """
-    return models.BooleanSetSessionConfigOptionRequest(
-        type_="boolean",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSetSessionConfigOptionRequest, fields)
 
 
 def cancel_create_elicitation_response(
@@ -682,16 +620,12 @@ def cancel_create_elicitation_response(
 
     The elicitation was cancelled.
     """
-    return models.CancelCreateElicitationResponse(
-        action="cancel",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "cancel",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelCreateElicitationResponse, fields)
 
 
 def cancel_notification(
@@ -702,16 +636,12 @@ def cancel_notification(
     """
     Notification to cancel ongoing operations for a session.
     """
-    return models.CancelNotification(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelNotification, fields)
 
 
 def cancel_request_notification(
@@ -722,16 +652,12 @@ def cancel_request_notification(
     """
     Notification to cancel an ongoing request.
     """
-    return models.CancelRequestNotification(
-        request_id=request_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelRequestNotification, fields)
 
 
 def cancelled_idle_state_update(
@@ -744,17 +670,14 @@ def cancelled_idle_state_update(
 
     The work was cancelled.
     """
-    return models.CancelledIdleStateUpdate(
-        stop_reason="cancelled",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "cancelled",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledIdleStateUpdate, fields)
 
 
 def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionOutcome:
@@ -763,9 +686,10 @@ def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionO
 
     The prompt turn was cancelled before the user responded.
     """
-    return models.CancelledRequestPermissionOutcome(
-        outcome="cancelled",
-    )
+    fields: dict[str, Any] = {
+        "outcome": "cancelled",
+    }
+    return _built(models.CancelledRequestPermissionOutcome, fields)
 
 
 def cancelled_state_update_idle(
@@ -779,18 +703,15 @@ def cancelled_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.CancelledStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledStateUpdateIdle, fields)
 
 
 def close_session_request(
@@ -801,16 +722,12 @@ def close_session_request(
     """
     Request parameters for closing an active session.
     """
-    return models.CloseSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionRequest, fields)
 
 
 def close_session_response(
@@ -820,15 +737,10 @@ def close_session_response(
     """
     Response from closing a session.
     """
-    return models.CloseSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionResponse, fields)
 
 
 def compaction_summary_chunk_session_update(
@@ -842,18 +754,14 @@ def compaction_summary_chunk_session_update(
 
     A content block appended to a context compaction's retained summary.
     """
-    return models.CompactionSummaryChunkSessionUpdate(
-        session_update="compaction_summary_chunk",
-        compaction_id=compaction_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_summary_chunk",
+        "compaction_id": compaction_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionSummaryChunkSessionUpdate, fields)
 
 
 def compaction_update_session_update(
@@ -869,20 +777,18 @@ def compaction_update_session_update(
 
     A context compaction has been created or updated.
     """
-    return models.CompactionUpdateSessionUpdate(
-        session_update="compaction_update",
-        compaction_id=compaction_id,
-        status=status,
-        **(
-            {}
-            if summary is UNSET and error is UNSET and meta is UNSET
-            else _given(
-                summary=_as_list(summary),
-                error=error,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_update",
+        "compaction_id": compaction_id,
+        "status": status,
+    }
+    if summary is not UNSET:
+        fields["summary"] = _as_list(summary)
+    if error is not UNSET:
+        fields["error"] = error
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionUpdateSessionUpdate, fields)
 
 
 def complete_elicitation_notification(
@@ -893,16 +799,12 @@ def complete_elicitation_notification(
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
-    return models.CompleteElicitationNotification(
-        elicitation_id=elicitation_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "elicitation_id": elicitation_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompleteElicitationNotification, fields)
 
 
 def config_option_update_session_update(
@@ -915,17 +817,13 @@ def config_option_update_session_update(
 
     Session configuration options have been updated.
     """
-    return models.ConfigOptionUpdateSessionUpdate(
-        session_update="config_option_update",
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "config_option_update",
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ConfigOptionUpdateSessionUpdate, fields)
 
 
 def content_tool_call_content(
@@ -938,17 +836,13 @@ def content_tool_call_content(
 
     Standard content block (text, images, resources).
     """
-    return models.ContentToolCallContent(
-        type_="content",
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "content",
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ContentToolCallContent, fields)
 
 
 def create_terminal_request(
@@ -964,25 +858,21 @@ def create_terminal_request(
     """
     Request to create a new terminal and execute a command.
     """
-    return models.CreateTerminalRequest(
-        session_id=session_id,
-        command=command,
-        **(
-            {}
-            if args is UNSET
-            and env is UNSET
-            and cwd is UNSET
-            and output_byte_limit is UNSET
-            and meta is UNSET
-            else _given(
-                args=_as_list(args),
-                env=_as_list(env),
-                cwd=cwd,
-                output_byte_limit=output_byte_limit,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "command": command,
+    }
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if output_byte_limit is not UNSET:
+        fields["output_byte_limit"] = output_byte_limit
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CreateTerminalRequest, fields)
 
 
 def create_terminal_response(
@@ -993,16 +883,12 @@ def create_terminal_response(
     """
     Response containing the ID of the created terminal.
     """
-    return models.CreateTerminalResponse(
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CreateTerminalResponse, fields)
 
 
 def current_mode_update_session_update(
@@ -1015,17 +901,13 @@ def current_mode_update_session_update(
 
     The current mode of the session has changed
     """
-    return models.CurrentModeUpdateSessionUpdate(
-        session_update="current_mode_update",
-        current_mode_id=current_mode_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "current_mode_update",
+        "current_mode_id": current_mode_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CurrentModeUpdateSessionUpdate, fields)
 
 
 def decline_create_elicitation_response(
@@ -1037,16 +919,12 @@ def decline_create_elicitation_response(
 
     The user declined the elicitation.
     """
-    return models.DeclineCreateElicitationResponse(
-        action="decline",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "decline",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeclineCreateElicitationResponse, fields)
 
 
 def delete_session_request(
@@ -1057,16 +935,12 @@ def delete_session_request(
     """
     Request parameters for deleting an existing session from `session/list`.
     """
-    return models.DeleteSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionRequest, fields)
 
 
 def delete_session_response(
@@ -1076,15 +950,10 @@ def delete_session_response(
     """
     Response from deleting a session.
     """
-    return models.DeleteSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionResponse, fields)
 
 
 def diff_tool_call_content(
@@ -1099,19 +968,16 @@ def diff_tool_call_content(
 
     File modification shown as a diff.
     """
-    return models.DiffToolCallContent(
-        type_="diff",
-        path=path,
-        new_text=new_text,
-        **(
-            {}
-            if old_text is UNSET and meta is UNSET
-            else _given(
-                old_text=old_text,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "diff",
+        "path": path,
+        "new_text": new_text,
+    }
+    if old_text is not UNSET:
+        fields["old_text"] = old_text
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DiffToolCallContent, fields)
 
 
 def disable_provider_request(
@@ -1122,16 +988,12 @@ def disable_provider_request(
     """
     **UNSTABLE**
     """
-    return models.DisableProviderRequest(
-        provider_id=provider_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "provider_id": provider_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DisableProviderRequest, fields)
 
 
 def disable_provider_response(
@@ -1141,15 +1003,10 @@ def disable_provider_response(
     """
     **UNSTABLE**
     """
-    return models.DisableProviderResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DisableProviderResponse, fields)
 
 
 def end_turn_idle_state_update(
@@ -1162,17 +1019,14 @@ def end_turn_idle_state_update(
 
     The work ended successfully.
     """
-    return models.EndTurnIdleStateUpdate(
-        stop_reason="end_turn",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "end_turn",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnIdleStateUpdate, fields)
 
 
 def end_turn_state_update_idle(
@@ -1186,18 +1040,15 @@ def end_turn_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.EndTurnStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnStateUpdateIdle, fields)
 
 
 def error_agent_response(
@@ -1209,10 +1060,11 @@ def error_agent_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorAgentResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorAgentResponse, fields)
 
 
 def error_client_response(
@@ -1224,10 +1076,11 @@ def error_client_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorClientResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorClientResponse, fields)
 
 
 def error_idle_state_update(
@@ -1241,18 +1094,16 @@ def error_idle_state_update(
 
     The work ended because something failed.
     """
-    return models.ErrorIdleStateUpdate(
-        stop_reason="error",
-        **(
-            {}
-            if error is UNSET and usage is UNSET and meta is UNSET
-            else _given(
-                error=error,
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "error",
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorIdleStateUpdate, fields)
 
 
 def error_message_mcp_response(
@@ -1265,16 +1116,12 @@ def error_message_mcp_response(
 
     A structured inner MCP error.
     """
-    return models.ErrorMessageMcpResponse(
-        error=error,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "error": error,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorMessageMcpResponse, fields)
 
 
 def error_proxy_response(
@@ -1286,10 +1133,11 @@ def error_proxy_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorProxyResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorProxyResponse, fields)
 
 
 def error_state_update_idle(
@@ -1304,19 +1152,17 @@ def error_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.ErrorStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if error is UNSET and usage is UNSET and meta is UNSET
-            else _given(
-                error=error,
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorStateUpdateIdle, fields)
 
 
 def file_plan_update_content(
@@ -1330,18 +1176,14 @@ def file_plan_update_content(
 
     A URI pointing to a file containing the plan.
     """
-    return models.FilePlanUpdateContent(
-        type_="file",
-        plan_id=plan_id,
-        uri=uri,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "file",
+        "plan_id": plan_id,
+        "uri": uri,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.FilePlanUpdateContent, fields)
 
 
 def fork_session_request(
@@ -1356,23 +1198,19 @@ def fork_session_request(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ForkSessionRequest, fields)
 
 
 def fork_session_response(
@@ -1385,18 +1223,16 @@ def fork_session_response(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ForkSessionResponse, fields)
 
 
 def http_mcp_server(
@@ -1411,19 +1247,15 @@ def http_mcp_server(
 
     HTTP transport configuration
     """
-    return models.HttpMcpServer(
-        type_="http",
-        name=name,
-        url=url,
-        headers=_as_list(headers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "http",
+        "name": name,
+        "url": url,
+        "headers": _as_list(headers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.HttpMcpServer, fields)
 
 
 def image_content_block(
@@ -1439,20 +1271,18 @@ def image_content_block(
 
     Images for visual context or analysis.
     """
-    return models.ImageContentBlock(
-        type_="image",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and uri is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                uri=uri,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "image",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if uri is not UNSET:
+        fields["uri"] = uri
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ImageContentBlock, fields)
 
 
 def initialize_proxy_request(
@@ -1465,18 +1295,16 @@ def initialize_proxy_request(
     """
     **UNSTABLE**
     """
-    return models.InitializeProxyRequest(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
-            else _given(
-                client_capabilities=client_capabilities,
-                client_info=client_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if client_capabilities is not UNSET:
+        fields["client_capabilities"] = client_capabilities
+    if client_info is not UNSET:
+        fields["client_info"] = client_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeProxyRequest, fields)
 
 
 def initialize_proxy_response(
@@ -1490,22 +1318,18 @@ def initialize_proxy_response(
     """
     **UNSTABLE**
     """
-    return models.InitializeProxyResponse(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if agent_capabilities is UNSET
-            and auth_methods is UNSET
-            and agent_info is UNSET
-            and meta is UNSET
-            else _given(
-                agent_capabilities=agent_capabilities,
-                auth_methods=_as_list(auth_methods),
-                agent_info=agent_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if agent_capabilities is not UNSET:
+        fields["agent_capabilities"] = agent_capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if agent_info is not UNSET:
+        fields["agent_info"] = agent_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeProxyResponse, fields)
 
 
 def initialize_request(
@@ -1518,18 +1342,16 @@ def initialize_request(
     """
     Request parameters for the initialize method.
     """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if client_capabilities is UNSET and client_info is UNSET and meta is UNSET
-            else _given(
-                client_capabilities=client_capabilities,
-                client_info=client_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if client_capabilities is not UNSET:
+        fields["client_capabilities"] = client_capabilities
+    if client_info is not UNSET:
+        fields["client_info"] = client_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -1543,22 +1365,18 @@ def initialize_response(
     """
     Response to the `initialize` method.
     """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if agent_capabilities is UNSET
-            and auth_methods is UNSET
-            and agent_info is UNSET
-            and meta is UNSET
-            else _given(
-                agent_capabilities=agent_capabilities,
-                auth_methods=_as_list(auth_methods),
-                agent_info=agent_info,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if agent_capabilities is not UNSET:
+        fields["agent_capabilities"] = agent_capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if agent_info is not UNSET:
+        fields["agent_info"] = agent_info
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeResponse, fields)
 
 
 def integer_elicitation_property_schema(
@@ -1575,26 +1393,22 @@ def integer_elicitation_property_schema(
 
     Integer property.
     """
-    return models.IntegerElicitationPropertySchema(
-        type_="integer",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "integer",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IntegerElicitationPropertySchema, fields)
 
 
 def items_plan_update_content(
@@ -1608,18 +1422,14 @@ def items_plan_update_content(
 
     Structured plan entries.
     """
-    return models.ItemsPlanUpdateContent(
-        type_="items",
-        plan_id=plan_id,
-        entries=_as_list(entries),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "items",
+        "plan_id": plan_id,
+        "entries": _as_list(entries),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ItemsPlanUpdateContent, fields)
 
 
 def kill_terminal_request(
@@ -1631,17 +1441,13 @@ def kill_terminal_request(
     """
     Request to kill a terminal without releasing it.
     """
-    return models.KillTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.KillTerminalRequest, fields)
 
 
 def kill_terminal_response(
@@ -1651,15 +1457,10 @@ def kill_terminal_response(
     """
     Response to `terminal/kill` method
     """
-    return models.KillTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.KillTerminalResponse, fields)
 
 
 def list_providers_request(
@@ -1669,15 +1470,10 @@ def list_providers_request(
     """
     **UNSTABLE**
     """
-    return models.ListProvidersRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListProvidersRequest, fields)
 
 
 def list_providers_response(
@@ -1688,16 +1484,12 @@ def list_providers_response(
     """
     **UNSTABLE**
     """
-    return models.ListProvidersResponse(
-        providers=_as_list(providers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "providers": _as_list(providers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListProvidersResponse, fields)
 
 
 def list_sessions_request(
@@ -1710,18 +1502,16 @@ def list_sessions_request(
     """
     Request parameters for listing existing sessions.
     """
-    return models.ListSessionsRequest(
-        **(
-            {}
-            if cwd is UNSET and cursor is UNSET and archived is UNSET and meta is UNSET
-            else _given(
-                cwd=cwd,
-                cursor=cursor,
-                archived=archived,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if cursor is not UNSET:
+        fields["cursor"] = cursor
+    if archived is not UNSET:
+        fields["archived"] = archived
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsRequest, fields)
 
 
 def list_sessions_response(
@@ -1733,17 +1523,14 @@ def list_sessions_response(
     """
     Response from listing sessions.
     """
-    return models.ListSessionsResponse(
-        sessions=_as_list(sessions),
-        **(
-            {}
-            if next_cursor is UNSET and meta is UNSET
-            else _given(
-                next_cursor=next_cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "sessions": _as_list(sessions),
+    }
+    if next_cursor is not UNSET:
+        fields["next_cursor"] = next_cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsResponse, fields)
 
 
 def load_session_request(
@@ -1758,22 +1545,18 @@ def load_session_request(
     """
     Request parameters for loading an existing session.
     """
-    return models.LoadSessionRequest(
-        mcp_servers=_as_list(mcp_servers),
-        cwd=cwd,
-        session_id=session_id,
-        **(
-            {}
-            if additional_directories is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mcp_servers": _as_list(mcp_servers),
+        "cwd": cwd,
+        "session_id": session_id,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoadSessionRequest, fields)
 
 
 def load_session_response(
@@ -1785,17 +1568,14 @@ def load_session_response(
     """
     Response from loading an existing session.
     """
-    return models.LoadSessionResponse(
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoadSessionResponse, fields)
 
 
 def logout_request(
@@ -1805,15 +1585,10 @@ def logout_request(
     """
     Request parameters for the logout method.
     """
-    return models.LogoutRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutRequest, fields)
 
 
 def logout_response(
@@ -1823,15 +1598,10 @@ def logout_response(
     """
     Response to the `logout` method.
     """
-    return models.LogoutResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutResponse, fields)
 
 
 def markdown_plan_update_content(
@@ -1845,18 +1615,14 @@ def markdown_plan_update_content(
 
     Raw markdown content for the plan.
     """
-    return models.MarkdownPlanUpdateContent(
-        type_="markdown",
-        plan_id=plan_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "markdown",
+        "plan_id": plan_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MarkdownPlanUpdateContent, fields)
 
 
 def max_tokens_idle_state_update(
@@ -1869,17 +1635,14 @@ def max_tokens_idle_state_update(
 
     The work ended because the agent reached the maximum number of tokens.
     """
-    return models.MaxTokensIdleStateUpdate(
-        stop_reason="max_tokens",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_tokens",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensIdleStateUpdate, fields)
 
 
 def max_tokens_state_update_idle(
@@ -1893,18 +1656,15 @@ def max_tokens_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.MaxTokensStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensStateUpdateIdle, fields)
 
 
 def max_turn_requests_idle_state_update(
@@ -1918,17 +1678,14 @@ def max_turn_requests_idle_state_update(
     The work ended because the agent reached the maximum number of allowed
     agent requests.
     """
-    return models.MaxTurnRequestsIdleStateUpdate(
-        stop_reason="max_turn_requests",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_turn_requests",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsIdleStateUpdate, fields)
 
 
 def max_turn_requests_state_update_idle(
@@ -1942,18 +1699,15 @@ def max_turn_requests_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.MaxTurnRequestsStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsStateUpdateIdle, fields)
 
 
 def mcp_server_stdio(
@@ -1969,19 +1723,15 @@ def mcp_server_stdio(
 
     Stdio transport configuration
     """
-    return models.McpServerStdio(
-        name=name,
-        command=command,
-        args=_as_list(args),
-        env=_as_list(env),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "name": name,
+        "command": command,
+        "args": _as_list(args),
+        "env": _as_list(env),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.McpServerStdio, fields)
 
 
 def message_mcp_notification(
@@ -1995,19 +1745,16 @@ def message_mcp_notification(
     """
     **UNSTABLE**
     """
-    return models.MessageMcpNotification(
-        server_id=server_id,
-        request_id=request_id,
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "server_id": server_id,
+        "request_id": request_id,
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MessageMcpNotification, fields)
 
 
 def message_mcp_request(
@@ -2021,19 +1768,16 @@ def message_mcp_request(
     """
     **UNSTABLE**
     """
-    return models.MessageMcpRequest(
-        server_id=server_id,
-        request_id=request_id,
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "server_id": server_id,
+        "request_id": request_id,
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MessageMcpRequest, fields)
 
 
 def multi_select_items_string(
@@ -2046,17 +1790,13 @@ def multi_select_items_string(
 
     Multi-select string items with plain string values.
     """
-    return models.MultiSelectItemsString(
-        type_="string",
-        enum=_as_list(enum),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+        "enum": _as_list(enum),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MultiSelectItemsString, fields)
 
 
 def new_session_request(
@@ -2070,21 +1810,17 @@ def new_session_request(
     """
     Request parameters for creating a new session.
     """
-    return models.NewSessionRequest(
-        cwd=cwd,
-        mcp_servers=_as_list(mcp_servers),
-        **(
-            {}
-            if additional_directories is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+        "mcp_servers": _as_list(mcp_servers),
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
@@ -2097,18 +1833,16 @@ def new_session_response(
     """
     Response from creating a new session.
     """
-    return models.NewSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionResponse, fields)
 
 
 def none_idle_state_update(
@@ -2122,17 +1856,14 @@ def none_idle_state_update(
 
     No stop reason: `stopReason` is omitted or `null`.
     """
-    return models.NoneIdleStateUpdate(
-        **(
-            {}
-            if usage is UNSET and meta is UNSET and stop_reason is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneIdleStateUpdate, fields)
 
 
 def none_state_update_idle(
@@ -2146,18 +1877,16 @@ def none_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.NoneStateUpdateIdle(
-        state="idle",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET and stop_reason is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneStateUpdateIdle, fields)
 
 
 def notice_session_update(
@@ -2172,19 +1901,16 @@ def notice_session_update(
 
     Information for the user that is not part of session history.
     """
-    return models.NoticeSessionUpdate(
-        session_update="notice",
-        severity=severity,
-        title=title,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "notice",
+        "severity": severity,
+        "title": title,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NoticeSessionUpdate, fields)
 
 
 def number_elicitation_property_schema(
@@ -2201,26 +1927,22 @@ def number_elicitation_property_schema(
 
     Number (floating-point) property.
     """
-    return models.NumberElicitationPropertySchema(
-        type_="number",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "number",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NumberElicitationPropertySchema, fields)
 
 
 def other_state_update_idle(
@@ -2234,18 +1956,15 @@ def other_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.OtherStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.OtherStateUpdateIdle, fields)
 
 
 def plan_removed_session_update(
@@ -2258,17 +1977,13 @@ def plan_removed_session_update(
 
     **UNSTABLE**
     """
-    return models.PlanRemovedSessionUpdate(
-        session_update="plan_removed",
-        plan_id=plan_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_removed",
+        "plan_id": plan_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanRemovedSessionUpdate, fields)
 
 
 def plan_session_update(
@@ -2282,17 +1997,13 @@ def plan_session_update(
     The agent's execution plan for complex tasks.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
     """
-    return models.PlanSessionUpdate(
-        session_update="plan",
-        entries=_as_list(entries),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan",
+        "entries": _as_list(entries),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanSessionUpdate, fields)
 
 
 def plan_update_session_update(
@@ -2305,17 +2016,13 @@ def plan_update_session_update(
 
     **UNSTABLE**
     """
-    return models.PlanUpdateSessionUpdate(
-        session_update="plan_update",
-        plan=plan,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_update",
+        "plan": plan,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanUpdateSessionUpdate, fields)
 
 
 def prompt_request(
@@ -2327,17 +2034,13 @@ def prompt_request(
     """
     Request parameters for sending a user prompt to the agent.
     """
-    return models.PromptRequest(
-        session_id=session_id,
-        prompt=_as_list(prompt),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "prompt": _as_list(prompt),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptRequest, fields)
 
 
 def prompt_response(
@@ -2349,17 +2052,14 @@ def prompt_response(
     """
     Response from processing a user prompt.
     """
-    return models.PromptResponse(
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptResponse, fields)
 
 
 def proxy_successor_notification(
@@ -2371,17 +2071,14 @@ def proxy_successor_notification(
     """
     **UNSTABLE**
     """
-    return models.ProxySuccessorNotification(
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ProxySuccessorNotification, fields)
 
 
 def proxy_successor_request(
@@ -2393,17 +2090,14 @@ def proxy_successor_request(
     """
     **UNSTABLE**
     """
-    return models.ProxySuccessorRequest(
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ProxySuccessorRequest, fields)
 
 
 def read_text_file_request(
@@ -2417,19 +2111,17 @@ def read_text_file_request(
     """
     Request to read content from a text file.
     """
-    return models.ReadTextFileRequest(
-        session_id=session_id,
-        path=path,
-        **(
-            {}
-            if line is UNSET and limit is UNSET and meta is UNSET
-            else _given(
-                line=line,
-                limit=limit,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "path": path,
+    }
+    if line is not UNSET:
+        fields["line"] = line
+    if limit is not UNSET:
+        fields["limit"] = limit
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReadTextFileRequest, fields)
 
 
 def read_text_file_response(
@@ -2440,16 +2132,12 @@ def read_text_file_response(
     """
     Response containing the contents of a text file.
     """
-    return models.ReadTextFileResponse(
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReadTextFileResponse, fields)
 
 
 def refusal_idle_state_update(
@@ -2462,17 +2150,14 @@ def refusal_idle_state_update(
 
     The work ended because the agent refused to continue.
     """
-    return models.RefusalIdleStateUpdate(
-        stop_reason="refusal",
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "refusal",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalIdleStateUpdate, fields)
 
 
 def refusal_state_update_idle(
@@ -2486,18 +2171,15 @@ def refusal_state_update_idle(
 
     The child is ready to process another prompt.
     """
-    return models.RefusalStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalStateUpdateIdle, fields)
 
 
 def release_terminal_request(
@@ -2509,17 +2191,13 @@ def release_terminal_request(
     """
     Request to release a terminal and free its resources.
     """
-    return models.ReleaseTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReleaseTerminalRequest, fields)
 
 
 def release_terminal_response(
@@ -2529,15 +2207,10 @@ def release_terminal_response(
     """
     Response to terminal/release method
     """
-    return models.ReleaseTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ReleaseTerminalResponse, fields)
 
 
 def request_elicitation_form_mode(
@@ -2550,10 +2223,11 @@ def request_elicitation_form_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationFormMode(
-        request_id=request_id,
-        requested_schema=requested_schema,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+    }
+    return _built(models.RequestElicitationFormMode, fields)
 
 
 def request_elicitation_url_mode(
@@ -2567,11 +2241,12 @@ def request_elicitation_url_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationUrlMode(
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    return _built(models.RequestElicitationUrlMode, fields)
 
 
 def request_form_create_elicitation_request(
@@ -2586,19 +2261,15 @@ def request_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.RequestFormCreateElicitationRequest(
-        mode="form",
-        request_id=request_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestFormCreateElicitationRequest, fields)
 
 
 def request_permission_request(
@@ -2611,18 +2282,14 @@ def request_permission_request(
     """
     Request for user permission to execute a tool call.
     """
-    return models.RequestPermissionRequest(
-        session_id=session_id,
-        tool_call=tool_call,
-        options=_as_list(options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "tool_call": tool_call,
+        "options": _as_list(options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionRequest, fields)
 
 
 def request_permission_response(
@@ -2633,16 +2300,12 @@ def request_permission_response(
     """
     Response to a permission request.
     """
-    return models.RequestPermissionResponse(
-        outcome=outcome,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": outcome,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionResponse, fields)
 
 
 def request_url_create_elicitation_request(
@@ -2658,20 +2321,16 @@ def request_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.RequestUrlCreateElicitationRequest(
-        mode="url",
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestUrlCreateElicitationRequest, fields)
 
 
 def resource_content_block(
@@ -2685,18 +2344,15 @@ def resource_content_block(
 
     Complete resource contents embedded directly in the message.
     """
-    return models.ResourceContentBlock(
-        type_="resource",
-        resource=resource,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource",
+        "resource": resource,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceContentBlock, fields)
 
 
 def resource_link_content_block(
@@ -2715,28 +2371,24 @@ def resource_link_content_block(
 
     References to resources that the agent can access.
     """
-    return models.ResourceLinkContentBlock(
-        type_="resource_link",
-        name=name,
-        uri=uri,
-        **(
-            {}
-            if annotations is UNSET
-            and description is UNSET
-            and mime_type is UNSET
-            and size is UNSET
-            and title is UNSET
-            and meta is UNSET
-            else _given(
-                annotations=annotations,
-                description=description,
-                mime_type=mime_type,
-                size=size,
-                title=title,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource_link",
+        "name": name,
+        "uri": uri,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if description is not UNSET:
+        fields["description"] = description
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if size is not UNSET:
+        fields["size"] = size
+    if title is not UNSET:
+        fields["title"] = title
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceLinkContentBlock, fields)
 
 
 def result_agent_response(
@@ -2769,10 +2421,11 @@ def result_agent_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultAgentResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultAgentResponse, fields)
 
 
 def result_client_response(
@@ -2794,10 +2447,11 @@ def result_client_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultClientResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultClientResponse, fields)
 
 
 def result_message_mcp_response(
@@ -2810,16 +2464,12 @@ def result_message_mcp_response(
 
     An opaque inner MCP result.
     """
-    return models.ResultMessageMcpResponse(
-        result=result,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "result": result,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResultMessageMcpResponse, fields)
 
 
 def result_proxy_response(
@@ -2831,10 +2481,11 @@ def result_proxy_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultProxyResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultProxyResponse, fields)
 
 
 def resume_session_request(
@@ -2849,23 +2500,19 @@ def resume_session_request(
     """
     Request parameters for resuming an existing session.
     """
-    return models.ResumeSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionRequest, fields)
 
 
 def resume_session_response(
@@ -2877,17 +2524,14 @@ def resume_session_response(
     """
     Response from resuming an existing session.
     """
-    return models.ResumeSessionResponse(
-        **(
-            {}
-            if modes is UNSET and config_options is UNSET and meta is UNSET
-            else _given(
-                modes=modes,
-                config_options=_as_list(config_options),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if modes is not UNSET:
+        fields["modes"] = modes
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionResponse, fields)
 
 
 def select_session_config_option(
@@ -2905,22 +2549,20 @@ def select_session_config_option(
 
     Single-value selector (dropdown).
     """
-    return models.SelectSessionConfigOption(
-        type_="select",
-        current_value=current_value,
-        options=options,
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "select",
+        "current_value": current_value,
+        "options": options,
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectSessionConfigOption, fields)
 
 
 def selected_request_permission_outcome(
@@ -2933,17 +2575,13 @@ def selected_request_permission_outcome(
 
     The user selected one of the provided options.
     """
-    return models.SelectedRequestPermissionOutcome(
-        outcome="selected",
-        option_id=option_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "selected",
+        "option_id": option_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectedRequestPermissionOutcome, fields)
 
 
 def session_elicitation_form_mode(
@@ -2957,17 +2595,13 @@ def session_elicitation_form_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationFormMode(
-        session_id=session_id,
-        requested_schema=requested_schema,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationFormMode, fields)
 
 
 def session_elicitation_url_mode(
@@ -2982,18 +2616,14 @@ def session_elicitation_url_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationUrlMode(
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationUrlMode, fields)
 
 
 def session_form_create_elicitation_request(
@@ -3009,20 +2639,17 @@ def session_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.SessionFormCreateElicitationRequest(
-        mode="form",
-        session_id=session_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionFormCreateElicitationRequest, fields)
 
 
 def session_info_update_session_update(
@@ -3036,18 +2663,16 @@ def session_info_update_session_update(
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
-    return models.SessionInfoUpdateSessionUpdate(
-        session_update="session_info_update",
-        **(
-            {}
-            if title is UNSET and updated_at is UNSET and meta is UNSET
-            else _given(
-                title=title,
-                updated_at=updated_at,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_info_update",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if updated_at is not UNSET:
+        fields["updated_at"] = updated_at
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionInfoUpdateSessionUpdate, fields)
 
 
 def session_message_chunk_session_update(
@@ -3061,18 +2686,14 @@ def session_message_chunk_session_update(
 
     **UNSTABLE**
     """
-    return models.SessionMessageChunkSessionUpdate(
-        session_update="session_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionMessageChunkSessionUpdate, fields)
 
 
 def session_message_session_update(
@@ -3090,27 +2711,23 @@ def session_message_session_update(
 
     **UNSTABLE**
     """
-    return models.SessionMessageSessionUpdate(
-        session_update="session_message",
-        message_id=message_id,
-        **(
-            {}
-            if sender_session_id is UNSET
-            and recipient_session_id is UNSET
-            and sender_message_id is UNSET
-            and recipient_message_id is UNSET
-            and content is UNSET
-            and meta is UNSET
-            else _given(
-                sender_session_id=sender_session_id,
-                recipient_session_id=recipient_session_id,
-                sender_message_id=sender_message_id,
-                recipient_message_id=recipient_message_id,
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_message",
+        "message_id": message_id,
+    }
+    if sender_session_id is not UNSET:
+        fields["sender_session_id"] = sender_session_id
+    if recipient_session_id is not UNSET:
+        fields["recipient_session_id"] = recipient_session_id
+    if sender_message_id is not UNSET:
+        fields["sender_message_id"] = sender_message_id
+    if recipient_message_id is not UNSET:
+        fields["recipient_message_id"] = recipient_message_id
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionMessageSessionUpdate, fields)
 
 
 def session_notification(
@@ -3122,17 +2739,13 @@ def session_notification(
     """
     Notification containing a session update from the agent.
     """
-    return models.SessionNotification(
-        session_id=session_id,
-        update=update,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionNotification, fields)
 
 
 def session_status_request(
@@ -3143,16 +2756,12 @@ def session_status_request(
     """
     **UNSTABLE**
     """
-    return models.SessionStatusRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionStatusRequest, fields)
 
 
 def session_status_response(
@@ -3163,16 +2772,12 @@ def session_status_response(
     """
     **UNSTABLE**
     """
-    return models.SessionStatusResponse(
-        status=status,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "status": status,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionStatusResponse, fields)
 
 
 def session_url_create_elicitation_request(
@@ -3189,21 +2794,18 @@ def session_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.SessionUrlCreateElicitationRequest(
-        mode="url",
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionUrlCreateElicitationRequest, fields)
 
 
 def set_provider_request(
@@ -3217,19 +2819,16 @@ def set_provider_request(
     """
     **UNSTABLE**
     """
-    return models.SetProviderRequest(
-        provider_id=provider_id,
-        api_type=api_type,
-        base_url=base_url,
-        **(
-            {}
-            if headers is UNSET and meta is UNSET
-            else _given(
-                headers=headers,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "provider_id": provider_id,
+        "api_type": api_type,
+        "base_url": base_url,
+    }
+    if headers is not UNSET:
+        fields["headers"] = headers
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetProviderRequest, fields)
 
 
 def set_provider_response(
@@ -3239,15 +2838,10 @@ def set_provider_response(
     """
     **UNSTABLE**
     """
-    return models.SetProviderResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetProviderResponse, fields)
 
 
 def set_session_config_option_response(
@@ -3258,16 +2852,12 @@ def set_session_config_option_response(
     """
     Response to `session/set_config_option` method.
     """
-    return models.SetSessionConfigOptionResponse(
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionConfigOptionResponse, fields)
 
 
 def set_session_mode_request(
@@ -3279,17 +2869,13 @@ def set_session_mode_request(
     """
     Request parameters for setting a session mode.
     """
-    return models.SetSessionModeRequest(
-        session_id=session_id,
-        mode_id=mode_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "mode_id": mode_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionModeRequest, fields)
 
 
 def set_session_mode_response(
@@ -3299,15 +2885,10 @@ def set_session_mode_response(
     """
     Response to `session/set_mode` method.
     """
-    return models.SetSessionModeResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionModeResponse, fields)
 
 
 def set_session_title_request(
@@ -3319,17 +2900,13 @@ def set_session_title_request(
     """
     **UNSTABLE**
     """
-    return models.SetSessionTitleRequest(
-        session_id=session_id,
-        title=title,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "title": title,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionTitleRequest, fields)
 
 
 def set_session_title_response(
@@ -3340,16 +2917,12 @@ def set_session_title_response(
     """
     **UNSTABLE**
     """
-    return models.SetSessionTitleResponse(
-        title=title,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "title": title,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionTitleResponse, fields)
 
 
 def sse_mcp_server(
@@ -3364,19 +2937,15 @@ def sse_mcp_server(
 
     SSE transport configuration
     """
-    return models.SseMcpServer(
-        type_="sse",
-        name=name,
-        url=url,
-        headers=_as_list(headers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "sse",
+        "name": name,
+        "url": url,
+        "headers": _as_list(headers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SseMcpServer, fields)
 
 
 def state_update_requires_action(
@@ -3388,16 +2957,12 @@ def state_update_requires_action(
 
     Foreground work is blocked on user action.
     """
-    return models.StateUpdateRequiresAction(
-        state="requires_action",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "requires_action",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRequiresAction, fields)
 
 
 def state_update_running(
@@ -3409,16 +2974,12 @@ def state_update_running(
 
     Foreground work is in progress.
     """
-    return models.StateUpdateRunning(
-        state="running",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "running",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRunning, fields)
 
 
 def state_update_unknown(
@@ -3430,16 +2991,12 @@ def state_update_unknown(
 
     The Agent cannot currently determine foreground activity.
     """
-    return models.StateUpdateUnknown(
-        state="unknown",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "unknown",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateUnknown, fields)
 
 
 def string_elicitation_property_schema(
@@ -3460,34 +3017,30 @@ def string_elicitation_property_schema(
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
-    return models.StringElicitationPropertySchema(
-        type_="string",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_length is UNSET
-            and max_length is UNSET
-            and pattern is UNSET
-            and format_ is UNSET
-            and default is UNSET
-            and enum is UNSET
-            and one_of is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_length=min_length,
-                max_length=max_length,
-                pattern=pattern,
-                format_=format_,
-                default=default,
-                enum=_as_list(enum),
-                one_of=_as_list(one_of),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_length is not UNSET:
+        fields["min_length"] = min_length
+    if max_length is not UNSET:
+        fields["max_length"] = max_length
+    if pattern is not UNSET:
+        fields["pattern"] = pattern
+    if format_ is not UNSET:
+        fields["format_"] = format_
+    if default is not UNSET:
+        fields["default"] = default
+    if enum is not UNSET:
+        fields["enum"] = _as_list(enum)
+    if one_of is not UNSET:
+        fields["one_of"] = _as_list(one_of)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StringElicitationPropertySchema, fields)
 
 
 def subagent_update_session_update(
@@ -3506,29 +3059,25 @@ def subagent_update_session_update(
 
     **UNSTABLE**
     """
-    return models.SubagentUpdateSessionUpdate(
-        session_update="subagent_update",
-        session_id=session_id,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and capabilities is UNSET
-            and state is UNSET
-            and cwd is UNSET
-            and additional_directories is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                capabilities=capabilities,
-                state=state,
-                cwd=cwd,
-                additional_directories=_as_list(additional_directories),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "subagent_update",
+        "session_id": session_id,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if state is not UNSET:
+        fields["state"] = state
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SubagentUpdateSessionUpdate, fields)
 
 
 def terminal_auth_method(
@@ -3546,21 +3095,20 @@ def terminal_auth_method(
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `authenticate`.
     """
-    return models.TerminalAuthMethod(
-        type_="terminal",
-        id_=id_,
-        name=name,
-        **(
-            {}
-            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                args=_as_list(args),
-                env=env,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "id_": id_,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = env
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalAuthMethod, fields)
 
 
 def terminal_output_request(
@@ -3572,17 +3120,13 @@ def terminal_output_request(
     """
     Request to get the current output and status of a terminal.
     """
-    return models.TerminalOutputRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputRequest, fields)
 
 
 def terminal_output_response(
@@ -3595,18 +3139,15 @@ def terminal_output_response(
     """
     Response containing the terminal output and exit status.
     """
-    return models.TerminalOutputResponse(
-        output=output,
-        truncated=truncated,
-        **(
-            {}
-            if exit_status is UNSET and meta is UNSET
-            else _given(
-                exit_status=exit_status,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "output": output,
+        "truncated": truncated,
+    }
+    if exit_status is not UNSET:
+        fields["exit_status"] = exit_status
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputResponse, fields)
 
 
 def terminal_tool_call_content(
@@ -3619,17 +3160,13 @@ def terminal_tool_call_content(
 
     Embed a terminal created with `terminal/create` by its id.
     """
-    return models.TerminalToolCallContent(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalToolCallContent, fields)
 
 
 def text_content_block(
@@ -3643,18 +3180,15 @@ def text_content_block(
 
     Text content. May be plain text or formatted with Markdown.
     """
-    return models.TextContentBlock(
-        type_="text",
-        text=text,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "text": text,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextContentBlock, fields)
 
 
 def text_resource_contents(
@@ -3669,18 +3203,15 @@ def text_resource_contents(
 
     Text resource contents embedded directly in the message.
     """
-    return models.TextResourceContents(
-        text=text,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "text": text,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextResourceContents, fields)
 
 
 def titled_multi_select_items(
@@ -3693,16 +3224,12 @@ def titled_multi_select_items(
 
     Titled multi-select items with human-readable labels.
     """
-    return models.TitledMultiSelectItems(
-        any_of=_as_list(any_of),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "any_of": _as_list(any_of),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TitledMultiSelectItems, fields)
 
 
 def tool_call_session_update(
@@ -3723,32 +3250,28 @@ def tool_call_session_update(
 
     Notification that a new tool call has been initiated.
     """
-    return models.ToolCallSessionUpdate(
-        session_update="tool_call",
-        tool_call_id=tool_call_id,
-        title=title,
-        **(
-            {}
-            if name is UNSET
-            and kind is UNSET
-            and status is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and meta is UNSET
-            else _given(
-                name=name,
-                kind=kind,
-                status=status,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call",
+        "tool_call_id": tool_call_id,
+        "title": title,
+    }
+    if name is not UNSET:
+        fields["name"] = name
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallSessionUpdate, fields)
 
 
 def tool_call_update_session_update(
@@ -3769,33 +3292,29 @@ def tool_call_update_session_update(
 
     Update on the status or results of a tool call.
     """
-    return models.ToolCallUpdateSessionUpdate(
-        session_update="tool_call_update",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if kind is UNSET
-            and status is UNSET
-            and title is UNSET
-            and name is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and meta is UNSET
-            else _given(
-                kind=kind,
-                status=status,
-                title=title,
-                name=name,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_update",
+        "tool_call_id": tool_call_id,
+    }
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if title is not UNSET:
+        fields["title"] = title
+    if name is not UNSET:
+        fields["name"] = name
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallUpdateSessionUpdate, fields)
 
 
 def unarchive_session_request(
@@ -3806,16 +3325,12 @@ def unarchive_session_request(
     """
     **UNSTABLE**
     """
-    return models.UnarchiveSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnarchiveSessionRequest, fields)
 
 
 def unarchive_session_response(
@@ -3825,15 +3340,10 @@ def unarchive_session_response(
     """
     **UNSTABLE**
     """
-    return models.UnarchiveSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnarchiveSessionResponse, fields)
 
 
 def unstructured_command_input(
@@ -3846,16 +3356,12 @@ def unstructured_command_input(
 
     All text that was typed after the command name is provided as input.
     """
-    return models.UnstructuredCommandInput(
-        hint=hint,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "hint": hint,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnstructuredCommandInput, fields)
 
 
 def usage_update_session_update(
@@ -3870,19 +3376,16 @@ def usage_update_session_update(
 
     Context window and cost update for the session.
     """
-    return models.UsageUpdateSessionUpdate(
-        session_update="usage_update",
-        used=used,
-        size=size,
-        **(
-            {}
-            if cost is UNSET and meta is UNSET
-            else _given(
-                cost=cost,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "usage_update",
+        "used": used,
+        "size": size,
+    }
+    if cost is not UNSET:
+        fields["cost"] = cost
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UsageUpdateSessionUpdate, fields)
 
 
 def user_message_chunk_session_update(
@@ -3896,18 +3399,15 @@ def user_message_chunk_session_update(
 
     A chunk of the user's message being streamed.
     """
-    return models.UserMessageChunkSessionUpdate(
-        session_update="user_message_chunk",
-        content=content,
-        **(
-            {}
-            if message_id is UNSET and meta is UNSET
-            else _given(
-                message_id=message_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message_chunk",
+        "content": content,
+    }
+    if message_id is not UNSET:
+        fields["message_id"] = message_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageChunkSessionUpdate, fields)
 
 
 def value_id_set_session_config_option_request(
@@ -3922,18 +3422,14 @@ def value_id_set_session_config_option_request(
 
     A `SessionConfigValueId` string value.
     """
-    return models.ValueIdSetSessionConfigOptionRequest(
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ValueIdSetSessionConfigOptionRequest, fields)
 
 
 def wait_for_terminal_exit_request(
@@ -3945,17 +3441,13 @@ def wait_for_terminal_exit_request(
     """
     Request to wait for a terminal command to exit.
     """
-    return models.WaitForTerminalExitRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WaitForTerminalExitRequest, fields)
 
 
 def wait_for_terminal_exit_response(
@@ -3967,17 +3459,14 @@ def wait_for_terminal_exit_response(
     """
     Response containing the exit status of a terminal command.
     """
-    return models.WaitForTerminalExitResponse(
-        **(
-            {}
-            if exit_code is UNSET and signal is UNSET and meta is UNSET
-            else _given(
-                exit_code=exit_code,
-                signal=signal,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if exit_code is not UNSET:
+        fields["exit_code"] = exit_code
+    if signal is not UNSET:
+        fields["signal"] = signal
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WaitForTerminalExitResponse, fields)
 
 
 def write_text_file_request(
@@ -3990,18 +3479,14 @@ def write_text_file_request(
     """
     Request to write content to a text file.
     """
-    return models.WriteTextFileRequest(
-        session_id=session_id,
-        path=path,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "path": path,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WriteTextFileRequest, fields)
 
 
 def write_text_file_response(
@@ -4011,12 +3496,7 @@ def write_text_file_response(
     """
     Response to `fs/write_text_file`
     """
-    return models.WriteTextFileResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.WriteTextFileResponse, fields)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
-from pydantic import AwareDatetime
+from pydantic import AwareDatetime, BaseModel
 
 from . import models
 
@@ -163,10 +163,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -188,17 +193,14 @@ def accept_create_elicitation_response(
 
     The user accepted and provided content.
     """
-    return models.AcceptCreateElicitationResponse(
-        action="accept",
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=content,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "accept",
+    }
+    if content is not UNSET:
+        fields["content"] = content
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcceptCreateElicitationResponse, fields)
 
 
 def add_diff_change(
@@ -213,19 +215,17 @@ def add_diff_change(
 
     A file was added.
     """
-    return models.AddDiffChange(
-        operation="add",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "add",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AddDiffChange, fields)
 
 
 def agent_auth_method(
@@ -240,19 +240,16 @@ def agent_auth_method(
 
     Agent handles authentication itself through `auth/login`.
     """
-    return models.AgentAuthMethod(
-        type_="agent",
-        method_id=method_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "agent",
+        "method_id": method_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentAuthMethod, fields)
 
 
 def agent_message_chunk_session_update(
@@ -266,18 +263,14 @@ def agent_message_chunk_session_update(
 
     A chunk of the agent's response being streamed.
     """
-    return models.AgentMessageChunkSessionUpdate(
-        session_update="agent_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageChunkSessionUpdate, fields)
 
 
 def agent_message_session_update(
@@ -291,18 +284,15 @@ def agent_message_session_update(
 
     An agent message has been created or updated.
     """
-    return models.AgentMessageSessionUpdate(
-        session_update="agent_message",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageSessionUpdate, fields)
 
 
 def agent_thought_chunk_session_update(
@@ -316,18 +306,14 @@ def agent_thought_chunk_session_update(
 
     A chunk of the agent's internal reasoning being streamed.
     """
-    return models.AgentThoughtChunkSessionUpdate(
-        session_update="agent_thought_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtChunkSessionUpdate, fields)
 
 
 def agent_thought_session_update(
@@ -341,18 +327,15 @@ def agent_thought_session_update(
 
     An agent thought or reasoning message has been created or updated.
     """
-    return models.AgentThoughtSessionUpdate(
-        session_update="agent_thought",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtSessionUpdate, fields)
 
 
 def array_elicitation_property_schema(
@@ -370,27 +353,23 @@ def array_elicitation_property_schema(
 
     Multi-select array property.
     """
-    return models.ArrayElicitationPropertySchema(
-        type_="array",
-        items=items,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_items is UNSET
-            and max_items is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_items=min_items,
-                max_items=max_items,
-                default=_as_list(default),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "array",
+        "items": items,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_items is not UNSET:
+        fields["min_items"] = min_items
+    if max_items is not UNSET:
+        fields["max_items"] = max_items
+    if default is not UNSET:
+        fields["default"] = _as_list(default)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArrayElicitationPropertySchema, fields)
 
 
 def audio_content_block(
@@ -405,19 +384,16 @@ def audio_content_block(
 
     Audio data for transcription or analysis.
     """
-    return models.AudioContentBlock(
-        type_="audio",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "audio",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AudioContentBlock, fields)
 
 
 def available_commands_update_session_update(
@@ -430,17 +406,13 @@ def available_commands_update_session_update(
 
     Available commands are ready or have changed
     """
-    return models.AvailableCommandsUpdateSessionUpdate(
-        session_update="available_commands_update",
-        available_commands=_as_list(available_commands),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "available_commands_update",
+        "available_commands": _as_list(available_commands),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AvailableCommandsUpdateSessionUpdate, fields)
 
 
 def blob_resource_contents(
@@ -455,18 +427,15 @@ def blob_resource_contents(
 
     Binary resource contents embedded directly in the message.
     """
-    return models.BlobResourceContents(
-        blob=blob,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "blob": blob,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BlobResourceContents, fields)
 
 
 def boolean_elicitation_property_schema(
@@ -481,22 +450,18 @@ def boolean_elicitation_property_schema(
 
     Boolean property.
     """
-    return models.BooleanElicitationPropertySchema(
-        type_="boolean",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanElicitationPropertySchema, fields)
 
 
 def boolean_session_config_option(
@@ -513,21 +478,19 @@ def boolean_session_config_option(
 
     Boolean on/off toggle.
     """
-    return models.BooleanSessionConfigOption(
-        type_="boolean",
-        current_value=current_value,
-        config_id=config_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "current_value": current_value,
+        "config_id": config_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSessionConfigOption, fields)
 
 
 def boolean_set_session_config_option_request(
@@ -542,19 +505,15 @@ def boolean_set_session_config_option_request(
 
     A boolean value (`type: "boolean"`).
     """
-    return models.BooleanSetSessionConfigOptionRequest(
-        type_="boolean",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSetSessionConfigOptionRequest, fields)
 
 
 def cancel_create_elicitation_response(
@@ -566,16 +525,12 @@ def cancel_create_elicitation_response(
 
     The elicitation was cancelled.
     """
-    return models.CancelCreateElicitationResponse(
-        action="cancel",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "cancel",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelCreateElicitationResponse, fields)
 
 
 def cancel_request_notification(
@@ -586,16 +541,12 @@ def cancel_request_notification(
     """
     Notification to cancel an ongoing request.
     """
-    return models.CancelRequestNotification(
-        request_id=request_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelRequestNotification, fields)
 
 
 def cancel_session_notification(
@@ -606,16 +557,12 @@ def cancel_session_notification(
     """
     Notification to cancel a session's foreground work and its prompts not yet inserted.
     """
-    return models.CancelSessionNotification(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelSessionNotification, fields)
 
 
 def cancel_terminal_request(
@@ -627,17 +574,13 @@ def cancel_terminal_request(
     """
     Request parameters for cancelling one terminal.
     """
-    return models.CancelTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelTerminalRequest, fields)
 
 
 def cancel_terminal_response(
@@ -647,15 +590,10 @@ def cancel_terminal_response(
     """
     Response from cancelling a terminal.
     """
-    return models.CancelTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelTerminalResponse, fields)
 
 
 def cancel_tool_call_request(
@@ -667,17 +605,13 @@ def cancel_tool_call_request(
     """
     Request parameters for cancelling one tool call.
     """
-    return models.CancelToolCallRequest(
-        session_id=session_id,
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "tool_call_id": tool_call_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelToolCallRequest, fields)
 
 
 def cancel_tool_call_response(
@@ -687,15 +621,10 @@ def cancel_tool_call_response(
     """
     Response from cancelling a tool call.
     """
-    return models.CancelToolCallResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelToolCallResponse, fields)
 
 
 def cancelled_idle_state_update(
@@ -712,17 +641,14 @@ def cancelled_idle_state_update(
     stops for its own reasons uses another reason, such as `error` for an
     internal timeout.
     """
-    return models.CancelledIdleStateUpdate(
-        stop_reason="cancelled",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "cancelled",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledIdleStateUpdate, fields)
 
 
 def cancelled_request_permission_outcome(
@@ -736,16 +662,12 @@ def cancelled_request_permission_outcome(
     cancelled, the user dismissed the prompt, or the client declined it by policy.
     Agents MUST NOT proceed with the operation.
     """
-    return models.CancelledRequestPermissionOutcome(
-        outcome="cancelled",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "cancelled",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledRequestPermissionOutcome, fields)
 
 
 def cancelled_state_update_idle(
@@ -759,18 +681,15 @@ def cancelled_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.CancelledStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledStateUpdateIdle, fields)
 
 
 def close_session_request(
@@ -781,16 +700,12 @@ def close_session_request(
     """
     Request parameters for closing an active session.
     """
-    return models.CloseSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionRequest, fields)
 
 
 def close_session_response(
@@ -800,15 +715,10 @@ def close_session_response(
     """
     Response from closing a session.
     """
-    return models.CloseSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionResponse, fields)
 
 
 def command_available_command(
@@ -823,19 +733,16 @@ def command_available_command(
 
     A slash command the user can invoke by including it in a prompt.
     """
-    return models.CommandAvailableCommand(
-        type_="command",
-        name=name,
-        description=description,
-        **(
-            {}
-            if input_ is UNSET and meta is UNSET
-            else _given(
-                input_=input_,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "command",
+        "name": name,
+        "description": description,
+    }
+    if input_ is not UNSET:
+        fields["input_"] = input_
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CommandAvailableCommand, fields)
 
 
 def command_request_permission_subject(
@@ -851,20 +758,18 @@ def command_request_permission_subject(
 
     Permission is requested before running a command.
     """
-    return models.CommandRequestPermissionSubject(
-        type_="command",
-        command=command,
-        cwd=cwd,
-        **(
-            {}
-            if tool_call_id is UNSET and terminal_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                terminal_id=terminal_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "command",
+        "command": command,
+        "cwd": cwd,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if terminal_id is not UNSET:
+        fields["terminal_id"] = terminal_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CommandRequestPermissionSubject, fields)
 
 
 def compaction_summary_chunk_session_update(
@@ -878,18 +783,14 @@ def compaction_summary_chunk_session_update(
 
     A content block appended to a context compaction's retained summary.
     """
-    return models.CompactionSummaryChunkSessionUpdate(
-        session_update="compaction_summary_chunk",
-        compaction_id=compaction_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_summary_chunk",
+        "compaction_id": compaction_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionSummaryChunkSessionUpdate, fields)
 
 
 def compaction_update_session_update(
@@ -905,20 +806,18 @@ def compaction_update_session_update(
 
     A context compaction has been created or updated.
     """
-    return models.CompactionUpdateSessionUpdate(
-        session_update="compaction_update",
-        compaction_id=compaction_id,
-        status=status,
-        **(
-            {}
-            if summary is UNSET and error is UNSET and meta is UNSET
-            else _given(
-                summary=_as_list(summary),
-                error=error,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_update",
+        "compaction_id": compaction_id,
+        "status": status,
+    }
+    if summary is not UNSET:
+        fields["summary"] = _as_list(summary)
+    if error is not UNSET:
+        fields["error"] = error
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionUpdateSessionUpdate, fields)
 
 
 def complete_elicitation_notification(
@@ -929,16 +828,12 @@ def complete_elicitation_notification(
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
-    return models.CompleteElicitationNotification(
-        elicitation_id=elicitation_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "elicitation_id": elicitation_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompleteElicitationNotification, fields)
 
 
 def config_option_update_session_update(
@@ -951,17 +846,13 @@ def config_option_update_session_update(
 
     Session configuration options have been updated.
     """
-    return models.ConfigOptionUpdateSessionUpdate(
-        session_update="config_option_update",
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "config_option_update",
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ConfigOptionUpdateSessionUpdate, fields)
 
 
 def content_tool_call_content(
@@ -974,17 +865,13 @@ def content_tool_call_content(
 
     Standard content block (text, images, resources).
     """
-    return models.ContentToolCallContent(
-        type_="content",
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "content",
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ContentToolCallContent, fields)
 
 
 def copy_diff_change(
@@ -1000,20 +887,18 @@ def copy_diff_change(
 
     A file was copied.
     """
-    return models.CopyDiffChange(
-        operation="copy",
-        old_path=old_path,
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "copy",
+        "old_path": old_path,
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CopyDiffChange, fields)
 
 
 def decline_create_elicitation_response(
@@ -1025,16 +910,12 @@ def decline_create_elicitation_response(
 
     The user declined the elicitation.
     """
-    return models.DeclineCreateElicitationResponse(
-        action="decline",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "decline",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeclineCreateElicitationResponse, fields)
 
 
 def delete_diff_change(
@@ -1049,19 +930,17 @@ def delete_diff_change(
 
     A file was deleted.
     """
-    return models.DeleteDiffChange(
-        operation="delete",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "delete",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteDiffChange, fields)
 
 
 def delete_session_request(
@@ -1072,16 +951,12 @@ def delete_session_request(
     """
     Request parameters for deleting an existing session from `session/list`.
     """
-    return models.DeleteSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionRequest, fields)
 
 
 def delete_session_response(
@@ -1091,15 +966,10 @@ def delete_session_response(
     """
     Response from deleting a session.
     """
-    return models.DeleteSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionResponse, fields)
 
 
 def diff_tool_call_content(
@@ -1113,18 +983,15 @@ def diff_tool_call_content(
 
     File modification shown as a diff.
     """
-    return models.DiffToolCallContent(
-        type_="diff",
-        changes=_as_list(changes),
-        **(
-            {}
-            if patch is UNSET and meta is UNSET
-            else _given(
-                patch=patch,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "diff",
+        "changes": _as_list(changes),
+    }
+    if patch is not UNSET:
+        fields["patch"] = patch
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DiffToolCallContent, fields)
 
 
 def end_turn_idle_state_update(
@@ -1138,17 +1005,14 @@ def end_turn_idle_state_update(
     The active work ended successfully.
     Includes locally handled commands that required no model call.
     """
-    return models.EndTurnIdleStateUpdate(
-        stop_reason="end_turn",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "end_turn",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnIdleStateUpdate, fields)
 
 
 def end_turn_state_update_idle(
@@ -1162,18 +1026,15 @@ def end_turn_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.EndTurnStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnStateUpdateIdle, fields)
 
 
 def error_agent_response(
@@ -1185,10 +1046,11 @@ def error_agent_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorAgentResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorAgentResponse, fields)
 
 
 def error_client_response(
@@ -1200,10 +1062,11 @@ def error_client_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorClientResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorClientResponse, fields)
 
 
 def error_idle_state_update(
@@ -1217,18 +1080,16 @@ def error_idle_state_update(
 
     The active work ended because something failed.
     """
-    return models.ErrorIdleStateUpdate(
-        stop_reason="error",
-        **(
-            {}
-            if error is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                error=error,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "error",
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorIdleStateUpdate, fields)
 
 
 def error_state_update_idle(
@@ -1243,19 +1104,17 @@ def error_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.ErrorStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if error is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                error=error,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorStateUpdateIdle, fields)
 
 
 def http_mcp_server(
@@ -1270,19 +1129,16 @@ def http_mcp_server(
 
     HTTP transport configuration
     """
-    return models.HttpMcpServer(
-        type_="http",
-        name=name,
-        url=url,
-        **(
-            {}
-            if headers is UNSET and meta is UNSET
-            else _given(
-                headers=_as_list(headers),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "http",
+        "name": name,
+        "url": url,
+    }
+    if headers is not UNSET:
+        fields["headers"] = _as_list(headers)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.HttpMcpServer, fields)
 
 
 def id_set_session_config_option_request(
@@ -1297,19 +1153,15 @@ def id_set_session_config_option_request(
 
     A `SessionConfigValueId` string value (`type: "id"`).
     """
-    return models.IdSetSessionConfigOptionRequest(
-        type_="id",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "id",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IdSetSessionConfigOptionRequest, fields)
 
 
 def image_content_block(
@@ -1325,20 +1177,18 @@ def image_content_block(
 
     Images for visual context or analysis.
     """
-    return models.ImageContentBlock(
-        type_="image",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if uri is UNSET and annotations is UNSET and meta is UNSET
-            else _given(
-                uri=uri,
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "image",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if uri is not UNSET:
+        fields["uri"] = uri
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ImageContentBlock, fields)
 
 
 def initialize_request(
@@ -1351,18 +1201,15 @@ def initialize_request(
     """
     Request parameters for the initialize method.
     """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -1376,19 +1223,17 @@ def initialize_response(
     """
     Response to the `initialize` method.
     """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                auth_methods=_as_list(auth_methods),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeResponse, fields)
 
 
 def integer_elicitation_property_schema(
@@ -1405,26 +1250,22 @@ def integer_elicitation_property_schema(
 
     Integer property.
     """
-    return models.IntegerElicitationPropertySchema(
-        type_="integer",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "integer",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IntegerElicitationPropertySchema, fields)
 
 
 def items_plan_update_content(
@@ -1438,18 +1279,14 @@ def items_plan_update_content(
 
     Structured plan entries.
     """
-    return models.ItemsPlanUpdateContent(
-        type_="items",
-        plan_id=plan_id,
-        entries=_as_list(entries),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "items",
+        "plan_id": plan_id,
+        "entries": _as_list(entries),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ItemsPlanUpdateContent, fields)
 
 
 def list_sessions_request(
@@ -1461,17 +1298,14 @@ def list_sessions_request(
     """
     Request parameters for listing existing sessions.
     """
-    return models.ListSessionsRequest(
-        **(
-            {}
-            if cwd is UNSET and cursor is UNSET and meta is UNSET
-            else _given(
-                cwd=cwd,
-                cursor=cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if cursor is not UNSET:
+        fields["cursor"] = cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsRequest, fields)
 
 
 def list_sessions_response(
@@ -1483,17 +1317,14 @@ def list_sessions_response(
     """
     Response from listing sessions.
     """
-    return models.ListSessionsResponse(
-        sessions=_as_list(sessions),
-        **(
-            {}
-            if next_cursor is UNSET and meta is UNSET
-            else _given(
-                next_cursor=next_cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "sessions": _as_list(sessions),
+    }
+    if next_cursor is not UNSET:
+        fields["next_cursor"] = next_cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsResponse, fields)
 
 
 def login_auth_request(
@@ -1504,16 +1335,12 @@ def login_auth_request(
     """
     Request parameters for the `auth/login` method.
     """
-    return models.LoginAuthRequest(
-        method_id=method_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method_id": method_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoginAuthRequest, fields)
 
 
 def login_auth_response(
@@ -1523,15 +1350,10 @@ def login_auth_response(
     """
     Response to the `auth/login` method.
     """
-    return models.LoginAuthResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoginAuthResponse, fields)
 
 
 def logout_auth_request(
@@ -1541,15 +1363,10 @@ def logout_auth_request(
     """
     Request parameters for the `auth/logout` method.
     """
-    return models.LogoutAuthRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutAuthRequest, fields)
 
 
 def logout_auth_response(
@@ -1559,15 +1376,10 @@ def logout_auth_response(
     """
     Response to the `auth/logout` method.
     """
-    return models.LogoutAuthResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutAuthResponse, fields)
 
 
 def max_tokens_idle_state_update(
@@ -1580,17 +1392,14 @@ def max_tokens_idle_state_update(
 
     The active work ended because the agent reached the maximum number of tokens.
     """
-    return models.MaxTokensIdleStateUpdate(
-        stop_reason="max_tokens",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_tokens",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensIdleStateUpdate, fields)
 
 
 def max_tokens_state_update_idle(
@@ -1604,18 +1413,15 @@ def max_tokens_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.MaxTokensStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensStateUpdateIdle, fields)
 
 
 def max_turn_requests_idle_state_update(
@@ -1629,17 +1435,14 @@ def max_turn_requests_idle_state_update(
     The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
     """
-    return models.MaxTurnRequestsIdleStateUpdate(
-        stop_reason="max_turn_requests",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_turn_requests",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsIdleStateUpdate, fields)
 
 
 def max_turn_requests_state_update_idle(
@@ -1653,18 +1456,15 @@ def max_turn_requests_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.MaxTurnRequestsStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsStateUpdateIdle, fields)
 
 
 def modify_diff_change(
@@ -1679,19 +1479,17 @@ def modify_diff_change(
 
     A file was modified in place.
     """
-    return models.ModifyDiffChange(
-        operation="modify",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "modify",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ModifyDiffChange, fields)
 
 
 def move_diff_change(
@@ -1707,20 +1505,18 @@ def move_diff_change(
 
     A file was moved or renamed.
     """
-    return models.MoveDiffChange(
-        operation="move",
-        old_path=old_path,
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "move",
+        "old_path": old_path,
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MoveDiffChange, fields)
 
 
 def multi_select_items_string(
@@ -1733,17 +1529,13 @@ def multi_select_items_string(
 
     Multi-select string items with plain string values.
     """
-    return models.MultiSelectItemsString(
-        type_="string",
-        enum=_as_list(enum),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+        "enum": _as_list(enum),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MultiSelectItemsString, fields)
 
 
 def new_session_request(
@@ -1756,20 +1548,16 @@ def new_session_request(
     """
     Request parameters for creating a new session.
     """
-    return models.NewSessionRequest(
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
@@ -1782,18 +1570,16 @@ def new_session_response(
     """
     Response from creating a new session.
     """
-    return models.NewSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if config_options is UNSET and available_commands is UNSET and meta is UNSET
-            else _given(
-                config_options=_as_list(config_options),
-                available_commands=_as_list(available_commands),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if available_commands is not UNSET:
+        fields["available_commands"] = _as_list(available_commands)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionResponse, fields)
 
 
 def none_idle_state_update(
@@ -1807,17 +1593,14 @@ def none_idle_state_update(
 
     No stop reason: `stopReason` is omitted or `null`.
     """
-    return models.NoneIdleStateUpdate(
-        **(
-            {}
-            if background is UNSET and meta is UNSET and stop_reason is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneIdleStateUpdate, fields)
 
 
 def none_state_update_idle(
@@ -1831,18 +1614,16 @@ def none_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.NoneStateUpdateIdle(
-        state="idle",
-        **(
-            {}
-            if background is UNSET and meta is UNSET and stop_reason is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneStateUpdateIdle, fields)
 
 
 def notice_session_update(
@@ -1857,19 +1638,16 @@ def notice_session_update(
 
     Information for the user that is not part of session history.
     """
-    return models.NoticeSessionUpdate(
-        session_update="notice",
-        severity=severity,
-        title=title,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "notice",
+        "severity": severity,
+        "title": title,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NoticeSessionUpdate, fields)
 
 
 def number_elicitation_property_schema(
@@ -1886,26 +1664,22 @@ def number_elicitation_property_schema(
 
     Number (floating-point) property.
     """
-    return models.NumberElicitationPropertySchema(
-        type_="number",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "number",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NumberElicitationPropertySchema, fields)
 
 
 def other_state_update_idle(
@@ -1919,18 +1693,15 @@ def other_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.OtherStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.OtherStateUpdateIdle, fields)
 
 
 def other_state_update_session_update(
@@ -1941,10 +1712,11 @@ def other_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.OtherStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    return _built(models.OtherStateUpdateSessionUpdate, fields)
 
 
 def plan_update_session_update(
@@ -1958,17 +1730,13 @@ def plan_update_session_update(
     A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
-    return models.PlanUpdateSessionUpdate(
-        session_update="plan_update",
-        plan=plan,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_update",
+        "plan": plan,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanUpdateSessionUpdate, fields)
 
 
 def prompt_request(
@@ -1980,17 +1748,13 @@ def prompt_request(
     """
     Request parameters for sending a user prompt to the agent.
     """
-    return models.PromptRequest(
-        session_id=session_id,
-        prompt=_as_list(prompt),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "prompt": _as_list(prompt),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptRequest, fields)
 
 
 def prompt_response(
@@ -2001,16 +1765,12 @@ def prompt_response(
     """
     Response acknowledging that a user prompt was inserted into the ACP conversation.
     """
-    return models.PromptResponse(
-        message_id=message_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "message_id": message_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptResponse, fields)
 
 
 def refusal_idle_state_update(
@@ -2023,17 +1783,14 @@ def refusal_idle_state_update(
 
     The active work ended because the agent refused to continue.
     """
-    return models.RefusalIdleStateUpdate(
-        stop_reason="refusal",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "refusal",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalIdleStateUpdate, fields)
 
 
 def refusal_state_update_idle(
@@ -2047,18 +1804,15 @@ def refusal_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.RefusalStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalStateUpdateIdle, fields)
 
 
 def request_elicitation_form_mode(
@@ -2071,10 +1825,11 @@ def request_elicitation_form_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationFormMode(
-        request_id=request_id,
-        requested_schema=requested_schema,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+    }
+    return _built(models.RequestElicitationFormMode, fields)
 
 
 def request_elicitation_url_mode(
@@ -2088,11 +1843,12 @@ def request_elicitation_url_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationUrlMode(
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    return _built(models.RequestElicitationUrlMode, fields)
 
 
 def request_form_create_elicitation_request(
@@ -2107,19 +1863,15 @@ def request_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.RequestFormCreateElicitationRequest(
-        mode="form",
-        request_id=request_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestFormCreateElicitationRequest, fields)
 
 
 def request_permission_request(
@@ -2134,20 +1886,18 @@ def request_permission_request(
     """
     Request for user permission to proceed with an operation.
     """
-    return models.RequestPermissionRequest(
-        session_id=session_id,
-        title=title,
-        options=_as_list(options),
-        **(
-            {}
-            if description is UNSET and subject is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                subject=subject,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "title": title,
+        "options": _as_list(options),
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if subject is not UNSET:
+        fields["subject"] = subject
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionRequest, fields)
 
 
 def request_permission_response(
@@ -2158,16 +1908,12 @@ def request_permission_response(
     """
     Response to a permission request.
     """
-    return models.RequestPermissionResponse(
-        outcome=outcome,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": outcome,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionResponse, fields)
 
 
 def request_url_create_elicitation_request(
@@ -2183,20 +1929,16 @@ def request_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.RequestUrlCreateElicitationRequest(
-        mode="url",
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestUrlCreateElicitationRequest, fields)
 
 
 def requires_action_state_update_session_update(
@@ -2210,18 +1952,15 @@ def requires_action_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.RequiresActionStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequiresActionStateUpdateSessionUpdate, fields)
 
 
 def resource_content_block(
@@ -2235,18 +1974,15 @@ def resource_content_block(
 
     Complete resource contents embedded directly in the message.
     """
-    return models.ResourceContentBlock(
-        type_="resource",
-        resource=resource,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource",
+        "resource": resource,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceContentBlock, fields)
 
 
 def resource_link_content_block(
@@ -2266,30 +2002,26 @@ def resource_link_content_block(
 
     References to resources that the receiver may be able to read.
     """
-    return models.ResourceLinkContentBlock(
-        type_="resource_link",
-        name=name,
-        uri=uri,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and icons is UNSET
-            and mime_type is UNSET
-            and size is UNSET
-            and annotations is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                icons=_as_list(icons),
-                mime_type=mime_type,
-                size=size,
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource_link",
+        "name": name,
+        "uri": uri,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if icons is not UNSET:
+        fields["icons"] = _as_list(icons)
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if size is not UNSET:
+        fields["size"] = size
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceLinkContentBlock, fields)
 
 
 def result_agent_response(
@@ -2313,10 +2045,11 @@ def result_agent_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultAgentResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultAgentResponse, fields)
 
 
 def result_client_response(
@@ -2330,10 +2063,11 @@ def result_client_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultClientResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultClientResponse, fields)
 
 
 def resume_session_request(
@@ -2348,23 +2082,19 @@ def resume_session_request(
     """
     Request parameters for resuming an existing session.
     """
-    return models.ResumeSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and replay_from is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                replay_from=replay_from,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if replay_from is not UNSET:
+        fields["replay_from"] = replay_from
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionRequest, fields)
 
 
 def resume_session_response(
@@ -2376,17 +2106,14 @@ def resume_session_response(
     """
     Response from resuming an existing session.
     """
-    return models.ResumeSessionResponse(
-        **(
-            {}
-            if config_options is UNSET and available_commands is UNSET and meta is UNSET
-            else _given(
-                config_options=_as_list(config_options),
-                available_commands=_as_list(available_commands),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if available_commands is not UNSET:
+        fields["available_commands"] = _as_list(available_commands)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionResponse, fields)
 
 
 def running_state_update_session_update(
@@ -2400,18 +2127,15 @@ def running_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.RunningStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RunningStateUpdateSessionUpdate, fields)
 
 
 def select_session_config_option(
@@ -2429,22 +2153,20 @@ def select_session_config_option(
 
     Single-value selector (dropdown).
     """
-    return models.SelectSessionConfigOption(
-        type_="select",
-        current_value=current_value,
-        options=options,
-        config_id=config_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "select",
+        "current_value": current_value,
+        "options": options,
+        "config_id": config_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectSessionConfigOption, fields)
 
 
 def selected_request_permission_outcome(
@@ -2457,17 +2179,13 @@ def selected_request_permission_outcome(
 
     The user selected one of the provided options.
     """
-    return models.SelectedRequestPermissionOutcome(
-        outcome="selected",
-        option_id=option_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "selected",
+        "option_id": option_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectedRequestPermissionOutcome, fields)
 
 
 def session_elicitation_form_mode(
@@ -2481,17 +2199,13 @@ def session_elicitation_form_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationFormMode(
-        session_id=session_id,
-        requested_schema=requested_schema,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationFormMode, fields)
 
 
 def session_elicitation_url_mode(
@@ -2506,18 +2220,14 @@ def session_elicitation_url_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationUrlMode(
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationUrlMode, fields)
 
 
 def session_form_create_elicitation_request(
@@ -2533,20 +2243,17 @@ def session_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.SessionFormCreateElicitationRequest(
-        mode="form",
-        session_id=session_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionFormCreateElicitationRequest, fields)
 
 
 def session_info_update_session_update(
@@ -2560,18 +2267,16 @@ def session_info_update_session_update(
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
-    return models.SessionInfoUpdateSessionUpdate(
-        session_update="session_info_update",
-        **(
-            {}
-            if title is UNSET and updated_at is UNSET and meta is UNSET
-            else _given(
-                title=title,
-                updated_at=updated_at,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_info_update",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if updated_at is not UNSET:
+        fields["updated_at"] = updated_at
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionInfoUpdateSessionUpdate, fields)
 
 
 def session_not_found_error_data(
@@ -2584,16 +2289,12 @@ def session_not_found_error_data(
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
-    return models.SessionNotFoundErrorData(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionNotFoundErrorData, fields)
 
 
 def session_url_create_elicitation_request(
@@ -2610,21 +2311,18 @@ def session_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.SessionUrlCreateElicitationRequest(
-        mode="url",
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionUrlCreateElicitationRequest, fields)
 
 
 def set_session_config_option_response(
@@ -2635,16 +2333,12 @@ def set_session_config_option_response(
     """
     Response to `session/set_config_option` method.
     """
-    return models.SetSessionConfigOptionResponse(
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionConfigOptionResponse, fields)
 
 
 def start_replay_from(
@@ -2656,16 +2350,12 @@ def start_replay_from(
 
     Replay all retained conversation history from its first replayable entry.
     """
-    return models.StartReplayFrom(
-        type_="start",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "start",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StartReplayFrom, fields)
 
 
 def state_update_requires_action(
@@ -2678,17 +2368,14 @@ def state_update_requires_action(
 
     Foreground work is blocked on user action.
     """
-    return models.StateUpdateRequiresAction(
-        state="requires_action",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "requires_action",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRequiresAction, fields)
 
 
 def state_update_running(
@@ -2701,17 +2388,14 @@ def state_update_running(
 
     Foreground work is in progress.
     """
-    return models.StateUpdateRunning(
-        state="running",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "running",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRunning, fields)
 
 
 def stdio_mcp_server(
@@ -2727,20 +2411,18 @@ def stdio_mcp_server(
 
     Stdio transport configuration
     """
-    return models.StdioMcpServer(
-        type_="stdio",
-        name=name,
-        command=command,
-        **(
-            {}
-            if args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                args=_as_list(args),
-                env=_as_list(env),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "stdio",
+        "name": name,
+        "command": command,
+    }
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StdioMcpServer, fields)
 
 
 def string_elicitation_property_schema(
@@ -2761,34 +2443,30 @@ def string_elicitation_property_schema(
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
-    return models.StringElicitationPropertySchema(
-        type_="string",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_length is UNSET
-            and max_length is UNSET
-            and pattern is UNSET
-            and format_ is UNSET
-            and default is UNSET
-            and enum is UNSET
-            and one_of is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_length=min_length,
-                max_length=max_length,
-                pattern=pattern,
-                format_=format_,
-                default=default,
-                enum=_as_list(enum),
-                one_of=_as_list(one_of),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_length is not UNSET:
+        fields["min_length"] = min_length
+    if max_length is not UNSET:
+        fields["max_length"] = max_length
+    if pattern is not UNSET:
+        fields["pattern"] = pattern
+    if format_ is not UNSET:
+        fields["format_"] = format_
+    if default is not UNSET:
+        fields["default"] = default
+    if enum is not UNSET:
+        fields["enum"] = _as_list(enum)
+    if one_of is not UNSET:
+        fields["one_of"] = _as_list(one_of)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StringElicitationPropertySchema, fields)
 
 
 def terminal_auth_method(
@@ -2806,21 +2484,20 @@ def terminal_auth_method(
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `auth/login`.
     """
-    return models.TerminalAuthMethod(
-        type_="terminal",
-        method_id=method_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                args=_as_list(args),
-                env=_as_list(env),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "method_id": method_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalAuthMethod, fields)
 
 
 def terminal_background_work(
@@ -2834,17 +2511,13 @@ def terminal_background_work(
     A process that keeps running after its tool call returned control to the model.
     Live until its `terminal_update` reports `exitStatus`.
     """
-    return models.TerminalBackgroundWork(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalBackgroundWork, fields)
 
 
 def terminal_output_chunk_session_update(
@@ -2858,18 +2531,14 @@ def terminal_output_chunk_session_update(
 
     A chunk of bytes appended to an agent-owned terminal's output.
     """
-    return models.TerminalOutputChunkSessionUpdate(
-        session_update="terminal_output_chunk",
-        terminal_id=terminal_id,
-        data=data,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "terminal_output_chunk",
+        "terminal_id": terminal_id,
+        "data": data,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputChunkSessionUpdate, fields)
 
 
 def terminal_tool_call_content(
@@ -2882,17 +2551,13 @@ def terminal_tool_call_content(
 
     A display-only reference to an agent-owned terminal.
     """
-    return models.TerminalToolCallContent(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalToolCallContent, fields)
 
 
 def terminal_update_session_update(
@@ -2911,29 +2576,25 @@ def terminal_update_session_update(
 
     An agent-owned terminal has been created or updated.
     """
-    return models.TerminalUpdateSessionUpdate(
-        session_update="terminal_update",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if command is UNSET
-            and cwd is UNSET
-            and output is UNSET
-            and exit_status is UNSET
-            and size is UNSET
-            and capabilities is UNSET
-            and meta is UNSET
-            else _given(
-                command=command,
-                cwd=cwd,
-                output=output,
-                exit_status=exit_status,
-                size=size,
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "terminal_update",
+        "terminal_id": terminal_id,
+    }
+    if command is not UNSET:
+        fields["command"] = command
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if output is not UNSET:
+        fields["output"] = output
+    if exit_status is not UNSET:
+        fields["exit_status"] = exit_status
+    if size is not UNSET:
+        fields["size"] = size
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalUpdateSessionUpdate, fields)
 
 
 def text_available_command_input(
@@ -2946,17 +2607,13 @@ def text_available_command_input(
 
     All text after the command name and the whitespace following it is provided as input.
     """
-    return models.TextAvailableCommandInput(
-        type_="text",
-        hint=hint,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "hint": hint,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextAvailableCommandInput, fields)
 
 
 def text_content_block(
@@ -2970,18 +2627,15 @@ def text_content_block(
 
     Text content. May be plain text or formatted with Markdown.
     """
-    return models.TextContentBlock(
-        type_="text",
-        text=text,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "text": text,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextContentBlock, fields)
 
 
 def text_resource_contents(
@@ -2996,18 +2650,15 @@ def text_resource_contents(
 
     Text resource contents embedded directly in the message.
     """
-    return models.TextResourceContents(
-        text=text,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "text": text,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextResourceContents, fields)
 
 
 def titled_multi_select_items(
@@ -3020,16 +2671,12 @@ def titled_multi_select_items(
 
     Titled multi-select items with human-readable labels.
     """
-    return models.TitledMultiSelectItems(
-        any_of=_as_list(any_of),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "any_of": _as_list(any_of),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TitledMultiSelectItems, fields)
 
 
 def tool_call_background_work(
@@ -3044,17 +2691,13 @@ def tool_call_background_work(
     a watcher, a workflow, or a scheduled wakeup. `pending` and `paused` tool calls
     stay listed.
     """
-    return models.ToolCallBackgroundWork(
-        type_="tool_call",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "tool_call",
+        "tool_call_id": tool_call_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallBackgroundWork, fields)
 
 
 def tool_call_content_chunk_session_update(
@@ -3068,18 +2711,14 @@ def tool_call_content_chunk_session_update(
 
     A chunk of tool-call content being streamed.
     """
-    return models.ToolCallContentChunkSessionUpdate(
-        session_update="tool_call_content_chunk",
-        tool_call_id=tool_call_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_content_chunk",
+        "tool_call_id": tool_call_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallContentChunkSessionUpdate, fields)
 
 
 def tool_call_request_permission_subject(
@@ -3092,17 +2731,13 @@ def tool_call_request_permission_subject(
 
     Permission is requested before executing a tool call.
     """
-    return models.ToolCallRequestPermissionSubject(
-        type_="tool_call",
-        tool_call=tool_call,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "tool_call",
+        "tool_call": tool_call,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallRequestPermissionSubject, fields)
 
 
 def tool_call_update_session_update(
@@ -3124,35 +2759,31 @@ def tool_call_update_session_update(
 
     A tool call has been created or updated.
     """
-    return models.ToolCallUpdateSessionUpdate(
-        session_update="tool_call_update",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if name is UNSET
-            and title is UNSET
-            and kind is UNSET
-            and status is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and capabilities is UNSET
-            and meta is UNSET
-            else _given(
-                name=name,
-                title=title,
-                kind=kind,
-                status=status,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_update",
+        "tool_call_id": tool_call_id,
+    }
+    if name is not UNSET:
+        fields["name"] = name
+    if title is not UNSET:
+        fields["title"] = title
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallUpdateSessionUpdate, fields)
 
 
 def unsupported_protocol_version_error_data(
@@ -3166,17 +2797,13 @@ def unsupported_protocol_version_error_data(
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
-    return models.UnsupportedProtocolVersionErrorData(
-        requested=requested,
-        supported=_as_list(supported),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "requested": requested,
+        "supported": _as_list(supported),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnsupportedProtocolVersionErrorData, fields)
 
 
 def update_session_notification(
@@ -3188,17 +2815,13 @@ def update_session_notification(
     """
     Notification containing a session update from the agent.
     """
-    return models.UpdateSessionNotification(
-        session_id=session_id,
-        update=update,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UpdateSessionNotification, fields)
 
 
 def usage_update_session_update(
@@ -3213,19 +2836,16 @@ def usage_update_session_update(
 
     Context window and cost update for the session.
     """
-    return models.UsageUpdateSessionUpdate(
-        session_update="usage_update",
-        used=used,
-        size=size,
-        **(
-            {}
-            if cost is UNSET and meta is UNSET
-            else _given(
-                cost=cost,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "usage_update",
+        "used": used,
+        "size": size,
+    }
+    if cost is not UNSET:
+        fields["cost"] = cost
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UsageUpdateSessionUpdate, fields)
 
 
 def user_message_chunk_session_update(
@@ -3239,18 +2859,14 @@ def user_message_chunk_session_update(
 
     A chunk of the user's message being streamed.
     """
-    return models.UserMessageChunkSessionUpdate(
-        session_update="user_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageChunkSessionUpdate, fields)
 
 
 def user_message_session_update(
@@ -3264,15 +2880,12 @@ def user_message_session_update(
 
     A user message has been created or updated.
     """
-    return models.UserMessageSessionUpdate(
-        session_update="user_message",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageSessionUpdate, fields)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
-from pydantic import AwareDatetime
+from pydantic import AwareDatetime, BaseModel
 
 from . import models
 
@@ -202,10 +202,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -227,17 +232,14 @@ def accept_create_elicitation_response(
 
     The user accepted and provided content.
     """
-    return models.AcceptCreateElicitationResponse(
-        action="accept",
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=content,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "accept",
+    }
+    if content is not UNSET:
+        fields["content"] = content
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcceptCreateElicitationResponse, fields)
 
 
 def acp_mcp_server(
@@ -251,18 +253,14 @@ def acp_mcp_server(
 
     **UNSTABLE**
     """
-    return models.AcpMcpServer(
-        type_="acp",
-        name=name,
-        server_id=server_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "acp",
+        "name": name,
+        "server_id": server_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AcpMcpServer, fields)
 
 
 def add_diff_change(
@@ -277,19 +275,17 @@ def add_diff_change(
 
     A file was added.
     """
-    return models.AddDiffChange(
-        operation="add",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "add",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AddDiffChange, fields)
 
 
 def agent_auth_method(
@@ -304,19 +300,16 @@ def agent_auth_method(
 
     Agent handles authentication itself through `auth/login`.
     """
-    return models.AgentAuthMethod(
-        type_="agent",
-        method_id=method_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "agent",
+        "method_id": method_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentAuthMethod, fields)
 
 
 def agent_message_chunk_session_update(
@@ -330,18 +323,14 @@ def agent_message_chunk_session_update(
 
     A chunk of the agent's response being streamed.
     """
-    return models.AgentMessageChunkSessionUpdate(
-        session_update="agent_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageChunkSessionUpdate, fields)
 
 
 def agent_message_session_update(
@@ -355,18 +344,15 @@ def agent_message_session_update(
 
     An agent message has been created or updated.
     """
-    return models.AgentMessageSessionUpdate(
-        session_update="agent_message",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentMessageSessionUpdate, fields)
 
 
 def agent_thought_chunk_session_update(
@@ -380,18 +366,14 @@ def agent_thought_chunk_session_update(
 
     A chunk of the agent's internal reasoning being streamed.
     """
-    return models.AgentThoughtChunkSessionUpdate(
-        session_update="agent_thought_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtChunkSessionUpdate, fields)
 
 
 def agent_thought_session_update(
@@ -405,18 +387,15 @@ def agent_thought_session_update(
 
     An agent thought or reasoning message has been created or updated.
     """
-    return models.AgentThoughtSessionUpdate(
-        session_update="agent_thought",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_thought",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AgentThoughtSessionUpdate, fields)
 
 
 def archive_session_request(
@@ -427,16 +406,12 @@ def archive_session_request(
     """
     **UNSTABLE**
     """
-    return models.ArchiveSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArchiveSessionRequest, fields)
 
 
 def archive_session_response(
@@ -446,15 +421,10 @@ def archive_session_response(
     """
     **UNSTABLE**
     """
-    return models.ArchiveSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArchiveSessionResponse, fields)
 
 
 def array_elicitation_property_schema(
@@ -472,27 +442,23 @@ def array_elicitation_property_schema(
 
     Multi-select array property.
     """
-    return models.ArrayElicitationPropertySchema(
-        type_="array",
-        items=items,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_items is UNSET
-            and max_items is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_items=min_items,
-                max_items=max_items,
-                default=_as_list(default),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "array",
+        "items": items,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_items is not UNSET:
+        fields["min_items"] = min_items
+    if max_items is not UNSET:
+        fields["max_items"] = max_items
+    if default is not UNSET:
+        fields["default"] = _as_list(default)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ArrayElicitationPropertySchema, fields)
 
 
 def audio_content_block(
@@ -507,19 +473,16 @@ def audio_content_block(
 
     Audio data for transcription or analysis.
     """
-    return models.AudioContentBlock(
-        type_="audio",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "audio",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AudioContentBlock, fields)
 
 
 def auth_status_request(
@@ -529,15 +492,10 @@ def auth_status_request(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusRequest, fields)
 
 
 def auth_status_response(
@@ -549,17 +507,14 @@ def auth_status_response(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusResponse(
-        state=state,
-        **(
-            {}
-            if accounts is UNSET and meta is UNSET
-            else _given(
-                accounts=_as_list(accounts),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": state,
+    }
+    if accounts is not UNSET:
+        fields["accounts"] = _as_list(accounts)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusResponse, fields)
 
 
 def auth_status_update_notification(
@@ -571,17 +526,14 @@ def auth_status_update_notification(
     """
     **UNSTABLE**
     """
-    return models.AuthStatusUpdateNotification(
-        state=state,
-        **(
-            {}
-            if accounts is UNSET and meta is UNSET
-            else _given(
-                accounts=_as_list(accounts),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": state,
+    }
+    if accounts is not UNSET:
+        fields["accounts"] = _as_list(accounts)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AuthStatusUpdateNotification, fields)
 
 
 def available_commands_update_session_update(
@@ -594,17 +546,13 @@ def available_commands_update_session_update(
 
     Available commands are ready or have changed
     """
-    return models.AvailableCommandsUpdateSessionUpdate(
-        session_update="available_commands_update",
-        available_commands=_as_list(available_commands),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "available_commands_update",
+        "available_commands": _as_list(available_commands),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.AvailableCommandsUpdateSessionUpdate, fields)
 
 
 def blob_resource_contents(
@@ -619,18 +567,15 @@ def blob_resource_contents(
 
     Binary resource contents embedded directly in the message.
     """
-    return models.BlobResourceContents(
-        blob=blob,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "blob": blob,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BlobResourceContents, fields)
 
 
 def boolean_elicitation_property_schema(
@@ -645,22 +590,18 @@ def boolean_elicitation_property_schema(
 
     Boolean property.
     """
-    return models.BooleanElicitationPropertySchema(
-        type_="boolean",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanElicitationPropertySchema, fields)
 
 
 def boolean_session_config_option(
@@ -677,21 +618,19 @@ def boolean_session_config_option(
 
     Boolean on/off toggle.
     """
-    return models.BooleanSessionConfigOption(
-        type_="boolean",
-        current_value=current_value,
-        config_id=config_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "current_value": current_value,
+        "config_id": config_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSessionConfigOption, fields)
 
 
 def boolean_set_session_config_option_request(
@@ -706,19 +645,15 @@ def boolean_set_session_config_option_request(
 
     A boolean value (`type: "boolean"`).
     """
-    return models.BooleanSetSessionConfigOptionRequest(
-        type_="boolean",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "boolean",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.BooleanSetSessionConfigOptionRequest, fields)
 
 
 def cancel_create_elicitation_response(
@@ -730,16 +665,12 @@ def cancel_create_elicitation_response(
 
     The elicitation was cancelled.
     """
-    return models.CancelCreateElicitationResponse(
-        action="cancel",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "cancel",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelCreateElicitationResponse, fields)
 
 
 def cancel_request_notification(
@@ -750,16 +681,12 @@ def cancel_request_notification(
     """
     Notification to cancel an ongoing request.
     """
-    return models.CancelRequestNotification(
-        request_id=request_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelRequestNotification, fields)
 
 
 def cancel_session_notification(
@@ -770,16 +697,12 @@ def cancel_session_notification(
     """
     Notification to cancel a session's foreground work and its prompts not yet inserted.
     """
-    return models.CancelSessionNotification(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelSessionNotification, fields)
 
 
 def cancel_terminal_request(
@@ -791,17 +714,13 @@ def cancel_terminal_request(
     """
     Request parameters for cancelling one terminal.
     """
-    return models.CancelTerminalRequest(
-        session_id=session_id,
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelTerminalRequest, fields)
 
 
 def cancel_terminal_response(
@@ -811,15 +730,10 @@ def cancel_terminal_response(
     """
     Response from cancelling a terminal.
     """
-    return models.CancelTerminalResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelTerminalResponse, fields)
 
 
 def cancel_tool_call_request(
@@ -831,17 +745,13 @@ def cancel_tool_call_request(
     """
     Request parameters for cancelling one tool call.
     """
-    return models.CancelToolCallRequest(
-        session_id=session_id,
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "tool_call_id": tool_call_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelToolCallRequest, fields)
 
 
 def cancel_tool_call_response(
@@ -851,15 +761,10 @@ def cancel_tool_call_response(
     """
     Response from cancelling a tool call.
     """
-    return models.CancelToolCallResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelToolCallResponse, fields)
 
 
 def cancelled_idle_state_update(
@@ -877,18 +782,16 @@ def cancelled_idle_state_update(
     stops for its own reasons uses another reason, such as `error` for an
     internal timeout.
     """
-    return models.CancelledIdleStateUpdate(
-        stop_reason="cancelled",
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "cancelled",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledIdleStateUpdate, fields)
 
 
 def cancelled_request_permission_outcome(
@@ -902,16 +805,12 @@ def cancelled_request_permission_outcome(
     cancelled, the user dismissed the prompt, or the client declined it by policy.
     Agents MUST NOT proceed with the operation.
     """
-    return models.CancelledRequestPermissionOutcome(
-        outcome="cancelled",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "cancelled",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledRequestPermissionOutcome, fields)
 
 
 def cancelled_state_update_idle(
@@ -926,19 +825,17 @@ def cancelled_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.CancelledStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CancelledStateUpdateIdle, fields)
 
 
 def close_session_request(
@@ -949,16 +846,12 @@ def close_session_request(
     """
     Request parameters for closing an active session.
     """
-    return models.CloseSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionRequest, fields)
 
 
 def close_session_response(
@@ -968,15 +861,10 @@ def close_session_response(
     """
     Response from closing a session.
     """
-    return models.CloseSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CloseSessionResponse, fields)
 
 
 def command_available_command(
@@ -991,19 +879,16 @@ def command_available_command(
 
     A slash command the user can invoke by including it in a prompt.
     """
-    return models.CommandAvailableCommand(
-        type_="command",
-        name=name,
-        description=description,
-        **(
-            {}
-            if input_ is UNSET and meta is UNSET
-            else _given(
-                input_=input_,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "command",
+        "name": name,
+        "description": description,
+    }
+    if input_ is not UNSET:
+        fields["input_"] = input_
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CommandAvailableCommand, fields)
 
 
 def command_request_permission_subject(
@@ -1019,20 +904,18 @@ def command_request_permission_subject(
 
     Permission is requested before running a command.
     """
-    return models.CommandRequestPermissionSubject(
-        type_="command",
-        command=command,
-        cwd=cwd,
-        **(
-            {}
-            if tool_call_id is UNSET and terminal_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                terminal_id=terminal_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "command",
+        "command": command,
+        "cwd": cwd,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if terminal_id is not UNSET:
+        fields["terminal_id"] = terminal_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CommandRequestPermissionSubject, fields)
 
 
 def compaction_summary_chunk_session_update(
@@ -1046,18 +929,14 @@ def compaction_summary_chunk_session_update(
 
     A content block appended to a context compaction's retained summary.
     """
-    return models.CompactionSummaryChunkSessionUpdate(
-        session_update="compaction_summary_chunk",
-        compaction_id=compaction_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_summary_chunk",
+        "compaction_id": compaction_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionSummaryChunkSessionUpdate, fields)
 
 
 def compaction_update_session_update(
@@ -1073,20 +952,18 @@ def compaction_update_session_update(
 
     A context compaction has been created or updated.
     """
-    return models.CompactionUpdateSessionUpdate(
-        session_update="compaction_update",
-        compaction_id=compaction_id,
-        status=status,
-        **(
-            {}
-            if summary is UNSET and error is UNSET and meta is UNSET
-            else _given(
-                summary=_as_list(summary),
-                error=error,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "compaction_update",
+        "compaction_id": compaction_id,
+        "status": status,
+    }
+    if summary is not UNSET:
+        fields["summary"] = _as_list(summary)
+    if error is not UNSET:
+        fields["error"] = error
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompactionUpdateSessionUpdate, fields)
 
 
 def complete_elicitation_notification(
@@ -1097,16 +974,12 @@ def complete_elicitation_notification(
     """
     Notification sent by the agent when a URL-based elicitation is complete.
     """
-    return models.CompleteElicitationNotification(
-        elicitation_id=elicitation_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "elicitation_id": elicitation_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CompleteElicitationNotification, fields)
 
 
 def config_option_update_session_update(
@@ -1119,17 +992,13 @@ def config_option_update_session_update(
 
     Session configuration options have been updated.
     """
-    return models.ConfigOptionUpdateSessionUpdate(
-        session_update="config_option_update",
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "config_option_update",
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ConfigOptionUpdateSessionUpdate, fields)
 
 
 def content_tool_call_content(
@@ -1142,17 +1011,13 @@ def content_tool_call_content(
 
     Standard content block (text, images, resources).
     """
-    return models.ContentToolCallContent(
-        type_="content",
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "content",
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ContentToolCallContent, fields)
 
 
 def copy_diff_change(
@@ -1168,20 +1033,18 @@ def copy_diff_change(
 
     A file was copied.
     """
-    return models.CopyDiffChange(
-        operation="copy",
-        old_path=old_path,
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "copy",
+        "old_path": old_path,
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.CopyDiffChange, fields)
 
 
 def decline_create_elicitation_response(
@@ -1193,16 +1056,12 @@ def decline_create_elicitation_response(
 
     The user declined the elicitation.
     """
-    return models.DeclineCreateElicitationResponse(
-        action="decline",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "action": "decline",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeclineCreateElicitationResponse, fields)
 
 
 def delete_diff_change(
@@ -1217,19 +1076,17 @@ def delete_diff_change(
 
     A file was deleted.
     """
-    return models.DeleteDiffChange(
-        operation="delete",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "delete",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteDiffChange, fields)
 
 
 def delete_session_request(
@@ -1240,16 +1097,12 @@ def delete_session_request(
     """
     Request parameters for deleting an existing session from `session/list`.
     """
-    return models.DeleteSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionRequest, fields)
 
 
 def delete_session_response(
@@ -1259,15 +1112,10 @@ def delete_session_response(
     """
     Response from deleting a session.
     """
-    return models.DeleteSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DeleteSessionResponse, fields)
 
 
 def diff_tool_call_content(
@@ -1281,18 +1129,15 @@ def diff_tool_call_content(
 
     File modification shown as a diff.
     """
-    return models.DiffToolCallContent(
-        type_="diff",
-        changes=_as_list(changes),
-        **(
-            {}
-            if patch is UNSET and meta is UNSET
-            else _given(
-                patch=patch,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "diff",
+        "changes": _as_list(changes),
+    }
+    if patch is not UNSET:
+        fields["patch"] = patch
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DiffToolCallContent, fields)
 
 
 def disable_provider_request(
@@ -1303,16 +1148,12 @@ def disable_provider_request(
     """
     **UNSTABLE**
     """
-    return models.DisableProviderRequest(
-        provider_id=provider_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "provider_id": provider_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DisableProviderRequest, fields)
 
 
 def disable_provider_response(
@@ -1322,15 +1163,10 @@ def disable_provider_response(
     """
     **UNSTABLE**
     """
-    return models.DisableProviderResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.DisableProviderResponse, fields)
 
 
 def end_turn_idle_state_update(
@@ -1345,18 +1181,16 @@ def end_turn_idle_state_update(
     The active work ended successfully.
     Includes locally handled commands that required no model call.
     """
-    return models.EndTurnIdleStateUpdate(
-        stop_reason="end_turn",
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "end_turn",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnIdleStateUpdate, fields)
 
 
 def end_turn_state_update_idle(
@@ -1371,19 +1205,17 @@ def end_turn_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.EndTurnStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.EndTurnStateUpdateIdle, fields)
 
 
 def error_agent_response(
@@ -1395,10 +1227,11 @@ def error_agent_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorAgentResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorAgentResponse, fields)
 
 
 def error_client_response(
@@ -1410,10 +1243,11 @@ def error_client_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorClientResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorClientResponse, fields)
 
 
 def error_idle_state_update(
@@ -1428,22 +1262,18 @@ def error_idle_state_update(
 
     The active work ended because something failed.
     """
-    return models.ErrorIdleStateUpdate(
-        stop_reason="error",
-        **(
-            {}
-            if error is UNSET
-            and usage is UNSET
-            and background is UNSET
-            and meta is UNSET
-            else _given(
-                error=error,
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "error",
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorIdleStateUpdate, fields)
 
 
 def error_message_mcp_response(
@@ -1456,16 +1286,12 @@ def error_message_mcp_response(
 
     A structured inner MCP error.
     """
-    return models.ErrorMessageMcpResponse(
-        error=error,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "error": error,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorMessageMcpResponse, fields)
 
 
 def error_proxy_response(
@@ -1477,10 +1303,11 @@ def error_proxy_response(
 
     A failed JSON-RPC response.
     """
-    return models.ErrorProxyResponse(
-        id_=id_,
-        error=error,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "error": error,
+    }
+    return _built(models.ErrorProxyResponse, fields)
 
 
 def error_state_update_idle(
@@ -1496,23 +1323,19 @@ def error_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.ErrorStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if error is UNSET
-            and usage is UNSET
-            and background is UNSET
-            and meta is UNSET
-            else _given(
-                error=error,
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if error is not UNSET:
+        fields["error"] = error
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ErrorStateUpdateIdle, fields)
 
 
 def file_plan_update_content(
@@ -1526,18 +1349,14 @@ def file_plan_update_content(
 
     **UNSTABLE**
     """
-    return models.FilePlanUpdateContent(
-        type_="file",
-        plan_id=plan_id,
-        uri=uri,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "file",
+        "plan_id": plan_id,
+        "uri": uri,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.FilePlanUpdateContent, fields)
 
 
 def fork_session_request(
@@ -1552,23 +1371,19 @@ def fork_session_request(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ForkSessionRequest, fields)
 
 
 def fork_session_response(
@@ -1581,18 +1396,16 @@ def fork_session_response(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if config_options is UNSET and available_commands is UNSET and meta is UNSET
-            else _given(
-                config_options=_as_list(config_options),
-                available_commands=_as_list(available_commands),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if available_commands is not UNSET:
+        fields["available_commands"] = _as_list(available_commands)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ForkSessionResponse, fields)
 
 
 def http_mcp_server(
@@ -1607,19 +1420,16 @@ def http_mcp_server(
 
     HTTP transport configuration
     """
-    return models.HttpMcpServer(
-        type_="http",
-        name=name,
-        url=url,
-        **(
-            {}
-            if headers is UNSET and meta is UNSET
-            else _given(
-                headers=_as_list(headers),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "http",
+        "name": name,
+        "url": url,
+    }
+    if headers is not UNSET:
+        fields["headers"] = _as_list(headers)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.HttpMcpServer, fields)
 
 
 def id_set_session_config_option_request(
@@ -1634,19 +1444,15 @@ def id_set_session_config_option_request(
 
     A `SessionConfigValueId` string value (`type: "id"`).
     """
-    return models.IdSetSessionConfigOptionRequest(
-        type_="id",
-        session_id=session_id,
-        config_id=config_id,
-        value=value,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "id",
+        "session_id": session_id,
+        "config_id": config_id,
+        "value": value,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IdSetSessionConfigOptionRequest, fields)
 
 
 def image_content_block(
@@ -1662,20 +1468,18 @@ def image_content_block(
 
     Images for visual context or analysis.
     """
-    return models.ImageContentBlock(
-        type_="image",
-        data=data,
-        mime_type=mime_type,
-        **(
-            {}
-            if uri is UNSET and annotations is UNSET and meta is UNSET
-            else _given(
-                uri=uri,
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "image",
+        "data": data,
+        "mime_type": mime_type,
+    }
+    if uri is not UNSET:
+        fields["uri"] = uri
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ImageContentBlock, fields)
 
 
 def initialize_proxy_request(
@@ -1688,18 +1492,15 @@ def initialize_proxy_request(
     """
     **UNSTABLE**
     """
-    return models.InitializeProxyRequest(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeProxyRequest, fields)
 
 
 def initialize_proxy_response(
@@ -1713,19 +1514,17 @@ def initialize_proxy_response(
     """
     **UNSTABLE**
     """
-    return models.InitializeProxyResponse(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                auth_methods=_as_list(auth_methods),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeProxyResponse, fields)
 
 
 def initialize_request(
@@ -1738,18 +1537,15 @@ def initialize_request(
     """
     Request parameters for the initialize method.
     """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -1763,19 +1559,17 @@ def initialize_response(
     """
     Response to the `initialize` method.
     """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        info=info,
-        **(
-            {}
-            if capabilities is UNSET and auth_methods is UNSET and meta is UNSET
-            else _given(
-                capabilities=capabilities,
-                auth_methods=_as_list(auth_methods),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+        "info": info,
+    }
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if auth_methods is not UNSET:
+        fields["auth_methods"] = _as_list(auth_methods)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.InitializeResponse, fields)
 
 
 def integer_elicitation_property_schema(
@@ -1792,26 +1586,22 @@ def integer_elicitation_property_schema(
 
     Integer property.
     """
-    return models.IntegerElicitationPropertySchema(
-        type_="integer",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "integer",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.IntegerElicitationPropertySchema, fields)
 
 
 def items_plan_update_content(
@@ -1825,18 +1615,14 @@ def items_plan_update_content(
 
     Structured plan entries.
     """
-    return models.ItemsPlanUpdateContent(
-        type_="items",
-        plan_id=plan_id,
-        entries=_as_list(entries),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "items",
+        "plan_id": plan_id,
+        "entries": _as_list(entries),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ItemsPlanUpdateContent, fields)
 
 
 def list_providers_request(
@@ -1846,15 +1632,10 @@ def list_providers_request(
     """
     **UNSTABLE**
     """
-    return models.ListProvidersRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListProvidersRequest, fields)
 
 
 def list_providers_response(
@@ -1865,16 +1646,12 @@ def list_providers_response(
     """
     **UNSTABLE**
     """
-    return models.ListProvidersResponse(
-        providers=_as_list(providers),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "providers": _as_list(providers),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListProvidersResponse, fields)
 
 
 def list_sessions_request(
@@ -1887,18 +1664,16 @@ def list_sessions_request(
     """
     Request parameters for listing existing sessions.
     """
-    return models.ListSessionsRequest(
-        **(
-            {}
-            if cwd is UNSET and cursor is UNSET and archived is UNSET and meta is UNSET
-            else _given(
-                cwd=cwd,
-                cursor=cursor,
-                archived=archived,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if cursor is not UNSET:
+        fields["cursor"] = cursor
+    if archived is not UNSET:
+        fields["archived"] = archived
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsRequest, fields)
 
 
 def list_sessions_response(
@@ -1910,17 +1685,14 @@ def list_sessions_response(
     """
     Response from listing sessions.
     """
-    return models.ListSessionsResponse(
-        sessions=_as_list(sessions),
-        **(
-            {}
-            if next_cursor is UNSET and meta is UNSET
-            else _given(
-                next_cursor=next_cursor,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "sessions": _as_list(sessions),
+    }
+    if next_cursor is not UNSET:
+        fields["next_cursor"] = next_cursor
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ListSessionsResponse, fields)
 
 
 def login_auth_request(
@@ -1931,16 +1703,12 @@ def login_auth_request(
     """
     Request parameters for the `auth/login` method.
     """
-    return models.LoginAuthRequest(
-        method_id=method_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method_id": method_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoginAuthRequest, fields)
 
 
 def login_auth_response(
@@ -1950,15 +1718,10 @@ def login_auth_response(
     """
     Response to the `auth/login` method.
     """
-    return models.LoginAuthResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LoginAuthResponse, fields)
 
 
 def logout_auth_request(
@@ -1968,15 +1731,10 @@ def logout_auth_request(
     """
     Request parameters for the `auth/logout` method.
     """
-    return models.LogoutAuthRequest(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutAuthRequest, fields)
 
 
 def logout_auth_response(
@@ -1986,15 +1744,10 @@ def logout_auth_response(
     """
     Response to the `auth/logout` method.
     """
-    return models.LogoutAuthResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.LogoutAuthResponse, fields)
 
 
 def markdown_plan_update_content(
@@ -2008,18 +1761,14 @@ def markdown_plan_update_content(
 
     **UNSTABLE**
     """
-    return models.MarkdownPlanUpdateContent(
-        type_="markdown",
-        plan_id=plan_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "markdown",
+        "plan_id": plan_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MarkdownPlanUpdateContent, fields)
 
 
 def max_tokens_idle_state_update(
@@ -2033,18 +1782,16 @@ def max_tokens_idle_state_update(
 
     The active work ended because the agent reached the maximum number of tokens.
     """
-    return models.MaxTokensIdleStateUpdate(
-        stop_reason="max_tokens",
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_tokens",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensIdleStateUpdate, fields)
 
 
 def max_tokens_state_update_idle(
@@ -2059,19 +1806,17 @@ def max_tokens_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.MaxTokensStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTokensStateUpdateIdle, fields)
 
 
 def max_turn_requests_idle_state_update(
@@ -2086,18 +1831,16 @@ def max_turn_requests_idle_state_update(
     The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
     """
-    return models.MaxTurnRequestsIdleStateUpdate(
-        stop_reason="max_turn_requests",
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "max_turn_requests",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsIdleStateUpdate, fields)
 
 
 def max_turn_requests_state_update_idle(
@@ -2112,19 +1855,17 @@ def max_turn_requests_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.MaxTurnRequestsStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MaxTurnRequestsStateUpdateIdle, fields)
 
 
 def message_mcp_notification(
@@ -2138,19 +1879,16 @@ def message_mcp_notification(
     """
     **UNSTABLE**
     """
-    return models.MessageMcpNotification(
-        server_id=server_id,
-        request_id=request_id,
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "server_id": server_id,
+        "request_id": request_id,
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MessageMcpNotification, fields)
 
 
 def message_mcp_request(
@@ -2164,19 +1902,16 @@ def message_mcp_request(
     """
     **UNSTABLE**
     """
-    return models.MessageMcpRequest(
-        server_id=server_id,
-        request_id=request_id,
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "server_id": server_id,
+        "request_id": request_id,
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MessageMcpRequest, fields)
 
 
 def modify_diff_change(
@@ -2191,19 +1926,17 @@ def modify_diff_change(
 
     A file was modified in place.
     """
-    return models.ModifyDiffChange(
-        operation="modify",
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "modify",
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ModifyDiffChange, fields)
 
 
 def move_diff_change(
@@ -2219,20 +1952,18 @@ def move_diff_change(
 
     A file was moved or renamed.
     """
-    return models.MoveDiffChange(
-        operation="move",
-        old_path=old_path,
-        path=path,
-        **(
-            {}
-            if file_type is UNSET and mime_type is UNSET and meta is UNSET
-            else _given(
-                file_type=file_type,
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "operation": "move",
+        "old_path": old_path,
+        "path": path,
+    }
+    if file_type is not UNSET:
+        fields["file_type"] = file_type
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MoveDiffChange, fields)
 
 
 def multi_select_items_string(
@@ -2245,17 +1976,13 @@ def multi_select_items_string(
 
     Multi-select string items with plain string values.
     """
-    return models.MultiSelectItemsString(
-        type_="string",
-        enum=_as_list(enum),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+        "enum": _as_list(enum),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.MultiSelectItemsString, fields)
 
 
 def new_session_request(
@@ -2269,22 +1996,18 @@ def new_session_request(
     """
     Request parameters for creating a new session.
     """
-    return models.NewSessionRequest(
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
@@ -2297,18 +2020,16 @@ def new_session_response(
     """
     Response from creating a new session.
     """
-    return models.NewSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if config_options is UNSET and available_commands is UNSET and meta is UNSET
-            else _given(
-                config_options=_as_list(config_options),
-                available_commands=_as_list(available_commands),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if available_commands is not UNSET:
+        fields["available_commands"] = _as_list(available_commands)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NewSessionResponse, fields)
 
 
 def none_idle_state_update(
@@ -2323,21 +2044,16 @@ def none_idle_state_update(
 
     No stop reason: `stopReason` is omitted or `null`.
     """
-    return models.NoneIdleStateUpdate(
-        **(
-            {}
-            if usage is UNSET
-            and background is UNSET
-            and meta is UNSET
-            and stop_reason is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneIdleStateUpdate, fields)
 
 
 def none_state_update_idle(
@@ -2352,22 +2068,18 @@ def none_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.NoneStateUpdateIdle(
-        state="idle",
-        **(
-            {}
-            if usage is UNSET
-            and background is UNSET
-            and meta is UNSET
-            and stop_reason is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NoneStateUpdateIdle, fields)
 
 
 def notice_session_update(
@@ -2382,19 +2094,16 @@ def notice_session_update(
 
     Information for the user that is not part of session history.
     """
-    return models.NoticeSessionUpdate(
-        session_update="notice",
-        severity=severity,
-        title=title,
-        **(
-            {}
-            if description is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "notice",
+        "severity": severity,
+        "title": title,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NoticeSessionUpdate, fields)
 
 
 def number_elicitation_property_schema(
@@ -2411,26 +2120,22 @@ def number_elicitation_property_schema(
 
     Number (floating-point) property.
     """
-    return models.NumberElicitationPropertySchema(
-        type_="number",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and minimum is UNSET
-            and maximum is UNSET
-            and default is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                minimum=minimum,
-                maximum=maximum,
-                default=default,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "number",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if minimum is not UNSET:
+        fields["minimum"] = minimum
+    if maximum is not UNSET:
+        fields["maximum"] = maximum
+    if default is not UNSET:
+        fields["default"] = default
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.NumberElicitationPropertySchema, fields)
 
 
 def other_state_update_idle(
@@ -2445,19 +2150,17 @@ def other_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.OtherStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.OtherStateUpdateIdle, fields)
 
 
 def other_state_update_session_update(
@@ -2468,10 +2171,11 @@ def other_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.OtherStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    return _built(models.OtherStateUpdateSessionUpdate, fields)
 
 
 def plan_removed_session_update(
@@ -2484,17 +2188,13 @@ def plan_removed_session_update(
 
     **UNSTABLE**
     """
-    return models.PlanRemovedSessionUpdate(
-        session_update="plan_removed",
-        plan_id=plan_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_removed",
+        "plan_id": plan_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanRemovedSessionUpdate, fields)
 
 
 def plan_update_session_update(
@@ -2508,17 +2208,13 @@ def plan_update_session_update(
     A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
-    return models.PlanUpdateSessionUpdate(
-        session_update="plan_update",
-        plan=plan,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_update",
+        "plan": plan,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PlanUpdateSessionUpdate, fields)
 
 
 def prompt_request(
@@ -2530,17 +2226,13 @@ def prompt_request(
     """
     Request parameters for sending a user prompt to the agent.
     """
-    return models.PromptRequest(
-        session_id=session_id,
-        prompt=_as_list(prompt),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "prompt": _as_list(prompt),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptRequest, fields)
 
 
 def prompt_response(
@@ -2551,16 +2243,12 @@ def prompt_response(
     """
     Response acknowledging that a user prompt was inserted into the ACP conversation.
     """
-    return models.PromptResponse(
-        message_id=message_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "message_id": message_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.PromptResponse, fields)
 
 
 def proxy_successor_notification(
@@ -2572,17 +2260,14 @@ def proxy_successor_notification(
     """
     **UNSTABLE**
     """
-    return models.ProxySuccessorNotification(
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ProxySuccessorNotification, fields)
 
 
 def proxy_successor_request(
@@ -2594,17 +2279,14 @@ def proxy_successor_request(
     """
     **UNSTABLE**
     """
-    return models.ProxySuccessorRequest(
-        method=method,
-        **(
-            {}
-            if params is UNSET and meta is UNSET
-            else _given(
-                params=params,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "method": method,
+    }
+    if params is not UNSET:
+        fields["params"] = params
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ProxySuccessorRequest, fields)
 
 
 def refusal_idle_state_update(
@@ -2618,18 +2300,16 @@ def refusal_idle_state_update(
 
     The active work ended because the agent refused to continue.
     """
-    return models.RefusalIdleStateUpdate(
-        stop_reason="refusal",
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "stop_reason": "refusal",
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalIdleStateUpdate, fields)
 
 
 def refusal_state_update_idle(
@@ -2644,19 +2324,17 @@ def refusal_state_update_idle(
 
     No foreground work is active. Background activity may continue.
     """
-    return models.RefusalStateUpdateIdle(
-        state="idle",
-        stop_reason=stop_reason,
-        **(
-            {}
-            if usage is UNSET and background is UNSET and meta is UNSET
-            else _given(
-                usage=usage,
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "idle",
+        "stop_reason": stop_reason,
+    }
+    if usage is not UNSET:
+        fields["usage"] = usage
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RefusalStateUpdateIdle, fields)
 
 
 def request_elicitation_form_mode(
@@ -2669,10 +2347,11 @@ def request_elicitation_form_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationFormMode(
-        request_id=request_id,
-        requested_schema=requested_schema,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+    }
+    return _built(models.RequestElicitationFormMode, fields)
 
 
 def request_elicitation_url_mode(
@@ -2686,11 +2365,12 @@ def request_elicitation_url_mode(
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
-    return models.RequestElicitationUrlMode(
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-    )
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    return _built(models.RequestElicitationUrlMode, fields)
 
 
 def request_form_create_elicitation_request(
@@ -2705,19 +2385,15 @@ def request_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.RequestFormCreateElicitationRequest(
-        mode="form",
-        request_id=request_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "request_id": request_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestFormCreateElicitationRequest, fields)
 
 
 def request_permission_request(
@@ -2732,20 +2408,18 @@ def request_permission_request(
     """
     Request for user permission to proceed with an operation.
     """
-    return models.RequestPermissionRequest(
-        session_id=session_id,
-        title=title,
-        options=_as_list(options),
-        **(
-            {}
-            if description is UNSET and subject is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                subject=subject,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "title": title,
+        "options": _as_list(options),
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if subject is not UNSET:
+        fields["subject"] = subject
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionRequest, fields)
 
 
 def request_permission_response(
@@ -2756,16 +2430,12 @@ def request_permission_response(
     """
     Response to a permission request.
     """
-    return models.RequestPermissionResponse(
-        outcome=outcome,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": outcome,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestPermissionResponse, fields)
 
 
 def request_url_create_elicitation_request(
@@ -2781,20 +2451,16 @@ def request_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.RequestUrlCreateElicitationRequest(
-        mode="url",
-        request_id=request_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "request_id": request_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequestUrlCreateElicitationRequest, fields)
 
 
 def requires_action_state_update_session_update(
@@ -2808,18 +2474,15 @@ def requires_action_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.RequiresActionStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RequiresActionStateUpdateSessionUpdate, fields)
 
 
 def resource_content_block(
@@ -2833,18 +2496,15 @@ def resource_content_block(
 
     Complete resource contents embedded directly in the message.
     """
-    return models.ResourceContentBlock(
-        type_="resource",
-        resource=resource,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource",
+        "resource": resource,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceContentBlock, fields)
 
 
 def resource_link_content_block(
@@ -2864,30 +2524,26 @@ def resource_link_content_block(
 
     References to resources that the receiver may be able to read.
     """
-    return models.ResourceLinkContentBlock(
-        type_="resource_link",
-        name=name,
-        uri=uri,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and icons is UNSET
-            and mime_type is UNSET
-            and size is UNSET
-            and annotations is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                icons=_as_list(icons),
-                mime_type=mime_type,
-                size=size,
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "resource_link",
+        "name": name,
+        "uri": uri,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if icons is not UNSET:
+        fields["icons"] = _as_list(icons)
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if size is not UNSET:
+        fields["size"] = size
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResourceLinkContentBlock, fields)
 
 
 def result_agent_response(
@@ -2920,10 +2576,11 @@ def result_agent_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultAgentResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultAgentResponse, fields)
 
 
 def result_client_response(
@@ -2938,10 +2595,11 @@ def result_client_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultClientResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultClientResponse, fields)
 
 
 def result_message_mcp_response(
@@ -2954,16 +2612,12 @@ def result_message_mcp_response(
 
     An opaque inner MCP result.
     """
-    return models.ResultMessageMcpResponse(
-        result=result,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "result": result,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResultMessageMcpResponse, fields)
 
 
 def result_proxy_response(
@@ -2975,10 +2629,11 @@ def result_proxy_response(
 
     A successful JSON-RPC response.
     """
-    return models.ResultProxyResponse(
-        id_=id_,
-        result=result,
-    )
+    fields: dict[str, Any] = {
+        "id_": id_,
+        "result": result,
+    }
+    return _built(models.ResultProxyResponse, fields)
 
 
 def resume_session_request(
@@ -2994,25 +2649,21 @@ def resume_session_request(
     """
     Request parameters for resuming an existing session.
     """
-    return models.ResumeSessionRequest(
-        session_id=session_id,
-        cwd=cwd,
-        **(
-            {}
-            if additional_directories is UNSET
-            and mcp_servers is UNSET
-            and replay_from is UNSET
-            and system_prompt is UNSET
-            and meta is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-                mcp_servers=_as_list(mcp_servers),
-                replay_from=replay_from,
-                system_prompt=system_prompt,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": cwd,
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if mcp_servers is not UNSET:
+        fields["mcp_servers"] = _as_list(mcp_servers)
+    if replay_from is not UNSET:
+        fields["replay_from"] = replay_from
+    if system_prompt is not UNSET:
+        fields["system_prompt"] = system_prompt
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionRequest, fields)
 
 
 def resume_session_response(
@@ -3024,17 +2675,14 @@ def resume_session_response(
     """
     Response from resuming an existing session.
     """
-    return models.ResumeSessionResponse(
-        **(
-            {}
-            if config_options is UNSET and available_commands is UNSET and meta is UNSET
-            else _given(
-                config_options=_as_list(config_options),
-                available_commands=_as_list(available_commands),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if config_options is not UNSET:
+        fields["config_options"] = _as_list(config_options)
+    if available_commands is not UNSET:
+        fields["available_commands"] = _as_list(available_commands)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ResumeSessionResponse, fields)
 
 
 def running_state_update_session_update(
@@ -3048,18 +2696,15 @@ def running_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.RunningStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.RunningStateUpdateSessionUpdate, fields)
 
 
 def select_session_config_option(
@@ -3077,22 +2722,20 @@ def select_session_config_option(
 
     Single-value selector (dropdown).
     """
-    return models.SelectSessionConfigOption(
-        type_="select",
-        current_value=current_value,
-        options=options,
-        config_id=config_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and category is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                category=category,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "select",
+        "current_value": current_value,
+        "options": options,
+        "config_id": config_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if category is not UNSET:
+        fields["category"] = category
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectSessionConfigOption, fields)
 
 
 def selected_request_permission_outcome(
@@ -3105,17 +2748,13 @@ def selected_request_permission_outcome(
 
     The user selected one of the provided options.
     """
-    return models.SelectedRequestPermissionOutcome(
-        outcome="selected",
-        option_id=option_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "outcome": "selected",
+        "option_id": option_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SelectedRequestPermissionOutcome, fields)
 
 
 def session_elicitation_form_mode(
@@ -3129,17 +2768,13 @@ def session_elicitation_form_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationFormMode(
-        session_id=session_id,
-        requested_schema=requested_schema,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationFormMode, fields)
 
 
 def session_elicitation_url_mode(
@@ -3154,18 +2789,14 @@ def session_elicitation_url_mode(
 
     Tied to a session, optionally to a specific tool call within that session.
     """
-    return models.SessionElicitationUrlMode(
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        **(
-            {}
-            if tool_call_id is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    return _built(models.SessionElicitationUrlMode, fields)
 
 
 def session_form_create_elicitation_request(
@@ -3181,20 +2812,17 @@ def session_form_create_elicitation_request(
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
-    return models.SessionFormCreateElicitationRequest(
-        mode="form",
-        session_id=session_id,
-        requested_schema=requested_schema,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "form",
+        "session_id": session_id,
+        "requested_schema": requested_schema,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionFormCreateElicitationRequest, fields)
 
 
 def session_info_update_session_update(
@@ -3208,18 +2836,16 @@ def session_info_update_session_update(
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
-    return models.SessionInfoUpdateSessionUpdate(
-        session_update="session_info_update",
-        **(
-            {}
-            if title is UNSET and updated_at is UNSET and meta is UNSET
-            else _given(
-                title=title,
-                updated_at=updated_at,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_info_update",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if updated_at is not UNSET:
+        fields["updated_at"] = updated_at
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionInfoUpdateSessionUpdate, fields)
 
 
 def session_message_chunk_session_update(
@@ -3233,18 +2859,14 @@ def session_message_chunk_session_update(
 
     **UNSTABLE**
     """
-    return models.SessionMessageChunkSessionUpdate(
-        session_update="session_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionMessageChunkSessionUpdate, fields)
 
 
 def session_message_session_update(
@@ -3262,27 +2884,23 @@ def session_message_session_update(
 
     **UNSTABLE**
     """
-    return models.SessionMessageSessionUpdate(
-        session_update="session_message",
-        message_id=message_id,
-        **(
-            {}
-            if sender_session_id is UNSET
-            and recipient_session_id is UNSET
-            and sender_message_id is UNSET
-            and recipient_message_id is UNSET
-            and content is UNSET
-            and meta is UNSET
-            else _given(
-                sender_session_id=sender_session_id,
-                recipient_session_id=recipient_session_id,
-                sender_message_id=sender_message_id,
-                recipient_message_id=recipient_message_id,
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "session_message",
+        "message_id": message_id,
+    }
+    if sender_session_id is not UNSET:
+        fields["sender_session_id"] = sender_session_id
+    if recipient_session_id is not UNSET:
+        fields["recipient_session_id"] = recipient_session_id
+    if sender_message_id is not UNSET:
+        fields["sender_message_id"] = sender_message_id
+    if recipient_message_id is not UNSET:
+        fields["recipient_message_id"] = recipient_message_id
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionMessageSessionUpdate, fields)
 
 
 def session_not_found_error_data(
@@ -3295,16 +2913,12 @@ def session_not_found_error_data(
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
-    return models.SessionNotFoundErrorData(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionNotFoundErrorData, fields)
 
 
 def session_status_request(
@@ -3315,16 +2929,12 @@ def session_status_request(
     """
     **UNSTABLE**
     """
-    return models.SessionStatusRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionStatusRequest, fields)
 
 
 def session_status_response(
@@ -3336,17 +2946,14 @@ def session_status_response(
     """
     **UNSTABLE**
     """
-    return models.SessionStatusResponse(
-        status=status,
-        **(
-            {}
-            if state is UNSET and meta is UNSET
-            else _given(
-                state=state,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "status": status,
+    }
+    if state is not UNSET:
+        fields["state"] = state
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionStatusResponse, fields)
 
 
 def session_url_create_elicitation_request(
@@ -3363,21 +2970,18 @@ def session_url_create_elicitation_request(
 
     URL-based elicitation where the client directs the user to a URL.
     """
-    return models.SessionUrlCreateElicitationRequest(
-        mode="url",
-        session_id=session_id,
-        elicitation_id=elicitation_id,
-        url=url,
-        message=message,
-        **(
-            {}
-            if tool_call_id is UNSET and meta is UNSET
-            else _given(
-                tool_call_id=tool_call_id,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "mode": "url",
+        "session_id": session_id,
+        "elicitation_id": elicitation_id,
+        "url": url,
+        "message": message,
+    }
+    if tool_call_id is not UNSET:
+        fields["tool_call_id"] = tool_call_id
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SessionUrlCreateElicitationRequest, fields)
 
 
 def set_provider_request(
@@ -3391,19 +2995,16 @@ def set_provider_request(
     """
     **UNSTABLE**
     """
-    return models.SetProviderRequest(
-        provider_id=provider_id,
-        api_type=api_type,
-        base_url=base_url,
-        **(
-            {}
-            if headers is UNSET and meta is UNSET
-            else _given(
-                headers=headers,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "provider_id": provider_id,
+        "api_type": api_type,
+        "base_url": base_url,
+    }
+    if headers is not UNSET:
+        fields["headers"] = headers
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetProviderRequest, fields)
 
 
 def set_provider_response(
@@ -3413,15 +3014,10 @@ def set_provider_response(
     """
     **UNSTABLE**
     """
-    return models.SetProviderResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetProviderResponse, fields)
 
 
 def set_session_config_option_response(
@@ -3432,16 +3028,12 @@ def set_session_config_option_response(
     """
     Response to `session/set_config_option` method.
     """
-    return models.SetSessionConfigOptionResponse(
-        config_options=_as_list(config_options),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "config_options": _as_list(config_options),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionConfigOptionResponse, fields)
 
 
 def set_session_title_request(
@@ -3453,17 +3045,13 @@ def set_session_title_request(
     """
     **UNSTABLE**
     """
-    return models.SetSessionTitleRequest(
-        session_id=session_id,
-        title=title,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "title": title,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionTitleRequest, fields)
 
 
 def set_session_title_response(
@@ -3474,16 +3062,12 @@ def set_session_title_response(
     """
     **UNSTABLE**
     """
-    return models.SetSessionTitleResponse(
-        title=title,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "title": title,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SetSessionTitleResponse, fields)
 
 
 def start_replay_from(
@@ -3495,16 +3079,12 @@ def start_replay_from(
 
     Replay all retained conversation history from its first replayable entry.
     """
-    return models.StartReplayFrom(
-        type_="start",
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "start",
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StartReplayFrom, fields)
 
 
 def state_update_requires_action(
@@ -3517,17 +3097,14 @@ def state_update_requires_action(
 
     Foreground work is blocked on user action.
     """
-    return models.StateUpdateRequiresAction(
-        state="requires_action",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "requires_action",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRequiresAction, fields)
 
 
 def state_update_running(
@@ -3540,17 +3117,14 @@ def state_update_running(
 
     Foreground work is in progress.
     """
-    return models.StateUpdateRunning(
-        state="running",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "running",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateRunning, fields)
 
 
 def state_update_unknown(
@@ -3563,17 +3137,14 @@ def state_update_unknown(
 
     **UNSTABLE**
     """
-    return models.StateUpdateUnknown(
-        state="unknown",
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "state": "unknown",
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StateUpdateUnknown, fields)
 
 
 def stdio_mcp_server(
@@ -3589,20 +3160,18 @@ def stdio_mcp_server(
 
     Stdio transport configuration
     """
-    return models.StdioMcpServer(
-        type_="stdio",
-        name=name,
-        command=command,
-        **(
-            {}
-            if args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                args=_as_list(args),
-                env=_as_list(env),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "stdio",
+        "name": name,
+        "command": command,
+    }
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StdioMcpServer, fields)
 
 
 def string_elicitation_property_schema(
@@ -3623,34 +3192,30 @@ def string_elicitation_property_schema(
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
-    return models.StringElicitationPropertySchema(
-        type_="string",
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and min_length is UNSET
-            and max_length is UNSET
-            and pattern is UNSET
-            and format_ is UNSET
-            and default is UNSET
-            and enum is UNSET
-            and one_of is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                min_length=min_length,
-                max_length=max_length,
-                pattern=pattern,
-                format_=format_,
-                default=default,
-                enum=_as_list(enum),
-                one_of=_as_list(one_of),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "string",
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if min_length is not UNSET:
+        fields["min_length"] = min_length
+    if max_length is not UNSET:
+        fields["max_length"] = max_length
+    if pattern is not UNSET:
+        fields["pattern"] = pattern
+    if format_ is not UNSET:
+        fields["format_"] = format_
+    if default is not UNSET:
+        fields["default"] = default
+    if enum is not UNSET:
+        fields["enum"] = _as_list(enum)
+    if one_of is not UNSET:
+        fields["one_of"] = _as_list(one_of)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.StringElicitationPropertySchema, fields)
 
 
 def subagent_background_work(
@@ -3663,17 +3228,13 @@ def subagent_background_work(
 
     **UNSTABLE**
     """
-    return models.SubagentBackgroundWork(
-        type_="subagent",
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "subagent",
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SubagentBackgroundWork, fields)
 
 
 def subagent_update_session_update(
@@ -3692,29 +3253,25 @@ def subagent_update_session_update(
 
     **UNSTABLE**
     """
-    return models.SubagentUpdateSessionUpdate(
-        session_update="subagent_update",
-        session_id=session_id,
-        **(
-            {}
-            if title is UNSET
-            and description is UNSET
-            and capabilities is UNSET
-            and state is UNSET
-            and cwd is UNSET
-            and additional_directories is UNSET
-            and meta is UNSET
-            else _given(
-                title=title,
-                description=description,
-                capabilities=capabilities,
-                state=state,
-                cwd=cwd,
-                additional_directories=_as_list(additional_directories),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "subagent_update",
+        "session_id": session_id,
+    }
+    if title is not UNSET:
+        fields["title"] = title
+    if description is not UNSET:
+        fields["description"] = description
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if state is not UNSET:
+        fields["state"] = state
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.SubagentUpdateSessionUpdate, fields)
 
 
 def terminal_auth_method(
@@ -3732,21 +3289,20 @@ def terminal_auth_method(
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `auth/login`.
     """
-    return models.TerminalAuthMethod(
-        type_="terminal",
-        method_id=method_id,
-        name=name,
-        **(
-            {}
-            if description is UNSET and args is UNSET and env is UNSET and meta is UNSET
-            else _given(
-                description=description,
-                args=_as_list(args),
-                env=_as_list(env),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "method_id": method_id,
+        "name": name,
+    }
+    if description is not UNSET:
+        fields["description"] = description
+    if args is not UNSET:
+        fields["args"] = _as_list(args)
+    if env is not UNSET:
+        fields["env"] = _as_list(env)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalAuthMethod, fields)
 
 
 def terminal_background_work(
@@ -3760,17 +3316,13 @@ def terminal_background_work(
     A process that keeps running after its tool call returned control to the model.
     Live until its `terminal_update` reports `exitStatus`.
     """
-    return models.TerminalBackgroundWork(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalBackgroundWork, fields)
 
 
 def terminal_output_chunk_session_update(
@@ -3784,18 +3336,14 @@ def terminal_output_chunk_session_update(
 
     A chunk of bytes appended to an agent-owned terminal's output.
     """
-    return models.TerminalOutputChunkSessionUpdate(
-        session_update="terminal_output_chunk",
-        terminal_id=terminal_id,
-        data=data,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "terminal_output_chunk",
+        "terminal_id": terminal_id,
+        "data": data,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalOutputChunkSessionUpdate, fields)
 
 
 def terminal_tool_call_content(
@@ -3808,17 +3356,13 @@ def terminal_tool_call_content(
 
     A display-only reference to an agent-owned terminal.
     """
-    return models.TerminalToolCallContent(
-        type_="terminal",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "terminal",
+        "terminal_id": terminal_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalToolCallContent, fields)
 
 
 def terminal_update_session_update(
@@ -3837,29 +3381,25 @@ def terminal_update_session_update(
 
     An agent-owned terminal has been created or updated.
     """
-    return models.TerminalUpdateSessionUpdate(
-        session_update="terminal_update",
-        terminal_id=terminal_id,
-        **(
-            {}
-            if command is UNSET
-            and cwd is UNSET
-            and output is UNSET
-            and exit_status is UNSET
-            and size is UNSET
-            and capabilities is UNSET
-            and meta is UNSET
-            else _given(
-                command=command,
-                cwd=cwd,
-                output=output,
-                exit_status=exit_status,
-                size=size,
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "terminal_update",
+        "terminal_id": terminal_id,
+    }
+    if command is not UNSET:
+        fields["command"] = command
+    if cwd is not UNSET:
+        fields["cwd"] = cwd
+    if output is not UNSET:
+        fields["output"] = output
+    if exit_status is not UNSET:
+        fields["exit_status"] = exit_status
+    if size is not UNSET:
+        fields["size"] = size
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TerminalUpdateSessionUpdate, fields)
 
 
 def text_available_command_input(
@@ -3872,17 +3412,13 @@ def text_available_command_input(
 
     All text after the command name and the whitespace following it is provided as input.
     """
-    return models.TextAvailableCommandInput(
-        type_="text",
-        hint=hint,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "hint": hint,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextAvailableCommandInput, fields)
 
 
 def text_content_block(
@@ -3896,18 +3432,15 @@ def text_content_block(
 
     Text content. May be plain text or formatted with Markdown.
     """
-    return models.TextContentBlock(
-        type_="text",
-        text=text,
-        **(
-            {}
-            if annotations is UNSET and meta is UNSET
-            else _given(
-                annotations=annotations,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "text": text,
+    }
+    if annotations is not UNSET:
+        fields["annotations"] = annotations
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextContentBlock, fields)
 
 
 def text_resource_contents(
@@ -3922,18 +3455,15 @@ def text_resource_contents(
 
     Text resource contents embedded directly in the message.
     """
-    return models.TextResourceContents(
-        text=text,
-        uri=uri,
-        **(
-            {}
-            if mime_type is UNSET and meta is UNSET
-            else _given(
-                mime_type=mime_type,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "text": text,
+        "uri": uri,
+    }
+    if mime_type is not UNSET:
+        fields["mime_type"] = mime_type
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TextResourceContents, fields)
 
 
 def titled_multi_select_items(
@@ -3946,16 +3476,12 @@ def titled_multi_select_items(
 
     Titled multi-select items with human-readable labels.
     """
-    return models.TitledMultiSelectItems(
-        any_of=_as_list(any_of),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "any_of": _as_list(any_of),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.TitledMultiSelectItems, fields)
 
 
 def tool_call_background_work(
@@ -3970,17 +3496,13 @@ def tool_call_background_work(
     a watcher, a workflow, or a scheduled wakeup. `pending` and `paused` tool calls
     stay listed.
     """
-    return models.ToolCallBackgroundWork(
-        type_="tool_call",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "tool_call",
+        "tool_call_id": tool_call_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallBackgroundWork, fields)
 
 
 def tool_call_content_chunk_session_update(
@@ -3994,18 +3516,14 @@ def tool_call_content_chunk_session_update(
 
     A chunk of tool-call content being streamed.
     """
-    return models.ToolCallContentChunkSessionUpdate(
-        session_update="tool_call_content_chunk",
-        tool_call_id=tool_call_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_content_chunk",
+        "tool_call_id": tool_call_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallContentChunkSessionUpdate, fields)
 
 
 def tool_call_request_permission_subject(
@@ -4018,17 +3536,13 @@ def tool_call_request_permission_subject(
 
     Permission is requested before executing a tool call.
     """
-    return models.ToolCallRequestPermissionSubject(
-        type_="tool_call",
-        tool_call=tool_call,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "type_": "tool_call",
+        "tool_call": tool_call,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallRequestPermissionSubject, fields)
 
 
 def tool_call_update_session_update(
@@ -4050,35 +3564,31 @@ def tool_call_update_session_update(
 
     A tool call has been created or updated.
     """
-    return models.ToolCallUpdateSessionUpdate(
-        session_update="tool_call_update",
-        tool_call_id=tool_call_id,
-        **(
-            {}
-            if name is UNSET
-            and title is UNSET
-            and kind is UNSET
-            and status is UNSET
-            and content is UNSET
-            and locations is UNSET
-            and raw_input is UNSET
-            and raw_output is UNSET
-            and capabilities is UNSET
-            and meta is UNSET
-            else _given(
-                name=name,
-                title=title,
-                kind=kind,
-                status=status,
-                content=_as_list(content),
-                locations=_as_list(locations),
-                raw_input=raw_input,
-                raw_output=raw_output,
-                capabilities=capabilities,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "tool_call_update",
+        "tool_call_id": tool_call_id,
+    }
+    if name is not UNSET:
+        fields["name"] = name
+    if title is not UNSET:
+        fields["title"] = title
+    if kind is not UNSET:
+        fields["kind"] = kind
+    if status is not UNSET:
+        fields["status"] = status
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if locations is not UNSET:
+        fields["locations"] = _as_list(locations)
+    if raw_input is not UNSET:
+        fields["raw_input"] = raw_input
+    if raw_output is not UNSET:
+        fields["raw_output"] = raw_output
+    if capabilities is not UNSET:
+        fields["capabilities"] = capabilities
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.ToolCallUpdateSessionUpdate, fields)
 
 
 def unarchive_session_request(
@@ -4089,16 +3599,12 @@ def unarchive_session_request(
     """
     **UNSTABLE**
     """
-    return models.UnarchiveSessionRequest(
-        session_id=session_id,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnarchiveSessionRequest, fields)
 
 
 def unarchive_session_response(
@@ -4108,15 +3614,10 @@ def unarchive_session_response(
     """
     **UNSTABLE**
     """
-    return models.UnarchiveSessionResponse(
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {}
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnarchiveSessionResponse, fields)
 
 
 def unknown_state_update_session_update(
@@ -4130,18 +3631,15 @@ def unknown_state_update_session_update(
 
     A snapshot of the session's aggregate foreground activity.
     """
-    return models.UnknownStateUpdateSessionUpdate(
-        session_update="state_update",
-        state=state,
-        **(
-            {}
-            if background is UNSET and meta is UNSET
-            else _given(
-                background=_as_list(background),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "state_update",
+        "state": state,
+    }
+    if background is not UNSET:
+        fields["background"] = _as_list(background)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnknownStateUpdateSessionUpdate, fields)
 
 
 def unsupported_protocol_version_error_data(
@@ -4155,17 +3653,13 @@ def unsupported_protocol_version_error_data(
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
-    return models.UnsupportedProtocolVersionErrorData(
-        requested=requested,
-        supported=_as_list(supported),
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "requested": requested,
+        "supported": _as_list(supported),
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UnsupportedProtocolVersionErrorData, fields)
 
 
 def update_session_notification(
@@ -4177,17 +3671,13 @@ def update_session_notification(
     """
     Notification containing a session update from the agent.
     """
-    return models.UpdateSessionNotification(
-        session_id=session_id,
-        update=update,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UpdateSessionNotification, fields)
 
 
 def usage_update_session_update(
@@ -4202,19 +3692,16 @@ def usage_update_session_update(
 
     Context window and cost update for the session.
     """
-    return models.UsageUpdateSessionUpdate(
-        session_update="usage_update",
-        used=used,
-        size=size,
-        **(
-            {}
-            if cost is UNSET and meta is UNSET
-            else _given(
-                cost=cost,
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "usage_update",
+        "used": used,
+        "size": size,
+    }
+    if cost is not UNSET:
+        fields["cost"] = cost
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UsageUpdateSessionUpdate, fields)
 
 
 def user_message_chunk_session_update(
@@ -4228,18 +3715,14 @@ def user_message_chunk_session_update(
 
     A chunk of the user's message being streamed.
     """
-    return models.UserMessageChunkSessionUpdate(
-        session_update="user_message_chunk",
-        message_id=message_id,
-        content=content,
-        **(
-            {}
-            if meta is UNSET
-            else _given(
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message_chunk",
+        "message_id": message_id,
+        "content": content,
+    }
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageChunkSessionUpdate, fields)
 
 
 def user_message_session_update(
@@ -4253,15 +3736,12 @@ def user_message_session_update(
 
     A user message has been created or updated.
     """
-    return models.UserMessageSessionUpdate(
-        session_update="user_message",
-        message_id=message_id,
-        **(
-            {}
-            if content is UNSET and meta is UNSET
-            else _given(
-                content=_as_list(content),
-                meta=meta,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "user_message",
+        "message_id": message_id,
+    }
+    if content is not UNSET:
+        fields["content"] = _as_list(content)
+    if meta is not UNSET:
+        fields["meta"] = meta
+    return _built(models.UserMessageSessionUpdate, fields)

@@ -71,13 +71,7 @@ def _instances(value: Any) -> Iterator[BaseModel]:
 
 
 def _rebuilt(function: Any, instance: BaseModel) -> BaseModel:
-    params = inspect.signature(function).parameters.values()
-    positional = [getattr(instance, p.name) for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    keywords = {
-        p.name: getattr(instance, p.name)
-        for p in params
-        if p.kind is p.KEYWORD_ONLY and p.name in instance.model_fields_set
-    }
+    positional, keywords = _arguments(function, instance)
     return function(*positional, **keywords)  # type: ignore[no-any-return]
 
 
@@ -99,6 +93,92 @@ def test_builders_rebuild_every_variant_instance_of_the_corpora(variant: str) ->
             )
             exercised.add(type(instance))
     assert len(exercised) >= 25, sorted(c.__name__ for c in exercised)
+
+
+def _arguments(function: Any, instance: BaseModel) -> tuple[list[Any], dict[str, Any]]:
+    params = inspect.signature(function).parameters.values()
+    positional = [getattr(instance, p.name) for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    keywords = {
+        p.name: getattr(instance, p.name)
+        for p in params
+        if p.kind is p.KEYWORD_ONLY and p.name in instance.model_fields_set
+    }
+    return positional, keywords
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_builder_builds_what_its_class_constructor_builds(variant: str) -> None:
+    """The builders call each class's validator straight, as its ``__init__`` does: the instance
+    (values, fields set, extras) and the errors must be the constructor's, for every class a
+    builder makes (none defines an ``__init__`` or post-init step of its own the builders
+    would skip)."""
+    functions = _function_for(variant)
+    for cls in functions:
+        assert cls.__init__ is BaseModel.__init__ and not cls.__pydantic_custom_init__, cls.__name__
+        assert not cls.__pydantic_post_init__, cls.__name__
+    sources = corpus("stable") + (corpus("unstable") if variant == "unstable" else [])
+    compared: set[type] = set()
+    for m in sources:
+        for instance in _instances(read(variant, m.def_name, m.payload)):
+            function = functions.get(type(instance))
+            if function is None:
+                continue
+            positional, keywords = _arguments(function, instance)
+            built = function(*positional, **keywords)
+            names = [p.name for p in inspect.signature(function).parameters.values()]
+            tag = {
+                name: getattr(instance, name)
+                for name in type(instance).model_fields
+                if name not in names and name in instance.model_fields_set
+            }
+            constructed = type(instance)(**dict(zip(names, positional, strict=False)), **keywords, **tag)
+            assert built.__dict__ == constructed.__dict__
+            assert built.model_fields_set == constructed.model_fields_set
+            assert built.__pydantic_extra__ == constructed.__pydantic_extra__
+            compared.add(type(instance))
+    assert len(compared) >= 25
+
+
+def test_a_builder_refuses_what_its_class_constructor_refuses() -> None:
+    from pydantic import ValidationError
+
+    builders, models = module("stable", "builders"), module("stable", "models")
+    with pytest.raises(ValidationError) as by_builder:
+        builders.session_notification(5, builders.text_content_block("not an update"), meta=[1])
+    with pytest.raises(ValidationError) as by_constructor:
+        models.SessionNotification(session_id=5, update=builders.text_content_block("not an update"), meta=[1])
+    assert by_builder.value.title == by_constructor.value.title == "SessionNotification"
+    assert by_builder.value.errors() == by_constructor.value.errors()
+    assert len(by_builder.value.errors()) >= 2
+
+
+def test_a_builder_is_the_first_use_of_its_class_in_a_fresh_process() -> None:
+    """The models defer building their validators to first use: a builder called first, from a
+    module's top level, builds its class's validator as the constructor would."""
+    import subprocess
+    import sys
+
+    from tests.support.bindings import ROOT
+
+    code = (
+        "from acp_bindings import builders\n"
+        "n = builders.session_notification('s', builders.agent_message_chunk_session_update("
+        "builders.text_content_block('hi')), meta={'k': 1})\n"
+        "print(n.model_dump_json(by_alias=True, exclude_unset=True))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT / "generated",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == (
+        '{"sessionId":"s","update":{"content":{"text":"hi","type":"text"},'
+        '"sessionUpdate":"agent_message_chunk"},"_meta":{"k":1}}'
+    )
 
 
 def test_a_builder_sets_the_tag_and_leaves_out_what_was_not_given() -> None:

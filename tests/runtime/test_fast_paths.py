@@ -17,7 +17,7 @@ from acpgen.runtime.connection.connection import Connection
 from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
-from acpgen.runtime.wire.codec import Unreadable, encode, encode_call, encode_result
+from acpgen.runtime.wire.codec import Unreadable, encode, encode_call, encode_model_notification, encode_result
 from acpgen.runtime.wire.messages import read_message
 from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError, read_id
 
@@ -58,6 +58,17 @@ def test_a_request_and_a_notification_are_written_as_the_general_path_writes_the
         notification["params"] = params
     assert encode_call(None, method, params) == encode(notification)
     json.loads(encode_call(None, method, params))  # JSON, whatever the names and values
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("params", [v for v in VALUES if type(v) is Deferred])
+def test_a_models_notification_is_written_as_the_general_path_writes_it(method: str, params: Deferred) -> None:
+    """A typed sender's notification written at once (the model and its serializer, no
+    ``Deferred``) is the line ``encode`` writes for it: unknown members and a lone surrogate
+    included."""
+    written = encode_model_notification(method, params.serializer, params.value)
+    assert written == encode({"jsonrpc": "2.0", "method": method, "params": params})
+    assert written == encode_call(None, method, params)
 
 
 @pytest.mark.parametrize("request_id", IDS)

@@ -32,6 +32,7 @@ __all__ = [
     "decode",
     "encode",
     "encode_call",
+    "encode_model_notification",
     "encode_result",
     "find_id",
     "has_member",
@@ -149,6 +150,21 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
         name,
         data,
     )
+
+
+def encode_model_notification(method: str, serializer: Any, value: Any) -> bytes:
+    """The notification ``method`` whose params are the model ``value``, written by
+    ``serializer`` (a pydantic-core serializer): what :func:`encode_call` writes for
+    ``encode_call(None, method, Deferred(serializer, value))``, without the
+    :class:`Deferred` (a typed sender's notification written at once)."""
+    name = _NAMES.get(method) if type(method) is str else None
+    if name is None:
+        name = _name(method)
+    try:  # Deferred.encode's common case
+        data = serializer.to_json(value, by_alias=True, exclude_unset=True)
+    except ValueError:
+        data = _model(Deferred(serializer, value))
+    return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
 
 
 def encode_result(request_id: Any, result: Any) -> bytes:

@@ -74,8 +74,13 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
         return _NOT_AN_OBJECT
     if "method" in message:
         request_id: Any = message.get("id")
-        kind = type(request_id)  # a string, or an integer of 64 bits: read_id's at once
-        if kind is not str and not (kind is int and _LEAST <= request_id < _BEYOND):
+        kind = type(request_id)  # none (a notification), a string, or an integer of
+        # 64 bits: read_id's answer at once
+        if (
+            request_id is not None
+            and kind is not str
+            and not (kind is int and _LEAST <= request_id < _BEYOND)
+        ):
             valid, request_id = read_id(request_id)
             if not valid:
                 return _NO_ID

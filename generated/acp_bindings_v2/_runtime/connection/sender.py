@@ -153,11 +153,12 @@ class Sender:
         if serializer is None:
             serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        sent = Deferred(serializer, params)
         connection = self._connection
-        if connection is not None and connection.notified_at_once(wire, sent):
+        if connection is not None and connection.notified_at_once(
+            wire, params, serializer
+        ):
             return None  # written: nothing to await
-        return self._transport.notify(wire, sent)
+        return self._transport.notify(wire, Deferred(serializer, params))
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""

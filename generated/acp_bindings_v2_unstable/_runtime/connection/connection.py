@@ -55,7 +55,14 @@ from collections.abc import Awaitable, Callable
 from types import MethodType, TracebackType
 from typing import Any, Self
 
-from ..wire.codec import Unreadable, encode, encode_call, encode_result, find_id
+from ..wire.codec import (
+    Unreadable,
+    encode,
+    encode_call,
+    encode_model_notification,
+    encode_result,
+    find_id,
+)
 from ..wire.messages import read_message
 from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
 from . import in_flight
@@ -221,12 +228,19 @@ class Connection:
         if not self._wrote(encode_call, None, method, params):
             await self._write_in_turn(encode_call, None, method, params)
 
-    def notified_at_once(self, method: str, params: Any = None) -> bool:
+    def notified_at_once(
+        self, method: str, params: Any = None, serializer: Any = None
+    ) -> bool:
         """Send a notification at once, where :meth:`notify` would without waiting;
         False: nothing was sent, await :meth:`notify` (for a typed sender, which then
         has no coroutine of the connection's to await). Raises as :meth:`notify` does
-        for params that are not JSON."""
-        return self._wrote(encode_call, None, method, params)
+        for params that are not JSON.
+
+        With ``serializer`` (a pydantic-core serializer), ``params`` is the model it
+        writes, as ``Deferred(serializer, params)`` would be written."""
+        if serializer is None:
+            return self._wrote(encode_call, None, method, params)
+        return self._wrote(encode_model_notification, method, serializer, params)
 
     def start(self) -> None:
         """Start reading and handling the peer's messages in the background
@@ -294,7 +308,13 @@ class Connection:
             self._close_trace()
 
     async def _read_messages(self) -> None:
-        most = self.limits.max_message_bytes
+        limits = self.limits
+        most = limits.max_message_bytes
+        most_queued, most_queued_bytes = (
+            limits.max_queued_notifications,
+            limits.max_queued_bytes,
+        )
+        most_running, running = limits.max_running_requests, self._running
         transport, trace = self.transport, self._trace
         # the transport's optional way to give a message already read without awaiting
         received: Callable[[], bytes | Oversized | None] | None = getattr(
@@ -304,7 +324,11 @@ class Connection:
             line = received() if received is not None else None
             if line is None and (line := await transport.receive(most)) is None:
                 break
-            while not self._may_read():
+            while (  # below every limit, _may_read is True: asked only at one
+                self._queued >= most_queued
+                or self._queued_bytes >= most_queued_bytes
+                or len(running) >= most_running
+            ) and not self._may_read():
                 self._room.clear()
                 if self._may_read():
                     break
@@ -381,12 +405,12 @@ class Connection:
         return None
 
     def _queue_notification(self, message: dict[str, Any], size: int) -> None:
-        current, limits = self._current, self.limits
-        piled_up = self._queued >= 2 * limits.max_queued_notifications
-        if current is not None and (
-            piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes
-        ):
-            self._give_up_waiting(current)
+        current = self._current
+        if current is not None:  # a handler that awaits: does it wait too long?
+            limits = self.limits
+            piled_up = self._queued >= 2 * limits.max_queued_notifications
+            if piled_up or self._queued_bytes >= 2 * limits.max_queued_bytes:
+                self._give_up_waiting(current)
         self._inbox.append(Notification(self, message, size))
         self._queued += 1
         self._queued_bytes += size
@@ -462,8 +486,10 @@ class Connection:
 
     async def _handle_notifications(self) -> None:
         """Deliver notifications and queued answers one at a time, in arrival order."""
+        inbox, dispatcher = self._inbox, self._dispatcher
+        prepare = dispatcher.prepare_notification if dispatcher is not None else None
         while True:
-            while not self._inbox:
+            while not inbox:
                 if self._input_ended:
                     return
                 self._queued_or_ended.clear()
@@ -472,7 +498,7 @@ class Connection:
                     await self._queued_or_ended.wait()
                 finally:
                     self._worker_waits = False
-            item = self._inbox.popleft()
+            item = inbox.popleft()
             if isinstance(item, Answer):
                 settle(item.outgoing, item.message)
                 continue
@@ -480,21 +506,17 @@ class Connection:
             self._queued_bytes -= item.size
             work = self._current = item  # its handler's record, now running
             token = CURRENT.set(work)
-            dispatcher = self._dispatcher
+            general = prepare is None
             try:
-                handled = (
-                    dispatcher.prepare_notification(item.message)
-                    if dispatcher is not None
-                    else None
-                )
+                handled = None if prepare is None else prepare(item.message)
                 if handled is None:
-                    dispatcher = None  # the handler handles it by itself
+                    general = True  # the handler handles it by itself
                     await self._handler(item.message)
                 else:  # as dispatch() handles it, without its coroutine
                     await handled
             except Exception as error:  # noqa: BLE001 - never ends the connection
                 method = item.message.get("method")
-                if dispatcher is not None:  # as dispatch() logs it
+                if not general and dispatcher is not None:  # as dispatch() logs it
                     dispatcher.notification_failed(method, error)
                 else:
                     _log.exception("handler of notification %.100r failed", method)

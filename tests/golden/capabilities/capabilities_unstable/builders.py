@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -47,10 +49,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -68,10 +75,11 @@ def image_content_block(
     """
     A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
     """
-    return models.ImageContentBlock(
-        type_="image",
-        data=data,
-    )
+    fields: dict[str, Any] = {
+        "type_": "image",
+        "data": data,
+    }
+    return _built(models.ImageContentBlock, fields)
 
 
 def initialize_request(
@@ -80,16 +88,12 @@ def initialize_request(
     client_capabilities: models.ClientCapabilities | Unset = UNSET,
 ) -> models.InitializeRequest:
     """ """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if client_capabilities is UNSET
-            else _given(
-                client_capabilities=client_capabilities,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if client_capabilities is not UNSET:
+        fields["client_capabilities"] = client_capabilities
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -98,30 +102,28 @@ def initialize_response(
     agent_capabilities: models.AgentCapabilities | Unset = UNSET,
 ) -> models.InitializeResponse:
     """ """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if agent_capabilities is UNSET
-            else _given(
-                agent_capabilities=agent_capabilities,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if agent_capabilities is not UNSET:
+        fields["agent_capabilities"] = agent_capabilities
+    return _built(models.InitializeResponse, fields)
 
 
 def load_session_request(
     session_id: str,
 ) -> models.LoadSessionRequest:
     """ """
-    return models.LoadSessionRequest(
-        session_id=session_id,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    return _built(models.LoadSessionRequest, fields)
 
 
 def load_session_response() -> models.LoadSessionResponse:
     """ """
-    return models.LoadSessionResponse()
+    fields: dict[str, Any] = {}
+    return _built(models.LoadSessionResponse, fields)
 
 
 def prompt_request(
@@ -131,40 +133,39 @@ def prompt_request(
     additional_directories: Sequence[str] | None | Unset = UNSET,
 ) -> models.PromptRequest:
     """ """
-    return models.PromptRequest(
-        session_id=session_id,
-        prompt=_as_list(prompt),
-        **(
-            {}
-            if additional_directories is UNSET
-            else _given(
-                additional_directories=_as_list(additional_directories),
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "prompt": _as_list(prompt),
+    }
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    return _built(models.PromptRequest, fields)
 
 
 def prompt_response() -> models.PromptResponse:
     """ """
-    return models.PromptResponse()
+    fields: dict[str, Any] = {}
+    return _built(models.PromptResponse, fields)
 
 
 def read_text_file_request(
     path: str,
 ) -> models.ReadTextFileRequest:
     """ """
-    return models.ReadTextFileRequest(
-        path=path,
-    )
+    fields: dict[str, Any] = {
+        "path": path,
+    }
+    return _built(models.ReadTextFileRequest, fields)
 
 
 def read_text_file_response(
     content: str,
 ) -> models.ReadTextFileResponse:
     """ """
-    return models.ReadTextFileResponse(
-        content=content,
-    )
+    fields: dict[str, Any] = {
+        "content": content,
+    }
+    return _built(models.ReadTextFileResponse, fields)
 
 
 def text_content_block(
@@ -173,7 +174,8 @@ def text_content_block(
     """
     A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
     """
-    return models.TextContentBlock(
-        type_="text",
-        text=text,
-    )
+    fields: dict[str, Any] = {
+        "type_": "text",
+        "text": text,
+    }
+    return _built(models.TextContentBlock, fields)

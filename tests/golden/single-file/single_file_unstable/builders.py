@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -44,10 +46,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -65,9 +72,10 @@ def fork_session_request(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionRequest(
-        session_id=session_id,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    return _built(models.ForkSessionRequest, fields)
 
 
 def fork_session_response(
@@ -76,9 +84,10 @@ def fork_session_response(
     """
     **UNSTABLE**
     """
-    return models.ForkSessionResponse(
-        session_id=session_id,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    return _built(models.ForkSessionResponse, fields)
 
 
 def message_update(
@@ -87,10 +96,11 @@ def message_update(
     """
     A ``MessageUpdate``: the ``"message"`` kind of ``Update``.
     """
-    return models.MessageUpdate(
-        kind="message",
-        text=text,
-    )
+    fields: dict[str, Any] = {
+        "kind": "message",
+        "text": text,
+    }
+    return _built(models.MessageUpdate, fields)
 
 
 def new_session_request(
@@ -102,26 +112,24 @@ def new_session_request(
     """
     Create a session.
     """
-    return models.NewSessionRequest(
-        cwd=cwd,
-        **(
-            {}
-            if mode is UNSET and additional_directories is UNSET
-            else _given(
-                mode=mode,
-                additional_directories=_as_list(additional_directories),
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+    }
+    if mode is not UNSET:
+        fields["mode"] = mode
+    if additional_directories is not UNSET:
+        fields["additional_directories"] = _as_list(additional_directories)
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
     session_id: str,
 ) -> models.NewSessionResponse:
     """ """
-    return models.NewSessionResponse(
-        session_id=session_id,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    return _built(models.NewSessionResponse, fields)
 
 
 def plan_update(
@@ -132,10 +140,11 @@ def plan_update(
 
     **UNSTABLE**
     """
-    return models.PlanUpdate(
-        kind="plan",
-        steps=_as_list(steps),
-    )
+    fields: dict[str, Any] = {
+        "kind": "plan",
+        "steps": _as_list(steps),
+    }
+    return _built(models.PlanUpdate, fields)
 
 
 def session_notification(
@@ -143,7 +152,8 @@ def session_notification(
     update: models.Update,
 ) -> models.SessionNotification:
     """ """
-    return models.SessionNotification(
-        session_id=session_id,
-        update=update,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    return _built(models.SessionNotification, fields)

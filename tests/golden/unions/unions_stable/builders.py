@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -46,10 +48,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -69,9 +76,10 @@ def blob_body(
 
     An untagged union of references.
     """
-    return models.BlobBody(
-        blob=blob,
-    )
+    fields: dict[str, Any] = {
+        "blob": blob,
+    }
+    return _built(models.BlobBody, fields)
 
 
 def circle_shape(
@@ -82,10 +90,11 @@ def circle_shape(
 
     Round.
     """
-    return models.CircleShape(
-        kind="circle",
-        radius=radius,
-    )
+    fields: dict[str, Any] = {
+        "kind": "circle",
+        "radius": radius,
+    }
+    return _built(models.CircleShape, fields)
 
 
 def draw_request(
@@ -100,29 +109,26 @@ def draw_request(
     """
     Parameters of `canvas/draw`.
     """
-    return models.DrawRequest(
-        shapes=_as_list(shapes),
-        **(
-            {}
-            if transport is UNSET
-            and color is UNSET
-            and level is UNSET
-            and body is UNSET
-            and events is UNSET
-            else _given(
-                transport=transport,
-                color=color,
-                level=level,
-                body=body,
-                events=_as_list(events),
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "shapes": _as_list(shapes),
+    }
+    if transport is not UNSET:
+        fields["transport"] = transport
+    if color is not UNSET:
+        fields["color"] = color
+    if level is not UNSET:
+        fields["level"] = level
+    if body is not UNSET:
+        fields["body"] = body
+    if events is not UNSET:
+        fields["events"] = _as_list(events)
+    return _built(models.DrawRequest, fields)
 
 
 def draw_response() -> models.DrawResponse:
     """ """
-    return models.DrawResponse()
+    fields: dict[str, Any] = {}
+    return _built(models.DrawResponse, fields)
 
 
 def http_transport(
@@ -133,10 +139,11 @@ def http_transport(
 
     A tagged union whose default branch has no tag.
     """
-    return models.HttpTransport(
-        type_="http",
-        url=url,
-    )
+    fields: dict[str, Any] = {
+        "type_": "http",
+        "url": url,
+    }
+    return _built(models.HttpTransport, fields)
 
 
 def square_shape(
@@ -147,10 +154,11 @@ def square_shape(
 
     Four sides.
     """
-    return models.SquareShape(
-        kind="square",
-        side=side,
-    )
+    fields: dict[str, Any] = {
+        "kind": "square",
+        "side": side,
+    }
+    return _built(models.SquareShape, fields)
 
 
 def started_event(
@@ -161,10 +169,11 @@ def started_event(
 
     An extensible union: unknown kinds are kept.
     """
-    return models.StartedEvent(
-        event="started",
-        at=at,
-    )
+    fields: dict[str, Any] = {
+        "event": "started",
+        "at": at,
+    }
+    return _built(models.StartedEvent, fields)
 
 
 def stdio(
@@ -175,9 +184,10 @@ def stdio(
 
     The default.
     """
-    return models.Stdio(
-        command=command,
-    )
+    fields: dict[str, Any] = {
+        "command": command,
+    }
+    return _built(models.Stdio, fields)
 
 
 def text_body(
@@ -188,6 +198,7 @@ def text_body(
 
     An untagged union of references.
     """
-    return models.TextBody(
-        text=text,
-    )
+    fields: dict[str, Any] = {
+        "text": text,
+    }
+    return _built(models.TextBody, fields)

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel
 
 from . import models
 
@@ -44,10 +46,15 @@ class Unset(enum.Enum):
 UNSET: Final = Unset.UNSET
 
 
-def _given(**fields: Any) -> dict[str, Any]:
-    """The optional fields that were given (a builder calls it only when one was: building
-    its arguments costs more than the model's own validation of a small model)."""
-    return {name: value for name, value in fields.items() if value is not UNSET}
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
+    """``cls(**fields)`` without the constructor's frame and keyword arguments: the class's
+    validator called as its ``__init__`` calls it (no generated class defines an ``__init__``
+    of its own; the builders' tests check that they build what the constructor builds)."""
+    instance: _Model = cls.__pydantic_validator__.validate_python(fields)
+    return instance
 
 
 def _as_list(value: Any) -> Any:
@@ -65,10 +72,11 @@ def agent_message_chunk_session_update(
     """
     A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
     """
-    return models.AgentMessageChunkSessionUpdate(
-        session_update="agent_message_chunk",
-        text=text,
-    )
+    fields: dict[str, Any] = {
+        "session_update": "agent_message_chunk",
+        "text": text,
+    }
+    return _built(models.AgentMessageChunkSessionUpdate, fields)
 
 
 def initialize_request(
@@ -77,16 +85,12 @@ def initialize_request(
     client_capabilities: models.ClientCapabilities | None | Unset = UNSET,
 ) -> models.InitializeRequest:
     """ """
-    return models.InitializeRequest(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if client_capabilities is UNSET
-            else _given(
-                client_capabilities=client_capabilities,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if client_capabilities is not UNSET:
+        fields["client_capabilities"] = client_capabilities
+    return _built(models.InitializeRequest, fields)
 
 
 def initialize_response(
@@ -95,25 +99,22 @@ def initialize_response(
     agent_capabilities: models.AgentCapabilities | None | Unset = UNSET,
 ) -> models.InitializeResponse:
     """ """
-    return models.InitializeResponse(
-        protocol_version=protocol_version,
-        **(
-            {}
-            if agent_capabilities is UNSET
-            else _given(
-                agent_capabilities=agent_capabilities,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "protocol_version": protocol_version,
+    }
+    if agent_capabilities is not UNSET:
+        fields["agent_capabilities"] = agent_capabilities
+    return _built(models.InitializeResponse, fields)
 
 
 def new_session_request(
     cwd: str,
 ) -> models.NewSessionRequest:
     """ """
-    return models.NewSessionRequest(
-        cwd=cwd,
-    )
+    fields: dict[str, Any] = {
+        "cwd": cwd,
+    }
+    return _built(models.NewSessionRequest, fields)
 
 
 def new_session_response(
@@ -122,16 +123,12 @@ def new_session_response(
     stop_reason: models.StopReason | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
     """ """
-    return models.NewSessionResponse(
-        session_id=session_id,
-        **(
-            {}
-            if stop_reason is UNSET
-            else _given(
-                stop_reason=stop_reason,
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+    }
+    if stop_reason is not UNSET:
+        fields["stop_reason"] = stop_reason
+    return _built(models.NewSessionResponse, fields)
 
 
 def plan_update_session_update(
@@ -142,17 +139,13 @@ def plan_update_session_update(
     """
     A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
     """
-    return models.PlanUpdateSessionUpdate(
-        session_update="plan_update",
-        plan_id=plan_id,
-        **(
-            {}
-            if entries is UNSET
-            else _given(
-                entries=_as_list(entries),
-            )
-        ),
-    )
+    fields: dict[str, Any] = {
+        "session_update": "plan_update",
+        "plan_id": plan_id,
+    }
+    if entries is not UNSET:
+        fields["entries"] = _as_list(entries)
+    return _built(models.PlanUpdateSessionUpdate, fields)
 
 
 def session_notification(
@@ -160,7 +153,8 @@ def session_notification(
     update: models.SessionUpdate,
 ) -> models.SessionNotification:
     """ """
-    return models.SessionNotification(
-        session_id=session_id,
-        update=update,
-    )
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "update": update,
+    }
+    return _built(models.SessionNotification, fields)
