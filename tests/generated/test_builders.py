@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from tests.support.bindings import corpus, read, wire
+from tests.generated.test_front_door import _python
 from tests.generated.test_stubs import module, protocol
 
 VARIANTS = ("stable", "unstable")
@@ -155,25 +156,13 @@ def test_a_builder_refuses_what_its_class_constructor_refuses() -> None:
 def test_a_builder_is_the_first_use_of_its_class_in_a_fresh_process() -> None:
     """The models defer building their validators to first use: a builder called first, from a
     module's top level, builds its class's validator as the constructor would."""
-    import subprocess
-    import sys
-
-    from tests.support.bindings import ROOT
-
     code = (
         "from acp_bindings import builders\n"
         "n = builders.session_notification('s', builders.agent_message_chunk_session_update("
         "builders.text_content_block('hi')), meta={'k': 1})\n"
         "print(n.model_dump_json(by_alias=True, exclude_unset=True))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT / "generated",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _python(code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
         '{"sessionId":"s","update":{"content":{"text":"hi","type":"text"},'
