@@ -58,20 +58,20 @@ class ReadTextFileRequest(WireModel):
     Absolute path to the file to read.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="line", ge=0, le=4294967295), Integral()
     ] = None
     """
     Line number to start reading from (1-based).
     """
     limit: Annotated[
-        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="limit", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum number of lines to read.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -148,9 +148,7 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -162,9 +160,9 @@ class TextResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -192,9 +190,7 @@ class BlobResourceContents(WireModel):
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -202,9 +198,9 @@ class BlobResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -236,9 +232,7 @@ class Diff(WireModel):
     """
     The absolute file path being modified.
     """
-    old_text: Annotated[
-        Annotated[str | None, Field(alias="oldText")], DefaultOnError()
-    ] = None
+    old_text: Annotated[str | None, Field(alias="oldText"), DefaultOnError()] = None
     """
     The original content (omitted or `null` for new files).
     """
@@ -246,9 +240,9 @@ class Diff(WireModel):
     """
     The new content after modification.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -286,9 +280,9 @@ class Terminal(WireModel):
     """
     Identifier of the terminal instance to embed in the content stream.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -322,16 +316,17 @@ class ToolCallLocation(WireModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="line", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -383,9 +378,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -417,9 +412,9 @@ class TerminalOutputRequest(WireModel):
     """
     The ID of the terminal to get output from.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -451,9 +446,9 @@ class ReleaseTerminalRequest(WireModel):
     """
     The ID of the terminal to release.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -485,9 +480,9 @@ class WaitForTerminalExitRequest(WireModel):
     """
     The ID of the terminal to wait for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -519,9 +514,9 @@ class KillTerminalRequest(WireModel):
     """
     The ID of the terminal to kill.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -554,7 +549,7 @@ class ElicitationSessionScope(WireModel):
     The session this elicitation is tied to.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     Optional tool call within the session.
@@ -603,17 +598,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -642,24 +637,22 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_length: Annotated[
-        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="minLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Minimum string length.
@@ -667,7 +660,7 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
     max_length: Annotated[
-        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="maxLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum string length.
@@ -686,9 +679,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[
-        Annotated[str | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
@@ -706,9 +697,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -734,17 +725,15 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
@@ -762,17 +751,15 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[
-        Annotated[float | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -798,27 +785,23 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -827,10 +810,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -839,10 +820,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -851,9 +830,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -879,33 +858,29 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[
-        Annotated[bool | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -935,9 +910,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -967,9 +942,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1034,20 +1009,16 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = (
-        False
-    )
+    image: Annotated[bool, Field(alias="image"), DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = (
-        False
-    )
+    audio: Annotated[bool, Field(alias="audio"), DefaultOnError(False)] = False
     """
     Agent supports `audio` content blocks.
     """
     embedded_context: Annotated[
-        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
+        bool, Field(alias="embeddedContext"), DefaultOnError(False)
     ] = False
     """
     Agent supports embedded context in `session/prompt` requests.
@@ -1055,9 +1026,9 @@ class PromptCapabilities(WireModel):
     When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1081,17 +1052,17 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
+    http: Annotated[bool, Field(alias="http"), DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
     """
-    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
+    sse: Annotated[bool, Field(alias="sse"), DefaultOnError(False)] = False
     """
     Agent supports `sse` MCP servers.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1117,9 +1088,9 @@ class SessionListCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1145,9 +1116,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1176,9 +1147,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1204,9 +1175,9 @@ class SessionResumeCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1232,9 +1203,9 @@ class SessionCloseCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1260,9 +1231,9 @@ class LogoutCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1306,30 +1277,28 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="env")],
-        DefaultOnNull({}),
-        OmitNone,
+        dict[str, str] | None, Field(alias="env"), DefaultOnNull({}), OmitNone
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1363,15 +1332,15 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1402,9 +1371,7 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -1416,9 +1383,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1442,9 +1409,9 @@ class AuthenticateResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1468,9 +1435,9 @@ class LogoutResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1510,15 +1477,15 @@ class SessionMode(WireModel):
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1583,15 +1550,15 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for this option value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1652,7 +1619,8 @@ class SessionInfo(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -1665,21 +1633,17 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session
     """
-    updated_at: Annotated[
-        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
-    ] = None
+    updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
     """
     ISO 8601 timestamp of last activity
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1703,9 +1667,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1729,9 +1693,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1755,9 +1719,9 @@ class SetSessionModeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1839,9 +1803,9 @@ class UnstructuredCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1871,9 +1835,9 @@ class CurrentModeUpdate(WireModel):
     """
     The ID of the current mode
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1900,21 +1864,17 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
-    updated_at: Annotated[
-        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
-    ] = None
+    updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
     """
     ISO 8601 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1947,9 +1907,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1973,27 +1933,21 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[
-        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
-    ]
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[
-        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
-    ]
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
-        None
-    )
+    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
     """
     Cumulative session cost (optional).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2041,17 +1995,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata scoped to this notice.
 
@@ -2094,9 +2048,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2135,20 +2089,20 @@ class FileSystemCapabilities(WireModel):
         defer_build=True,
     )
     read_text_file: Annotated[
-        Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
+        bool, Field(alias="readTextFile"), DefaultOnError(False)
     ] = False
     """
     Whether the Client supports `fs/read_text_file` requests.
     """
     write_text_file: Annotated[
-        Annotated[bool, Field(alias="writeTextFile")], DefaultOnError(False)
+        bool, Field(alias="writeTextFile"), DefaultOnError(False)
     ] = False
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2190,9 +2144,9 @@ class BooleanConfigOptionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2236,9 +2190,7 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
-    ] = False
+    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -2246,9 +2198,9 @@ class AuthCapabilities(WireModel):
     configured agent invocation in an interactive terminal. When `true`, the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2274,9 +2226,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2304,9 +2256,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2339,9 +2291,9 @@ class AuthenticateRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2367,9 +2319,9 @@ class LogoutRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2401,9 +2353,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2435,15 +2387,13 @@ class McpServerHttp(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
-    ]
+    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2475,15 +2425,13 @@ class McpServerSse(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
-    ]
+    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2515,17 +2463,17 @@ class McpServerStdio(WireModel):
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
+    args: Annotated[list[str], Field(alias="args"), DefaultOnNull([])]
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
+    env: Annotated[list[EnvVariable], Field(alias="env"), DefaultOnNull([])]
     """
     Environment variables to set when launching the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2559,9 +2507,9 @@ class ListSessionsRequest(WireModel):
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2591,9 +2539,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2627,9 +2575,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2661,9 +2609,9 @@ class SetSessionModeRequest(WireModel):
     """
     The ID of the mode to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2687,9 +2635,9 @@ class WriteTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2717,9 +2665,9 @@ class ReadTextFileResponse(WireModel):
     """
     Content payload returned by this response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2747,9 +2695,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2777,9 +2725,9 @@ class CreateTerminalResponse(WireModel):
     """
     The unique identifier for the created terminal.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2804,22 +2752,21 @@ class TerminalExitStatus(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="exitCode", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2843,9 +2790,9 @@ class ReleaseTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2870,22 +2817,21 @@ class WaitForTerminalExitResponse(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="exitCode", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2909,9 +2855,9 @@ class KillTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2941,9 +2887,9 @@ class CancelNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2997,9 +2943,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3033,9 +2979,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3062,9 +3008,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3099,9 +3045,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3423,22 +3369,21 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3548,9 +3493,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3591,9 +3536,9 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3689,9 +3634,9 @@ class WriteTextFileRequest(WireModel):
     """
     The text content to write to the file.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3716,28 +3661,24 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
     """
     last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+        str | None, Field(alias="lastModified"), DefaultOnError()
     ] = None
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[
-        Annotated[float | None, Field(alias="priority")], DefaultOnError()
-    ] = None
+    priority: Annotated[float | None, Field(alias="priority"), DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3762,7 +3703,7 @@ class TextContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3771,9 +3712,9 @@ class TextContent(WireModel):
     """
     Text payload carried by this content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3798,7 +3739,7 @@ class ImageContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3811,13 +3752,13 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3842,7 +3783,7 @@ class AudioContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3855,9 +3796,9 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3882,20 +3823,18 @@ class ResourceLink(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
     """
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -3904,19 +3843,15 @@ class ResourceLink(WireModel):
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional display title for end-user UI.
     """
@@ -3924,9 +3859,9 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3960,7 +3895,7 @@ class EmbeddedResource(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3969,9 +3904,9 @@ class EmbeddedResource(WireModel):
     """
     Embedded resource payload, either text or binary data.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4007,9 +3942,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4042,15 +3977,13 @@ class CreateTerminalRequest(WireModel):
     The command to execute.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Array of command arguments.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Environment variables for the command.
@@ -4060,9 +3993,8 @@ class CreateTerminalRequest(WireModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        Annotated[
-            int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="outputByteLimit", ge=0, le=18446744073709551615),
         Integral(),
     ] = None
     """
@@ -4075,9 +4007,9 @@ class CreateTerminalRequest(WireModel):
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4149,25 +4081,22 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="minItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Minimum number of items to select.
@@ -4175,8 +4104,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="maxItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Maximum number of items to select.
@@ -4188,18 +4116,16 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4234,7 +4160,7 @@ class SessionCapabilities(WireModel):
         defer_build=True,
     )
     list_: Annotated[
-        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
+        SessionListCapabilities | None, Field(alias="list"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/list`.
@@ -4243,8 +4169,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
-        DefaultOnError(),
+        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -4253,10 +4178,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None,
-            Field(alias="additionalDirectories"),
-        ],
+        SessionAdditionalDirectoriesCapabilities | None,
+        Field(alias="additionalDirectories"),
         DefaultOnError(),
     ] = None
     """
@@ -4271,8 +4194,7 @@ class SessionCapabilities(WireModel):
     additional-root list associated with a listed session.
     """
     resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")],
-        DefaultOnError(),
+        SessionResumeCapabilities | None, Field(alias="resume"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/resume`.
@@ -4281,8 +4203,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
     close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")],
-        DefaultOnError(),
+        SessionCloseCapabilities | None, Field(alias="close"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/close`.
@@ -4290,9 +4211,9 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4317,7 +4238,7 @@ class AgentAuthCapabilities(WireModel):
         defer_build=True,
     )
     logout: Annotated[
-        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
+        LogoutCapabilities | None, Field(alias="logout"), DefaultOnError()
     ] = None
     """
     Whether the agent supports the logout method.
@@ -4325,9 +4246,9 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the logout method.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4385,16 +4306,17 @@ class SessionModeState(WireModel):
     The current mode the Agent is in.
     """
     available_modes: Annotated[
-        Annotated[list[SessionMode], Field(alias="availableModes")],
+        list[SessionMode],
+        Field(alias="availableModes"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of modes that the Agent can operate in
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4427,16 +4349,17 @@ class SessionConfigSelectGroup(WireModel):
     Human-readable label for this group.
     """
     options: Annotated[
-        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
+        list[SessionConfigSelectOption],
+        Field(alias="options"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of option values in this group.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4461,23 +4384,24 @@ class ListSessionsResponse(WireModel):
         defer_build=True,
     )
     sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
+        list[SessionInfo],
+        Field(alias="sessions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     Array of session information objects
     """
-    next_cursor: Annotated[
-        Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()
-    ] = None
+    next_cursor: Annotated[str | None, Field(alias="nextCursor"), DefaultOnError()] = (
+        None
+    )
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4507,9 +4431,9 @@ class PromptResponse(WireModel):
     """
     Indicates why the agent stopped processing the turn.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4568,9 +4492,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4601,9 +4525,7 @@ class Plan(WireModel):
         defer_build=True,
     )
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
     ]
     """
     The list of tasks to be accomplished.
@@ -4611,9 +4533,9 @@ class Plan(WireModel):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4646,8 +4568,7 @@ class SessionConfigOptionsCapabilities(WireModel):
         defer_build=True,
     )
     boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")],
-        DefaultOnError(),
+        BooleanConfigOptionCapabilities | None, Field(alias="boolean"), DefaultOnError()
     ] = None
     """
     Whether the client supports boolean session configuration options.
@@ -4657,9 +4578,9 @@ class SessionConfigOptionsCapabilities(WireModel):
     `configOptions`, and the client may send `session/set_config_option`
     requests with `type: "boolean"` and a boolean `value`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4684,8 +4605,7 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
-        DefaultOnError(),
+        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -4694,8 +4614,7 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
-        DefaultOnError(),
+        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -4703,9 +4622,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4768,7 +4687,7 @@ class LoadSessionRequest(WireModel):
         defer_build=True,
     )
     mcp_servers: Annotated[
-        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+        list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
     """
     List of MCP servers to connect to for this session.
@@ -4778,7 +4697,8 @@ class LoadSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -4794,9 +4714,9 @@ class LoadSessionRequest(WireModel):
     """
     The ID of the session to load.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4834,7 +4754,8 @@ class ResumeSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -4847,16 +4768,14 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4930,15 +4849,14 @@ class TerminalOutputResponse(WireModel):
     Whether the output was truncated due to byte limits.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
-        DefaultOnError(),
+        TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
     """
     Exit status if the command has completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5002,7 +4920,8 @@ class ClientNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[CancelNotification | ExtNotification | None, Field(alias="params")],
+        CancelNotification | ExtNotification | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod({"session/cancel": CancelNotification}, any_member=True),
     ] = None
@@ -5031,9 +4950,9 @@ class CancelRequestNotification(WireModel):
     """
     The ID of the request to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5159,9 +5078,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5200,9 +5119,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5253,9 +5172,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5405,9 +5324,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5478,16 +5397,15 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    load_session: Annotated[
-        Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)
-    ] = False
+    load_session: Annotated[bool, Field(alias="loadSession"), DefaultOnError(False)] = (
+        False
+    )
     """
     Whether the agent supports `session/load`.
     """
     prompt_capabilities: Annotated[
-        Annotated[
-            PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
-        ],
+        PromptCapabilities,
+        Field(alias="promptCapabilities", validate_default=True),
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
     ] = Field(
         default_factory=lambda: PromptCapabilities.model_validate(
@@ -5498,9 +5416,8 @@ class AgentCapabilities(WireModel):
     Prompt capabilities supported by the agent.
     """
     mcp_capabilities: Annotated[
-        Annotated[
-            McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)
-        ],
+        McpCapabilities,
+        Field(alias="mcpCapabilities", validate_default=True),
         DefaultOnError({"http": False, "sse": False}),
     ] = Field(
         default_factory=lambda: McpCapabilities.model_validate(
@@ -5511,25 +5428,24 @@ class AgentCapabilities(WireModel):
     MCP capabilities supported by the agent.
     """
     session_capabilities: Annotated[
-        Annotated[
-            SessionCapabilities,
-            Field(alias="sessionCapabilities", validate_default=True),
-        ],
+        SessionCapabilities,
+        Field(alias="sessionCapabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
     Session lifecycle and prompt capabilities advertised by the agent.
     """
     auth: Annotated[
-        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
+        AgentAuthCapabilities,
+        Field(alias="auth", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5603,7 +5519,7 @@ class Error(WireModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    data: Annotated[Any | None, Field(alias="data"), DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -5629,7 +5545,7 @@ class ContentChunk(WireModel):
     A single item of content
     """
     message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
+        MessageId | None, Field(alias="messageId"), DefaultOnError()
     ] = None
     """
     A unique identifier for the message this chunk belongs to.
@@ -5637,9 +5553,9 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5672,14 +5588,14 @@ class AvailableCommand(WireModel):
     Human-readable description of what the command does.
     """
     input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+        AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
     """
     Input for the command if required
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5704,16 +5620,17 @@ class AvailableCommandsUpdate(WireModel):
         defer_build=True,
     )
     available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
+        list[AvailableCommand],
+        Field(alias="availableCommands"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     Commands the agent can execute
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5753,22 +5670,21 @@ class CompactionUpdate(WireModel):
     Current lifecycle status.
     """
     summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
+        list[ContentBlock] | None,
+        Field(alias="summary"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
-        None
-    )
+    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Extensible metadata patch for this compaction.
     """
@@ -5799,9 +5715,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata scoped to this chunk. Omission and `null` both mean absent.
     """
@@ -5822,17 +5738,15 @@ class ClientSessionCapabilities(WireModel):
         defer_build=True,
     )
     compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")],
-        DefaultOnError(),
+        CompactionCapabilities | None, Field(alias="compaction"), DefaultOnError()
     ] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
     """
     config_options: Annotated[
-        Annotated[
-            SessionConfigOptionsCapabilities | None, Field(alias="configOptions")
-        ],
+        SessionConfigOptionsCapabilities | None,
+        Field(alias="configOptions"),
         DefaultOnError(),
     ] = None
     """
@@ -5842,7 +5756,7 @@ class ClientSessionCapabilities(WireModel):
     config option extensions.
     """
     notices: Annotated[
-        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
+        NoticeCapabilities | None, Field(alias="notices"), DefaultOnError()
     ] = None
     """
     Support for live user-facing `notice` session updates.
@@ -5850,9 +5764,9 @@ class ClientSessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client can present notices to the user.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5883,7 +5797,8 @@ class NewSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -5895,14 +5810,14 @@ class NewSessionRequest(WireModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+        list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5950,9 +5865,9 @@ class PromptRequest(WireModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5980,9 +5895,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6062,19 +5977,17 @@ class ResultClientResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            WriteTextFileResponse
-            | ReadTextFileResponse
-            | RequestPermissionResponse
-            | CreateTerminalResponse
-            | TerminalOutputResponse
-            | ReleaseTerminalResponse
-            | WaitForTerminalExitResponse
-            | KillTerminalResponse
-            | CreateElicitationResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -6124,9 +6037,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6170,22 +6083,21 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6371,14 +6283,12 @@ class ElicitationSchema(WireModel):
         defer_build=True,
     )
     type_: Annotated[
-        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
+        ElicitationSchemaType, Field(alias="type"), DefaultOnError("object")
     ] = "object"
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the schema.
 
@@ -6397,17 +6307,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6445,9 +6355,8 @@ class InitializeResponse(WireModel):
     The client should disconnect, if it doesn't support this version.
     """
     agent_capabilities: Annotated[
-        Annotated[
-            AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
-        ],
+        AgentCapabilities,
+        Field(alias="agentCapabilities", validate_default=True),
         DefaultOnError(
             {
                 "auth": {},
@@ -6480,7 +6389,8 @@ class InitializeResponse(WireModel):
     Capabilities supported by the agent.
     """
     auth_methods: Annotated[
-        Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
+        list[AuthMethod],
+        Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = Field(default_factory=list)
@@ -6488,16 +6398,16 @@ class InitializeResponse(WireModel):
     Authentication methods supported by the agent.
     """
     agent_info: Annotated[
-        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
+        Implementation | None, Field(alias="agentInfo"), DefaultOnError()
     ] = None
     """
     Information about the Agent name and version sent to the Client.
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6537,7 +6447,7 @@ class LoadSessionResponse(WireModel):
         defer_build=True,
     )
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -6545,16 +6455,17 @@ class LoadSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6579,7 +6490,7 @@ class ResumeSessionResponse(WireModel):
         defer_build=True,
     )
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -6587,16 +6498,17 @@ class ResumeSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6621,16 +6533,17 @@ class SetSessionConfigOptionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        list[SessionConfigOption],
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6667,7 +6580,7 @@ class ToolCall(WireModel):
     """
     Human-readable title describing what the tool is doing.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -6675,17 +6588,15 @@ class ToolCall(WireModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")],
-        NotNull(),
-        DefaultOnError(),
-        OmitNone,
+        ToolKind | None, Field(alias="kind"), NotNull(), DefaultOnError(), OmitNone
     ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")],
+        ToolCallStatus | None,
+        Field(alias="status"),
         NotNull(),
         DefaultOnError(),
         OmitNone,
@@ -6694,7 +6605,8 @@ class ToolCall(WireModel):
     Current execution status of the tool call.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6704,7 +6616,8 @@ class ToolCall(WireModel):
     Content produced by the tool call.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6714,21 +6627,17 @@ class ToolCall(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6753,16 +6662,17 @@ class ConfigOptionUpdate(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        list[SessionConfigOption],
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6792,7 +6702,8 @@ class ClientCapabilities(WireModel):
         defer_build=True,
     )
     fs: Annotated[
-        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
+        FileSystemCapabilities,
+        Field(alias="fs", validate_default=True),
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
     ] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate(
@@ -6803,15 +6714,12 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[
-        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
-    ] = False
+    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
     session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")],
-        DefaultOnError(),
+        ClientSessionCapabilities | None, Field(alias="session"), DefaultOnError()
     ] = None
     """
     Session-related capabilities supported by the client.
@@ -6820,7 +6728,8 @@ class ClientCapabilities(WireModel):
     session-related extensions.
     """
     auth: Annotated[
-        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
+        AuthCapabilities,
+        Field(alias="auth", validate_default=True),
         DefaultOnError({"terminal": False}),
     ] = Field(
         default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
@@ -6831,8 +6740,7 @@ class ClientCapabilities(WireModel):
     in its `InitializeResponse`.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
-        DefaultOnError(),
+        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -6841,9 +6749,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6962,25 +6870,21 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
-    ] = None
+    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
     """
     Update the tool kind.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     Update the execution status.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Update the human-readable title.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Update the programmatic name of the tool being invoked.
 
@@ -6988,7 +6892,8 @@ class ToolCallUpdate(WireModel):
     the existing name is left unchanged.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -6996,28 +6901,25 @@ class ToolCallUpdate(WireModel):
     Replace the content collection.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Update the raw output.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7059,7 +6961,7 @@ class NewSessionResponse(WireModel):
     Used in all subsequent requests for this conversation.
     """
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -7067,16 +6969,17 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7109,9 +7012,8 @@ class InitializeRequest(WireModel):
     The latest protocol version supported by the client.
     """
     client_capabilities: Annotated[
-        Annotated[
-            ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
-        ],
+        ClientCapabilities,
+        Field(alias="clientCapabilities", validate_default=True),
         DefaultOnError(
             {
                 "auth": {"terminal": False},
@@ -7132,16 +7034,16 @@ class InitializeRequest(WireModel):
     Capabilities supported by the client.
     """
     client_info: Annotated[
-        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
+        Implementation | None, Field(alias="clientInfo"), DefaultOnError()
     ] = None
     """
     Information about the Client name and version sent to the Agent.
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7170,22 +7072,20 @@ class ResultAgentResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeResponse
-            | AuthenticateResponse
-            | LogoutResponse
-            | NewSessionResponse
-            | LoadSessionResponse
-            | ListSessionsResponse
-            | DeleteSessionResponse
-            | ResumeSessionResponse
-            | CloseSessionResponse
-            | SetSessionModeResponse
-            | SetSessionConfigOptionResponse
-            | PromptResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -7211,9 +7111,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7244,9 +7144,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7315,9 +7215,9 @@ class RequestPermissionRequest(WireModel):
     """
     Available permission options for the user to choose from.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7420,23 +7320,21 @@ class ClientRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeRequest
-            | AuthenticateRequest
-            | LogoutRequest
-            | NewSessionRequest
-            | LoadSessionRequest
-            | ListSessionsRequest
-            | DeleteSessionRequest
-            | ResumeSessionRequest
-            | CloseSessionRequest
-            | SetSessionModeRequest
-            | SetSessionConfigOptionRequest
-            | PromptRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        InitializeRequest
+        | AuthenticateRequest
+        | LogoutRequest
+        | NewSessionRequest
+        | LoadSessionRequest
+        | ListSessionsRequest
+        | DeleteSessionRequest
+        | ResumeSessionRequest
+        | CloseSessionRequest
+        | SetSessionModeRequest
+        | SetSessionConfigOptionRequest
+        | PromptRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7496,20 +7394,18 @@ class AgentRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            WriteTextFileRequest
-            | ReadTextFileRequest
-            | RequestPermissionRequest
-            | CreateTerminalRequest
-            | TerminalOutputRequest
-            | ReleaseTerminalRequest
-            | WaitForTerminalExitRequest
-            | KillTerminalRequest
-            | CreateElicitationRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        WriteTextFileRequest
+        | ReadTextFileRequest
+        | RequestPermissionRequest
+        | CreateTerminalRequest
+        | TerminalOutputRequest
+        | ReleaseTerminalRequest
+        | WaitForTerminalExitRequest
+        | KillTerminalRequest
+        | CreateElicitationRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7557,9 +7453,9 @@ class SessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7588,13 +7484,8 @@ class AgentNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            SessionNotification
-            | CompleteElicitationNotification
-            | ExtNotification
-            | None,
-            Field(alias="params"),
-        ],
+        SessionNotification | CompleteElicitationNotification | ExtNotification | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

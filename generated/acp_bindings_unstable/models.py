@@ -58,20 +58,20 @@ class ReadTextFileRequest(WireModel):
     Absolute path to the file to read.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="line", ge=0, le=4294967295), Integral()
     ] = None
     """
     Line number to start reading from (1-based).
     """
     limit: Annotated[
-        Annotated[int | None, Field(alias="limit", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="limit", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum number of lines to read.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -148,9 +148,7 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -162,9 +160,9 @@ class TextResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -192,9 +190,7 @@ class BlobResourceContents(WireModel):
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -202,9 +198,9 @@ class BlobResourceContents(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -236,9 +232,7 @@ class Diff(WireModel):
     """
     The absolute file path being modified.
     """
-    old_text: Annotated[
-        Annotated[str | None, Field(alias="oldText")], DefaultOnError()
-    ] = None
+    old_text: Annotated[str | None, Field(alias="oldText"), DefaultOnError()] = None
     """
     The original content (omitted or `null` for new files).
     """
@@ -246,9 +240,9 @@ class Diff(WireModel):
     """
     The new content after modification.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -286,9 +280,9 @@ class Terminal(WireModel):
     """
     Identifier of the terminal instance to embed in the content stream.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -322,16 +316,17 @@ class ToolCallLocation(WireModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="line", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional 1-based line number within the file.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -383,9 +378,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -417,9 +412,9 @@ class TerminalOutputRequest(WireModel):
     """
     The ID of the terminal to get output from.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -451,9 +446,9 @@ class ReleaseTerminalRequest(WireModel):
     """
     The ID of the terminal to release.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -485,9 +480,9 @@ class WaitForTerminalExitRequest(WireModel):
     """
     The ID of the terminal to wait for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -519,9 +514,9 @@ class KillTerminalRequest(WireModel):
     """
     The ID of the terminal to kill.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -554,7 +549,7 @@ class ElicitationSessionScope(WireModel):
     The session this elicitation is tied to.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     Optional tool call within the session.
@@ -603,17 +598,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -642,24 +637,22 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_length: Annotated[
-        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="minLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Minimum string length.
@@ -667,7 +660,7 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
     max_length: Annotated[
-        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="maxLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum string length.
@@ -686,9 +679,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[
-        Annotated[str | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
@@ -706,9 +697,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -734,17 +725,15 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
@@ -762,17 +751,15 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[
-        Annotated[float | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -798,27 +785,23 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -827,10 +810,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -839,10 +820,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -851,9 +830,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -879,33 +858,29 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[
-        Annotated[bool | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -935,9 +910,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -967,9 +942,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1060,20 +1035,16 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[Annotated[bool, Field(alias="image")], DefaultOnError(False)] = (
-        False
-    )
+    image: Annotated[bool, Field(alias="image"), DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[Annotated[bool, Field(alias="audio")], DefaultOnError(False)] = (
-        False
-    )
+    audio: Annotated[bool, Field(alias="audio"), DefaultOnError(False)] = False
     """
     Agent supports `audio` content blocks.
     """
     embedded_context: Annotated[
-        Annotated[bool, Field(alias="embeddedContext")], DefaultOnError(False)
+        bool, Field(alias="embeddedContext"), DefaultOnError(False)
     ] = False
     """
     Agent supports embedded context in `session/prompt` requests.
@@ -1081,9 +1052,9 @@ class PromptCapabilities(WireModel):
     When enabled, the Client is allowed to include `resource` content blocks
     in prompt requests for pieces of context that are referenced in the message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1107,15 +1078,15 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    http: Annotated[Annotated[bool, Field(alias="http")], DefaultOnError(False)] = False
+    http: Annotated[bool, Field(alias="http"), DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
     """
-    sse: Annotated[Annotated[bool, Field(alias="sse")], DefaultOnError(False)] = False
+    sse: Annotated[bool, Field(alias="sse"), DefaultOnError(False)] = False
     """
     Agent supports `sse` MCP servers.
     """
-    acp: Annotated[Annotated[bool, Field(alias="acp")], DefaultOnError(False)] = False
+    acp: Annotated[bool, Field(alias="acp"), DefaultOnError(False)] = False
     """
     **UNSTABLE**
 
@@ -1123,9 +1094,9 @@ class McpCapabilities(WireModel):
 
     Agent supports `acp` MCP servers.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1151,9 +1122,9 @@ class SessionListCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1179,9 +1150,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1210,9 +1181,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1243,9 +1214,9 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1275,9 +1246,9 @@ class SessionForkCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1308,9 +1279,9 @@ class SessionArchiveCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1340,9 +1311,9 @@ class SessionStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1373,9 +1344,9 @@ class SessionTitleCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1401,9 +1372,9 @@ class SessionResumeCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1429,9 +1400,9 @@ class SessionCloseCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1461,9 +1432,9 @@ class AuthStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1489,9 +1460,9 @@ class LogoutCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1521,9 +1492,9 @@ class ProvidersCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1567,30 +1538,28 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="env")],
-        DefaultOnNull({}),
-        OmitNone,
+        dict[str, str] | None, Field(alias="env"), DefaultOnNull({}), OmitNone
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1624,15 +1593,15 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1663,9 +1632,7 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -1677,9 +1644,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1703,9 +1670,9 @@ class AuthenticateResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1771,9 +1738,9 @@ class ProviderCurrentConfig(WireModel):
     """
     Base URL currently used by this provider.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1801,9 +1768,9 @@ class SetProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1831,9 +1798,9 @@ class DisableProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1857,9 +1824,9 @@ class LogoutResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1913,9 +1880,7 @@ class AuthAccount(WireModel):
     Human-readable name for the account, suitable for display on its own,
     for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
     """
-    active: Annotated[
-        Annotated[bool | None, Field(alias="active")], DefaultOnError()
-    ] = None
+    active: Annotated[bool | None, Field(alias="active"), DefaultOnError()] = None
     """
     Whether the agent currently uses this account by default.
 
@@ -1923,31 +1888,29 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Display name of the user, such as a username or full name.
 
     Optional. Omitted and `null` are equivalent and mean no name is reported.
     """
-    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = (
-        None
-    )
+    email: Annotated[str | None, Field(alias="email"), DefaultOnError()] = None
     """
     Email address of the user.
 
     Optional. Omitted and `null` are equivalent and mean no email is reported.
     """
     organization: Annotated[
-        Annotated[str | None, Field(alias="organization")], DefaultOnError()
+        str | None, Field(alias="organization"), DefaultOnError()
     ] = None
     """
     Display name of the organization, team, or workspace the account is using.
 
     Optional. Omitted and `null` are equivalent and mean no organization is reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1987,15 +1950,15 @@ class SessionMode(WireModel):
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2060,15 +2023,15 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for this option value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2129,7 +2092,8 @@ class SessionInfo(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -2142,21 +2106,15 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session
     """
-    updated_at: Annotated[
-        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
-    ] = None
+    updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
     """
     ISO 8601 timestamp of last activity
     """
-    archived: Annotated[
-        Annotated[bool | None, Field(alias="archived")], DefaultOnError()
-    ] = None
+    archived: Annotated[bool | None, Field(alias="archived"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -2167,9 +2125,9 @@ class SessionInfo(WireModel):
     Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
     Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2193,9 +2151,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2223,9 +2181,9 @@ class ArchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2253,9 +2211,9 @@ class UnarchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2302,9 +2260,9 @@ class SetSessionTitleResponse(WireModel):
     This differs from the requested title if the Agent normalized it. Clients SHOULD
     display this value rather than the one they sent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2328,9 +2286,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2354,9 +2312,9 @@ class SetSessionModeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2399,30 +2357,26 @@ class Usage(WireModel):
         defer_build=True,
     )
     total_tokens: Annotated[
-        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Sum of all token types across session.
     """
     input_tokens: Annotated[
-        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="inputTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Total input tokens across all turns.
     """
     output_tokens: Annotated[
-        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="outputTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Total output tokens across all turns.
     """
     thought_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="thoughtTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2430,9 +2384,8 @@ class Usage(WireModel):
     Total thought/reasoning tokens
     """
     cached_read_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="cachedReadTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2440,18 +2393,17 @@ class Usage(WireModel):
     Total cache read tokens.
     """
     cached_write_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Total cache write tokens.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2537,9 +2489,9 @@ class PlanFile(WireModel):
     """
     The URI of the file containing the plan.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2575,9 +2527,9 @@ class PlanMarkdown(WireModel):
     """
     Markdown content for the plan.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2609,9 +2561,9 @@ class PlanRemoved(WireModel):
     """
     The plan ID to remove.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2639,9 +2591,9 @@ class UnstructuredCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2671,9 +2623,9 @@ class CurrentModeUpdate(WireModel):
     """
     The ID of the current mode
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2700,21 +2652,17 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
-    updated_at: Annotated[
-        Annotated[str | None, Field(alias="updatedAt")], DefaultOnError()
-    ] = None
+    updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
     """
     ISO 8601 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2747,9 +2695,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2773,27 +2721,21 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[
-        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
-    ]
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[
-        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
-    ]
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
-        None
-    )
+    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
     """
     Cumulative session cost (optional).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2841,17 +2783,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata scoped to this notice.
 
@@ -2896,9 +2838,9 @@ class SessionCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2924,9 +2866,9 @@ class RunningStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -2950,9 +2892,9 @@ class RequiresActionStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -2986,9 +2928,9 @@ class UnknownStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
@@ -3014,9 +2956,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3058,7 +3000,8 @@ class AuthStatusUpdateNotification(WireModel):
     do not recognize as `unknown`.
     """
     accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        list[AuthAccount] | None,
+        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -3071,9 +3014,9 @@ class AuthStatusUpdateNotification(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3110,20 +3053,20 @@ class FileSystemCapabilities(WireModel):
         defer_build=True,
     )
     read_text_file: Annotated[
-        Annotated[bool, Field(alias="readTextFile")], DefaultOnError(False)
+        bool, Field(alias="readTextFile"), DefaultOnError(False)
     ] = False
     """
     Whether the Client supports `fs/read_text_file` requests.
     """
     write_text_file: Annotated[
-        Annotated[bool, Field(alias="writeTextFile")], DefaultOnError(False)
+        bool, Field(alias="writeTextFile"), DefaultOnError(False)
     ] = False
     """
     Whether the Client supports `fs/write_text_file` requests.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3165,9 +3108,9 @@ class BooleanConfigOptionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3216,9 +3159,9 @@ class SubagentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3244,9 +3187,9 @@ class PlanCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3274,9 +3217,7 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
-    ] = False
+    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -3284,9 +3225,9 @@ class AuthCapabilities(WireModel):
     configured agent invocation in an interactive terminal. When `true`, the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3312,9 +3253,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3342,9 +3283,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3377,9 +3318,9 @@ class AuthenticateRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3407,9 +3348,9 @@ class ListProvidersRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3452,15 +3393,15 @@ class SetProviderRequest(WireModel):
     Base URL for requests sent through this provider.
     """
     headers: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="headers")], NotNull(), OmitNone
+        dict[str, str] | None, Field(alias="headers"), NotNull(), OmitNone
     ] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3492,9 +3433,9 @@ class DisableProviderRequest(WireModel):
     """
     Provider ID to disable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3520,9 +3461,9 @@ class LogoutRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3555,9 +3496,9 @@ class AuthStatusRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3589,9 +3530,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3623,15 +3564,13 @@ class McpServerHttp(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
-    ]
+    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3663,15 +3602,13 @@ class McpServerSse(WireModel):
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        Annotated[list[HttpHeader], Field(alias="headers")], DefaultOnNull([])
-    ]
+    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3713,9 +3650,9 @@ class McpServerAcp(WireModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3747,17 +3684,17 @@ class McpServerStdio(WireModel):
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[Annotated[list[str], Field(alias="args")], DefaultOnNull([])]
+    args: Annotated[list[str], Field(alias="args"), DefaultOnNull([])]
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[Annotated[list[EnvVariable], Field(alias="env")], DefaultOnNull([])]
+    env: Annotated[list[EnvVariable], Field(alias="env"), DefaultOnNull([])]
     """
     Environment variables to set when launching the MCP server.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3819,9 +3756,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3860,9 +3797,9 @@ class ArchiveSessionRequest(WireModel):
     """
     The ID of the session to archive.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3902,9 +3839,9 @@ class UnarchiveSessionRequest(WireModel):
     """
     The ID of the session to unarchive.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3942,9 +3879,9 @@ class SessionStatusRequest(WireModel):
     """
     The ID of the session to check.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3993,9 +3930,9 @@ class SetSessionTitleRequest(WireModel):
     truncating it. The Agent rejects a title that fails its validation, including one
     that is empty after normalization, with `-32602`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4029,9 +3966,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4063,9 +4000,9 @@ class SetSessionModeRequest(WireModel):
     """
     The ID of the mode to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4089,9 +4026,9 @@ class WriteTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4119,9 +4056,9 @@ class ReadTextFileResponse(WireModel):
     """
     Content payload returned by this response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4149,9 +4086,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4179,9 +4116,9 @@ class CreateTerminalResponse(WireModel):
     """
     The unique identifier for the created terminal.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4206,22 +4143,21 @@ class TerminalExitStatus(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="exitCode", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4245,9 +4181,9 @@ class ReleaseTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4272,22 +4208,21 @@ class WaitForTerminalExitResponse(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[int | None, Field(alias="exitCode", ge=0, le=4294967295)],
+        int | None,
+        Field(alias="exitCode", ge=0, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4311,9 +4246,9 @@ class KillTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4342,9 +4277,7 @@ class McpError(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[
-        Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()
-    ]
+    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
@@ -4378,9 +4311,9 @@ class CancelNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4429,9 +4362,9 @@ class MessageMcpNotification(WireModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4484,9 +4417,9 @@ class ProxySuccessorRequest(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped request's own `_meta` stays inside these params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4548,9 +4481,9 @@ class ProxySuccessorNotification(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped notification's own `_meta` stays inside these params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4608,9 +4541,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4644,9 +4577,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4673,9 +4606,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4710,9 +4643,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -4896,24 +4829,22 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["end_turn"], Field(alias="stopReason")], DefaultOnError()
+        Literal["end_turn"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -4933,24 +4864,22 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_tokens"], Field(alias="stopReason")], DefaultOnError()
+        Literal["max_tokens"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -4971,25 +4900,22 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")],
-        DefaultOnError(),
+        Literal["max_turn_requests"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -5009,24 +4935,22 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["refusal"], Field(alias="stopReason")], DefaultOnError()
+        Literal["refusal"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -5046,24 +4970,22 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["cancelled"], Field(alias="stopReason")], DefaultOnError()
+        Literal["cancelled"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -5086,23 +5008,21 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
-    stop_reason: Annotated[Annotated[str, Field(alias="stopReason")], DefaultOnError()]
+    stop_reason: Annotated[str, Field(alias="stopReason"), DefaultOnError()]
     """
     Unrecognized stop reason.
     """
@@ -5124,25 +5044,21 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
-    stop_reason: Annotated[
-        Annotated[None, Field(alias="stopReason")], DefaultOnError()
-    ] = None
+    stop_reason: Annotated[None, Field(alias="stopReason"), DefaultOnError()] = None
 
 
 class HttpMcpServer(McpServerHttp):
@@ -5227,9 +5143,9 @@ class ResultMessageMcpResponse(WireModel):
     """
     Required, even if JSON null.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Optional ACP carrier metadata.
     """
@@ -5255,9 +5171,9 @@ class ErrorMessageMcpResponse(WireModel):
     """
     Required, non-null MCP error object.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Optional ACP carrier metadata.
     """
@@ -5417,22 +5333,21 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5563,9 +5478,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5606,9 +5521,9 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5921,9 +5836,9 @@ class WriteTextFileRequest(WireModel):
     """
     The text content to write to the file.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5948,28 +5863,24 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
     """
     last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+        str | None, Field(alias="lastModified"), DefaultOnError()
     ] = None
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[
-        Annotated[float | None, Field(alias="priority")], DefaultOnError()
-    ] = None
+    priority: Annotated[float | None, Field(alias="priority"), DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5994,7 +5905,7 @@ class TextContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6003,9 +5914,9 @@ class TextContent(WireModel):
     """
     Text payload carried by this content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6030,7 +5941,7 @@ class ImageContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6043,13 +5954,13 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6074,7 +5985,7 @@ class AudioContent(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6087,9 +5998,9 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6114,20 +6025,18 @@ class ResourceLink(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
     """
-    mime_type: Annotated[
-        Annotated[str | None, Field(alias="mimeType")], DefaultOnError()
-    ] = None
+    mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
     """
@@ -6136,19 +6045,15 @@ class ResourceLink(WireModel):
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional display title for end-user UI.
     """
@@ -6156,9 +6061,9 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6192,7 +6097,7 @@ class EmbeddedResource(WireModel):
         defer_build=True,
     )
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6201,9 +6106,9 @@ class EmbeddedResource(WireModel):
     """
     Embedded resource payload, either text or binary data.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6239,9 +6144,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6274,15 +6179,13 @@ class CreateTerminalRequest(WireModel):
     The command to execute.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Array of command arguments.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Environment variables for the command.
@@ -6292,9 +6195,8 @@ class CreateTerminalRequest(WireModel):
     Working directory for the command. Must be an absolute path.
     """
     output_byte_limit: Annotated[
-        Annotated[
-            int | None, Field(alias="outputByteLimit", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="outputByteLimit", ge=0, le=18446744073709551615),
         Integral(),
     ] = None
     """
@@ -6307,9 +6209,9 @@ class CreateTerminalRequest(WireModel):
     string output, even if this means the retained output is slightly less than the
     specified limit.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6381,25 +6283,22 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="minItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Minimum number of items to select.
@@ -6407,8 +6306,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="maxItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Maximum number of items to select.
@@ -6420,18 +6318,16 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6479,9 +6375,9 @@ class MessageMcpRequest(WireModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6513,9 +6409,8 @@ class SessionSystemPromptModeCapabilities(WireModel):
         defer_build=True,
     )
     override: Annotated[
-        Annotated[
-            SessionSystemPromptOverrideCapabilities | None, Field(alias="override")
-        ],
+        SessionSystemPromptOverrideCapabilities | None,
+        Field(alias="override"),
         DefaultOnError(),
     ] = None
     """
@@ -6525,9 +6420,9 @@ class SessionSystemPromptModeCapabilities(WireModel):
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6552,8 +6447,7 @@ class AgentAuthCapabilities(WireModel):
         defer_build=True,
     )
     status: Annotated[
-        Annotated[AuthStatusCapabilities | None, Field(alias="status")],
-        DefaultOnError(),
+        AuthStatusCapabilities | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -6566,7 +6460,7 @@ class AgentAuthCapabilities(WireModel):
     Supplying `{}` means the agent supports the `auth/status` method.
     """
     logout: Annotated[
-        Annotated[LogoutCapabilities | None, Field(alias="logout")], DefaultOnError()
+        LogoutCapabilities | None, Field(alias="logout"), DefaultOnError()
     ] = None
     """
     Whether the agent supports the logout method.
@@ -6574,9 +6468,9 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the logout method.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6638,7 +6532,8 @@ class ProviderInfo(WireModel):
     Provider identifier, for example "main" or "openai".
     """
     supported: Annotated[
-        Annotated[list[LlmProtocol], Field(alias="supported")],
+        list[LlmProtocol],
+        Field(alias="supported"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -6655,9 +6550,9 @@ class ProviderInfo(WireModel):
     Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6693,7 +6588,8 @@ class AuthStatusResponse(WireModel):
     do not recognize as `unknown`.
     """
     accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        list[AuthAccount] | None,
+        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6706,9 +6602,9 @@ class AuthStatusResponse(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6737,16 +6633,17 @@ class SessionModeState(WireModel):
     The current mode the Agent is in.
     """
     available_modes: Annotated[
-        Annotated[list[SessionMode], Field(alias="availableModes")],
+        list[SessionMode],
+        Field(alias="availableModes"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of modes that the Agent can operate in
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6779,16 +6676,17 @@ class SessionConfigSelectGroup(WireModel):
     Human-readable label for this group.
     """
     options: Annotated[
-        Annotated[list[SessionConfigSelectOption], Field(alias="options")],
+        list[SessionConfigSelectOption],
+        Field(alias="options"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of option values in this group.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6813,23 +6711,24 @@ class ListSessionsResponse(WireModel):
         defer_build=True,
     )
     sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
+        list[SessionInfo],
+        Field(alias="sessions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     Array of session information objects
     """
-    next_cursor: Annotated[
-        Annotated[str | None, Field(alias="nextCursor")], DefaultOnError()
-    ] = None
+    next_cursor: Annotated[str | None, Field(alias="nextCursor"), DefaultOnError()] = (
+        None
+    )
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6866,9 +6765,9 @@ class SessionStatusResponse(WireModel):
 
     Required. Clients MUST treat a value they do not recognize as `saved`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6898,9 +6797,7 @@ class PromptResponse(WireModel):
     """
     Indicates why the agent stopped processing the turn.
     """
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -6908,9 +6805,9 @@ class PromptResponse(WireModel):
 
     Token usage for this turn (optional).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -6969,9 +6866,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7002,9 +6899,7 @@ class Plan(WireModel):
         defer_build=True,
     )
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
     ]
     """
     The list of tasks to be accomplished.
@@ -7012,9 +6907,9 @@ class Plan(WireModel):
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7047,9 +6942,7 @@ class PlanItems(WireModel):
     The plan ID to update.
     """
     entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
     ]
     """
     The list of tasks to be accomplished.
@@ -7057,9 +6950,9 @@ class PlanItems(WireModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7099,17 +6992,16 @@ class SubagentSessionCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        SessionCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the client to cancel this child's current work without ending
     the session. Omitted or `null` means unsupported. An object (including
     `{}`) means supported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7132,8 +7024,7 @@ class SessionConfigOptionsCapabilities(WireModel):
         defer_build=True,
     )
     boolean: Annotated[
-        Annotated[BooleanConfigOptionCapabilities | None, Field(alias="boolean")],
-        DefaultOnError(),
+        BooleanConfigOptionCapabilities | None, Field(alias="boolean"), DefaultOnError()
     ] = None
     """
     Whether the client supports boolean session configuration options.
@@ -7143,9 +7034,9 @@ class SessionConfigOptionsCapabilities(WireModel):
     `configOptions`, and the client may send `session/set_config_option`
     requests with `type: "boolean"` and a boolean `value`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7170,8 +7061,7 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
-        DefaultOnError(),
+        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -7180,8 +7070,7 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
-        DefaultOnError(),
+        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -7189,9 +7078,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7272,9 +7161,9 @@ class ListSessionsRequest(WireModel):
     the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
     applies before pagination. Clients keep the same value when following `nextCursor`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7348,15 +7237,14 @@ class TerminalOutputResponse(WireModel):
     Whether the output was truncated due to byte limits.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
-        DefaultOnError(),
+        TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
     """
     Exit status if the command has completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7438,10 +7326,8 @@ class ClientNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            CancelNotification | MessageMcpNotification | ExtNotification | None,
-            Field(alias="params"),
-        ],
+        CancelNotification | MessageMcpNotification | ExtNotification | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7476,9 +7362,9 @@ class CancelRequestNotification(WireModel):
     """
     The ID of the request to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7509,7 +7395,8 @@ class ProxyNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[ProxySuccessorNotification | None, Field(alias="params")],
+        ProxySuccessorNotification | None,
+        Field(alias="params"),
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
     """
@@ -7633,9 +7520,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7674,9 +7561,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7727,9 +7614,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7898,9 +7785,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -7974,7 +7861,8 @@ class SessionSystemPromptCapabilities(WireModel):
         defer_build=True,
     )
     mode: Annotated[
-        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")],
+        SessionSystemPromptModeCapabilities | None,
+        Field(alias="mode"),
         DefaultOnError(),
     ] = None
     """
@@ -7982,9 +7870,9 @@ class SessionSystemPromptCapabilities(WireModel):
 
     Optional. Omitted or `null` both mean the agent supports only `append`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8016,9 +7904,9 @@ class ListProvidersResponse(WireModel):
     """
     Configurable providers with current routing info suitable for UI display.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8092,7 +7980,7 @@ class Error(WireModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Annotated[Any | None, Field(alias="data")], DefaultOnError()] = None
+    data: Annotated[Any | None, Field(alias="data"), DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -8118,7 +8006,7 @@ class ContentChunk(WireModel):
     A single item of content
     """
     message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="messageId")], DefaultOnError()
+        MessageId | None, Field(alias="messageId"), DefaultOnError()
     ] = None
     """
     A unique identifier for the message this chunk belongs to.
@@ -8126,9 +8014,9 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8179,9 +8067,9 @@ class PlanUpdate(WireModel):
     """
     The updated plan content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8214,14 +8102,14 @@ class AvailableCommand(WireModel):
     Human-readable description of what the command does.
     """
     input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+        AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
     """
     Input for the command if required
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8246,16 +8134,17 @@ class AvailableCommandsUpdate(WireModel):
         defer_build=True,
     )
     available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
+        list[AvailableCommand],
+        Field(alias="availableCommands"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     Commands the agent can execute
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8295,22 +8184,21 @@ class CompactionUpdate(WireModel):
     Current lifecycle status.
     """
     summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
+        list[ContentBlock] | None,
+        Field(alias="summary"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
-        None
-    )
+    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Extensible metadata patch for this compaction.
     """
@@ -8341,9 +8229,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata scoped to this chunk. Omission and `null` both mean absent.
     """
@@ -8367,9 +8255,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[
-        Annotated[Error | None, Field(alias="error")], DefaultOnError()
-    ] = None
+    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -8401,7 +8287,7 @@ class SessionMessage(WireModel):
     Identifier of this message within the enclosing session's transcript.
     """
     sender_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="senderSessionId")], DefaultOnError()
+        SessionId | None, Field(alias="senderSessionId"), DefaultOnError()
     ] = None
     """
     The sending session.
@@ -8409,7 +8295,7 @@ class SessionMessage(WireModel):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
     recipient_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="recipientSessionId")], DefaultOnError()
+        SessionId | None, Field(alias="recipientSessionId"), DefaultOnError()
     ] = None
     """
     The receiving session.
@@ -8417,7 +8303,7 @@ class SessionMessage(WireModel):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
     sender_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="senderMessageId")], DefaultOnError()
+        MessageId | None, Field(alias="senderMessageId"), DefaultOnError()
     ] = None
     """
     On an incoming view, the `messageId` of the same message's outgoing view in the
@@ -8427,7 +8313,7 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     recipient_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="recipientMessageId")], DefaultOnError()
+        MessageId | None, Field(alias="recipientMessageId"), DefaultOnError()
     ] = None
     """
     On an outgoing view, the `messageId` of the same message's incoming view in the
@@ -8437,7 +8323,8 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -8445,9 +8332,9 @@ class SessionMessage(WireModel):
     Omitted leaves content unchanged. `null` or `[]` clears it.
     A non-empty array replaces all content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Omitted leaves metadata unchanged. `null` removes it.
 
@@ -8484,9 +8371,9 @@ class SessionMessageChunk(WireModel):
     """
     A single content block appended to the message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Optional and nullable chunk-scoped metadata. Omitted or `null` means none.
 
@@ -8509,17 +8396,15 @@ class ClientSessionCapabilities(WireModel):
         defer_build=True,
     )
     compaction: Annotated[
-        Annotated[CompactionCapabilities | None, Field(alias="compaction")],
-        DefaultOnError(),
+        CompactionCapabilities | None, Field(alias="compaction"), DefaultOnError()
     ] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
     """
     config_options: Annotated[
-        Annotated[
-            SessionConfigOptionsCapabilities | None, Field(alias="configOptions")
-        ],
+        SessionConfigOptionsCapabilities | None,
+        Field(alias="configOptions"),
         DefaultOnError(),
     ] = None
     """
@@ -8529,7 +8414,7 @@ class ClientSessionCapabilities(WireModel):
     config option extensions.
     """
     notices: Annotated[
-        Annotated[NoticeCapabilities | None, Field(alias="notices")], DefaultOnError()
+        NoticeCapabilities | None, Field(alias="notices"), DefaultOnError()
     ] = None
     """
     Support for live user-facing `notice` session updates.
@@ -8537,9 +8422,9 @@ class ClientSessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client can present notices to the user.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8592,9 +8477,9 @@ class SystemPrompt(WireModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with
     `-32602` without creating, loading, resuming, or forking the session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8623,7 +8508,7 @@ class LoadSessionRequest(WireModel):
         defer_build=True,
     )
     mcp_servers: Annotated[
-        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+        list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
     """
     List of MCP servers to connect to for this session.
@@ -8633,7 +8518,8 @@ class LoadSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -8663,9 +8549,9 @@ class LoadSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8707,7 +8593,8 @@ class ForkSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -8719,9 +8606,7 @@ class ForkSessionRequest(WireModel):
     session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -8740,9 +8625,9 @@ class ForkSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     for the source session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8780,7 +8665,8 @@ class ResumeSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -8793,9 +8679,7 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -8814,9 +8698,9 @@ class ResumeSessionRequest(WireModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8864,9 +8748,9 @@ class PromptRequest(WireModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8894,9 +8778,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -8976,20 +8860,18 @@ class ResultClientResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            WriteTextFileResponse
-            | ReadTextFileResponse
-            | RequestPermissionResponse
-            | CreateTerminalResponse
-            | TerminalOutputResponse
-            | ReleaseTerminalResponse
-            | WaitForTerminalExitResponse
-            | KillTerminalResponse
-            | CreateElicitationResponse
-            | MessageMcpResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -9039,9 +8921,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9079,24 +8961,22 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
     Optional. Omitted or `null` means not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP for additional metadata.
     Implementations MUST NOT make assumptions about values at these keys.
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[
-        Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()
+        Literal["error"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -9148,22 +9028,21 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9472,14 +9351,12 @@ class ElicitationSchema(WireModel):
         defer_build=True,
     )
     type_: Annotated[
-        Annotated[ElicitationSchemaType, Field(alias="type")], DefaultOnError("object")
+        ElicitationSchemaType, Field(alias="type"), DefaultOnError("object")
     ] = "object"
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the schema.
 
@@ -9498,17 +9375,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9543,7 +9420,7 @@ class SessionCapabilities(WireModel):
         defer_build=True,
     )
     list_: Annotated[
-        Annotated[SessionListCapabilities | None, Field(alias="list")], DefaultOnError()
+        SessionListCapabilities | None, Field(alias="list"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/list`.
@@ -9552,8 +9429,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
-        DefaultOnError(),
+        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -9562,10 +9438,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None,
-            Field(alias="additionalDirectories"),
-        ],
+        SessionAdditionalDirectoriesCapabilities | None,
+        Field(alias="additionalDirectories"),
         DefaultOnError(),
     ] = None
     """
@@ -9580,7 +9454,8 @@ class SessionCapabilities(WireModel):
     additional-root list associated with a listed session.
     """
     system_prompt: Annotated[
-        Annotated[SessionSystemPromptCapabilities | None, Field(alias="systemPrompt")],
+        SessionSystemPromptCapabilities | None,
+        Field(alias="systemPrompt"),
         DefaultOnError(),
     ] = None
     """
@@ -9594,7 +9469,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
     """
     fork: Annotated[
-        Annotated[SessionForkCapabilities | None, Field(alias="fork")], DefaultOnError()
+        SessionForkCapabilities | None, Field(alias="fork"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -9607,8 +9482,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports forking sessions.
     """
     archive: Annotated[
-        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")],
-        DefaultOnError(),
+        SessionArchiveCapabilities | None, Field(alias="archive"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -9622,8 +9496,7 @@ class SessionCapabilities(WireModel):
     `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
     """
     status: Annotated[
-        Annotated[SessionStatusCapabilities | None, Field(alias="status")],
-        DefaultOnError(),
+        SessionStatusCapabilities | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -9636,8 +9509,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports checking session status.
     """
     title: Annotated[
-        Annotated[SessionTitleCapabilities | None, Field(alias="title")],
-        DefaultOnError(),
+        SessionTitleCapabilities | None, Field(alias="title"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -9653,8 +9525,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports setting session titles.
     """
     resume: Annotated[
-        Annotated[SessionResumeCapabilities | None, Field(alias="resume")],
-        DefaultOnError(),
+        SessionResumeCapabilities | None, Field(alias="resume"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/resume`.
@@ -9663,8 +9534,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
     close: Annotated[
-        Annotated[SessionCloseCapabilities | None, Field(alias="close")],
-        DefaultOnError(),
+        SessionCloseCapabilities | None, Field(alias="close"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/close`.
@@ -9672,9 +9542,9 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9714,7 +9584,7 @@ class LoadSessionResponse(WireModel):
         defer_build=True,
     )
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -9722,16 +9592,17 @@ class LoadSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9764,7 +9635,7 @@ class ForkSessionResponse(WireModel):
     Unique identifier for the newly created forked session.
     """
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -9772,16 +9643,17 @@ class ForkSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9806,7 +9678,7 @@ class ResumeSessionResponse(WireModel):
         defer_build=True,
     )
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -9814,16 +9686,17 @@ class ResumeSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9848,16 +9721,17 @@ class SetSessionConfigOptionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        list[SessionConfigOption],
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9894,7 +9768,7 @@ class ToolCall(WireModel):
     """
     Human-readable title describing what the tool is doing.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -9902,17 +9776,15 @@ class ToolCall(WireModel):
     tool name is available.
     """
     kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")],
-        NotNull(),
-        DefaultOnError(),
-        OmitNone,
+        ToolKind | None, Field(alias="kind"), NotNull(), DefaultOnError(), OmitNone
     ] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")],
+        ToolCallStatus | None,
+        Field(alias="status"),
         NotNull(),
         DefaultOnError(),
         OmitNone,
@@ -9921,7 +9793,8 @@ class ToolCall(WireModel):
     Current execution status of the tool call.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9931,7 +9804,8 @@ class ToolCall(WireModel):
     Content produced by the tool call.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9941,21 +9815,17 @@ class ToolCall(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -9980,16 +9850,17 @@ class ConfigOptionUpdate(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
+        list[SessionConfigOption],
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10120,18 +9991,16 @@ class SubagentUpdate(WireModel):
     """
     The opaque session ID identifying the child in all ACP messages.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
 
     Omitted means unchanged. `null` clears it. If unset, the Client chooses
     a fallback presentation.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     The parent's human-readable description of the child's role or purpose.
 
@@ -10140,7 +10009,8 @@ class SubagentUpdate(WireModel):
     history of instructions sent to the child.
     """
     capabilities: Annotated[
-        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")],
+        SubagentSessionCapabilities | None,
+        Field(alias="capabilities"),
         DefaultOnError(),
     ] = None
     """
@@ -10151,9 +10021,7 @@ class SubagentUpdate(WireModel):
     Read-only operations retain their normal protocol semantics and capability
     requirements. A concrete object replaces the whole capability set.
     """
-    state: Annotated[
-        Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()
-    ] = None
+    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
     """
     Current state snapshot for the child session.
 
@@ -10183,9 +10051,9 @@ class SubagentUpdate(WireModel):
     array replaces the whole list. `[]` reports no additional directories.
     Clients use these values for the child's root set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10216,7 +10084,8 @@ class ClientCapabilities(WireModel):
         defer_build=True,
     )
     fs: Annotated[
-        Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)],
+        FileSystemCapabilities,
+        Field(alias="fs", validate_default=True),
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
     ] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate(
@@ -10227,15 +10096,12 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[
-        Annotated[bool, Field(alias="terminal")], DefaultOnError(False)
-    ] = False
+    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
     session: Annotated[
-        Annotated[ClientSessionCapabilities | None, Field(alias="session")],
-        DefaultOnError(),
+        ClientSessionCapabilities | None, Field(alias="session"), DefaultOnError()
     ] = None
     """
     Session-related capabilities supported by the client.
@@ -10244,8 +10110,7 @@ class ClientCapabilities(WireModel):
     session-related extensions.
     """
     subagents: Annotated[
-        Annotated[SubagentCapabilities | None, Field(alias="subagents")],
-        DefaultOnError(),
+        SubagentCapabilities | None, Field(alias="subagents"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -10259,9 +10124,9 @@ class ClientCapabilities(WireModel):
     Supplying `{}` means the client understands child associations, work-state
     snapshots, session-directed messages, and restricted-session semantics.
     """
-    plan: Annotated[
-        Annotated[PlanCapabilities | None, Field(alias="plan")], DefaultOnError()
-    ] = None
+    plan: Annotated[PlanCapabilities | None, Field(alias="plan"), DefaultOnError()] = (
+        None
+    )
     """
     **UNSTABLE**
 
@@ -10273,7 +10138,8 @@ class ClientCapabilities(WireModel):
     Supplying `{}` means the client can receive both update types.
     """
     auth: Annotated[
-        Annotated[AuthCapabilities, Field(alias="auth", validate_default=True)],
+        AuthCapabilities,
+        Field(alias="auth", validate_default=True),
         DefaultOnError({"terminal": False}),
     ] = Field(
         default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
@@ -10284,8 +10150,7 @@ class ClientCapabilities(WireModel):
     in its `InitializeResponse`.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
-        DefaultOnError(),
+        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -10294,9 +10159,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10327,7 +10192,8 @@ class NewSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -10339,7 +10205,7 @@ class NewSessionRequest(WireModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer], Field(alias="mcpServers")], DefaultOnNull([])
+        list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
@@ -10356,9 +10222,9 @@ class NewSessionRequest(WireModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `sessionCapabilities.systemPrompt`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10499,25 +10365,21 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
-    ] = None
+    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
     """
     Update the tool kind.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     Update the execution status.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Update the human-readable title.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Update the programmatic name of the tool being invoked.
 
@@ -10525,7 +10387,8 @@ class ToolCallUpdate(WireModel):
     the existing name is left unchanged.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -10533,28 +10396,25 @@ class ToolCallUpdate(WireModel):
     Replace the content collection.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Replace the locations collection.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Update the raw input.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Update the raw output.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10592,16 +10452,15 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    load_session: Annotated[
-        Annotated[bool, Field(alias="loadSession")], DefaultOnError(False)
-    ] = False
+    load_session: Annotated[bool, Field(alias="loadSession"), DefaultOnError(False)] = (
+        False
+    )
     """
     Whether the agent supports `session/load`.
     """
     prompt_capabilities: Annotated[
-        Annotated[
-            PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
-        ],
+        PromptCapabilities,
+        Field(alias="promptCapabilities", validate_default=True),
         DefaultOnError({"audio": False, "embeddedContext": False, "image": False}),
     ] = Field(
         default_factory=lambda: PromptCapabilities.model_validate(
@@ -10612,9 +10471,8 @@ class AgentCapabilities(WireModel):
     Prompt capabilities supported by the agent.
     """
     mcp_capabilities: Annotated[
-        Annotated[
-            McpCapabilities, Field(alias="mcpCapabilities", validate_default=True)
-        ],
+        McpCapabilities,
+        Field(alias="mcpCapabilities", validate_default=True),
         DefaultOnError({"acp": False, "http": False, "sse": False}),
     ] = Field(
         default_factory=lambda: McpCapabilities.model_validate(
@@ -10625,25 +10483,23 @@ class AgentCapabilities(WireModel):
     MCP capabilities supported by the agent.
     """
     session_capabilities: Annotated[
-        Annotated[
-            SessionCapabilities,
-            Field(alias="sessionCapabilities", validate_default=True),
-        ],
+        SessionCapabilities,
+        Field(alias="sessionCapabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
     """
     Session lifecycle and prompt capabilities advertised by the agent.
     """
     auth: Annotated[
-        Annotated[AgentAuthCapabilities, Field(alias="auth", validate_default=True)],
+        AgentAuthCapabilities,
+        Field(alias="auth", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
     """
     providers: Annotated[
-        Annotated[ProvidersCapabilities | None, Field(alias="providers")],
-        DefaultOnError(),
+        ProvidersCapabilities | None, Field(alias="providers"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -10655,9 +10511,9 @@ class AgentCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10690,7 +10546,7 @@ class NewSessionResponse(WireModel):
     Used in all subsequent requests for this conversation.
     """
     modes: Annotated[
-        Annotated[SessionModeState | None, Field(alias="modes")], DefaultOnError()
+        SessionModeState | None, Field(alias="modes"), DefaultOnError()
     ] = None
     """
     Initial mode state if supported by the Agent
@@ -10698,16 +10554,17 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Initial session configuration options if supported by the Agent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10740,9 +10597,8 @@ class InitializeRequest(WireModel):
     The latest protocol version supported by the client.
     """
     client_capabilities: Annotated[
-        Annotated[
-            ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
-        ],
+        ClientCapabilities,
+        Field(alias="clientCapabilities", validate_default=True),
         DefaultOnError(
             {
                 "auth": {"terminal": False},
@@ -10763,16 +10619,16 @@ class InitializeRequest(WireModel):
     Capabilities supported by the client.
     """
     client_info: Annotated[
-        Annotated[Implementation | None, Field(alias="clientInfo")], DefaultOnError()
+        Implementation | None, Field(alias="clientInfo"), DefaultOnError()
     ] = None
     """
     Information about the Client name and version sent to the Agent.
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10829,9 +10685,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10862,9 +10718,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -10933,9 +10789,9 @@ class RequestPermissionRequest(WireModel):
     """
     Available permission options for the user to choose from.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -11001,9 +10857,8 @@ class InitializeResponse(WireModel):
     The client should disconnect, if it doesn't support this version.
     """
     agent_capabilities: Annotated[
-        Annotated[
-            AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
-        ],
+        AgentCapabilities,
+        Field(alias="agentCapabilities", validate_default=True),
         DefaultOnError(
             {
                 "auth": {},
@@ -11036,7 +10891,8 @@ class InitializeResponse(WireModel):
     Capabilities supported by the agent.
     """
     auth_methods: Annotated[
-        Annotated[list[AuthMethod], Field(alias="authMethods", validate_default=True)],
+        list[AuthMethod],
+        Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = Field(default_factory=list)
@@ -11044,16 +10900,16 @@ class InitializeResponse(WireModel):
     Authentication methods supported by the agent.
     """
     agent_info: Annotated[
-        Annotated[Implementation | None, Field(alias="agentInfo")], DefaultOnError()
+        Implementation | None, Field(alias="agentInfo"), DefaultOnError()
     ] = None
     """
     Information about the Agent name and version sent to the Client.
 
     Note: in future versions of the protocol, this will be required.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -11123,32 +10979,30 @@ class ClientRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeRequest
-            | AuthenticateRequest
-            | ListProvidersRequest
-            | SetProviderRequest
-            | DisableProviderRequest
-            | LogoutRequest
-            | AuthStatusRequest
-            | NewSessionRequest
-            | LoadSessionRequest
-            | ListSessionsRequest
-            | DeleteSessionRequest
-            | ForkSessionRequest
-            | ArchiveSessionRequest
-            | UnarchiveSessionRequest
-            | SessionStatusRequest
-            | SetSessionTitleRequest
-            | ResumeSessionRequest
-            | CloseSessionRequest
-            | SetSessionModeRequest
-            | SetSessionConfigOptionRequest
-            | PromptRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        InitializeRequest
+        | AuthenticateRequest
+        | ListProvidersRequest
+        | SetProviderRequest
+        | DisableProviderRequest
+        | LogoutRequest
+        | AuthStatusRequest
+        | NewSessionRequest
+        | LoadSessionRequest
+        | ListSessionsRequest
+        | DeleteSessionRequest
+        | ForkSessionRequest
+        | ArchiveSessionRequest
+        | UnarchiveSessionRequest
+        | SessionStatusRequest
+        | SetSessionTitleRequest
+        | ResumeSessionRequest
+        | CloseSessionRequest
+        | SetSessionModeRequest
+        | SetSessionConfigOptionRequest
+        | PromptRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -11207,9 +11061,8 @@ class ProxyRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
-        ],
+        InitializeProxyRequest | ProxySuccessorRequest | None,
+        Field(alias="params"),
         ByMethod(
             {
                 "proxy/initialize": InitializeProxyRequest,
@@ -11264,31 +11117,29 @@ class ResultAgentResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeResponse
-            | AuthenticateResponse
-            | ListProvidersResponse
-            | SetProviderResponse
-            | DisableProviderResponse
-            | LogoutResponse
-            | AuthStatusResponse
-            | NewSessionResponse
-            | LoadSessionResponse
-            | ListSessionsResponse
-            | DeleteSessionResponse
-            | ForkSessionResponse
-            | ArchiveSessionResponse
-            | UnarchiveSessionResponse
-            | SessionStatusResponse
-            | SetSessionTitleResponse
-            | ResumeSessionResponse
-            | CloseSessionResponse
-            | SetSessionModeResponse
-            | SetSessionConfigOptionResponse
-            | PromptResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        InitializeResponse
+        | AuthenticateResponse
+        | ListProvidersResponse
+        | SetProviderResponse
+        | DisableProviderResponse
+        | LogoutResponse
+        | AuthStatusResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ForkSessionResponse
+        | ArchiveSessionResponse
+        | UnarchiveSessionResponse
+        | SessionStatusResponse
+        | SetSessionTitleResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -11317,9 +11168,8 @@ class ResultProxyResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")
-        ],
+        InitializeProxyResponse | ProxySuccessorResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -11362,21 +11212,19 @@ class AgentRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            WriteTextFileRequest
-            | ReadTextFileRequest
-            | RequestPermissionRequest
-            | CreateTerminalRequest
-            | TerminalOutputRequest
-            | ReleaseTerminalRequest
-            | WaitForTerminalExitRequest
-            | KillTerminalRequest
-            | CreateElicitationRequest
-            | MessageMcpRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        WriteTextFileRequest
+        | ReadTextFileRequest
+        | RequestPermissionRequest
+        | CreateTerminalRequest
+        | TerminalOutputRequest
+        | ReleaseTerminalRequest
+        | WaitForTerminalExitRequest
+        | KillTerminalRequest
+        | CreateElicitationRequest
+        | MessageMcpRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -11433,9 +11281,9 @@ class SessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -11486,14 +11334,12 @@ class AgentNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            SessionNotification
-            | CompleteElicitationNotification
-            | AuthStatusUpdateNotification
-            | ExtNotification
-            | None,
-            Field(alias="params"),
-        ],
+        SessionNotification
+        | CompleteElicitationNotification
+        | AuthStatusUpdateNotification
+        | ExtNotification
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

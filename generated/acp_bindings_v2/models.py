@@ -130,16 +130,16 @@ class TextResourceContents(WireModel):
     URI associated with this resource or media payload.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -174,16 +174,16 @@ class BlobResourceContents(WireModel):
     URI associated with this resource or media payload.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -290,9 +290,9 @@ class Terminal(WireModel):
     """
     The ID of the terminal to display.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -326,7 +326,8 @@ class ToolCallLocation(WireModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=1, le=4294967295)],
+        int | None,
+        Field(alias="line", ge=1, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -334,9 +335,9 @@ class ToolCallLocation(WireModel):
     Optional 1-based line number within the file. Omitted and `null` are equivalent and
     mean no specific line. `0` is invalid.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -362,9 +363,9 @@ class ToolCallCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -397,20 +398,20 @@ class CommandPermissionSubject(WireModel):
     The absolute working directory for the command.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     The associated tool call, when known. Omitted and `null` are equivalent.
     """
     terminal_id: Annotated[
-        Annotated[TerminalId | None, Field(alias="terminalId")], DefaultOnError()
+        TerminalId | None, Field(alias="terminalId"), DefaultOnError()
     ] = None
     """
     The associated terminal, when already known. Omitted and `null` are equivalent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -463,7 +464,7 @@ class ElicitationSessionScope(WireModel):
     The session this elicitation is tied to.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     Optional tool call within the session.
@@ -512,17 +513,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -549,24 +550,22 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_length: Annotated[
-        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="minLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Minimum string length.
@@ -574,7 +573,7 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
     max_length: Annotated[
-        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="maxLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum string length.
@@ -593,9 +592,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[
-        Annotated[str | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
@@ -617,9 +614,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -643,17 +640,15 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
@@ -671,17 +666,15 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[
-        Annotated[float | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -705,27 +698,23 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -734,10 +723,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -746,10 +733,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -758,9 +743,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -784,33 +769,29 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[
-        Annotated[bool | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -838,9 +819,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values. Must contain at least one value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -868,9 +849,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options. Must contain at least one option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -929,9 +910,7 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -945,9 +924,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -973,9 +952,9 @@ class PromptImageCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1001,9 +980,9 @@ class PromptAudioCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1029,9 +1008,9 @@ class PromptEmbeddedContextCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1057,9 +1036,9 @@ class McpStdioCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1085,9 +1064,9 @@ class McpHttpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1113,9 +1092,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1144,9 +1123,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1174,9 +1153,9 @@ class AgentAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1214,9 +1193,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1254,33 +1233,31 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     Names MUST be unique. These values override same-named variables in the
     base launch configuration.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1314,17 +1291,17 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1348,9 +1325,9 @@ class LoginAuthResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1374,9 +1351,9 @@ class LogoutAuthResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1441,17 +1418,17 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for this option value.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1507,9 +1484,9 @@ class TextCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1542,7 +1519,8 @@ class SessionInfo(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -1553,25 +1531,23 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
     updated_at: Annotated[
-        Annotated[AwareDatetime | None, Field(alias="updatedAt")], DefaultOnError()
+        AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
     """
     RFC 3339 timestamp of last activity.
 
     Omitted and `null` are equivalent and mean the last activity time is not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1601,9 +1577,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1627,9 +1603,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1653,9 +1629,9 @@ class CancelToolCallResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1679,9 +1655,9 @@ class CancelTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1735,9 +1711,9 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
     The protocol versions the Agent supports.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1768,9 +1744,9 @@ class SessionNotFoundErrorData(WireModel):
     """
     The session ID from the request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1798,9 +1774,9 @@ class BackgroundTerminal(WireModel):
     """
     The ID of the listed terminal.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1828,9 +1804,9 @@ class BackgroundToolCall(WireModel):
     """
     The ID of the listed tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1860,9 +1836,9 @@ class TerminalOutput(WireModel):
     """
     Base64-encoded replacement terminal output bytes.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1890,10 +1866,8 @@ class TerminalExitStatus(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -1901,9 +1875,7 @@ class TerminalExitStatus(WireModel):
     Process exit code as the platform reports it, when known. Negative values are
     allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     Signal that terminated the process, when known.
 
@@ -1911,9 +1883,9 @@ class TerminalExitStatus(WireModel):
     include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
     platform-specific name. Omitted and `null` are equivalent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1937,17 +1909,17 @@ class TerminalSize(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cols: Annotated[Annotated[int, Field(alias="cols", ge=1, le=65535)], Integral()]
+    cols: Annotated[int, Field(alias="cols", ge=1, le=65535), Integral()]
     """
     Number of columns.
     """
-    rows: Annotated[Annotated[int, Field(alias="rows", ge=1, le=65535)], Integral()]
+    rows: Annotated[int, Field(alias="rows", ge=1, le=65535), Integral()]
     """
     Number of rows.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1973,9 +1945,9 @@ class TerminalCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2009,9 +1981,9 @@ class TerminalOutputChunk(WireModel):
     """
     Independently base64-encoded terminal output bytes.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2075,21 +2047,19 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
     updated_at: Annotated[
-        Annotated[AwareDatetime | None, Field(alias="updatedAt")], DefaultOnError()
+        AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
     """
     RFC 3339 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -2125,9 +2095,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2151,29 +2121,23 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[
-        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
-    ]
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[
-        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
-    ]
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
-        None
-    )
+    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
     """
     Cumulative session cost.
 
     Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2219,17 +2183,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2276,9 +2240,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2316,9 +2280,9 @@ class TerminalAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2344,9 +2308,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2372,9 +2336,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2409,9 +2373,9 @@ class LoginAuthRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2441,9 +2405,9 @@ class LogoutAuthRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2475,9 +2439,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2510,17 +2474,15 @@ class McpServerHttp(WireModel):
     URL to the MCP server.
     """
     headers: Annotated[
-        Annotated[list[HttpHeader] | None, Field(alias="headers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[HttpHeader] | None, Field(alias="headers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
     defines are owned by the transport, and Agents use the transport's values for them.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2553,23 +2515,21 @@ class McpServerStdio(WireModel):
     Absolute path to the MCP server executable.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Command-line arguments to pass to the MCP server.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
     Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2608,9 +2568,9 @@ class ListSessionsRequest(WireModel):
 
     Omitted and `null` are equivalent and mean the first page is requested.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2640,9 +2600,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2666,9 +2626,9 @@ class ReplayFromStart(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2715,9 +2675,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2760,9 +2720,9 @@ class CancelToolCallRequest(WireModel):
     """
     The ID of the tool call to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2806,9 +2766,9 @@ class CancelTerminalRequest(WireModel):
     """
     The ID of the terminal to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2832,9 +2792,9 @@ class CancelledPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2862,9 +2822,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2894,9 +2854,9 @@ class CancelSessionNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3214,9 +3174,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3248,9 +3208,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3275,9 +3235,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3310,9 +3270,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3345,7 +3305,7 @@ class AddDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3353,16 +3313,16 @@ class AddDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3388,7 +3348,7 @@ class DeleteDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3396,16 +3356,16 @@ class DeleteDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3431,7 +3391,7 @@ class ModifyDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3439,16 +3399,16 @@ class ModifyDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3474,7 +3434,7 @@ class MoveDiffChange(DiffPathPairChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3482,16 +3442,16 @@ class MoveDiffChange(DiffPathPairChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3517,7 +3477,7 @@ class CopyDiffChange(DiffPathPairChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3525,16 +3485,16 @@ class CopyDiffChange(DiffPathPairChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3564,7 +3524,7 @@ class OtherDiffChange(WireModel):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -3572,16 +3532,16 @@ class OtherDiffChange(WireModel):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4110,26 +4070,25 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4170,26 +4129,25 @@ class OtherSessionConfigOption(WireModel):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4353,9 +4311,9 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4392,9 +4350,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4438,9 +4396,9 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4572,9 +4530,7 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -4582,7 +4538,7 @@ class Annotations(WireModel):
     Omitted and `null` are equivalent and mean no audience is specified.
     """
     last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+        str | None, Field(alias="lastModified"), DefaultOnError()
     ] = None
     """
     Timestamp indicating when the underlying resource was last modified.
@@ -4592,8 +4548,7 @@ class Annotations(WireModel):
     Omitted and `null` are equivalent and mean the modification time is not reported.
     """
     priority: Annotated[
-        Annotated[float | None, Field(alias="priority", ge=0.0, le=1.0)],
-        DefaultOnError(),
+        float | None, Field(alias="priority", ge=0.0, le=1.0), DefaultOnError()
     ] = None
     """
     Relative importance of this content when clients choose what to surface, from 0 (least
@@ -4601,9 +4556,9 @@ class Annotations(WireModel):
 
     Omitted and `null` are equivalent and mean no priority is specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4632,16 +4587,16 @@ class TextContent(WireModel):
     Text payload carried by this content block.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4675,23 +4630,23 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
 
     Omitted and `null` are equivalent and mean no URI is associated with the image.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4726,16 +4681,16 @@ class AudioContent(WireModel):
     MIME type describing the encoded media payload.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4766,7 +4721,7 @@ class Icon(WireModel):
     scheme- or origin-changing redirects.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
@@ -4774,9 +4729,7 @@ class Icon(WireModel):
     Omitted and `null` are equivalent and mean the source MIME type is used.
     """
     sizes: Annotated[
-        Annotated[list[str] | None, Field(alias="sizes")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="sizes"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
@@ -4787,17 +4740,15 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean no sizes are specified.
     """
-    theme: Annotated[
-        Annotated[IconTheme | None, Field(alias="theme")], DefaultOnError()
-    ] = None
+    theme: Annotated[IconTheme | None, Field(alias="theme"), DefaultOnError()] = None
     """
     Optional theme this icon is designed for.
 
     Omitted and `null` are equivalent and mean the icon is not theme-specific.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4829,26 +4780,22 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional display title for end-user UI.
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     icons: Annotated[
-        Annotated[list[Icon] | None, Field(alias="icons")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Icon] | None, Field(alias="icons"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Optional set of sized icons that the client can display in a user interface.
@@ -4856,7 +4803,7 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean no icons are provided.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
@@ -4864,7 +4811,8 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
     size: Annotated[
-        Annotated[int | None, Field(alias="size", ge=0, le=18446744073709551615)],
+        int | None,
+        Field(alias="size", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -4874,16 +4822,16 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the size is not known.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4921,16 +4869,16 @@ class EmbeddedResource(WireModel):
     Embedded resource payload, either text or binary data.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4994,9 +4942,9 @@ class DiffPatch(WireModel):
     """
     Patch text in the format named by `format`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5027,26 +4975,22 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    changes: Annotated[
-        Annotated[list[DiffChange], Field(alias="changes")], SkipInvalidItems()
-    ]
+    changes: Annotated[list[DiffChange], Field(alias="changes"), SkipInvalidItems()]
     """
     Structured file changes described by this diff.
 
     Clients can use this field without parsing patch text to determine affected paths.
     """
-    patch: Annotated[
-        Annotated[DiffPatch | None, Field(alias="patch")], DefaultOnError()
-    ] = None
+    patch: Annotated[DiffPatch | None, Field(alias="patch"), DefaultOnError()] = None
     """
     Renderable patch text for some or all of the structured changes.
 
     Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
     equivalent and mean no renderable patch text was provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5076,8 +5020,7 @@ class ToolCallCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[ToolCallCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        ToolCallCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
@@ -5085,9 +5028,9 @@ class ToolCallCapabilities(WireModel):
     Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
     means supported. Agents SHOULD stop advertising it once the tool call reaches a final status.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5123,9 +5066,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5197,25 +5140,22 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="minItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Minimum number of items to select.
@@ -5223,8 +5163,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="maxItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Maximum number of items to select.
@@ -5236,18 +5175,16 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5283,8 +5220,7 @@ class PromptCapabilities(WireModel):
         defer_build=True,
     )
     image: Annotated[
-        Annotated[PromptImageCapabilities | None, Field(alias="image")],
-        DefaultOnError(),
+        PromptImageCapabilities | None, Field(alias="image"), DefaultOnError()
     ] = None
     """
     Agent supports `image` content blocks.
@@ -5293,8 +5229,7 @@ class PromptCapabilities(WireModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
     audio: Annotated[
-        Annotated[PromptAudioCapabilities | None, Field(alias="audio")],
-        DefaultOnError(),
+        PromptAudioCapabilities | None, Field(alias="audio"), DefaultOnError()
     ] = None
     """
     Agent supports `audio` content blocks.
@@ -5303,9 +5238,8 @@ class PromptCapabilities(WireModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
     embedded_context: Annotated[
-        Annotated[
-            PromptEmbeddedContextCapabilities | None, Field(alias="embeddedContext")
-        ],
+        PromptEmbeddedContextCapabilities | None,
+        Field(alias="embeddedContext"),
         DefaultOnError(),
     ] = None
     """
@@ -5317,9 +5251,9 @@ class PromptCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5344,7 +5278,7 @@ class McpCapabilities(WireModel):
         defer_build=True,
     )
     stdio: Annotated[
-        Annotated[McpStdioCapabilities | None, Field(alias="stdio")], DefaultOnError()
+        McpStdioCapabilities | None, Field(alias="stdio"), DefaultOnError()
     ] = None
     """
     Agent supports `stdio` MCP servers.
@@ -5353,7 +5287,7 @@ class McpCapabilities(WireModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
     http: Annotated[
-        Annotated[McpHttpCapabilities | None, Field(alias="http")], DefaultOnError()
+        McpHttpCapabilities | None, Field(alias="http"), DefaultOnError()
     ] = None
     """
     Agent supports `http` MCP servers.
@@ -5361,9 +5295,9 @@ class McpCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5433,18 +5367,17 @@ class SessionConfigSelectGroup(WireModel):
     Human-readable label for this group.
     """
     options: Annotated[
-        Annotated[
-            list[SessionConfigSelectOption], Field(alias="options", min_length=1)
-        ],
+        list[SessionConfigSelectOption],
+        Field(alias="options", min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of option values in this group. MUST contain at least one value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5506,16 +5439,16 @@ class Command(WireModel):
     Human-readable description of what the command does.
     """
     input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+        AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
     """
     Input for the command if required
 
     Omitted and `null` are equivalent and mean the command takes no input.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5540,7 +5473,8 @@ class ListSessionsResponse(WireModel):
         defer_build=True,
     )
     sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
+        list[SessionInfo],
+        Field(alias="sessions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -5553,9 +5487,9 @@ class ListSessionsResponse(WireModel):
     to fetch the next page. Omitted and `null` are equivalent and mean there are no more
     results. An empty string is a valid cursor, not the end of results.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5598,9 +5532,9 @@ class PromptResponse(WireModel):
     before or after this response. Agents must echo the message during the live session, but are
     not required to retain it. If retained and replayed, the message keeps this identifier.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5688,8 +5622,7 @@ class RunningStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -5701,9 +5634,9 @@ class RunningStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5735,8 +5668,7 @@ class RequiresActionStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -5748,9 +5680,9 @@ class RequiresActionStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5780,8 +5712,7 @@ class TerminalCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[TerminalCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        TerminalCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
@@ -5789,9 +5720,9 @@ class TerminalCapabilities(WireModel):
     Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
     means supported. Agents SHOULD stop advertising it once the terminal reports `exitStatus`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5825,34 +5756,27 @@ class TerminalUpdate(WireModel):
     """
     Unique identifier for this terminal within the session.
     """
-    command: Annotated[
-        Annotated[str | None, Field(alias="command")], DefaultOnError()
-    ] = None
+    command: Annotated[str | None, Field(alias="command"), DefaultOnError()] = None
     """
     The command being run.
     """
-    cwd: Annotated[
-        Annotated[AbsolutePath | None, Field(alias="cwd")], DefaultOnError()
-    ] = None
+    cwd: Annotated[AbsolutePath | None, Field(alias="cwd"), DefaultOnError()] = None
     """
     The absolute working directory of the command.
     """
     output: Annotated[
-        Annotated[TerminalOutput | None, Field(alias="output")], DefaultOnError()
+        TerminalOutput | None, Field(alias="output"), DefaultOnError()
     ] = None
     """
     An authoritative replacement snapshot of terminal output bytes.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
-        DefaultOnError(),
+        TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
     """
     Exit information. A concrete object marks the terminal as exited.
     """
-    size: Annotated[
-        Annotated[TerminalSize | None, Field(alias="size")], DefaultOnError()
-    ] = None
+    size: Annotated[TerminalSize | None, Field(alias="size"), DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
 
@@ -5860,8 +5784,7 @@ class TerminalUpdate(WireModel):
     and cursor-positioned output display as the program wrote them.
     """
     capabilities: Annotated[
-        Annotated[TerminalCapabilities | None, Field(alias="capabilities")],
-        DefaultOnError(),
+        TerminalCapabilities | None, Field(alias="capabilities"), DefaultOnError()
     ] = None
     """
     Client-initiated controls this terminal currently supports, such as cancellation.
@@ -5869,9 +5792,9 @@ class TerminalUpdate(WireModel):
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new terminal starts with none.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -5915,9 +5838,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5945,18 +5868,16 @@ class PlanItems(WireModel):
     """
     The plan ID to update.
     """
-    entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems()
-    ]
+    entries: Annotated[list[PlanEntry], Field(alias="entries"), SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5985,8 +5906,7 @@ class ClientAuthCapabilities(WireModel):
         defer_build=True,
     )
     terminal: Annotated[
-        Annotated[TerminalAuthCapabilities | None, Field(alias="terminal")],
-        DefaultOnError(),
+        TerminalAuthCapabilities | None, Field(alias="terminal"), DefaultOnError()
     ] = None
     """
     Whether the client supports `terminal` authentication methods.
@@ -5996,9 +5916,9 @@ class ClientAuthCapabilities(WireModel):
     agent invocation in an interactive terminal. Supplying `{}` means the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6023,8 +5943,7 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
-        DefaultOnError(),
+        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -6033,8 +5952,7 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
-        DefaultOnError(),
+        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -6042,9 +5960,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6226,9 +6144,8 @@ class ClientNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            CancelSessionNotification | ExtNotification | None, Field(alias="params")
-        ],
+        CancelSessionNotification | ExtNotification | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod({"session/cancel": CancelSessionNotification}, any_member=True),
     ] = None
@@ -6258,9 +6175,9 @@ class CancelRequestNotification(WireModel):
     The ID of the request to cancel: a request that the sender of this notification issued.
     Receivers match it only against requests they received from that sender.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6404,9 +6321,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6443,9 +6360,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6494,9 +6411,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6565,8 +6482,7 @@ class EndTurnIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6578,9 +6494,9 @@ class EndTurnIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6589,7 +6505,7 @@ class EndTurnIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["end_turn"], Field(alias="stopReason")], DefaultOnError()
+        Literal["end_turn"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -6608,8 +6524,7 @@ class MaxTokensIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6621,9 +6536,9 @@ class MaxTokensIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6632,7 +6547,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_tokens"], Field(alias="stopReason")], DefaultOnError()
+        Literal["max_tokens"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -6652,8 +6567,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6665,9 +6579,9 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6676,8 +6590,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")],
-        DefaultOnError(),
+        Literal["max_turn_requests"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -6696,8 +6609,7 @@ class RefusalIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6709,9 +6621,9 @@ class RefusalIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6720,7 +6632,7 @@ class RefusalIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["refusal"], Field(alias="stopReason")], DefaultOnError()
+        Literal["refusal"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -6748,8 +6660,7 @@ class CancelledIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6761,9 +6672,9 @@ class CancelledIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6772,7 +6683,7 @@ class CancelledIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["cancelled"], Field(alias="stopReason")], DefaultOnError()
+        Literal["cancelled"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -6795,8 +6706,7 @@ class OtherIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6808,9 +6718,9 @@ class OtherIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6818,7 +6728,7 @@ class OtherIdleStateUpdate(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    stop_reason: Annotated[Annotated[str, Field(alias="stopReason")], DefaultOnError()]
+    stop_reason: Annotated[str, Field(alias="stopReason"), DefaultOnError()]
     """
     Custom or future stop reason.
 
@@ -6843,8 +6753,7 @@ class NoneIdleStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6856,9 +6765,9 @@ class NoneIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6866,9 +6775,7 @@ class NoneIdleStateUpdate(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    stop_reason: Annotated[
-        Annotated[None, Field(alias="stopReason")], DefaultOnError()
-    ] = None
+    stop_reason: Annotated[None, Field(alias="stopReason"), DefaultOnError()] = None
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -7180,9 +7087,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7259,7 +7166,7 @@ class SessionCapabilities(WireModel):
         defer_build=True,
     )
     prompt: Annotated[
-        Annotated[PromptCapabilities | None, Field(alias="prompt")], DefaultOnError()
+        PromptCapabilities | None, Field(alias="prompt"), DefaultOnError()
     ] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
@@ -7268,9 +7175,7 @@ class SessionCapabilities(WireModel):
     prompt extensions beyond the baseline text and resource-link content
     required by `session/prompt`.
     """
-    mcp: Annotated[
-        Annotated[McpCapabilities | None, Field(alias="mcp")], DefaultOnError()
-    ] = None
+    mcp: Annotated[McpCapabilities | None, Field(alias="mcp"), DefaultOnError()] = None
     """
     MCP capabilities supported by the agent for session lifecycle requests.
 
@@ -7278,8 +7183,7 @@ class SessionCapabilities(WireModel):
     server transport support for sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
-        DefaultOnError(),
+        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -7288,10 +7192,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None,
-            Field(alias="additionalDirectories"),
-        ],
+        SessionAdditionalDirectoriesCapabilities | None,
+        Field(alias="additionalDirectories"),
         DefaultOnError(),
     ] = None
     """
@@ -7304,9 +7206,9 @@ class SessionCapabilities(WireModel):
     Agents may return `SessionInfo.additionalDirectories` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7415,9 +7317,7 @@ class Error(WireModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[
-        Annotated[ErrorData | None, Field(alias="data")], DefaultOnError()
-    ] = None
+    data: Annotated[ErrorData | None, Field(alias="data"), DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -7453,9 +7353,9 @@ class ContentChunk(WireModel):
     """
     A single item of content
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7497,16 +7397,17 @@ class UserMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -7550,16 +7451,17 @@ class AgentMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -7603,16 +7505,17 @@ class AgentThought(WireModel):
     A unique identifier for the thought message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this thought message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -7639,9 +7542,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[
-        Annotated[Error | None, Field(alias="error")], DefaultOnError()
-    ] = None
+    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -7693,9 +7594,9 @@ class PlanUpdate(WireModel):
     """
     The updated plan content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7720,15 +7621,14 @@ class AvailableCommandsUpdate(WireModel):
         defer_build=True,
     )
     available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
-        SkipInvalidItems(),
+        list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
     """
     Commands the agent can execute.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7767,22 +7667,21 @@ class CompactionUpdate(WireModel):
     Current lifecycle status.
     """
     summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
+        list[ContentBlock] | None,
+        Field(alias="summary"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
-        None
-    )
+    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -7818,9 +7717,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7851,7 +7750,7 @@ class ClientCapabilities(WireModel):
         defer_build=True,
     )
     auth: Annotated[
-        Annotated[ClientAuthCapabilities | None, Field(alias="auth")], DefaultOnError()
+        ClientAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
     ] = None
     """
     Authentication capabilities supported by the client.
@@ -7862,8 +7761,7 @@ class ClientCapabilities(WireModel):
     authentication-method extensions.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
-        DefaultOnError(),
+        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -7872,9 +7770,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7905,7 +7803,8 @@ class NewSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -7917,16 +7816,14 @@ class NewSessionRequest(WireModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7965,7 +7862,8 @@ class ResumeSessionRequest(WireModel):
     with `-32602`, and MAY normalize paths when comparing.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -7978,9 +7876,7 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -8002,9 +7898,9 @@ class ResumeSessionRequest(WireModel):
     with `-32602` (Invalid params), rather than substituting another cursor
     or resuming without replay.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8055,9 +7951,9 @@ class PromptRequest(WireModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with `-32602` without
     inserting it.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8085,9 +7981,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8170,10 +8066,8 @@ class ResultClientResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            RequestPermissionResponse | CreateElicitationResponse | ExtResponse,
-            Field(alias="result"),
-        ],
+        RequestPermissionResponse | CreateElicitationResponse | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -8226,9 +8120,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8267,8 +8161,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8280,9 +8173,9 @@ class ErrorIdleStateUpdate(ErrorStopReason):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8291,7 +8184,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()
+        Literal["error"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8317,26 +8210,25 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8830,9 +8722,7 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the schema.
 
@@ -8850,17 +8740,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8890,7 +8780,7 @@ class AgentCapabilities(WireModel):
         defer_build=True,
     )
     session: Annotated[
-        Annotated[SessionCapabilities | None, Field(alias="session")], DefaultOnError()
+        SessionCapabilities | None, Field(alias="session"), DefaultOnError()
     ] = None
     """
     Session capabilities supported by the agent.
@@ -8902,7 +8792,7 @@ class AgentCapabilities(WireModel):
     and `session/update`.
     """
     auth: Annotated[
-        Annotated[AgentAuthCapabilities | None, Field(alias="auth")], DefaultOnError()
+        AgentAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
     ] = None
     """
     Authentication-related extension capabilities supported by the agent.
@@ -8912,9 +8802,9 @@ class AgentCapabilities(WireModel):
     for `auth/login` or `auth/logout`. Those methods are advertised by a
     non-empty `authMethods` list in the `initialize` response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8971,7 +8861,8 @@ class ResumeSessionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -8985,7 +8876,8 @@ class ResumeSessionResponse(WireModel):
     Later `config_option_update` notifications replace this list.
     """
     available_commands: Annotated[
-        Annotated[list[AvailableCommand] | None, Field(alias="availableCommands")],
+        list[AvailableCommand] | None,
+        Field(alias="availableCommands"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -8998,9 +8890,9 @@ class ResumeSessionResponse(WireModel):
     Senders MUST use an array, not `null`. Receivers treat `null` like omission.
     Later `available_commands_update` notifications replace this list.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9025,15 +8917,14 @@ class SetSessionConfigOptionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
+        list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9182,9 +9073,9 @@ class ToolCallContentChunk(WireModel):
     """
     A single item of content produced by the tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9210,15 +9101,14 @@ class ConfigOptionUpdate(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
+        list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9255,17 +9145,16 @@ class InitializeRequest(WireModel):
     Information about the implementation sending this initialize request.
     """
     capabilities: Annotated[
-        Annotated[
-            ClientCapabilities, Field(alias="capabilities", validate_default=True)
-        ],
+        ClientCapabilities,
+        Field(alias="capabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
     """
     Capabilities supported by the client.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9453,7 +9342,7 @@ class ToolCallUpdate(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -9462,18 +9351,14 @@ class ToolCallUpdate(WireModel):
     call ID the client has not seen before, omission or `null` means that no
     tool name is available.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title describing what the tool is doing.
 
     Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
     A new tool call starts without a title.
     """
-    kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
-    ] = None
+    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
@@ -9482,7 +9367,7 @@ class ToolCallUpdate(WireModel):
     A new tool call starts as `other`.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     Current execution status of the tool call.
@@ -9491,7 +9376,8 @@ class ToolCallUpdate(WireModel):
     replaces it. A new tool call starts as `pending`.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -9499,7 +9385,8 @@ class ToolCallUpdate(WireModel):
     Content produced by the tool call.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -9507,21 +9394,16 @@ class ToolCallUpdate(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
     capabilities: Annotated[
-        Annotated[ToolCallCapabilities | None, Field(alias="capabilities")],
-        DefaultOnError(),
+        ToolCallCapabilities | None, Field(alias="capabilities"), DefaultOnError()
     ] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
@@ -9529,9 +9411,9 @@ class ToolCallUpdate(WireModel):
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new tool call starts with none.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -9566,9 +9448,9 @@ class ToolCallPermissionSubject(WireModel):
     notification, in the order it was received, before showing the prompt. A first-seen
     `toolCallId` creates the tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9619,16 +9501,16 @@ class InitializeResponse(WireModel):
     Information about the implementation sending this initialize response.
     """
     capabilities: Annotated[
-        Annotated[
-            AgentCapabilities, Field(alias="capabilities", validate_default=True)
-        ],
+        AgentCapabilities,
+        Field(alias="capabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
     """
     Capabilities supported by the agent.
     """
     auth_methods: Annotated[
-        Annotated[list[AuthMethod] | None, Field(alias="authMethods")],
+        list[AuthMethod] | None,
+        Field(alias="authMethods"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9641,9 +9523,9 @@ class InitializeResponse(WireModel):
     `auth/login` and `auth/logout` methods. Supplying one or more methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9680,7 +9562,8 @@ class NewSessionResponse(WireModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9694,7 +9577,8 @@ class NewSessionResponse(WireModel):
     Later `config_option_update` notifications replace this list.
     """
     available_commands: Annotated[
-        Annotated[list[AvailableCommand] | None, Field(alias="availableCommands")],
+        list[AvailableCommand] | None,
+        Field(alias="availableCommands"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9707,9 +9591,9 @@ class NewSessionResponse(WireModel):
     Senders MUST use an array, not `null`. Receivers treat `null` like omission.
     Later `available_commands_update` notifications replace this list.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9742,23 +9626,21 @@ class ClientRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeRequest
-            | LoginAuthRequest
-            | LogoutAuthRequest
-            | NewSessionRequest
-            | ListSessionsRequest
-            | DeleteSessionRequest
-            | ResumeSessionRequest
-            | CloseSessionRequest
-            | CancelToolCallRequest
-            | CancelTerminalRequest
-            | SetSessionConfigOptionRequest
-            | PromptRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        InitializeRequest
+        | LoginAuthRequest
+        | LogoutAuthRequest
+        | NewSessionRequest
+        | ListSessionsRequest
+        | DeleteSessionRequest
+        | ResumeSessionRequest
+        | CloseSessionRequest
+        | CancelToolCallRequest
+        | CancelTerminalRequest
+        | SetSessionConfigOptionRequest
+        | PromptRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -9802,22 +9684,20 @@ class ResultAgentResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeResponse
-            | LoginAuthResponse
-            | LogoutAuthResponse
-            | NewSessionResponse
-            | ListSessionsResponse
-            | DeleteSessionResponse
-            | ResumeSessionResponse
-            | CloseSessionResponse
-            | CancelToolCallResponse
-            | CancelTerminalResponse
-            | SetSessionConfigOptionResponse
-            | PromptResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        InitializeResponse
+        | LoginAuthResponse
+        | LogoutAuthResponse
+        | NewSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | CancelToolCallResponse
+        | CancelTerminalResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -9843,9 +9723,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9874,9 +9754,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10120,9 +10000,9 @@ class RequestPermissionRequest(WireModel):
     This title is specific to the permission prompt and does not update any
     subject's displayed title.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable explanation of why permission is needed.
 
@@ -10141,9 +10021,9 @@ class RequestPermissionRequest(WireModel):
     Available permission options for the user to choose from.
     Must contain at least one option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10179,9 +10059,9 @@ class UpdateSessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10214,10 +10094,8 @@ class AgentRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
-            Field(alias="params"),
-        ],
+        RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -10251,13 +10129,11 @@ class AgentNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            UpdateSessionNotification
-            | CompleteElicitationNotification
-            | ExtNotification
-            | None,
-            Field(alias="params"),
-        ],
+        UpdateSessionNotification
+        | CompleteElicitationNotification
+        | ExtNotification
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

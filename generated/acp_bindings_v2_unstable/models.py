@@ -130,16 +130,16 @@ class TextResourceContents(WireModel):
     URI associated with this resource or media payload.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -174,16 +174,16 @@ class BlobResourceContents(WireModel):
     URI associated with this resource or media payload.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -290,9 +290,9 @@ class Terminal(WireModel):
     """
     The ID of the terminal to display.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -326,7 +326,8 @@ class ToolCallLocation(WireModel):
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        Annotated[int | None, Field(alias="line", ge=1, le=4294967295)],
+        int | None,
+        Field(alias="line", ge=1, le=4294967295),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -334,9 +335,9 @@ class ToolCallLocation(WireModel):
     Optional 1-based line number within the file. Omitted and `null` are equivalent and
     mean no specific line. `0` is invalid.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -362,9 +363,9 @@ class ToolCallCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -397,20 +398,20 @@ class CommandPermissionSubject(WireModel):
     The absolute working directory for the command.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     The associated tool call, when known. Omitted and `null` are equivalent.
     """
     terminal_id: Annotated[
-        Annotated[TerminalId | None, Field(alias="terminalId")], DefaultOnError()
+        TerminalId | None, Field(alias="terminalId"), DefaultOnError()
     ] = None
     """
     The associated terminal, when already known. Omitted and `null` are equivalent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -463,7 +464,7 @@ class ElicitationSessionScope(WireModel):
     The session this elicitation is tied to.
     """
     tool_call_id: Annotated[
-        Annotated[ToolCallId | None, Field(alias="toolCallId")], DefaultOnError()
+        ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
     """
     Optional tool call within the session.
@@ -512,17 +513,17 @@ class EnumOption(WireModel):
     """
     Human-readable title for this option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -549,24 +550,22 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_length: Annotated[
-        Annotated[int | None, Field(alias="minLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="minLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Minimum string length.
@@ -574,7 +573,7 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
     max_length: Annotated[
-        Annotated[int | None, Field(alias="maxLength", ge=0, le=4294967295)], Integral()
+        int | None, Field(alias="maxLength", ge=0, le=4294967295), Integral()
     ] = None
     """
     Maximum string length.
@@ -593,9 +592,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[
-        Annotated[str | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
@@ -617,9 +614,9 @@ class StringPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
     declared by `oneOf`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -643,17 +640,15 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
@@ -671,17 +666,15 @@ class NumberPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[
-        Annotated[float | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -705,27 +698,23 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -734,10 +723,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
     ] = None
     """
@@ -746,10 +733,8 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
     default: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -758,9 +743,9 @@ class IntegerPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -784,33 +769,29 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[
-        Annotated[bool | None, Field(alias="default")], DefaultOnError()
-    ] = None
+    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -838,9 +819,9 @@ class StringMultiSelectItems(WireModel):
     """
     Allowed enum values. Must contain at least one value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -868,9 +849,9 @@ class TitledMultiSelectItems(WireModel):
     """
     Titled enum options. Must contain at least one option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -952,9 +933,7 @@ class Implementation(WireModel):
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -968,9 +947,9 @@ class Implementation(WireModel):
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -996,9 +975,9 @@ class PromptImageCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1024,9 +1003,9 @@ class PromptAudioCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1052,9 +1031,9 @@ class PromptEmbeddedContextCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1080,9 +1059,9 @@ class McpStdioCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1108,9 +1087,9 @@ class McpHttpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1140,9 +1119,9 @@ class McpAcpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1168,9 +1147,9 @@ class SessionDeleteCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1199,9 +1178,9 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1232,9 +1211,9 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1264,9 +1243,9 @@ class SessionForkCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1297,9 +1276,9 @@ class SessionArchiveCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1329,9 +1308,9 @@ class SessionStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1362,9 +1341,9 @@ class SessionTitleCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1394,9 +1373,9 @@ class AuthStatusCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1426,9 +1405,9 @@ class ProvidersCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1466,9 +1445,9 @@ class EnvVariable(WireModel):
     """
     The value to set for the environment variable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1506,33 +1485,31 @@ class AuthMethodTerminal(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     Names MUST be unique. These values override same-named variables in the
     base launch configuration.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1566,17 +1543,17 @@ class AuthMethodAgent(WireModel):
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1600,9 +1577,9 @@ class LoginAuthResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1668,9 +1645,9 @@ class ProviderCurrentConfig(WireModel):
     """
     Base URL currently used by this provider.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1698,9 +1675,9 @@ class SetProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1728,9 +1705,9 @@ class DisableProviderResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1754,9 +1731,9 @@ class LogoutAuthResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1810,9 +1787,7 @@ class AuthAccount(WireModel):
     Human-readable name for the account, suitable for display on its own,
     for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
     """
-    active: Annotated[
-        Annotated[bool | None, Field(alias="active")], DefaultOnError()
-    ] = None
+    active: Annotated[bool | None, Field(alias="active"), DefaultOnError()] = None
     """
     Whether the agent currently uses this account by default.
 
@@ -1820,31 +1795,29 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Display name of the user, such as a username or full name.
 
     Optional. Omitted and `null` are equivalent and mean no name is reported.
     """
-    email: Annotated[Annotated[str | None, Field(alias="email")], DefaultOnError()] = (
-        None
-    )
+    email: Annotated[str | None, Field(alias="email"), DefaultOnError()] = None
     """
     Email address of the user.
 
     Optional. Omitted and `null` are equivalent and mean no email is reported.
     """
     organization: Annotated[
-        Annotated[str | None, Field(alias="organization")], DefaultOnError()
+        str | None, Field(alias="organization"), DefaultOnError()
     ] = None
     """
     Display name of the organization, team, or workspace the account is using.
 
     Optional. Omitted and `null` are equivalent and mean no organization is reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1909,17 +1882,17 @@ class SessionConfigSelectOption(WireModel):
     """
     Human-readable label for this option value.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for this option value.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -1975,9 +1948,9 @@ class TextCommandInput(WireModel):
     """
     A hint to display when the input hasn't been provided yet
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2010,7 +1983,8 @@ class SessionInfo(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -2021,25 +1995,21 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
     updated_at: Annotated[
-        Annotated[AwareDatetime | None, Field(alias="updatedAt")], DefaultOnError()
+        AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
     """
     RFC 3339 timestamp of last activity.
 
     Omitted and `null` are equivalent and mean the last activity time is not reported.
     """
-    archived: Annotated[
-        Annotated[bool | None, Field(alias="archived")], DefaultOnError()
-    ] = None
+    archived: Annotated[bool | None, Field(alias="archived"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -2050,9 +2020,9 @@ class SessionInfo(WireModel):
     Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
     Agents that advertise the `session.archive` capability MUST include it on every listed session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2082,9 +2052,9 @@ class DeleteSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2112,9 +2082,9 @@ class ArchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2142,9 +2112,9 @@ class UnarchiveSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2184,9 +2154,9 @@ class BackgroundTerminal(WireModel):
     """
     The ID of the listed terminal.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2214,9 +2184,9 @@ class BackgroundToolCall(WireModel):
     """
     The ID of the listed tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2248,9 +2218,9 @@ class BackgroundSubagent(WireModel):
     """
     The ID of the listed session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2284,9 +2254,9 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
     The protocol versions the Agent supports.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2317,9 +2287,9 @@ class SessionNotFoundErrorData(WireModel):
     """
     The session ID from the request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2348,30 +2318,26 @@ class Usage(WireModel):
         defer_build=True,
     )
     total_tokens: Annotated[
-        Annotated[int, Field(alias="totalTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Sum of all token types for the completed work.
     """
     input_tokens: Annotated[
-        Annotated[int, Field(alias="inputTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="inputTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Input tokens for the completed work.
     """
     output_tokens: Annotated[
-        Annotated[int, Field(alias="outputTokens", ge=0, le=18446744073709551615)],
-        Integral(),
+        int, Field(alias="outputTokens", ge=0, le=18446744073709551615), Integral()
     ]
     """
     Output tokens for the completed work.
     """
     thought_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="thoughtTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="thoughtTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2381,9 +2347,8 @@ class Usage(WireModel):
     Omitted and `null` are equivalent and mean the count is not reported.
     """
     cached_read_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="cachedReadTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="cachedReadTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2393,9 +2358,8 @@ class Usage(WireModel):
     Omitted and `null` are equivalent and mean the count is not reported.
     """
     cached_write_tokens: Annotated[
-        Annotated[
-            int | None, Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615)
-        ],
+        int | None,
+        Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2404,9 +2368,9 @@ class Usage(WireModel):
 
     Omitted and `null` are equivalent and mean the count is not reported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2441,9 +2405,9 @@ class SetSessionTitleResponse(WireModel):
     This differs from the requested title if the Agent normalized it. Clients SHOULD
     display this value rather than the one they sent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2467,9 +2431,9 @@ class CloseSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2493,9 +2457,9 @@ class CancelToolCallResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2519,9 +2483,9 @@ class CancelTerminalResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2571,9 +2535,9 @@ class TerminalOutput(WireModel):
     """
     Base64-encoded replacement terminal output bytes.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2601,10 +2565,8 @@ class TerminalExitStatus(WireModel):
         defer_build=True,
     )
     exit_code: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -2612,9 +2574,7 @@ class TerminalExitStatus(WireModel):
     Process exit code as the platform reports it, when known. Negative values are
     allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
     """
-    signal: Annotated[
-        Annotated[str | None, Field(alias="signal")], DefaultOnError()
-    ] = None
+    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
     """
     Signal that terminated the process, when known.
 
@@ -2622,9 +2582,9 @@ class TerminalExitStatus(WireModel):
     include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
     platform-specific name. Omitted and `null` are equivalent.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2648,17 +2608,17 @@ class TerminalSize(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cols: Annotated[Annotated[int, Field(alias="cols", ge=1, le=65535)], Integral()]
+    cols: Annotated[int, Field(alias="cols", ge=1, le=65535), Integral()]
     """
     Number of columns.
     """
-    rows: Annotated[Annotated[int, Field(alias="rows", ge=1, le=65535)], Integral()]
+    rows: Annotated[int, Field(alias="rows", ge=1, le=65535), Integral()]
     """
     Number of rows.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2684,9 +2644,9 @@ class TerminalCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2720,9 +2680,9 @@ class TerminalOutputChunk(WireModel):
     """
     Independently base64-encoded terminal output bytes.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2791,9 +2751,9 @@ class PlanFile(WireModel):
     """
     The URI of the file containing the plan.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2829,9 +2789,9 @@ class PlanMarkdown(WireModel):
     """
     Markdown content for the plan.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2863,9 +2823,9 @@ class PlanRemoved(WireModel):
     """
     The plan ID to remove.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2896,21 +2856,19 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
     updated_at: Annotated[
-        Annotated[AwareDatetime | None, Field(alias="updatedAt")], DefaultOnError()
+        AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
     """
     RFC 3339 timestamp of last activity. Set to null to clear.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -2946,9 +2904,9 @@ class Cost(WireModel):
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2972,29 +2930,23 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[
-        Annotated[int, Field(alias="used", ge=0, le=18446744073709551615)], Integral()
-    ]
+    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[
-        Annotated[int, Field(alias="size", ge=0, le=18446744073709551615)], Integral()
-    ]
+    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Annotated[Cost | None, Field(alias="cost")], DefaultOnError()] = (
-        None
-    )
+    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
     """
     Cumulative session cost.
 
     Omitted leaves the last reported cost unchanged. `null` clears it. A value replaces it.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3040,17 +2992,17 @@ class Notice(WireModel):
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional plain-text detail or guidance.
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3097,9 +3049,9 @@ class SessionCancelCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3129,9 +3081,9 @@ class CompleteElicitationNotification(WireModel):
     """
     The ID of the elicitation that completed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3171,7 +3123,8 @@ class AuthStatusUpdateNotification(WireModel):
     do not recognize as `unknown`.
     """
     accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        list[AuthAccount] | None,
+        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -3184,9 +3137,9 @@ class AuthStatusUpdateNotification(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3224,9 +3177,9 @@ class TerminalAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3252,9 +3205,9 @@ class ElicitationFormCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3280,9 +3233,9 @@ class ElicitationUrlCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3317,9 +3270,9 @@ class LoginAuthRequest(WireModel):
     The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3347,9 +3300,9 @@ class ListProvidersRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3392,15 +3345,15 @@ class SetProviderRequest(WireModel):
     Base URL for requests sent through this provider.
     """
     headers: Annotated[
-        Annotated[dict[str, str] | None, Field(alias="headers")], NotNull(), OmitNone
+        dict[str, str] | None, Field(alias="headers"), NotNull(), OmitNone
     ] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3432,9 +3385,9 @@ class DisableProviderRequest(WireModel):
     """
     Provider ID to disable.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3464,9 +3417,9 @@ class LogoutAuthRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3499,9 +3452,9 @@ class AuthStatusRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3533,9 +3486,9 @@ class HttpHeader(WireModel):
     """
     The value to set for the HTTP header.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3568,17 +3521,15 @@ class McpServerHttp(WireModel):
     URL to the MCP server.
     """
     headers: Annotated[
-        Annotated[list[HttpHeader] | None, Field(alias="headers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[HttpHeader] | None, Field(alias="headers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
     defines are owned by the transport, and Agents use the transport's values for them.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3620,9 +3571,9 @@ class McpServerAcp(WireModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3655,23 +3606,21 @@ class McpServerStdio(WireModel):
     Absolute path to the MCP server executable.
     """
     args: Annotated[
-        Annotated[list[str] | None, Field(alias="args")], DefaultOnNull([]), OmitNone
+        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Command-line arguments to pass to the MCP server.
     """
     env: Annotated[
-        Annotated[list[EnvVariable] | None, Field(alias="env")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
     ] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
     Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3733,9 +3682,9 @@ class DeleteSessionRequest(WireModel):
     """
     The ID of the session to delete.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3774,9 +3723,9 @@ class ArchiveSessionRequest(WireModel):
     """
     The ID of the session to archive.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3816,9 +3765,9 @@ class UnarchiveSessionRequest(WireModel):
     """
     The ID of the session to unarchive.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3856,9 +3805,9 @@ class SessionStatusRequest(WireModel):
     """
     The ID of the session to check.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3907,9 +3856,9 @@ class SetSessionTitleRequest(WireModel):
     truncating it. The Agent rejects a title that fails its validation, including one
     that is empty after normalization, with `-32602`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3933,9 +3882,9 @@ class ReplayFromStart(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -3982,9 +3931,9 @@ class CloseSessionRequest(WireModel):
     """
     The ID of the session to close.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4027,9 +3976,9 @@ class CancelToolCallRequest(WireModel):
     """
     The ID of the tool call to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4073,9 +4022,9 @@ class CancelTerminalRequest(WireModel):
     """
     The ID of the terminal to cancel.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4099,9 +4048,9 @@ class CancelledPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4129,9 +4078,9 @@ class SelectedPermissionOutcome(WireModel):
     """
     The ID of the option the user selected.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4160,9 +4109,7 @@ class McpError(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[
-        Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647)], Integral()
-    ]
+    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
@@ -4196,9 +4143,9 @@ class CancelSessionNotification(WireModel):
     """
     The ID of the session to cancel operations for.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4241,9 +4188,9 @@ class MessageMcpNotification(WireModel):
     """
     Optional inner MCP params. Null is equivalent to omission.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4297,9 +4244,9 @@ class ProxySuccessorRequest(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped request's own `_meta` stays inside these params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4361,9 +4308,9 @@ class ProxySuccessorNotification(WireModel):
     When present, it MUST be a JSON object or array, as JSON-RPC requires.
     The wrapped notification's own `_meta` stays inside these params.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     Metadata for the `proxy/successor` envelope itself, separate from the wrapped
     message's `_meta`. It is hop-local: the conductor does not copy it into the message
@@ -4707,9 +4654,9 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4741,9 +4688,9 @@ class DeclineCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4768,9 +4715,9 @@ class CancelCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4803,9 +4750,9 @@ class OtherCreateElicitationResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4838,7 +4785,7 @@ class AddDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -4846,16 +4793,16 @@ class AddDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4881,7 +4828,7 @@ class DeleteDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -4889,16 +4836,16 @@ class DeleteDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4924,7 +4871,7 @@ class ModifyDiffChange(DiffPathChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -4932,16 +4879,16 @@ class ModifyDiffChange(DiffPathChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4967,7 +4914,7 @@ class MoveDiffChange(DiffPathPairChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -4975,16 +4922,16 @@ class MoveDiffChange(DiffPathPairChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5010,7 +4957,7 @@ class CopyDiffChange(DiffPathPairChange):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -5018,16 +4965,16 @@ class CopyDiffChange(DiffPathPairChange):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5057,7 +5004,7 @@ class OtherDiffChange(WireModel):
         defer_build=True,
     )
     file_type: Annotated[
-        Annotated[DiffFileType | None, Field(alias="fileType")], DefaultOnError()
+        DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
     """
     File content kind after the operation (for `delete`, of the deleted file).
@@ -5065,16 +5012,16 @@ class OtherDiffChange(WireModel):
     Omitted and `null` are equivalent and mean the content kind is unknown.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
     Omitted and `null` are equivalent and mean the MIME type is unknown.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5355,9 +5302,9 @@ class ResultMessageMcpResponse(WireModel):
     """
     Required, even if JSON null.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5388,9 +5335,9 @@ class ErrorMessageMcpResponse(WireModel):
     """
     Required, non-null MCP error object.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5735,26 +5682,25 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5795,26 +5741,25 @@ class OtherSessionConfigOption(WireModel):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5999,9 +5944,9 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6038,9 +5983,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6084,9 +6029,9 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     """
     The ID of the configuration option to set.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6218,9 +6163,7 @@ class Annotations(WireModel):
         defer_build=True,
     )
     audience: Annotated[
-        Annotated[list[Role] | None, Field(alias="audience")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -6228,7 +6171,7 @@ class Annotations(WireModel):
     Omitted and `null` are equivalent and mean no audience is specified.
     """
     last_modified: Annotated[
-        Annotated[str | None, Field(alias="lastModified")], DefaultOnError()
+        str | None, Field(alias="lastModified"), DefaultOnError()
     ] = None
     """
     Timestamp indicating when the underlying resource was last modified.
@@ -6238,8 +6181,7 @@ class Annotations(WireModel):
     Omitted and `null` are equivalent and mean the modification time is not reported.
     """
     priority: Annotated[
-        Annotated[float | None, Field(alias="priority", ge=0.0, le=1.0)],
-        DefaultOnError(),
+        float | None, Field(alias="priority", ge=0.0, le=1.0), DefaultOnError()
     ] = None
     """
     Relative importance of this content when clients choose what to surface, from 0 (least
@@ -6247,9 +6189,9 @@ class Annotations(WireModel):
 
     Omitted and `null` are equivalent and mean no priority is specified.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6278,16 +6220,16 @@ class TextContent(WireModel):
     Text payload carried by this content block.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6321,23 +6263,23 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[Annotated[str | None, Field(alias="uri")], DefaultOnError()] = None
+    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
 
     Omitted and `null` are equivalent and mean no URI is associated with the image.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6372,16 +6314,16 @@ class AudioContent(WireModel):
     MIME type describing the encoded media payload.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6412,7 +6354,7 @@ class Icon(WireModel):
     scheme- or origin-changing redirects.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     Optional MIME type override if the source MIME type is missing or generic.
@@ -6420,9 +6362,7 @@ class Icon(WireModel):
     Omitted and `null` are equivalent and mean the source MIME type is used.
     """
     sizes: Annotated[
-        Annotated[list[str] | None, Field(alias="sizes")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="sizes"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
@@ -6433,17 +6373,15 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean no sizes are specified.
     """
-    theme: Annotated[
-        Annotated[IconTheme | None, Field(alias="theme")], DefaultOnError()
-    ] = None
+    theme: Annotated[IconTheme | None, Field(alias="theme"), DefaultOnError()] = None
     """
     Optional theme this icon is designed for.
 
     Omitted and `null` are equivalent and mean the icon is not theme-specific.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6475,26 +6413,22 @@ class ResourceLink(WireModel):
     """
     URI associated with this resource or media payload.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional display title for end-user UI.
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable details shown with this protocol object.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     icons: Annotated[
-        Annotated[list[Icon] | None, Field(alias="icons")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[Icon] | None, Field(alias="icons"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Optional set of sized icons that the client can display in a user interface.
@@ -6502,7 +6436,7 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean no icons are provided.
     """
     mime_type: Annotated[
-        Annotated[MediaType | None, Field(alias="mimeType")], DefaultOnError()
+        MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
     """
     MIME type describing the encoded media payload.
@@ -6510,7 +6444,8 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
     size: Annotated[
-        Annotated[int | None, Field(alias="size", ge=0, le=18446744073709551615)],
+        int | None,
+        Field(alias="size", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -6520,16 +6455,16 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the size is not known.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6567,16 +6502,16 @@ class EmbeddedResource(WireModel):
     Embedded resource payload, either text or binary data.
     """
     annotations: Annotated[
-        Annotated[Annotations | None, Field(alias="annotations")], DefaultOnError()
+        Annotations | None, Field(alias="annotations"), DefaultOnError()
     ] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6640,9 +6575,9 @@ class DiffPatch(WireModel):
     """
     Patch text in the format named by `format`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6673,26 +6608,22 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    changes: Annotated[
-        Annotated[list[DiffChange], Field(alias="changes")], SkipInvalidItems()
-    ]
+    changes: Annotated[list[DiffChange], Field(alias="changes"), SkipInvalidItems()]
     """
     Structured file changes described by this diff.
 
     Clients can use this field without parsing patch text to determine affected paths.
     """
-    patch: Annotated[
-        Annotated[DiffPatch | None, Field(alias="patch")], DefaultOnError()
-    ] = None
+    patch: Annotated[DiffPatch | None, Field(alias="patch"), DefaultOnError()] = None
     """
     Renderable patch text for some or all of the structured changes.
 
     Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
     equivalent and mean no renderable patch text was provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6722,8 +6653,7 @@ class ToolCallCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[ToolCallCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        ToolCallCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
@@ -6731,9 +6661,9 @@ class ToolCallCapabilities(WireModel):
     Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
     means supported. Agents SHOULD stop advertising it once the tool call reaches a final status.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6769,9 +6699,9 @@ class PermissionOption(WireModel):
     """
     Hint about the nature of this permission option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6843,25 +6773,22 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     min_items: Annotated[
-        Annotated[int | None, Field(alias="minItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="minItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Minimum number of items to select.
@@ -6869,8 +6796,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
     max_items: Annotated[
-        Annotated[int | None, Field(alias="maxItems", ge=0, le=18446744073709551615)],
-        Integral(),
+        int | None, Field(alias="maxItems", ge=0, le=18446744073709551615), Integral()
     ] = None
     """
     Maximum number of items to select.
@@ -6882,18 +6808,16 @@ class MultiSelectPropertySchema(WireModel):
     The items definition describing allowed values.
     """
     default: Annotated[
-        Annotated[list[str] | None, Field(alias="default")],
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6935,9 +6859,9 @@ class MessageMcpRequest(WireModel):
     """
     Optional inner MCP params. Null is equivalent to omission.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -6974,8 +6898,7 @@ class PromptCapabilities(WireModel):
         defer_build=True,
     )
     image: Annotated[
-        Annotated[PromptImageCapabilities | None, Field(alias="image")],
-        DefaultOnError(),
+        PromptImageCapabilities | None, Field(alias="image"), DefaultOnError()
     ] = None
     """
     Agent supports `image` content blocks.
@@ -6984,8 +6907,7 @@ class PromptCapabilities(WireModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
     audio: Annotated[
-        Annotated[PromptAudioCapabilities | None, Field(alias="audio")],
-        DefaultOnError(),
+        PromptAudioCapabilities | None, Field(alias="audio"), DefaultOnError()
     ] = None
     """
     Agent supports `audio` content blocks.
@@ -6994,9 +6916,8 @@ class PromptCapabilities(WireModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
     embedded_context: Annotated[
-        Annotated[
-            PromptEmbeddedContextCapabilities | None, Field(alias="embeddedContext")
-        ],
+        PromptEmbeddedContextCapabilities | None,
+        Field(alias="embeddedContext"),
         DefaultOnError(),
     ] = None
     """
@@ -7008,9 +6929,9 @@ class PromptCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7035,7 +6956,7 @@ class McpCapabilities(WireModel):
         defer_build=True,
     )
     stdio: Annotated[
-        Annotated[McpStdioCapabilities | None, Field(alias="stdio")], DefaultOnError()
+        McpStdioCapabilities | None, Field(alias="stdio"), DefaultOnError()
     ] = None
     """
     Agent supports `stdio` MCP servers.
@@ -7044,7 +6965,7 @@ class McpCapabilities(WireModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
     http: Annotated[
-        Annotated[McpHttpCapabilities | None, Field(alias="http")], DefaultOnError()
+        McpHttpCapabilities | None, Field(alias="http"), DefaultOnError()
     ] = None
     """
     Agent supports `http` MCP servers.
@@ -7052,9 +6973,9 @@ class McpCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    acp: Annotated[
-        Annotated[McpAcpCapabilities | None, Field(alias="acp")], DefaultOnError()
-    ] = None
+    acp: Annotated[McpAcpCapabilities | None, Field(alias="acp"), DefaultOnError()] = (
+        None
+    )
     """
     **UNSTABLE**
 
@@ -7065,9 +6986,9 @@ class McpCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7099,9 +7020,8 @@ class SessionSystemPromptModeCapabilities(WireModel):
         defer_build=True,
     )
     override: Annotated[
-        Annotated[
-            SessionSystemPromptOverrideCapabilities | None, Field(alias="override")
-        ],
+        SessionSystemPromptOverrideCapabilities | None,
+        Field(alias="override"),
         DefaultOnError(),
     ] = None
     """
@@ -7111,9 +7031,9 @@ class SessionSystemPromptModeCapabilities(WireModel):
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7142,8 +7062,7 @@ class AgentAuthCapabilities(WireModel):
         defer_build=True,
     )
     status: Annotated[
-        Annotated[AuthStatusCapabilities | None, Field(alias="status")],
-        DefaultOnError(),
+        AuthStatusCapabilities | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -7155,9 +7074,9 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports the `auth/status` method.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7218,7 +7137,8 @@ class ProviderInfo(WireModel):
     Provider identifier, for example "main" or "openai".
     """
     supported: Annotated[
-        Annotated[list[LlmProtocol], Field(alias="supported")],
+        list[LlmProtocol],
+        Field(alias="supported"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -7235,9 +7155,9 @@ class ProviderInfo(WireModel):
     Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7273,7 +7193,8 @@ class AuthStatusResponse(WireModel):
     do not recognize as `unknown`.
     """
     accounts: Annotated[
-        Annotated[list[AuthAccount] | None, Field(alias="accounts")],
+        list[AuthAccount] | None,
+        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -7286,9 +7207,9 @@ class AuthStatusResponse(WireModel):
     Agents that hold credentials for several providers or accounts SHOULD list each
     of them and mark the ones in effect with `active`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7330,18 +7251,17 @@ class SessionConfigSelectGroup(WireModel):
     Human-readable label for this group.
     """
     options: Annotated[
-        Annotated[
-            list[SessionConfigSelectOption], Field(alias="options", min_length=1)
-        ],
+        list[SessionConfigSelectOption],
+        Field(alias="options", min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
     """
     The set of option values in this group. MUST contain at least one value.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7403,16 +7323,16 @@ class Command(WireModel):
     Human-readable description of what the command does.
     """
     input_: Annotated[
-        Annotated[AvailableCommandInput | None, Field(alias="input")], DefaultOnError()
+        AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
     """
     Input for the command if required
 
     Omitted and `null` are equivalent and mean the command takes no input.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7437,7 +7357,8 @@ class ListSessionsResponse(WireModel):
         defer_build=True,
     )
     sessions: Annotated[
-        Annotated[list[SessionInfo], Field(alias="sessions")],
+        list[SessionInfo],
+        Field(alias="sessions"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -7450,9 +7371,9 @@ class ListSessionsResponse(WireModel):
     to fetch the next page. Omitted and `null` are equivalent and mean there are no more
     results. An empty string is a valid cursor, not the end of results.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7511,8 +7432,7 @@ class RunningStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7524,9 +7444,9 @@ class RunningStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7588,8 +7508,7 @@ class RequiresActionStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7601,9 +7520,9 @@ class RequiresActionStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7640,8 +7559,7 @@ class UnknownStateUpdate(WireModel):
         defer_build=True,
     )
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7653,9 +7571,9 @@ class UnknownStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7698,9 +7616,9 @@ class PromptResponse(WireModel):
     before or after this response. Agents must echo the message during the live session, but are
     not required to retain it. If retained and replayed, the message keeps this identifier.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7730,8 +7648,7 @@ class TerminalCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[TerminalCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        TerminalCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
@@ -7739,9 +7656,9 @@ class TerminalCapabilities(WireModel):
     Omitted and `null` are equivalent and mean unsupported. An object (including `{}`)
     means supported. Agents SHOULD stop advertising it once the terminal reports `exitStatus`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7775,34 +7692,27 @@ class TerminalUpdate(WireModel):
     """
     Unique identifier for this terminal within the session.
     """
-    command: Annotated[
-        Annotated[str | None, Field(alias="command")], DefaultOnError()
-    ] = None
+    command: Annotated[str | None, Field(alias="command"), DefaultOnError()] = None
     """
     The command being run.
     """
-    cwd: Annotated[
-        Annotated[AbsolutePath | None, Field(alias="cwd")], DefaultOnError()
-    ] = None
+    cwd: Annotated[AbsolutePath | None, Field(alias="cwd"), DefaultOnError()] = None
     """
     The absolute working directory of the command.
     """
     output: Annotated[
-        Annotated[TerminalOutput | None, Field(alias="output")], DefaultOnError()
+        TerminalOutput | None, Field(alias="output"), DefaultOnError()
     ] = None
     """
     An authoritative replacement snapshot of terminal output bytes.
     """
     exit_status: Annotated[
-        Annotated[TerminalExitStatus | None, Field(alias="exitStatus")],
-        DefaultOnError(),
+        TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
     """
     Exit information. A concrete object marks the terminal as exited.
     """
-    size: Annotated[
-        Annotated[TerminalSize | None, Field(alias="size")], DefaultOnError()
-    ] = None
+    size: Annotated[TerminalSize | None, Field(alias="size"), DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
 
@@ -7810,8 +7720,7 @@ class TerminalUpdate(WireModel):
     and cursor-positioned output display as the program wrote them.
     """
     capabilities: Annotated[
-        Annotated[TerminalCapabilities | None, Field(alias="capabilities")],
-        DefaultOnError(),
+        TerminalCapabilities | None, Field(alias="capabilities"), DefaultOnError()
     ] = None
     """
     Client-initiated controls this terminal currently supports, such as cancellation.
@@ -7819,9 +7728,9 @@ class TerminalUpdate(WireModel):
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new terminal starts with none.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -7865,9 +7774,9 @@ class PlanEntry(WireModel):
     """
     Current execution status of this task.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7895,18 +7804,16 @@ class PlanItems(WireModel):
     """
     The plan ID to update.
     """
-    entries: Annotated[
-        Annotated[list[PlanEntry], Field(alias="entries")], SkipInvalidItems()
-    ]
+    entries: Annotated[list[PlanEntry], Field(alias="entries"), SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7938,17 +7845,16 @@ class SubagentSessionCapabilities(WireModel):
         defer_build=True,
     )
     cancel: Annotated[
-        Annotated[SessionCancelCapabilities | None, Field(alias="cancel")],
-        DefaultOnError(),
+        SessionCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
     ] = None
     """
     Permits the client to cancel this child's current work without ending
     the session. Omitted and `null` are equivalent and mean unsupported. An object (including
     `{}`) means supported.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -7977,8 +7883,7 @@ class ClientAuthCapabilities(WireModel):
         defer_build=True,
     )
     terminal: Annotated[
-        Annotated[TerminalAuthCapabilities | None, Field(alias="terminal")],
-        DefaultOnError(),
+        TerminalAuthCapabilities | None, Field(alias="terminal"), DefaultOnError()
     ] = None
     """
     Whether the client supports `terminal` authentication methods.
@@ -7988,9 +7893,9 @@ class ClientAuthCapabilities(WireModel):
     agent invocation in an interactive terminal. Supplying `{}` means the
     agent may include `terminal` entries in its authentication methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8015,8 +7920,7 @@ class ElicitationCapabilities(WireModel):
         defer_build=True,
     )
     form: Annotated[
-        Annotated[ElicitationFormCapabilities | None, Field(alias="form")],
-        DefaultOnError(),
+        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
     ] = None
     """
     Whether the client supports form-based elicitation.
@@ -8025,8 +7929,7 @@ class ElicitationCapabilities(WireModel):
     Supplying `{}` explicitly advertises form support.
     """
     url: Annotated[
-        Annotated[ElicitationUrlCapabilities | None, Field(alias="url")],
-        DefaultOnError(),
+        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
     ] = None
     """
     Whether the client supports URL-based elicitation.
@@ -8034,9 +7937,9 @@ class ElicitationCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8119,9 +8022,9 @@ class ListSessionsRequest(WireModel):
     the Agent advertises the `session.archive` capability. The filter combines with `cwd` and
     applies before pagination. Clients keep the same value when following `nextCursor`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8290,10 +8193,8 @@ class ClientNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
-            Field(alias="params"),
-        ],
+        CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -8329,9 +8230,9 @@ class CancelRequestNotification(WireModel):
     The ID of the request to cancel: a request that the sender of this notification issued.
     Receivers match it only against requests they received from that sender.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8362,7 +8263,8 @@ class ProxyNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[ProxySuccessorNotification | None, Field(alias="params")],
+        ProxySuccessorNotification | None,
+        Field(alias="params"),
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
     """
@@ -8504,9 +8406,9 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8543,9 +8445,9 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8594,9 +8496,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
         serialize_by_alias=True,
         defer_build=True,
     )
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8664,9 +8566,7 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8678,8 +8578,7 @@ class EndTurnIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8691,9 +8590,9 @@ class EndTurnIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8702,7 +8601,7 @@ class EndTurnIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["end_turn"], Field(alias="stopReason")], DefaultOnError()
+        Literal["end_turn"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8720,9 +8619,7 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8734,8 +8631,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8747,9 +8643,9 @@ class MaxTokensIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8758,7 +8654,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_tokens"], Field(alias="stopReason")], DefaultOnError()
+        Literal["max_tokens"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8777,9 +8673,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8791,8 +8685,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8804,9 +8697,9 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8815,8 +8708,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["max_turn_requests"], Field(alias="stopReason")],
-        DefaultOnError(),
+        Literal["max_turn_requests"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8834,9 +8726,7 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8848,8 +8738,7 @@ class RefusalIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8861,9 +8750,9 @@ class RefusalIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8872,7 +8761,7 @@ class RefusalIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["refusal"], Field(alias="stopReason")], DefaultOnError()
+        Literal["refusal"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8899,9 +8788,7 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8913,8 +8800,7 @@ class CancelledIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8926,9 +8812,9 @@ class CancelledIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8937,7 +8823,7 @@ class CancelledIdleStateUpdate(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["cancelled"], Field(alias="stopReason")], DefaultOnError()
+        Literal["cancelled"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -8959,9 +8845,7 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8973,8 +8857,7 @@ class OtherIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8986,9 +8869,9 @@ class OtherIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -8996,7 +8879,7 @@ class OtherIdleStateUpdate(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    stop_reason: Annotated[Annotated[str, Field(alias="stopReason")], DefaultOnError()]
+    stop_reason: Annotated[str, Field(alias="stopReason"), DefaultOnError()]
     """
     Custom or future stop reason.
 
@@ -9020,9 +8903,7 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -9034,8 +8915,7 @@ class NoneIdleStateUpdate(WireModel):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -9047,9 +8927,9 @@ class NoneIdleStateUpdate(WireModel):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9057,9 +8937,7 @@ class NoneIdleStateUpdate(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    stop_reason: Annotated[
-        Annotated[None, Field(alias="stopReason")], DefaultOnError()
-    ] = None
+    stop_reason: Annotated[None, Field(alias="stopReason"), DefaultOnError()] = None
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -9393,9 +9271,9 @@ class Content(WireModel):
     """
     The actual content block.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9469,7 +9347,8 @@ class SessionSystemPromptCapabilities(WireModel):
         defer_build=True,
     )
     mode: Annotated[
-        Annotated[SessionSystemPromptModeCapabilities | None, Field(alias="mode")],
+        SessionSystemPromptModeCapabilities | None,
+        Field(alias="mode"),
         DefaultOnError(),
     ] = None
     """
@@ -9477,9 +9356,9 @@ class SessionSystemPromptCapabilities(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent supports only `append`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9511,9 +9390,9 @@ class ListProvidersResponse(WireModel):
     """
     Configurable providers with current routing info suitable for UI display.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9622,9 +9501,7 @@ class Error(WireModel):
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[
-        Annotated[ErrorData | None, Field(alias="data")], DefaultOnError()
-    ] = None
+    data: Annotated[ErrorData | None, Field(alias="data"), DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -9649,9 +9526,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[
-        Annotated[Error | None, Field(alias="error")], DefaultOnError()
-    ] = None
+    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -9685,9 +9560,9 @@ class ContentChunk(WireModel):
     """
     A single item of content
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9729,16 +9604,17 @@ class UserMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -9782,16 +9658,17 @@ class AgentMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -9835,16 +9712,17 @@ class AgentThought(WireModel):
     A unique identifier for the thought message.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement content for this thought message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -9902,9 +9780,9 @@ class PlanUpdate(WireModel):
     """
     The updated plan content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9929,15 +9807,14 @@ class AvailableCommandsUpdate(WireModel):
         defer_build=True,
     )
     available_commands: Annotated[
-        Annotated[list[AvailableCommand], Field(alias="availableCommands")],
-        SkipInvalidItems(),
+        list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
     """
     Commands the agent can execute.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -9976,22 +9853,21 @@ class CompactionUpdate(WireModel):
     Current lifecycle status.
     """
     summary: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="summary")],
+        list[ContentBlock] | None,
+        Field(alias="summary"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[Annotated[str | None, Field(alias="error")], DefaultOnError()] = (
-        None
-    )
+    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -10027,9 +9903,9 @@ class CompactionSummaryChunk(WireModel):
     """
     One content block to append.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10063,7 +9939,7 @@ class SessionMessage(WireModel):
     Identifier of this message within the enclosing session's transcript.
     """
     sender_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="senderSessionId")], DefaultOnError()
+        SessionId | None, Field(alias="senderSessionId"), DefaultOnError()
     ] = None
     """
     The sending session.
@@ -10071,7 +9947,7 @@ class SessionMessage(WireModel):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
     recipient_session_id: Annotated[
-        Annotated[SessionId | None, Field(alias="recipientSessionId")], DefaultOnError()
+        SessionId | None, Field(alias="recipientSessionId"), DefaultOnError()
     ] = None
     """
     The receiving session.
@@ -10079,7 +9955,7 @@ class SessionMessage(WireModel):
     Omitted leaves the stored value unchanged. `null` clears it. A value replaces it.
     """
     sender_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="senderMessageId")], DefaultOnError()
+        MessageId | None, Field(alias="senderMessageId"), DefaultOnError()
     ] = None
     """
     On an incoming view, the `messageId` of the same message's outgoing view in the
@@ -10089,7 +9965,7 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     recipient_message_id: Annotated[
-        Annotated[MessageId | None, Field(alias="recipientMessageId")], DefaultOnError()
+        MessageId | None, Field(alias="recipientMessageId"), DefaultOnError()
     ] = None
     """
     On an outgoing view, the `messageId` of the same message's incoming view in the
@@ -10099,7 +9975,8 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     content: Annotated[
-        Annotated[list[ContentBlock] | None, Field(alias="content")],
+        list[ContentBlock] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -10107,9 +9984,9 @@ class SessionMessage(WireModel):
     Omitted leaves content unchanged. `null` clears it. A concrete array
     replaces the whole content collection.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -10151,9 +10028,9 @@ class SessionMessageChunk(WireModel):
     """
     A single content block appended to the message.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10184,7 +10061,7 @@ class ClientCapabilities(WireModel):
         defer_build=True,
     )
     auth: Annotated[
-        Annotated[ClientAuthCapabilities | None, Field(alias="auth")], DefaultOnError()
+        ClientAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
     ] = None
     """
     Authentication capabilities supported by the client.
@@ -10195,8 +10072,7 @@ class ClientCapabilities(WireModel):
     authentication-method extensions.
     """
     elicitation: Annotated[
-        Annotated[ElicitationCapabilities | None, Field(alias="elicitation")],
-        DefaultOnError(),
+        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
     ] = None
     """
     Elicitation capabilities supported by the client.
@@ -10205,9 +10081,9 @@ class ClientCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise
     elicitation support.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10259,9 +10135,9 @@ class SystemPrompt(WireModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with
     `-32602` without creating, resuming, or forking the session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10303,7 +10179,8 @@ class ForkSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -10315,9 +10192,7 @@ class ForkSessionRequest(WireModel):
     session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -10336,9 +10211,9 @@ class ForkSessionRequest(WireModel):
     `session.systemPrompt`, and SHOULD send the same value they used for the
     source session.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10377,7 +10252,8 @@ class ResumeSessionRequest(WireModel):
     with `-32602`, and MAY normalize paths when comparing.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -10390,9 +10266,7 @@ class ResumeSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP servers to connect to for this session.
@@ -10428,9 +10302,9 @@ class ResumeSessionRequest(WireModel):
     `session.systemPrompt`, and SHOULD send the same value they used when the
     session was created.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10481,9 +10355,9 @@ class PromptRequest(WireModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with `-32602` without
     inserting it.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10511,9 +10385,9 @@ class RequestPermissionResponse(WireModel):
     """
     The user's decision on the permission request.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10596,13 +10470,11 @@ class ResultClientResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            RequestPermissionResponse
-            | CreateElicitationResponse
-            | MessageMcpResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        RequestPermissionResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -10655,9 +10527,9 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10695,9 +10567,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[
-        Annotated[Usage | None, Field(alias="usage")], DefaultOnError()
-    ] = None
+    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -10709,8 +10579,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     usage for this state update.
     """
     background: Annotated[
-        Annotated[list[BackgroundWork] | None, Field(alias="background")],
-        DefaultOnError(),
+        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
     ] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -10722,9 +10591,9 @@ class ErrorIdleStateUpdate(ErrorStopReason):
 
     See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -10733,7 +10602,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     stop_reason: Annotated[
-        Annotated[Literal["error"], Field(alias="stopReason")], DefaultOnError()
+        Literal["error"], Field(alias="stopReason"), DefaultOnError()
     ]
 
 
@@ -10788,26 +10657,25 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Human-readable label for the option.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
     category: Annotated[
-        Annotated[SessionConfigOptionCategory | None, Field(alias="category")],
-        DefaultOnError(),
+        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
     ] = None
     """
     Optional semantic category for this option (UX only).
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11363,9 +11231,7 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Optional title for the schema.
 
@@ -11383,17 +11249,17 @@ class ElicitationSchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional description of what this schema represents.
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11428,7 +11294,7 @@ class SessionCapabilities(WireModel):
         defer_build=True,
     )
     prompt: Annotated[
-        Annotated[PromptCapabilities | None, Field(alias="prompt")], DefaultOnError()
+        PromptCapabilities | None, Field(alias="prompt"), DefaultOnError()
     ] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
@@ -11437,9 +11303,7 @@ class SessionCapabilities(WireModel):
     prompt extensions beyond the baseline text and resource-link content
     required by `session/prompt`.
     """
-    mcp: Annotated[
-        Annotated[McpCapabilities | None, Field(alias="mcp")], DefaultOnError()
-    ] = None
+    mcp: Annotated[McpCapabilities | None, Field(alias="mcp"), DefaultOnError()] = None
     """
     MCP capabilities supported by the agent for session lifecycle requests.
 
@@ -11447,8 +11311,7 @@ class SessionCapabilities(WireModel):
     server transport support for sessions.
     """
     delete: Annotated[
-        Annotated[SessionDeleteCapabilities | None, Field(alias="delete")],
-        DefaultOnError(),
+        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
     ] = None
     """
     Whether the agent supports `session/delete`.
@@ -11457,10 +11320,8 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        Annotated[
-            SessionAdditionalDirectoriesCapabilities | None,
-            Field(alias="additionalDirectories"),
-        ],
+        SessionAdditionalDirectoriesCapabilities | None,
+        Field(alias="additionalDirectories"),
         DefaultOnError(),
     ] = None
     """
@@ -11474,7 +11335,8 @@ class SessionCapabilities(WireModel):
     complete ordered additional-root list associated with a listed session.
     """
     system_prompt: Annotated[
-        Annotated[SessionSystemPromptCapabilities | None, Field(alias="systemPrompt")],
+        SessionSystemPromptCapabilities | None,
+        Field(alias="systemPrompt"),
         DefaultOnError(),
     ] = None
     """
@@ -11488,7 +11350,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
     """
     fork: Annotated[
-        Annotated[SessionForkCapabilities | None, Field(alias="fork")], DefaultOnError()
+        SessionForkCapabilities | None, Field(alias="fork"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -11501,8 +11363,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports forking sessions.
     """
     archive: Annotated[
-        Annotated[SessionArchiveCapabilities | None, Field(alias="archive")],
-        DefaultOnError(),
+        SessionArchiveCapabilities | None, Field(alias="archive"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -11516,8 +11377,7 @@ class SessionCapabilities(WireModel):
     `session/list`, and `SessionInfo.archived`.
     """
     status: Annotated[
-        Annotated[SessionStatusCapabilities | None, Field(alias="status")],
-        DefaultOnError(),
+        SessionStatusCapabilities | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -11530,8 +11390,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports checking session status.
     """
     title: Annotated[
-        Annotated[SessionTitleCapabilities | None, Field(alias="title")],
-        DefaultOnError(),
+        SessionTitleCapabilities | None, Field(alias="title"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -11546,9 +11405,9 @@ class SessionCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports setting session titles.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11607,7 +11466,8 @@ class ForkSessionResponse(WireModel):
     Unique identifier for the newly created forked session.
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -11621,7 +11481,8 @@ class ForkSessionResponse(WireModel):
     Later `config_option_update` notifications replace this list.
     """
     available_commands: Annotated[
-        Annotated[list[AvailableCommand] | None, Field(alias="availableCommands")],
+        list[AvailableCommand] | None,
+        Field(alias="availableCommands"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -11634,9 +11495,9 @@ class ForkSessionResponse(WireModel):
     Senders MUST use an array, not `null`. Receivers treat `null` like omission.
     Later `available_commands_update` notifications replace this list.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11780,7 +11641,8 @@ class ResumeSessionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -11794,7 +11656,8 @@ class ResumeSessionResponse(WireModel):
     Later `config_option_update` notifications replace this list.
     """
     available_commands: Annotated[
-        Annotated[list[AvailableCommand] | None, Field(alias="availableCommands")],
+        list[AvailableCommand] | None,
+        Field(alias="availableCommands"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -11807,9 +11670,9 @@ class ResumeSessionResponse(WireModel):
     Senders MUST use an array, not `null`. Receivers treat `null` like omission.
     Later `available_commands_update` notifications replace this list.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11834,15 +11697,14 @@ class SetSessionConfigOptionResponse(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
+        list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11879,9 +11741,9 @@ class ToolCallContentChunk(WireModel):
     """
     A single item of content produced by the tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11907,15 +11769,14 @@ class ConfigOptionUpdate(WireModel):
         defer_build=True,
     )
     config_options: Annotated[
-        Annotated[list[SessionConfigOption], Field(alias="configOptions")],
-        SkipInvalidItems(),
+        list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
     """
     The full set of configuration options and their current values.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -11978,18 +11839,16 @@ class SubagentUpdate(WireModel):
     """
     The opaque session ID identifying the child in all ACP messages.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
 
     Optional and nullable. Omitted means unchanged. `null` clears it. If no
     title is set, the Client chooses a fallback presentation.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     The parent's human-readable description of the child's role or purpose.
 
@@ -11997,7 +11856,8 @@ class SubagentUpdate(WireModel):
     current display metadata, not the history of instructions sent to the child.
     """
     capabilities: Annotated[
-        Annotated[SubagentSessionCapabilities | None, Field(alias="capabilities")],
+        SubagentSessionCapabilities | None,
+        Field(alias="capabilities"),
         DefaultOnError(),
     ] = None
     """
@@ -12006,9 +11866,7 @@ class SubagentUpdate(WireModel):
     Read-only operations retain their normal protocol semantics and
     capability requirements.
     """
-    state: Annotated[
-        Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()
-    ] = None
+    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
     """
     The child's current foreground state, mirrored onto its parent association.
 
@@ -12035,9 +11893,9 @@ class SubagentUpdate(WireModel):
     effective additional directories, independently of `cwd`. A concrete
     array replaces the whole list. `[]` reports no additional directories.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -12077,17 +11935,16 @@ class InitializeRequest(WireModel):
     Information about the implementation sending this initialize request.
     """
     capabilities: Annotated[
-        Annotated[
-            ClientCapabilities, Field(alias="capabilities", validate_default=True)
-        ],
+        ClientCapabilities,
+        Field(alias="capabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
     """
     Capabilities supported by the client.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12118,7 +11975,8 @@ class NewSessionRequest(WireModel):
     The working directory for this session. Must be an absolute path.
     """
     additional_directories: Annotated[
-        Annotated[list[AbsolutePath] | None, Field(alias="additionalDirectories")],
+        list[AbsolutePath] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None
@@ -12130,9 +11988,7 @@ class NewSessionRequest(WireModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[
-        Annotated[list[McpServer] | None, Field(alias="mcpServers")],
-        DefaultOnNull([]),
-        OmitNone,
+        list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
     """
     List of MCP (Model Context Protocol) servers the agent should connect to.
@@ -12149,9 +12005,9 @@ class NewSessionRequest(WireModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `session.systemPrompt`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12391,7 +12247,7 @@ class ToolCallUpdate(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    name: Annotated[Annotated[str | None, Field(alias="name")], DefaultOnError()] = None
+    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -12400,18 +12256,14 @@ class ToolCallUpdate(WireModel):
     call ID the client has not seen before, omission or `null` means that no
     tool name is available.
     """
-    title: Annotated[Annotated[str | None, Field(alias="title")], DefaultOnError()] = (
-        None
-    )
+    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
     """
     Human-readable title describing what the tool is doing.
 
     Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
     A new tool call starts without a title.
     """
-    kind: Annotated[
-        Annotated[ToolKind | None, Field(alias="kind")], DefaultOnError()
-    ] = None
+    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
@@ -12420,7 +12272,7 @@ class ToolCallUpdate(WireModel):
     A new tool call starts as `other`.
     """
     status: Annotated[
-        Annotated[ToolCallStatus | None, Field(alias="status")], DefaultOnError()
+        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
     ] = None
     """
     Current execution status of the tool call.
@@ -12429,7 +12281,8 @@ class ToolCallUpdate(WireModel):
     replaces it. A new tool call starts as `pending`.
     """
     content: Annotated[
-        Annotated[list[ToolCallContent] | None, Field(alias="content")],
+        list[ToolCallContent] | None,
+        Field(alias="content"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -12437,7 +12290,8 @@ class ToolCallUpdate(WireModel):
     Content produced by the tool call.
     """
     locations: Annotated[
-        Annotated[list[ToolCallLocation] | None, Field(alias="locations")],
+        list[ToolCallLocation] | None,
+        Field(alias="locations"),
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
@@ -12445,21 +12299,16 @@ class ToolCallUpdate(WireModel):
     File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Annotated[Any | None, Field(alias="rawInput")], DefaultOnError()
-    ] = None
+    raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
     """
     Raw input parameters sent to the tool.
     """
-    raw_output: Annotated[
-        Annotated[Any | None, Field(alias="rawOutput")], DefaultOnError()
-    ] = None
+    raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
     """
     Raw output returned by the tool.
     """
     capabilities: Annotated[
-        Annotated[ToolCallCapabilities | None, Field(alias="capabilities")],
-        DefaultOnError(),
+        ToolCallCapabilities | None, Field(alias="capabilities"), DefaultOnError()
     ] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
@@ -12467,9 +12316,9 @@ class ToolCallUpdate(WireModel):
     Omission leaves the capabilities unchanged, `null` clears them, and an object replaces
     the whole previous value. A new tool call starts with none.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted leaves the stored metadata unchanged. `null`
@@ -12504,9 +12353,9 @@ class ToolCallPermissionSubject(WireModel):
     notification, in the order it was received, before showing the prompt. A first-seen
     `toolCallId` creates the tool call.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12545,7 +12394,7 @@ class AgentCapabilities(WireModel):
         defer_build=True,
     )
     session: Annotated[
-        Annotated[SessionCapabilities | None, Field(alias="session")], DefaultOnError()
+        SessionCapabilities | None, Field(alias="session"), DefaultOnError()
     ] = None
     """
     Session capabilities supported by the agent.
@@ -12557,7 +12406,7 @@ class AgentCapabilities(WireModel):
     and `session/update`.
     """
     auth: Annotated[
-        Annotated[AgentAuthCapabilities | None, Field(alias="auth")], DefaultOnError()
+        AgentAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
     ] = None
     """
     Authentication-related extension capabilities supported by the agent.
@@ -12568,8 +12417,7 @@ class AgentCapabilities(WireModel):
     non-empty `authMethods` list in the `initialize` response.
     """
     providers: Annotated[
-        Annotated[ProvidersCapabilities | None, Field(alias="providers")],
-        DefaultOnError(),
+        ProvidersCapabilities | None, Field(alias="providers"), DefaultOnError()
     ] = None
     """
     **UNSTABLE**
@@ -12581,9 +12429,9 @@ class AgentCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12620,7 +12468,8 @@ class NewSessionResponse(WireModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        Annotated[list[SessionConfigOption] | None, Field(alias="configOptions")],
+        list[SessionConfigOption] | None,
+        Field(alias="configOptions"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -12634,7 +12483,8 @@ class NewSessionResponse(WireModel):
     Later `config_option_update` notifications replace this list.
     """
     available_commands: Annotated[
-        Annotated[list[AvailableCommand] | None, Field(alias="availableCommands")],
+        list[AvailableCommand] | None,
+        Field(alias="availableCommands"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -12647,9 +12497,9 @@ class NewSessionResponse(WireModel):
     Senders MUST use an array, not `null`. Receivers treat `null` like omission.
     Later `available_commands_update` notifications replace this list.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12686,9 +12536,7 @@ class SessionStatusResponse(WireModel):
 
     Required. Clients MUST treat a value they do not recognize as `saved`.
     """
-    state: Annotated[
-        Annotated[StateUpdate | None, Field(alias="state")], DefaultOnError()
-    ] = None
+    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
     """
     The session's current foreground state, as the same snapshot the Agent sends in
     `state_update` notifications.
@@ -12698,9 +12546,9 @@ class SessionStatusResponse(WireModel):
     MUST NOT read that as `idle`. This is a snapshot, not a new transition. Clients
     MUST NOT count an `idle` snapshot as a new completion.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12733,32 +12581,30 @@ class ClientRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeRequest
-            | LoginAuthRequest
-            | ListProvidersRequest
-            | SetProviderRequest
-            | DisableProviderRequest
-            | LogoutAuthRequest
-            | AuthStatusRequest
-            | NewSessionRequest
-            | ListSessionsRequest
-            | DeleteSessionRequest
-            | ForkSessionRequest
-            | ArchiveSessionRequest
-            | UnarchiveSessionRequest
-            | SessionStatusRequest
-            | SetSessionTitleRequest
-            | ResumeSessionRequest
-            | CloseSessionRequest
-            | CancelToolCallRequest
-            | CancelTerminalRequest
-            | SetSessionConfigOptionRequest
-            | PromptRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        InitializeRequest
+        | LoginAuthRequest
+        | ListProvidersRequest
+        | SetProviderRequest
+        | DisableProviderRequest
+        | LogoutAuthRequest
+        | AuthStatusRequest
+        | NewSessionRequest
+        | ListSessionsRequest
+        | DeleteSessionRequest
+        | ForkSessionRequest
+        | ArchiveSessionRequest
+        | UnarchiveSessionRequest
+        | SessionStatusRequest
+        | SetSessionTitleRequest
+        | ResumeSessionRequest
+        | CloseSessionRequest
+        | CancelToolCallRequest
+        | CancelTerminalRequest
+        | SetSessionConfigOptionRequest
+        | PromptRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -12817,9 +12663,8 @@ class ProxyRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            InitializeProxyRequest | ProxySuccessorRequest | None, Field(alias="params")
-        ],
+        InitializeProxyRequest | ProxySuccessorRequest | None,
+        Field(alias="params"),
         ByMethod(
             {
                 "proxy/initialize": InitializeProxyRequest,
@@ -12850,9 +12695,9 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -12881,9 +12726,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
     A human-readable message describing what input is needed.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -13049,16 +12894,16 @@ class InitializeResponse(WireModel):
     Information about the implementation sending this initialize response.
     """
     capabilities: Annotated[
-        Annotated[
-            AgentCapabilities, Field(alias="capabilities", validate_default=True)
-        ],
+        AgentCapabilities,
+        Field(alias="capabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
     """
     Capabilities supported by the agent.
     """
     auth_methods: Annotated[
-        Annotated[list[AuthMethod] | None, Field(alias="authMethods")],
+        list[AuthMethod] | None,
+        Field(alias="authMethods"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -13071,9 +12916,9 @@ class InitializeResponse(WireModel):
     `auth/login` and `auth/logout` methods. Supplying one or more methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -13206,31 +13051,29 @@ class ResultAgentResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeResponse
-            | LoginAuthResponse
-            | ListProvidersResponse
-            | SetProviderResponse
-            | DisableProviderResponse
-            | LogoutAuthResponse
-            | AuthStatusResponse
-            | NewSessionResponse
-            | ListSessionsResponse
-            | DeleteSessionResponse
-            | ForkSessionResponse
-            | ArchiveSessionResponse
-            | UnarchiveSessionResponse
-            | SessionStatusResponse
-            | SetSessionTitleResponse
-            | ResumeSessionResponse
-            | CloseSessionResponse
-            | CancelToolCallResponse
-            | CancelTerminalResponse
-            | SetSessionConfigOptionResponse
-            | PromptResponse
-            | ExtResponse,
-            Field(alias="result"),
-        ],
+        InitializeResponse
+        | LoginAuthResponse
+        | ListProvidersResponse
+        | SetProviderResponse
+        | DisableProviderResponse
+        | LogoutAuthResponse
+        | AuthStatusResponse
+        | NewSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ForkSessionResponse
+        | ArchiveSessionResponse
+        | UnarchiveSessionResponse
+        | SessionStatusResponse
+        | SetSessionTitleResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | CancelToolCallResponse
+        | CancelTerminalResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -13259,9 +13102,8 @@ class ResultProxyResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        Annotated[
-            InitializeProxyResponse | ProxySuccessorResponse, Field(alias="result")
-        ],
+        InitializeProxyResponse | ProxySuccessorResponse,
+        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -13298,9 +13140,9 @@ class RequestPermissionRequest(WireModel):
     This title is specific to the permission prompt and does not update any
     subject's displayed title.
     """
-    description: Annotated[
-        Annotated[str | None, Field(alias="description")], DefaultOnError()
-    ] = None
+    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
+        None
+    )
     """
     Optional human-readable explanation of why permission is needed.
 
@@ -13319,9 +13161,9 @@ class RequestPermissionRequest(WireModel):
     Available permission options for the user to choose from.
     Must contain at least one option.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -13365,9 +13207,9 @@ class UpdateSessionNotification(WireModel):
     """
     The actual update content.
     """
-    meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="_meta")], DefaultOnError()
-    ] = None
+    meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
+        None
+    )
     """
     The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -13422,14 +13264,12 @@ class AgentRequest(WireModel):
     The method name to invoke.
     """
     params: Annotated[
-        Annotated[
-            RequestPermissionRequest
-            | CreateElicitationRequest
-            | MessageMcpRequest
-            | ExtRequest
-            | None,
-            Field(alias="params"),
-        ],
+        RequestPermissionRequest
+        | CreateElicitationRequest
+        | MessageMcpRequest
+        | ExtRequest
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -13464,14 +13304,12 @@ class AgentNotification(WireModel):
     The notification method name.
     """
     params: Annotated[
-        Annotated[
-            UpdateSessionNotification
-            | CompleteElicitationNotification
-            | AuthStatusUpdateNotification
-            | ExtNotification
-            | None,
-            Field(alias="params"),
-        ],
+        UpdateSessionNotification
+        | CompleteElicitationNotification
+        | AuthStatusUpdateNotification
+        | ExtNotification
+        | None,
+        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

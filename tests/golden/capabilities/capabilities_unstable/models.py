@@ -136,7 +136,7 @@ class InitializeRequest(WireModel):
         defer_build=True,
     )
     protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+        int, Field(alias="protocolVersion", ge=0, le=65535), Integral()
     ]
     client_capabilities: Annotated[
         ClientCapabilities, Field(alias="clientCapabilities", validate_default=True)
@@ -158,7 +158,7 @@ class InitializeResponse(WireModel):
         defer_build=True,
     )
     protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion", ge=0, le=65535)], Integral()
+        int, Field(alias="protocolVersion", ge=0, le=65535), Integral()
     ]
     agent_capabilities: Annotated[
         AgentCapabilities, Field(alias="agentCapabilities", validate_default=True)
@@ -302,9 +302,7 @@ class PromptRequest(WireModel):
     session_id: Annotated[str, Field(alias="sessionId")]
     prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
-        NotNull(),
-        OmitNone,
+        list[str] | None, Field(alias="additionalDirectories"), NotNull(), OmitNone
     ] = None
 
 

@@ -72,7 +72,7 @@ class Record(WireModel):
     Must be present; may be null.
     """
     optional_plain: Annotated[
-        Annotated[str | None, Field(alias="optionalPlain")], NotNull(), OmitNone
+        str | None, Field(alias="optionalPlain"), NotNull(), OmitNone
     ] = None
     """
     May be absent; never null.
@@ -86,39 +86,35 @@ class Record(WireModel):
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
     small: Annotated[
-        Annotated[int | None, Field(alias="small", ge=0, le=65535)],
+        int | None,
+        Field(alias="small", ge=0, le=65535),
         NotNull(),
         Integral(),
         OmitNone,
     ] = None
     count: Annotated[
-        Annotated[int | None, Field(alias="count", ge=0, le=18446744073709551615)],
+        int | None,
+        Field(alias="count", ge=0, le=18446744073709551615),
         NotNull(),
         Integral(),
         OmitNone,
     ] = None
     offset: Annotated[
-        Annotated[
-            int | None,
-            Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807),
-        ],
+        int | None,
+        Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807),
         NotNull(),
         Integral(),
         OmitNone,
     ] = None
     lenient_meta: Annotated[
-        Annotated[dict[str, Any] | None, Field(alias="lenientMeta")], DefaultOnError()
+        dict[str, Any] | None, Field(alias="lenientMeta"), DefaultOnError()
     ] = None
     items: Annotated[
-        Annotated[list[Item], Field(alias="items")],
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[Item], Field(alias="items"), SkipInvalidItems(), DefaultOnError([])
     ]
-    servers: Annotated[Annotated[list[str], Field(alias="servers")], DefaultOnNull([])]
+    servers: Annotated[list[str], Field(alias="servers"), DefaultOnNull([])]
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
-    class_: Annotated[
-        Annotated[str | None, Field(alias="class")], NotNull(), OmitNone
-    ] = None
+    class_: Annotated[str | None, Field(alias="class"), NotNull(), OmitNone] = None
     """
     A Python keyword as a wire name.
     """

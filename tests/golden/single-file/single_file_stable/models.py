@@ -43,9 +43,7 @@ class NewSessionRequest(WireModel):
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[
-        Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone
-    ] = None
+    mode: Annotated[SessionMode | None, Field(alias="mode"), NotNull(), OmitNone] = None
 
 
 class NewSessionResponse(WireModel):

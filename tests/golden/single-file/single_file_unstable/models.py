@@ -49,11 +49,10 @@ class NewSessionRequest(WireModel):
         defer_build=True,
     )
     cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[
-        Annotated[SessionMode | None, Field(alias="mode")], NotNull(), OmitNone
-    ] = None
+    mode: Annotated[SessionMode | None, Field(alias="mode"), NotNull(), OmitNone] = None
     additional_directories: Annotated[
-        Annotated[list[str] | None, Field(alias="additionalDirectories")],
+        list[str] | None,
+        Field(alias="additionalDirectories"),
         DefaultOnNull([]),
         OmitNone,
     ] = None

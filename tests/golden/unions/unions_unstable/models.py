@@ -59,9 +59,7 @@ class Square(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    side: Annotated[
-        Annotated[int, Field(alias="side", ge=0, le=4294967295)], Integral()
-    ]
+    side: Annotated[int, Field(alias="side", ge=0, le=4294967295), Integral()]
 
 
 class Stdio(WireModel):
@@ -343,19 +341,13 @@ class DrawRequest(WireModel):
     )
     shapes: Annotated[list[Shape], Field(alias="shapes")]
     transport: Annotated[
-        Annotated[Transport | None, Field(alias="transport")], NotNull(), OmitNone
+        Transport | None, Field(alias="transport"), NotNull(), OmitNone
     ] = None
-    color: Annotated[
-        Annotated[Color | None, Field(alias="color")], NotNull(), OmitNone
-    ] = None
-    level: Annotated[
-        Annotated[Level | None, Field(alias="level")], NotNull(), OmitNone
-    ] = None
-    body: Annotated[
-        Annotated[Body | None, Field(alias="body")], NotNull(), OmitNone
-    ] = None
+    color: Annotated[Color | None, Field(alias="color"), NotNull(), OmitNone] = None
+    level: Annotated[Level | None, Field(alias="level"), NotNull(), OmitNone] = None
+    body: Annotated[Body | None, Field(alias="body"), NotNull(), OmitNone] = None
     events: Annotated[
-        Annotated[list[Event] | None, Field(alias="events")], NotNull(), OmitNone
+        list[Event] | None, Field(alias="events"), NotNull(), OmitNone
     ] = None
 
 

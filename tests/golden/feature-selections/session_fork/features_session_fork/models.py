@@ -49,9 +49,9 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        Annotated[bool | None, Field(alias="terminal")], NotNull(), OmitNone
-    ] = None
+    terminal: Annotated[bool | None, Field(alias="terminal"), NotNull(), OmitNone] = (
+        None
+    )
 
 
 class ContentChunk(WireModel):
@@ -103,9 +103,9 @@ class SessionSystemPromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    override: Annotated[
-        Annotated[bool | None, Field(alias="override")], NotNull(), OmitNone
-    ] = None
+    override: Annotated[bool | None, Field(alias="override"), NotNull(), OmitNone] = (
+        None
+    )
 
 
 SystemPromptMode = TypeAliasType(
@@ -158,11 +158,10 @@ class InitializeRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion")], Integral()
-    ]
+    protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     client_capabilities: Annotated[
-        Annotated[ClientCapabilities | None, Field(alias="clientCapabilities")],
+        ClientCapabilities | None,
+        Field(alias="clientCapabilities"),
         NotNull(),
         OmitNone,
     ] = None
@@ -203,7 +202,7 @@ class NewSessionResponse(WireModel):
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     stop_reason: Annotated[
-        Annotated[StopReason | None, Field(alias="stopReason")], NotNull(), OmitNone
+        StopReason | None, Field(alias="stopReason"), NotNull(), OmitNone
     ] = None
 
 
@@ -234,7 +233,7 @@ class SystemPrompt(WireModel):
     )
     content: Annotated[str, Field(alias="content")]
     mode: Annotated[
-        Annotated[SystemPromptMode | None, Field(alias="mode")], NotNull(), OmitNone
+        SystemPromptMode | None, Field(alias="mode"), NotNull(), OmitNone
     ] = None
 
 
@@ -267,10 +266,11 @@ class AgentCapabilities(WireModel):
         defer_build=True,
     )
     load_session: Annotated[
-        Annotated[bool | None, Field(alias="loadSession")], NotNull(), OmitNone
+        bool | None, Field(alias="loadSession"), NotNull(), OmitNone
     ] = None
     session_capabilities: Annotated[
-        Annotated[SessionCapabilities | None, Field(alias="sessionCapabilities")],
+        SessionCapabilities | None,
+        Field(alias="sessionCapabilities"),
         NotNull(),
         OmitNone,
     ] = None
@@ -317,13 +317,9 @@ class InitializeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion")], Integral()
-    ]
+    protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     agent_capabilities: Annotated[
-        Annotated[AgentCapabilities | None, Field(alias="agentCapabilities")],
-        NotNull(),
-        OmitNone,
+        AgentCapabilities | None, Field(alias="agentCapabilities"), NotNull(), OmitNone
     ] = None
 
 

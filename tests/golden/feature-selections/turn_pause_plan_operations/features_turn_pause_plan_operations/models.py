@@ -106,7 +106,7 @@ class PlanUpdate(WireModel):
     )
     plan_id: Annotated[str, Field(alias="planId")]
     entries: Annotated[
-        Annotated[list[str] | None, Field(alias="entries")], NotNull(), OmitNone
+        list[str] | None, Field(alias="entries"), NotNull(), OmitNone
     ] = None
 
 
@@ -165,9 +165,9 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        Annotated[bool | None, Field(alias="terminal")], NotNull(), OmitNone
-    ] = None
+    terminal: Annotated[bool | None, Field(alias="terminal"), NotNull(), OmitNone] = (
+        None
+    )
     plan: Annotated[PlanCapabilities | None, Field(alias="plan")] = None
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -186,7 +186,7 @@ class NewSessionResponse(WireModel):
     )
     session_id: Annotated[str, Field(alias="sessionId")]
     stop_reason: Annotated[
-        Annotated[StopReason | None, Field(alias="stopReason")], NotNull(), OmitNone
+        StopReason | None, Field(alias="stopReason"), NotNull(), OmitNone
     ] = None
 
 
@@ -212,11 +212,10 @@ class InitializeRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion")], Integral()
-    ]
+    protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     client_capabilities: Annotated[
-        Annotated[ClientCapabilities | None, Field(alias="clientCapabilities")],
+        ClientCapabilities | None,
+        Field(alias="clientCapabilities"),
         NotNull(),
         OmitNone,
     ] = None
@@ -233,10 +232,11 @@ class AgentCapabilities(WireModel):
         defer_build=True,
     )
     load_session: Annotated[
-        Annotated[bool | None, Field(alias="loadSession")], NotNull(), OmitNone
+        bool | None, Field(alias="loadSession"), NotNull(), OmitNone
     ] = None
     session_capabilities: Annotated[
-        Annotated[SessionCapabilities | None, Field(alias="sessionCapabilities")],
+        SessionCapabilities | None,
+        Field(alias="sessionCapabilities"),
         NotNull(),
         OmitNone,
     ] = None
@@ -266,13 +266,9 @@ class InitializeResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    protocol_version: Annotated[
-        Annotated[int, Field(alias="protocolVersion")], Integral()
-    ]
+    protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     agent_capabilities: Annotated[
-        Annotated[AgentCapabilities | None, Field(alias="agentCapabilities")],
-        NotNull(),
-        OmitNone,
+        AgentCapabilities | None, Field(alias="agentCapabilities"), NotNull(), OmitNone
     ] = None
 
 
