@@ -53,19 +53,15 @@ class ReadTextFileRequest(WireModel):
     """
     The session ID for this request.
     """
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     Absolute path to the file to read.
     """
-    line: Annotated[
-        int | None, Field(alias="line", ge=0, le=4294967295), Integral()
-    ] = None
+    line: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[
-        int | None, Field(alias="limit", ge=0, le=4294967295), Integral()
-    ] = None
+    limit: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
     """
     Maximum number of lines to read.
     """
@@ -152,11 +148,11 @@ class TextResourceContents(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -186,7 +182,7 @@ class BlobResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    blob: Annotated[str, Field(alias="blob")]
+    blob: str
     """
     Base64-encoded bytes for a binary resource payload.
     """
@@ -194,7 +190,7 @@ class BlobResourceContents(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -228,7 +224,7 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     The absolute file path being modified.
     """
@@ -311,15 +307,12 @@ class ToolCallLocation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        int | None,
-        Field(alias="line", ge=0, le=4294967295),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=0, le=4294967295), Integral(), DefaultOnError()
     ] = None
     """
     Optional 1-based line number within the file.
@@ -370,11 +363,11 @@ class EnvVariable(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the environment variable.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the environment variable.
     """
@@ -590,17 +583,15 @@ class EnumOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    const: Annotated[str, Field(alias="const")]
+    const: str
     """
     The constant value for this option.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for this option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -637,15 +628,13 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -667,7 +656,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
     """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    pattern: str | None = None
     """
     Pattern the string must match.
 
@@ -679,13 +668,13 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[str | None, DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    enum: Annotated[list[str] | None, Field(alias="enum")] = None
+    enum: list[str] | None = None
     """
     Enum values for untitled single-select enums.
     Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
@@ -725,33 +714,31 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    minimum: float | None = None
     """
     Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    maximum: float | None = None
     """
     Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[float | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -785,24 +772,20 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None,
-        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Minimum value (inclusive).
@@ -810,9 +793,7 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None,
-        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Maximum value (inclusive).
@@ -821,7 +802,7 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         int | None,
-        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -858,21 +839,19 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[bool | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -906,7 +885,7 @@ class StringMultiSelectItems(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    enum: Annotated[list[str], Field(alias="enum")]
+    enum: list[str]
     """
     Allowed enum values.
     """
@@ -1009,11 +988,11 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[bool, Field(alias="image"), DefaultOnError(False)] = False
+    image: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[bool, Field(alias="audio"), DefaultOnError(False)] = False
+    audio: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `audio` content blocks.
     """
@@ -1052,11 +1031,11 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    http: Annotated[bool, Field(alias="http"), DefaultOnError(False)] = False
+    http: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
     """
-    sse: Annotated[bool, Field(alias="sse"), DefaultOnError(False)] = False
+    sse: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `sse` MCP servers.
     """
@@ -1273,25 +1252,19 @@ class AuthMethodTerminal(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[
-        dict[str, str] | None, Field(alias="env"), DefaultOnNull({}), OmitNone
-    ] = None
+    env: Annotated[dict[str, str] | None, DefaultOnNull({}), OmitNone] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1328,13 +1301,11 @@ class AuthMethodAgent(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
     """
@@ -1366,19 +1337,19 @@ class Implementation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
 
     If not provided, the name should be used for display.
     """
-    version: Annotated[str, Field(alias="version")]
+    version: str
     """
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
@@ -1473,13 +1444,11 @@ class SessionMode(WireModel):
     """
     Stable identifier used to refer to this protocol object in later messages.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
     """
@@ -1542,17 +1511,15 @@ class SessionConfigSelectOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     Unique identifier for this option value.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this option value.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
     """
@@ -1614,7 +1581,7 @@ class SessionInfo(WireModel):
     """
     Unique identifier for the session
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -1633,7 +1600,7 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session
     """
@@ -1799,7 +1766,7 @@ class UnstructuredCommandInput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    hint: Annotated[str, Field(alias="hint")]
+    hint: str
     """
     A hint to display when the input hasn't been provided yet
     """
@@ -1864,7 +1831,7 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
@@ -1898,11 +1865,11 @@ class Cost(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    amount: Annotated[float, Field(alias="amount")]
+    amount: float
     """
     Total cumulative cost for session.
     """
-    currency: Annotated[str, Field(alias="currency")]
+    currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
@@ -1933,15 +1900,15 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
+    used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
+    size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
+    cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost (optional).
     """
@@ -1987,17 +1954,15 @@ class Notice(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    severity: NoticeSeverity
     """
     Presentation severity hint.
     """
-    title: Annotated[str, Field(alias="title", min_length=1)]
+    title: Annotated[str, Field(min_length=1)]
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
 
@@ -2190,7 +2155,7 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
+    terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -2345,11 +2310,11 @@ class HttpHeader(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the HTTP header.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the HTTP header.
     """
@@ -2379,15 +2344,15 @@ class McpServerHttp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
+    headers: Annotated[list[HttpHeader], DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
@@ -2417,15 +2382,15 @@ class McpServerSse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
+    headers: Annotated[list[HttpHeader], DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
@@ -2455,19 +2420,19 @@ class McpServerStdio(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[list[str], Field(alias="args"), DefaultOnNull([])]
+    args: Annotated[list[str], DefaultOnNull([])]
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[list[EnvVariable], Field(alias="env"), DefaultOnNull([])]
+    env: Annotated[list[EnvVariable], DefaultOnNull([])]
     """
     Environment variables to set when launching the MCP server.
     """
@@ -2499,11 +2464,11 @@ class ListSessionsRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    cwd: str | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
     """
-    cursor: Annotated[str | None, Field(alias="cursor")] = None
+    cursor: str | None = None
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
     """
@@ -2661,7 +2626,7 @@ class ReadTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Content payload returned by this response.
     """
@@ -2760,7 +2725,7 @@ class TerminalExitStatus(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
@@ -2825,7 +2790,7 @@ class WaitForTerminalExitResponse(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
@@ -2939,7 +2904,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -2955,7 +2920,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -2991,7 +2956,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    action: Annotated[Literal["decline"], Field(alias="action")]
+    action: Literal["decline"]
 
 
 class CancelCreateElicitationResponse(WireModel):
@@ -3020,7 +2985,7 @@ class CancelCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
+    action: Literal["cancel"]
 
 
 class OtherCreateElicitationResponse(WireModel):
@@ -3057,7 +3022,7 @@ class OtherCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    action: Annotated[str, Field(alias="action")]
+    action: str
     """
     Custom or future elicitation action.
 
@@ -3198,7 +3163,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -3327,7 +3292,7 @@ class CancelledRequestPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+    outcome: Literal["cancelled"]
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
@@ -3344,7 +3309,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+    outcome: Literal["selected"]
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -3365,19 +3330,15 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
     """
@@ -3504,7 +3465,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
+    value: bool
     """
     The boolean value.
     """
@@ -3546,7 +3507,7 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     The value ID.
     """
@@ -3626,11 +3587,11 @@ class WriteTextFileRequest(WireModel):
     """
     The session ID for this request.
     """
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     Absolute path to the file to write.
     """
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     The text content to write to the file.
     """
@@ -3660,9 +3621,7 @@ class Annotations(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    audience: Annotated[
-        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
     """
@@ -3672,7 +3631,7 @@ class Annotations(WireModel):
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[float | None, Field(alias="priority"), DefaultOnError()] = None
+    priority: Annotated[float | None, DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
@@ -3702,13 +3661,11 @@ class TextContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
@@ -3738,13 +3695,11 @@ class ImageContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    data: Annotated[str, Field(alias="data")]
+    data: str
     """
     Base64-encoded media payload.
     """
@@ -3752,7 +3707,7 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
+    uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
     """
@@ -3782,13 +3737,11 @@ class AudioContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    data: Annotated[str, Field(alias="data")]
+    data: str
     """
     Base64-encoded media payload.
     """
@@ -3822,15 +3775,11 @@ class ResourceLink(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
     """
@@ -3838,24 +3787,24 @@ class ResourceLink(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
         int | None,
-        Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -3894,13 +3843,11 @@ class EmbeddedResource(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
+    resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
     """
@@ -3934,11 +3881,11 @@ class PermissionOption(WireModel):
     """
     Unique identifier for this permission option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label to display to the user.
     """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    kind: PermissionOptionKind
     """
     Hint about the nature of this permission option.
     """
@@ -3972,23 +3919,19 @@ class CreateTerminalRequest(WireModel):
     """
     The session ID for this request.
     """
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     The command to execute.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Array of command arguments.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables for the command.
     """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    cwd: str | None = None
     """
     Working directory for the command. Must be an absolute path.
     """
@@ -4081,15 +4024,13 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -4111,13 +4052,11 @@ class MultiSelectPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
+    items: MultiSelectItems
     """
     The items definition describing allowed values.
     """
-    default: Annotated[
-        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
 
@@ -4168,9 +4107,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports listing sessions.
     """
-    delete: Annotated[
-        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
-    ] = None
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/delete`.
 
@@ -4193,18 +4130,14 @@ class SessionCapabilities(WireModel):
     `SessionInfo.additionalDirectories` to report the complete ordered
     additional-root list associated with a listed session.
     """
-    resume: Annotated[
-        SessionResumeCapabilities | None, Field(alias="resume"), DefaultOnError()
-    ] = None
+    resume: Annotated[SessionResumeCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/resume`.
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports resuming sessions.
     """
-    close: Annotated[
-        SessionCloseCapabilities | None, Field(alias="close"), DefaultOnError()
-    ] = None
+    close: Annotated[SessionCloseCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/close`.
 
@@ -4237,9 +4170,7 @@ class AgentAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    logout: Annotated[
-        LogoutCapabilities | None, Field(alias="logout"), DefaultOnError()
-    ] = None
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports the logout method.
 
@@ -4340,19 +4271,16 @@ class SessionConfigSelectGroup(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    group: Annotated[SessionConfigGroupId, Field(alias="group")]
+    group: SessionConfigGroupId
     """
     Unique identifier for this group.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this group.
     """
     options: Annotated[
-        list[SessionConfigSelectOption],
-        Field(alias="options"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[SessionConfigSelectOption], SkipInvalidItems(), DefaultOnError([])
     ]
     """
     The set of option values in this group.
@@ -4383,12 +4311,7 @@ class ListSessionsResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    sessions: Annotated[
-        list[SessionInfo],
-        Field(alias="sessions"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects
     """
@@ -4479,16 +4402,16 @@ class PlanEntry(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Human-readable description of what this task aims to accomplish.
     """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    status: PlanEntryStatus
     """
     Current execution status of this task.
     """
@@ -4524,9 +4447,7 @@ class Plan(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    entries: Annotated[
-        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
-    ]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
 
@@ -4567,9 +4488,7 @@ class SessionConfigOptionsCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    boolean: Annotated[
-        BooleanConfigOptionCapabilities | None, Field(alias="boolean"), DefaultOnError()
-    ] = None
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports boolean session configuration options.
 
@@ -4604,18 +4523,14 @@ class ElicitationCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    form: Annotated[
-        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
-    ] = None
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
 
     Optional. Omitted and `null` are equivalent and mean form support is not advertised.
     Supplying `{}` explicitly advertises form support.
     """
-    url: Annotated[
-        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
-    ] = None
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports URL-based elicitation.
 
@@ -4692,7 +4607,7 @@ class LoadSessionRequest(WireModel):
     """
     List of MCP servers to connect to for this session.
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -4749,7 +4664,7 @@ class ResumeSessionRequest(WireModel):
     """
     The ID of the session to resume.
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -4840,11 +4755,11 @@ class TerminalOutputResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    output: Annotated[str, Field(alias="output")]
+    output: str
     """
     The terminal output captured so far.
     """
-    truncated: Annotated[bool, Field(alias="truncated")]
+    truncated: bool
     """
     Whether the output was truncated due to byte limits.
     """
@@ -4893,9 +4808,7 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[
-        dict[str, ElicitationContentValue] | None, Field(alias="content")
-    ] = None
+    content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
     """
@@ -4915,13 +4828,12 @@ class ClientNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         CancelNotification | ExtNotification | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod({"session/cancel": CancelNotification}, any_member=True),
     ] = None
@@ -5074,7 +4986,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -5090,7 +5002,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
@@ -5115,7 +5027,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -5131,7 +5043,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -5184,7 +5096,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    action: Literal["accept"]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -5223,7 +5135,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -5320,7 +5232,7 @@ class Content(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     The actual content block.
     """
@@ -5436,9 +5348,7 @@ class AgentCapabilities(WireModel):
     Session lifecycle and prompt capabilities advertised by the agent.
     """
     auth: Annotated[
-        AgentAuthCapabilities,
-        Field(alias="auth", validate_default=True),
-        DefaultOnError({}),
+        AgentAuthCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
@@ -5484,7 +5394,7 @@ class SessionConfigSelect(WireModel):
     """
     The currently selected value.
     """
-    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
+    options: SessionConfigSelectOptions
     """
     The set of selectable options.
     """
@@ -5509,17 +5419,17 @@ class Error(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[ErrorCode, Field(alias="code")]
+    code: ErrorCode
     """
     A number indicating the error type that occurred.
     This must be an integer as defined in the JSON-RPC specification.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Any | None, Field(alias="data"), DefaultOnError()] = None
+    data: Annotated[Any | None, DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -5540,7 +5450,7 @@ class ContentChunk(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single item of content
     """
@@ -5579,11 +5489,11 @@ class AvailableCommand(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name (e.g., `create_plan`, `research_codebase`).
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -5665,20 +5575,17 @@ class CompactionUpdate(WireModel):
     """
     The Agent-owned ID of this compaction, unique within the session.
     """
-    status: Annotated[CompactionStatus, Field(alias="status")]
+    status: CompactionStatus
     """
     Current lifecycle status.
     """
     summary: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="summary"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
@@ -5711,7 +5618,7 @@ class CompactionSummaryChunk(WireModel):
     """
     ID of the compaction whose summary receives this content.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     One content block to append.
     """
@@ -5737,9 +5644,7 @@ class ClientSessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    compaction: Annotated[
-        CompactionCapabilities | None, Field(alias="compaction"), DefaultOnError()
-    ] = None
+    compaction: Annotated[CompactionCapabilities | None, DefaultOnError()] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
@@ -5755,9 +5660,7 @@ class ClientSessionCapabilities(WireModel):
     Omitted or `null` both mean the client does not advertise support for any
     config option extensions.
     """
-    notices: Annotated[
-        NoticeCapabilities | None, Field(alias="notices"), DefaultOnError()
-    ] = None
+    notices: Annotated[NoticeCapabilities | None, DefaultOnError()] = None
     """
     Support for live user-facing `notice` session updates.
 
@@ -5792,7 +5695,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -5849,7 +5752,7 @@ class PromptRequest(WireModel):
     """
     The ID of the session to send this user message to
     """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
+    prompt: list[ContentBlock]
     """
     The blocks of content that compose the user's message.
 
@@ -5891,7 +5794,7 @@ class RequestPermissionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
     """
@@ -5952,7 +5855,7 @@ class ErrorAgentResponse(WireModel):
     """
     The id of the request this response answers.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -5987,7 +5890,6 @@ class ResultClientResponse(WireModel):
         | KillTerminalResponse
         | CreateElicitationResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -6013,7 +5915,7 @@ class ErrorClientResponse(WireModel):
     """
     The id of the request this response answers.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -6033,7 +5935,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -6049,7 +5951,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 UrlCreateElicitationRequest = TypeAliasType(
@@ -6079,19 +5981,15 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
     """
@@ -6288,28 +6186,25 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: Annotated[
-        dict[str, ElicitationPropertySchema],
-        Field(alias="properties", validate_default=True),
+        dict[str, ElicitationPropertySchema], Field(validate_default=True)
     ] = Field(default_factory=dict)
     """
     Property definitions (must be primitive types).
     """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
+    required: list[str] | None = None
     """
     List of required property names.
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description of what this schema represents.
 
@@ -6446,9 +6341,7 @@ class LoadSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -6489,9 +6382,7 @@ class ResumeSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -6576,37 +6467,30 @@ class ToolCall(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title describing what the tool is doing.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[
-        ToolKind | None, Field(alias="kind"), NotNull(), DefaultOnError(), OmitNone
-    ] = None
+    kind: Annotated[ToolKind | None, NotNull(), DefaultOnError(), OmitNone] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[
-        ToolCallStatus | None,
-        Field(alias="status"),
-        NotNull(),
-        DefaultOnError(),
-        OmitNone,
-    ] = None
+    status: Annotated[ToolCallStatus | None, NotNull(), DefaultOnError(), OmitNone] = (
+        None
+    )
     """
     Current execution status of the tool call.
     """
     content: Annotated[
         list[ToolCallContent] | None,
-        Field(alias="content"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6617,7 +6501,6 @@ class ToolCall(WireModel):
     """
     locations: Annotated[
         list[ToolCallLocation] | None,
-        Field(alias="locations"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6703,7 +6586,7 @@ class ClientCapabilities(WireModel):
     )
     fs: Annotated[
         FileSystemCapabilities,
-        Field(alias="fs", validate_default=True),
+        Field(validate_default=True),
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
     ] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate(
@@ -6714,13 +6597,11 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
+    terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
-    session: Annotated[
-        ClientSessionCapabilities | None, Field(alias="session"), DefaultOnError()
-    ] = None
+    session: Annotated[ClientSessionCapabilities | None, DefaultOnError()] = None
     """
     Session-related capabilities supported by the client.
 
@@ -6729,7 +6610,7 @@ class ClientCapabilities(WireModel):
     """
     auth: Annotated[
         AuthCapabilities,
-        Field(alias="auth", validate_default=True),
+        Field(validate_default=True),
         DefaultOnError({"terminal": False}),
     ] = Field(
         default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
@@ -6739,9 +6620,7 @@ class ClientCapabilities(WireModel):
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
     """
-    elicitation: Annotated[
-        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
-    ] = None
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError()] = None
     """
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -6870,21 +6749,19 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
+    kind: Annotated[ToolKind | None, DefaultOnError()] = None
     """
     Update the tool kind.
     """
-    status: Annotated[
-        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[ToolCallStatus | None, DefaultOnError()] = None
     """
     Update the execution status.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Update the human-readable title.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Update the programmatic name of the tool being invoked.
 
@@ -6892,19 +6769,13 @@ class ToolCallUpdate(WireModel):
     the existing name is left unchanged.
     """
     content: Annotated[
-        list[ToolCallContent] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Replace the content collection.
     """
     locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(alias="locations"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Replace the locations collection.
@@ -6960,9 +6831,7 @@ class NewSessionResponse(WireModel):
 
     Used in all subsequent requests for this conversation.
     """
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -7085,7 +6954,6 @@ class ResultAgentResponse(WireModel):
         | SetSessionConfigOptionResponse
         | PromptResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -7107,7 +6975,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -7123,7 +6991,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
@@ -7140,7 +7008,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -7156,7 +7024,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 FormCreateElicitationRequest = TypeAliasType(
@@ -7211,7 +7079,7 @@ class RequestPermissionRequest(WireModel):
     """
     Details about the tool call requiring permission.
     """
-    options: Annotated[list[PermissionOption], Field(alias="options")]
+    options: list[PermissionOption]
     """
     Available permission options for the user to choose from.
     """
@@ -7315,7 +7183,7 @@ class ClientRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -7334,7 +7202,6 @@ class ClientRequest(WireModel):
         | PromptRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7389,7 +7256,7 @@ class AgentRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -7405,7 +7272,6 @@ class AgentRequest(WireModel):
         | CreateElicitationRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7449,7 +7315,7 @@ class SessionNotification(WireModel):
     """
     The ID of the session this update pertains to.
     """
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
     """
     The actual update content.
     """
@@ -7479,13 +7345,12 @@ class AgentNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         SessionNotification | CompleteElicitationNotification | ExtNotification | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

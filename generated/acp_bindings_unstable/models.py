@@ -53,19 +53,15 @@ class ReadTextFileRequest(WireModel):
     """
     The session ID for this request.
     """
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     Absolute path to the file to read.
     """
-    line: Annotated[
-        int | None, Field(alias="line", ge=0, le=4294967295), Integral()
-    ] = None
+    line: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
     """
     Line number to start reading from (1-based).
     """
-    limit: Annotated[
-        int | None, Field(alias="limit", ge=0, le=4294967295), Integral()
-    ] = None
+    limit: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
     """
     Maximum number of lines to read.
     """
@@ -152,11 +148,11 @@ class TextResourceContents(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -186,7 +182,7 @@ class BlobResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    blob: Annotated[str, Field(alias="blob")]
+    blob: str
     """
     Base64-encoded bytes for a binary resource payload.
     """
@@ -194,7 +190,7 @@ class BlobResourceContents(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -228,7 +224,7 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     The absolute file path being modified.
     """
@@ -311,15 +307,12 @@ class ToolCallLocation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        int | None,
-        Field(alias="line", ge=0, le=4294967295),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=0, le=4294967295), Integral(), DefaultOnError()
     ] = None
     """
     Optional 1-based line number within the file.
@@ -370,11 +363,11 @@ class EnvVariable(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the environment variable.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the environment variable.
     """
@@ -590,17 +583,15 @@ class EnumOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    const: Annotated[str, Field(alias="const")]
+    const: str
     """
     The constant value for this option.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for this option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -637,15 +628,13 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -667,7 +656,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
     """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    pattern: str | None = None
     """
     Pattern the string must match.
 
@@ -679,13 +668,13 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[str | None, DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    enum: Annotated[list[str] | None, Field(alias="enum")] = None
+    enum: list[str] | None = None
     """
     Enum values for untitled single-select enums.
     Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
@@ -725,33 +714,31 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    minimum: float | None = None
     """
     Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    maximum: float | None = None
     """
     Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[float | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -785,24 +772,20 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None,
-        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Minimum value (inclusive).
@@ -810,9 +793,7 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None,
-        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Maximum value (inclusive).
@@ -821,7 +802,7 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         int | None,
-        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -858,21 +839,19 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[bool | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -906,7 +885,7 @@ class StringMultiSelectItems(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    enum: Annotated[list[str], Field(alias="enum")]
+    enum: list[str]
     """
     Allowed enum values.
     """
@@ -1035,11 +1014,11 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[bool, Field(alias="image"), DefaultOnError(False)] = False
+    image: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
     """
-    audio: Annotated[bool, Field(alias="audio"), DefaultOnError(False)] = False
+    audio: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `audio` content blocks.
     """
@@ -1078,15 +1057,15 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    http: Annotated[bool, Field(alias="http"), DefaultOnError(False)] = False
+    http: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
     """
-    sse: Annotated[bool, Field(alias="sse"), DefaultOnError(False)] = False
+    sse: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `sse` MCP servers.
     """
-    acp: Annotated[bool, Field(alias="acp"), DefaultOnError(False)] = False
+    acp: Annotated[bool, DefaultOnError(False)] = False
     """
     **UNSTABLE**
 
@@ -1534,25 +1513,19 @@ class AuthMethodTerminal(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[
-        dict[str, str] | None, Field(alias="env"), DefaultOnNull({}), OmitNone
-    ] = None
+    env: Annotated[dict[str, str] | None, DefaultOnNull({}), OmitNone] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     These values override same-named variables in the base launch configuration.
@@ -1589,13 +1562,11 @@ class AuthMethodAgent(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
     """
@@ -1627,19 +1598,19 @@ class Implementation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
 
     If not provided, the name should be used for display.
     """
-    version: Annotated[str, Field(alias="version")]
+    version: str
     """
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
@@ -1875,12 +1846,12 @@ class AuthAccount(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    label: Annotated[str, Field(alias="label")]
+    label: str
     """
     Human-readable name for the account, suitable for display on its own,
     for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
     """
-    active: Annotated[bool | None, Field(alias="active"), DefaultOnError()] = None
+    active: Annotated[bool | None, DefaultOnError()] = None
     """
     Whether the agent currently uses this account by default.
 
@@ -1888,21 +1859,19 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Display name of the user, such as a username or full name.
 
     Optional. Omitted and `null` are equivalent and mean no name is reported.
     """
-    email: Annotated[str | None, Field(alias="email"), DefaultOnError()] = None
+    email: Annotated[str | None, DefaultOnError()] = None
     """
     Email address of the user.
 
     Optional. Omitted and `null` are equivalent and mean no email is reported.
     """
-    organization: Annotated[
-        str | None, Field(alias="organization"), DefaultOnError()
-    ] = None
+    organization: Annotated[str | None, DefaultOnError()] = None
     """
     Display name of the organization, team, or workspace the account is using.
 
@@ -1946,13 +1915,11 @@ class SessionMode(WireModel):
     """
     Stable identifier used to refer to this protocol object in later messages.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
     """
@@ -2015,17 +1982,15 @@ class SessionConfigSelectOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     Unique identifier for this option value.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this option value.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
     """
@@ -2087,7 +2052,7 @@ class SessionInfo(WireModel):
     """
     Unique identifier for the session
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -2106,7 +2071,7 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session
     """
@@ -2114,7 +2079,7 @@ class SessionInfo(WireModel):
     """
     ISO 8601 timestamp of last activity
     """
-    archived: Annotated[bool | None, Field(alias="archived"), DefaultOnError()] = None
+    archived: Annotated[bool | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -2253,7 +2218,7 @@ class SetSessionTitleResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     The title the Agent stored.
 
@@ -2485,7 +2450,7 @@ class PlanFile(WireModel):
     """
     The plan ID to update.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     The URI of the file containing the plan.
     """
@@ -2523,7 +2488,7 @@ class PlanMarkdown(WireModel):
     """
     The plan ID to update.
     """
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Markdown content for the plan.
     """
@@ -2587,7 +2552,7 @@ class UnstructuredCommandInput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    hint: Annotated[str, Field(alias="hint")]
+    hint: str
     """
     A hint to display when the input hasn't been provided yet
     """
@@ -2652,7 +2617,7 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
@@ -2686,11 +2651,11 @@ class Cost(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    amount: Annotated[float, Field(alias="amount")]
+    amount: float
     """
     Total cumulative cost for session.
     """
-    currency: Annotated[str, Field(alias="currency")]
+    currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
@@ -2721,15 +2686,15 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
+    used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
+    size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
+    cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost (optional).
     """
@@ -2775,17 +2740,15 @@ class Notice(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    severity: NoticeSeverity
     """
     Presentation severity hint.
     """
-    title: Annotated[str, Field(alias="title", min_length=1)]
+    title: Annotated[str, Field(min_length=1)]
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
 
@@ -2992,7 +2955,7 @@ class AuthStatusUpdateNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[AuthState, Field(alias="state")]
+    state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
 
@@ -3001,7 +2964,6 @@ class AuthStatusUpdateNotification(WireModel):
     """
     accounts: Annotated[
         list[AuthAccount] | None,
-        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -3217,7 +3179,7 @@ class AuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
+    terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -3392,9 +3354,7 @@ class SetProviderRequest(WireModel):
     """
     Base URL for requests sent through this provider.
     """
-    headers: Annotated[
-        dict[str, str] | None, Field(alias="headers"), NotNull(), OmitNone
-    ] = None
+    headers: Annotated[dict[str, str] | None, NotNull(), OmitNone] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
@@ -3522,11 +3482,11 @@ class HttpHeader(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the HTTP header.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the HTTP header.
     """
@@ -3556,15 +3516,15 @@ class McpServerHttp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
+    headers: Annotated[list[HttpHeader], DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
@@ -3594,15 +3554,15 @@ class McpServerSse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[list[HttpHeader], Field(alias="headers"), DefaultOnNull([])]
+    headers: Annotated[list[HttpHeader], DefaultOnNull([])]
     """
     HTTP headers to set when making requests to the MCP server.
     """
@@ -3639,7 +3599,7 @@ class McpServerAcp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
@@ -3676,19 +3636,19 @@ class McpServerStdio(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[list[str], Field(alias="args"), DefaultOnNull([])]
+    args: Annotated[list[str], DefaultOnNull([])]
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[list[EnvVariable], Field(alias="env"), DefaultOnNull([])]
+    env: Annotated[list[EnvVariable], DefaultOnNull([])]
     """
     Environment variables to set when launching the MCP server.
     """
@@ -3921,7 +3881,7 @@ class SetSessionTitleRequest(WireModel):
     """
     The ID of the session to retitle.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     The new title for the session.
 
@@ -4052,7 +4012,7 @@ class ReadTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Content payload returned by this response.
     """
@@ -4151,7 +4111,7 @@ class TerminalExitStatus(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
@@ -4216,7 +4176,7 @@ class WaitForTerminalExitResponse(WireModel):
     """
     The process exit code (may be null if terminated by signal).
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     The signal that terminated the process (may be null if exited normally).
     """
@@ -4277,15 +4237,15 @@ class McpError(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647), Integral()]
+    code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     Inner MCP error message.
     """
-    data: Annotated[Any | None, Field(alias="data")] = None
+    data: Any | None = None
     """
     Optional error data. Explicit null is retained.
     """
@@ -4352,11 +4312,11 @@ class MessageMcpNotification(WireModel):
     """
     The identifier of the active inner MCP request.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The inner MCP method name.
     """
-    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
+    params: dict[str, Any] | None = None
     """
     Optional inner MCP params.
 
@@ -4405,11 +4365,11 @@ class ProxySuccessorRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     Method name of the wrapped request.
     """
-    params: Annotated[Any | None, Field(alias="params")] = None
+    params: Any | None = None
     """
     Params of the wrapped request, forwarded unchanged.
 
@@ -4469,11 +4429,11 @@ class ProxySuccessorNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     Method name of the wrapped notification.
     """
-    params: Annotated[Any | None, Field(alias="params")] = None
+    params: Any | None = None
     """
     Params of the wrapped notification, forwarded unchanged.
 
@@ -4537,7 +4497,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -4553,7 +4513,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -4589,7 +4549,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    action: Annotated[Literal["decline"], Field(alias="action")]
+    action: Literal["decline"]
 
 
 class CancelCreateElicitationResponse(WireModel):
@@ -4618,7 +4578,7 @@ class CancelCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
+    action: Literal["cancel"]
 
 
 class OtherCreateElicitationResponse(WireModel):
@@ -4655,7 +4615,7 @@ class OtherCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    action: Annotated[str, Field(alias="action")]
+    action: str
     """
     Custom or future elicitation action.
 
@@ -4796,7 +4756,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -4829,7 +4789,7 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -4864,7 +4824,7 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -4900,7 +4860,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -4935,7 +4895,7 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -4970,7 +4930,7 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -5008,7 +4968,7 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -5044,7 +5004,7 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -5139,7 +5099,7 @@ class ResultMessageMcpResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    result: Annotated[Any, Field(alias="result")]
+    result: Any
     """
     Required, even if JSON null.
     """
@@ -5167,7 +5127,7 @@ class ErrorMessageMcpResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[McpError, Field(alias="error")]
+    error: McpError
     """
     Required, non-null MCP error object.
     """
@@ -5291,7 +5251,7 @@ class CancelledRequestPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+    outcome: Literal["cancelled"]
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
@@ -5308,7 +5268,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+    outcome: Literal["selected"]
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -5329,19 +5289,15 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
     """
@@ -5489,7 +5445,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
+    value: bool
     """
     The boolean value.
     """
@@ -5531,7 +5487,7 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     The value ID.
     """
@@ -5553,7 +5509,7 @@ class StateUpdateRunning(RunningStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["running"], Field(alias="state")]
+    state: Literal["running"]
 
 
 class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
@@ -5572,7 +5528,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
@@ -5591,7 +5547,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
@@ -5610,7 +5566,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
@@ -5629,7 +5585,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
@@ -5648,7 +5604,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class OtherStateUpdateIdle(OtherIdleStateUpdate):
@@ -5667,7 +5623,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class NoneStateUpdateIdle(NoneIdleStateUpdate):
@@ -5686,7 +5642,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
@@ -5705,7 +5661,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["requires_action"], Field(alias="state")]
+    state: Literal["requires_action"]
 
 
 class StateUpdateUnknown(UnknownStateUpdate):
@@ -5726,7 +5682,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["unknown"], Field(alias="state")]
+    state: Literal["unknown"]
 
 
 class OtherStateUpdate(WireModel):
@@ -5748,7 +5704,7 @@ class OtherStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[str, Field(alias="state")]
+    state: str
     """
     Unrecognized state discriminator.
     """
@@ -5828,11 +5784,11 @@ class WriteTextFileRequest(WireModel):
     """
     The session ID for this request.
     """
-    path: Annotated[str, Field(alias="path")]
+    path: str
     """
     Absolute path to the file to write.
     """
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     The text content to write to the file.
     """
@@ -5862,9 +5818,7 @@ class Annotations(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    audience: Annotated[
-        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
     """
@@ -5874,7 +5828,7 @@ class Annotations(WireModel):
     """
     Timestamp indicating when the underlying resource was last modified.
     """
-    priority: Annotated[float | None, Field(alias="priority"), DefaultOnError()] = None
+    priority: Annotated[float | None, DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface.
     """
@@ -5904,13 +5858,11 @@ class TextContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
@@ -5940,13 +5892,11 @@ class ImageContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    data: Annotated[str, Field(alias="data")]
+    data: str
     """
     Base64-encoded media payload.
     """
@@ -5954,7 +5904,7 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
+    uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
     """
@@ -5984,13 +5934,11 @@ class AudioContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    data: Annotated[str, Field(alias="data")]
+    data: str
     """
     Base64-encoded media payload.
     """
@@ -6024,15 +5972,11 @@ class ResourceLink(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
     """
@@ -6040,24 +5984,24 @@ class ResourceLink(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
     size: Annotated[
         int | None,
-        Field(alias="size", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -6096,13 +6040,11 @@ class EmbeddedResource(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
-    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
+    resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
     """
@@ -6136,11 +6078,11 @@ class PermissionOption(WireModel):
     """
     Unique identifier for this permission option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label to display to the user.
     """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    kind: PermissionOptionKind
     """
     Hint about the nature of this permission option.
     """
@@ -6174,23 +6116,19 @@ class CreateTerminalRequest(WireModel):
     """
     The session ID for this request.
     """
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     The command to execute.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Array of command arguments.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables for the command.
     """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    cwd: str | None = None
     """
     Working directory for the command. Must be an absolute path.
     """
@@ -6283,15 +6221,13 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -6313,13 +6249,11 @@ class MultiSelectPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
+    items: MultiSelectItems
     """
     The items definition describing allowed values.
     """
-    default: Annotated[
-        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
 
@@ -6365,11 +6299,11 @@ class MessageMcpRequest(WireModel):
     """
     The caller-generated identifier for the inner MCP request.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The inner MCP method name.
     """
-    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
+    params: dict[str, Any] | None = None
     """
     Optional inner MCP params.
 
@@ -6409,9 +6343,7 @@ class SessionSystemPromptModeCapabilities(WireModel):
         defer_build=True,
     )
     override: Annotated[
-        SessionSystemPromptOverrideCapabilities | None,
-        Field(alias="override"),
-        DefaultOnError(),
+        SessionSystemPromptOverrideCapabilities | None, DefaultOnError()
     ] = None
     """
     Whether the agent supports `override` mode.
@@ -6446,9 +6378,7 @@ class AgentAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    status: Annotated[
-        AuthStatusCapabilities | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[AuthStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -6459,9 +6389,7 @@ class AgentAuthCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports the `auth/status` method.
     """
-    logout: Annotated[
-        LogoutCapabilities | None, Field(alias="logout"), DefaultOnError()
-    ] = None
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports the logout method.
 
@@ -6531,21 +6459,16 @@ class ProviderInfo(WireModel):
     """
     Provider identifier, for example "main" or "openai".
     """
-    supported: Annotated[
-        list[LlmProtocol],
-        Field(alias="supported"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems(), DefaultOnError([])]
     """
     Supported protocol types for this provider.
     """
-    required: Annotated[bool, Field(alias="required")]
+    required: bool
     """
     Whether this provider is mandatory and cannot be disabled via `providers/disable`.
     If true, clients must not call `providers/disable` for this provider ID.
     """
-    current: Annotated[ProviderCurrentConfig | None, Field(alias="current")] = None
+    current: ProviderCurrentConfig | None = None
     """
     Current effective non-secret routing config.
     Null or omitted means provider is disabled.
@@ -6580,7 +6503,7 @@ class AuthStatusResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[AuthState, Field(alias="state")]
+    state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
 
@@ -6589,7 +6512,6 @@ class AuthStatusResponse(WireModel):
     """
     accounts: Annotated[
         list[AuthAccount] | None,
-        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -6667,19 +6589,16 @@ class SessionConfigSelectGroup(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    group: Annotated[SessionConfigGroupId, Field(alias="group")]
+    group: SessionConfigGroupId
     """
     Unique identifier for this group.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this group.
     """
     options: Annotated[
-        list[SessionConfigSelectOption],
-        Field(alias="options"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
+        list[SessionConfigSelectOption], SkipInvalidItems(), DefaultOnError([])
     ]
     """
     The set of option values in this group.
@@ -6710,12 +6629,7 @@ class ListSessionsResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    sessions: Annotated[
-        list[SessionInfo],
-        Field(alias="sessions"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects
     """
@@ -6759,7 +6673,7 @@ class SessionStatusResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    status: Annotated[SessionStatus, Field(alias="status")]
+    status: SessionStatus
     """
     Whether the Agent has the session in memory.
 
@@ -6797,7 +6711,7 @@ class PromptResponse(WireModel):
     """
     Indicates why the agent stopped processing the turn.
     """
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -6853,16 +6767,16 @@ class PlanEntry(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Human-readable description of what this task aims to accomplish.
     """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    status: PlanEntryStatus
     """
     Current execution status of this task.
     """
@@ -6898,9 +6812,7 @@ class Plan(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    entries: Annotated[
-        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
-    ]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
 
@@ -6941,9 +6853,7 @@ class PlanItems(WireModel):
     """
     The plan ID to update.
     """
-    entries: Annotated[
-        list[PlanEntry], Field(alias="entries"), SkipInvalidItems(), DefaultOnError([])
-    ]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
 
@@ -6991,9 +6901,7 @@ class SubagentSessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        SessionCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the client to cancel this child's current work without ending
     the session. Omitted or `null` means unsupported. An object (including
@@ -7023,9 +6931,7 @@ class SessionConfigOptionsCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    boolean: Annotated[
-        BooleanConfigOptionCapabilities | None, Field(alias="boolean"), DefaultOnError()
-    ] = None
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports boolean session configuration options.
 
@@ -7060,18 +6966,14 @@ class ElicitationCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    form: Annotated[
-        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
-    ] = None
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
 
     Optional. Omitted and `null` are equivalent and mean form support is not advertised.
     Supplying `{}` explicitly advertises form support.
     """
-    url: Annotated[
-        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
-    ] = None
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports URL-based elicitation.
 
@@ -7141,15 +7043,15 @@ class ListSessionsRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    cwd: str | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
     """
-    cursor: Annotated[str | None, Field(alias="cursor")] = None
+    cursor: str | None = None
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
     """
-    archived: Annotated[SessionArchiveFilter | None, Field(alias="archived")] = None
+    archived: SessionArchiveFilter | None = None
     """
     **UNSTABLE**
 
@@ -7228,11 +7130,11 @@ class TerminalOutputResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    output: Annotated[str, Field(alias="output")]
+    output: str
     """
     The terminal output captured so far.
     """
-    truncated: Annotated[bool, Field(alias="truncated")]
+    truncated: bool
     """
     Whether the output was truncated due to byte limits.
     """
@@ -7281,9 +7183,7 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[
-        dict[str, ElicitationContentValue] | None, Field(alias="content")
-    ] = None
+    content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
     """
@@ -7321,13 +7221,12 @@ class ClientNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         CancelNotification | MessageMcpNotification | ExtNotification | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -7390,13 +7289,12 @@ class ProxyNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         ProxySuccessorNotification | None,
-        Field(alias="params"),
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
     """
@@ -7516,7 +7414,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -7532,7 +7430,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
@@ -7557,7 +7455,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -7573,7 +7471,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -7626,7 +7524,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    action: Literal["accept"]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -7665,7 +7563,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -7781,7 +7679,7 @@ class Content(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     The actual content block.
     """
@@ -7860,11 +7758,7 @@ class SessionSystemPromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mode: Annotated[
-        SessionSystemPromptModeCapabilities | None,
-        Field(alias="mode"),
-        DefaultOnError(),
-    ] = None
+    mode: Annotated[SessionSystemPromptModeCapabilities | None, DefaultOnError()] = None
     """
     Delivery modes the agent supports in addition to `append`.
 
@@ -7900,7 +7794,7 @@ class ListProvidersResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    providers: Annotated[list[ProviderInfo], Field(alias="providers")]
+    providers: list[ProviderInfo]
     """
     Configurable providers with current routing info suitable for UI display.
     """
@@ -7945,7 +7839,7 @@ class SessionConfigSelect(WireModel):
     """
     The currently selected value.
     """
-    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
+    options: SessionConfigSelectOptions
     """
     The set of selectable options.
     """
@@ -7970,17 +7864,17 @@ class Error(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[ErrorCode, Field(alias="code")]
+    code: ErrorCode
     """
     A number indicating the error type that occurred.
     This must be an integer as defined in the JSON-RPC specification.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[Any | None, Field(alias="data"), DefaultOnError()] = None
+    data: Annotated[Any | None, DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -8001,7 +7895,7 @@ class ContentChunk(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single item of content
     """
@@ -8063,7 +7957,7 @@ class PlanUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    plan: Annotated[PlanUpdateContent, Field(alias="plan")]
+    plan: PlanUpdateContent
     """
     The updated plan content.
     """
@@ -8093,11 +7987,11 @@ class AvailableCommand(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name (e.g., `create_plan`, `research_codebase`).
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -8179,20 +8073,17 @@ class CompactionUpdate(WireModel):
     """
     The Agent-owned ID of this compaction, unique within the session.
     """
-    status: Annotated[CompactionStatus, Field(alias="status")]
+    status: CompactionStatus
     """
     Current lifecycle status.
     """
     summary: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="summary"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
@@ -8225,7 +8116,7 @@ class CompactionSummaryChunk(WireModel):
     """
     ID of the compaction whose summary receives this content.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     One content block to append.
     """
@@ -8255,7 +8146,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -8323,10 +8214,7 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Omitted leaves content unchanged. `null` or `[]` clears it.
@@ -8367,7 +8255,7 @@ class SessionMessageChunk(WireModel):
     """
     Identifier of this message within the enclosing session's transcript.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single content block appended to the message.
     """
@@ -8395,9 +8283,7 @@ class ClientSessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    compaction: Annotated[
-        CompactionCapabilities | None, Field(alias="compaction"), DefaultOnError()
-    ] = None
+    compaction: Annotated[CompactionCapabilities | None, DefaultOnError()] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
@@ -8413,9 +8299,7 @@ class ClientSessionCapabilities(WireModel):
     Omitted or `null` both mean the client does not advertise support for any
     config option extensions.
     """
-    notices: Annotated[
-        NoticeCapabilities | None, Field(alias="notices"), DefaultOnError()
-    ] = None
+    notices: Annotated[NoticeCapabilities | None, DefaultOnError()] = None
     """
     Support for live user-facing `notice` session updates.
 
@@ -8458,14 +8342,14 @@ class SystemPrompt(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mode: Annotated[SystemPromptMode, Field(alias="mode")]
+    mode: SystemPromptMode
     """
     How the Agent combines `content` with its own instructions.
 
     Required. Agents MUST return an error for a mode they do not support rather than
     treating it as `append` or `override`.
     """
-    content: Annotated[list[ContentBlock], Field(alias="content")]
+    content: list[ContentBlock]
     """
     The system prompt content.
 
@@ -8513,7 +8397,7 @@ class LoadSessionRequest(WireModel):
     """
     List of MCP servers to connect to for this session.
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -8588,7 +8472,7 @@ class ForkSessionRequest(WireModel):
     """
     The ID of the session to fork.
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -8660,7 +8544,7 @@ class ResumeSessionRequest(WireModel):
     """
     The ID of the session to resume.
     """
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -8732,7 +8616,7 @@ class PromptRequest(WireModel):
     """
     The ID of the session to send this user message to
     """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
+    prompt: list[ContentBlock]
     """
     The blocks of content that compose the user's message.
 
@@ -8774,7 +8658,7 @@ class RequestPermissionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
     """
@@ -8835,7 +8719,7 @@ class ErrorAgentResponse(WireModel):
     """
     The id of the request this response answers.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -8871,7 +8755,6 @@ class ResultClientResponse(WireModel):
         | CreateElicitationResponse
         | MessageMcpResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -8897,7 +8780,7 @@ class ErrorClientResponse(WireModel):
     """
     The id of the request this response answers.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -8917,7 +8800,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -8933,7 +8816,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 UrlCreateElicitationRequest = TypeAliasType(
@@ -8961,7 +8844,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
 
@@ -9000,7 +8883,7 @@ class ErrorProxyResponse(WireModel):
     """
     The id of the request this response answers.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -9024,19 +8907,15 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
     """
@@ -9255,7 +9134,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 StateUpdateIdle = TypeAliasType(
@@ -9356,28 +9235,25 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: Annotated[
-        dict[str, ElicitationPropertySchema],
-        Field(alias="properties", validate_default=True),
+        dict[str, ElicitationPropertySchema], Field(validate_default=True)
     ] = Field(default_factory=dict)
     """
     Property definitions (must be primitive types).
     """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
+    required: list[str] | None = None
     """
     List of required property names.
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description of what this schema represents.
 
@@ -9428,9 +9304,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports listing sessions.
     """
-    delete: Annotated[
-        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
-    ] = None
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/delete`.
 
@@ -9468,9 +9342,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
     """
-    fork: Annotated[
-        SessionForkCapabilities | None, Field(alias="fork"), DefaultOnError()
-    ] = None
+    fork: Annotated[SessionForkCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -9481,9 +9353,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
     """
-    archive: Annotated[
-        SessionArchiveCapabilities | None, Field(alias="archive"), DefaultOnError()
-    ] = None
+    archive: Annotated[SessionArchiveCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -9495,9 +9365,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports both methods, the `archived` filter on
     `session/list`, and `SessionInfo.archived`. Agents that advertise it MUST also advertise `sessionCapabilities.list`.
     """
-    status: Annotated[
-        SessionStatusCapabilities | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[SessionStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -9508,9 +9376,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports checking session status.
     """
-    title: Annotated[
-        SessionTitleCapabilities | None, Field(alias="title"), DefaultOnError()
-    ] = None
+    title: Annotated[SessionTitleCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -9524,18 +9390,14 @@ class SessionCapabilities(WireModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports setting session titles.
     """
-    resume: Annotated[
-        SessionResumeCapabilities | None, Field(alias="resume"), DefaultOnError()
-    ] = None
+    resume: Annotated[SessionResumeCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/resume`.
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports resuming sessions.
     """
-    close: Annotated[
-        SessionCloseCapabilities | None, Field(alias="close"), DefaultOnError()
-    ] = None
+    close: Annotated[SessionCloseCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/close`.
 
@@ -9583,9 +9445,7 @@ class LoadSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -9634,9 +9494,7 @@ class ForkSessionResponse(WireModel):
     """
     Unique identifier for the newly created forked session.
     """
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -9677,9 +9535,7 @@ class ResumeSessionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -9764,37 +9620,30 @@ class ToolCall(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title describing what the tool is doing.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[
-        ToolKind | None, Field(alias="kind"), NotNull(), DefaultOnError(), OmitNone
-    ] = None
+    kind: Annotated[ToolKind | None, NotNull(), DefaultOnError(), OmitNone] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[
-        ToolCallStatus | None,
-        Field(alias="status"),
-        NotNull(),
-        DefaultOnError(),
-        OmitNone,
-    ] = None
+    status: Annotated[ToolCallStatus | None, NotNull(), DefaultOnError(), OmitNone] = (
+        None
+    )
     """
     Current execution status of the tool call.
     """
     content: Annotated[
         list[ToolCallContent] | None,
-        Field(alias="content"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9805,7 +9654,6 @@ class ToolCall(WireModel):
     """
     locations: Annotated[
         list[ToolCallLocation] | None,
-        Field(alias="locations"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -9991,16 +9839,14 @@ class SubagentUpdate(WireModel):
     """
     The opaque session ID identifying the child in all ACP messages.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
 
     Omitted means unchanged. `null` clears it. If unset, the Client chooses
     a fallback presentation.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable description of the child's role or purpose.
 
@@ -10008,11 +9854,7 @@ class SubagentUpdate(WireModel):
     a fallback presentation. This is current display metadata, not the
     history of instructions sent to the child.
     """
-    capabilities: Annotated[
-        SubagentSessionCapabilities | None,
-        Field(alias="capabilities"),
-        DefaultOnError(),
-    ] = None
+    capabilities: Annotated[SubagentSessionCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated session mutations permitted for this subagent session.
 
@@ -10021,7 +9863,7 @@ class SubagentUpdate(WireModel):
     Read-only operations retain their normal protocol semantics and capability
     requirements. A concrete object replaces the whole capability set.
     """
-    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
+    state: Annotated[StateUpdate | None, DefaultOnError()] = None
     """
     Current state snapshot for the child session.
 
@@ -10030,7 +9872,7 @@ class SubagentUpdate(WireModel):
     replaces the previous state object wholesale. If never supplied, the
     current activity is unset/unconfirmed.
     """
-    cwd: Annotated[str | None, Field(alias="cwd")] = None
+    cwd: str | None = None
     """
     The child's working directory. Must be an absolute path.
 
@@ -10085,7 +9927,7 @@ class ClientCapabilities(WireModel):
     )
     fs: Annotated[
         FileSystemCapabilities,
-        Field(alias="fs", validate_default=True),
+        Field(validate_default=True),
         DefaultOnError({"readTextFile": False, "writeTextFile": False}),
     ] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate(
@@ -10096,22 +9938,18 @@ class ClientCapabilities(WireModel):
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
-    terminal: Annotated[bool, Field(alias="terminal"), DefaultOnError(False)] = False
+    terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the Client support all `terminal/*` methods.
     """
-    session: Annotated[
-        ClientSessionCapabilities | None, Field(alias="session"), DefaultOnError()
-    ] = None
+    session: Annotated[ClientSessionCapabilities | None, DefaultOnError()] = None
     """
     Session-related capabilities supported by the client.
 
     Optional. Omitted or `null` both mean the client does not advertise any
     session-related extensions.
     """
-    subagents: Annotated[
-        SubagentCapabilities | None, Field(alias="subagents"), DefaultOnError()
-    ] = None
+    subagents: Annotated[SubagentCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -10124,9 +9962,7 @@ class ClientCapabilities(WireModel):
     Supplying `{}` means the client understands child associations, work-state
     snapshots, session-directed messages, and restricted-session semantics.
     """
-    plan: Annotated[PlanCapabilities | None, Field(alias="plan"), DefaultOnError()] = (
-        None
-    )
+    plan: Annotated[PlanCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -10139,7 +9975,7 @@ class ClientCapabilities(WireModel):
     """
     auth: Annotated[
         AuthCapabilities,
-        Field(alias="auth", validate_default=True),
+        Field(validate_default=True),
         DefaultOnError({"terminal": False}),
     ] = Field(
         default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
@@ -10149,9 +9985,7 @@ class ClientCapabilities(WireModel):
     Determines which authentication method types the agent may include
     in its `InitializeResponse`.
     """
-    elicitation: Annotated[
-        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
-    ] = None
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError()] = None
     """
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -10187,7 +10021,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -10365,21 +10199,19 @@ class ToolCallUpdate(WireModel):
     """
     The ID of the tool call being updated.
     """
-    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
+    kind: Annotated[ToolKind | None, DefaultOnError()] = None
     """
     Update the tool kind.
     """
-    status: Annotated[
-        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[ToolCallStatus | None, DefaultOnError()] = None
     """
     Update the execution status.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Update the human-readable title.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Update the programmatic name of the tool being invoked.
 
@@ -10387,19 +10219,13 @@ class ToolCallUpdate(WireModel):
     the existing name is left unchanged.
     """
     content: Annotated[
-        list[ToolCallContent] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Replace the content collection.
     """
     locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(alias="locations"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Replace the locations collection.
@@ -10491,16 +10317,12 @@ class AgentCapabilities(WireModel):
     Session lifecycle and prompt capabilities advertised by the agent.
     """
     auth: Annotated[
-        AgentAuthCapabilities,
-        Field(alias="auth", validate_default=True),
-        DefaultOnError({}),
+        AgentAuthCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
     """
     Authentication-related capabilities supported by the agent.
     """
-    providers: Annotated[
-        ProvidersCapabilities | None, Field(alias="providers"), DefaultOnError()
-    ] = None
+    providers: Annotated[ProvidersCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -10545,9 +10367,7 @@ class NewSessionResponse(WireModel):
 
     Used in all subsequent requests for this conversation.
     """
-    modes: Annotated[
-        SessionModeState | None, Field(alias="modes"), DefaultOnError()
-    ] = None
+    modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
 
@@ -10681,7 +10501,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -10697,7 +10517,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
@@ -10714,7 +10534,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -10730,7 +10550,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 FormCreateElicitationRequest = TypeAliasType(
@@ -10785,7 +10605,7 @@ class RequestPermissionRequest(WireModel):
     """
     Details about the tool call requiring permission.
     """
-    options: Annotated[list[PermissionOption], Field(alias="options")]
+    options: list[PermissionOption]
     """
     Available permission options for the user to choose from.
     """
@@ -10974,7 +10794,7 @@ class ClientRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -11002,7 +10822,6 @@ class ClientRequest(WireModel):
         | PromptRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -11056,13 +10875,12 @@ class ProxyRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
     params: Annotated[
         InitializeProxyRequest | ProxySuccessorRequest | None,
-        Field(alias="params"),
         ByMethod(
             {
                 "proxy/initialize": InitializeProxyRequest,
@@ -11139,7 +10957,6 @@ class ResultAgentResponse(WireModel):
         | SetSessionConfigOptionResponse
         | PromptResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -11168,9 +10985,7 @@ class ResultProxyResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeProxyResponse | ProxySuccessorResponse,
-        Field(alias="result"),
-        KeepUnrecognised(),
+        InitializeProxyResponse | ProxySuccessorResponse, KeepUnrecognised()
     ]
     """
     Method-specific response data.
@@ -11207,7 +11022,7 @@ class AgentRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -11224,7 +11039,6 @@ class AgentRequest(WireModel):
         | MessageMcpRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -11277,7 +11091,7 @@ class SessionNotification(WireModel):
     """
     The ID of the session this update pertains to.
     """
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
     """
     The actual update content.
     """
@@ -11329,7 +11143,7 @@ class AgentNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
@@ -11339,7 +11153,6 @@ class AgentNotification(WireModel):
         | AuthStatusUpdateNotification
         | ExtNotification
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

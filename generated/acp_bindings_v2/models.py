@@ -121,11 +121,11 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -163,13 +163,11 @@ class BlobResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    blob: Annotated[
-        str, Field(alias="blob", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -225,7 +223,7 @@ class DiffPathChange(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     Absolute path for the operation.
     """
@@ -249,7 +247,7 @@ class DiffPathPairChange(WireModel):
     """
     Absolute path before the operation.
     """
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     Absolute path after the operation.
     """
@@ -321,15 +319,12 @@ class ToolCallLocation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        int | None,
-        Field(alias="line", ge=1, le=4294967295),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=1, le=4294967295), Integral(), DefaultOnError()
     ] = None
     """
     Optional 1-based line number within the file. Omitted and `null` are equivalent and
@@ -389,11 +384,11 @@ class CommandPermissionSubject(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     The command that would be run if permission is granted.
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The absolute working directory for the command.
     """
@@ -505,17 +500,15 @@ class EnumOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    const: Annotated[str, Field(alias="const")]
+    const: str
     """
     The constant value for this option.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for this option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -550,15 +543,13 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -580,7 +571,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
     """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    pattern: str | None = None
     """
     Pattern the string must match, in ECMA-262 regular expression syntax.
 
@@ -592,13 +583,13 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[str | None, DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    enum: Annotated[list[str] | None, Field(alias="enum", min_length=1)] = None
+    enum: Annotated[list[str] | None, Field(min_length=1)] = None
     """
     Enum values for untitled single-select enums.
     Must contain at least one value when present.
@@ -640,33 +631,31 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    minimum: float | None = None
     """
     Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    maximum: float | None = None
     """
     Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[float | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -698,24 +687,20 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None,
-        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Minimum value (inclusive).
@@ -723,9 +708,7 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None,
-        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Maximum value (inclusive).
@@ -734,7 +717,7 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         int | None,
-        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -769,21 +752,19 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[bool | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -815,7 +796,7 @@ class StringMultiSelectItems(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    enum: Annotated[list[str], Field(alias="enum", min_length=1)]
+    enum: Annotated[list[str], Field(min_length=1)]
     """
     Allowed enum values. Must contain at least one value.
     """
@@ -905,12 +886,12 @@ class Implementation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -919,7 +900,7 @@ class Implementation(WireModel):
 
     Omitted and `null` are equivalent and mean the `name` is used for display.
     """
-    version: Annotated[str, Field(alias="version")]
+    version: str
     """
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
@@ -1185,11 +1166,11 @@ class EnvVariable(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the environment variable.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the environment variable.
     """
@@ -1229,27 +1210,21 @@ class AuthMethodTerminal(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     Names MUST be unique. These values override same-named variables in the
@@ -1287,13 +1262,11 @@ class AuthMethodAgent(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
 
@@ -1410,17 +1383,15 @@ class SessionConfigSelectOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     Unique identifier for this option value.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this option value.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
 
@@ -1480,7 +1451,7 @@ class TextCommandInput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    hint: Annotated[str, Field(alias="hint")]
+    hint: str
     """
     A hint to display when the input hasn't been provided yet
     """
@@ -1514,7 +1485,7 @@ class SessionInfo(WireModel):
     """
     Unique identifier for the session
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -1531,7 +1502,7 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session
 
@@ -1703,11 +1674,11 @@ class UnsupportedProtocolVersionErrorData(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    requested: Annotated[ProtocolVersion, Field(alias="requested")]
+    requested: ProtocolVersion
     """
     The protocol version the Client requested.
     """
-    supported: Annotated[list[ProtocolVersion], Field(alias="supported")]
+    supported: list[ProtocolVersion]
     """
     The protocol versions the Agent supports.
     """
@@ -1830,9 +1801,7 @@ class TerminalOutput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded replacement terminal output bytes.
     """
@@ -1875,7 +1844,7 @@ class TerminalExitStatus(WireModel):
     Process exit code as the platform reports it, when known. Negative values are
     allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     Signal that terminated the process, when known.
 
@@ -1909,11 +1878,11 @@ class TerminalSize(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cols: Annotated[int, Field(alias="cols", ge=1, le=65535), Integral()]
+    cols: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of columns.
     """
-    rows: Annotated[int, Field(alias="rows", ge=1, le=65535), Integral()]
+    rows: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of rows.
     """
@@ -1975,9 +1944,7 @@ class TerminalOutputChunk(WireModel):
     """
     The terminal receiving these bytes.
     """
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Independently base64-encoded terminal output bytes.
     """
@@ -2047,7 +2014,7 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
@@ -2086,11 +2053,11 @@ class Cost(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    amount: Annotated[float, Field(alias="amount")]
+    amount: float
     """
     Total cumulative cost for session.
     """
-    currency: Annotated[str, Field(alias="currency")]
+    currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
@@ -2121,15 +2088,15 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
+    used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
+    size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
+    cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost.
 
@@ -2175,17 +2142,15 @@ class Notice(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    severity: NoticeSeverity
     """
     Presentation severity hint.
     """
-    title: Annotated[str, Field(alias="title", min_length=1)]
+    title: Annotated[str, Field(min_length=1)]
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
 
@@ -2431,11 +2396,11 @@ class HttpHeader(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the HTTP header.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the HTTP header.
     """
@@ -2465,17 +2430,15 @@ class McpServerHttp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        list[HttpHeader] | None, Field(alias="headers"), DefaultOnNull([]), OmitNone
-    ] = None
+    headers: Annotated[list[HttpHeader] | None, DefaultOnNull([]), OmitNone] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
     defines are owned by the transport, and Agents use the transport's values for them.
@@ -2506,23 +2469,19 @@ class McpServerStdio(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    command: Annotated[AbsolutePath, Field(alias="command")]
+    command: AbsolutePath
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
     Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
@@ -2553,7 +2512,7 @@ class ListSessionsRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[AbsolutePath | None, Field(alias="cwd")] = None
+    cwd: AbsolutePath | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
 
@@ -2562,7 +2521,7 @@ class ListSessionsRequest(WireModel):
 
     Omitted and `null` are equivalent and mean sessions are not filtered by working directory.
     """
-    cursor: Annotated[SessionListCursor | None, Field(alias="cursor")] = None
+    cursor: SessionListCursor | None = None
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 
@@ -2948,7 +2907,7 @@ class OtherAuthMethod(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
@@ -2985,12 +2944,12 @@ class OtherAvailableCommand(WireModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name without the leading `/`. MUST NOT contain whitespace and MUST be unique
     within the command list.
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -3170,7 +3129,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -3184,7 +3143,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -3218,7 +3177,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Annotated[Literal["decline"], Field(alias="action")]
+    action: Literal["decline"]
 
 
 class CancelCreateElicitationResponse(WireModel):
@@ -3245,7 +3204,7 @@ class CancelCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
+    action: Literal["cancel"]
 
 
 class OtherCreateElicitationResponse(WireModel):
@@ -3280,7 +3239,7 @@ class OtherCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Annotated[str, Field(alias="action")]
+    action: str
     """
     Custom or future elicitation action.
 
@@ -3330,7 +3289,7 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[Literal["add"], Field(alias="operation")]
+    operation: Literal["add"]
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -3373,7 +3332,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[Literal["delete"], Field(alias="operation")]
+    operation: Literal["delete"]
 
 
 class ModifyDiffChange(DiffPathChange):
@@ -3416,7 +3375,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[Literal["modify"], Field(alias="operation")]
+    operation: Literal["modify"]
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -3459,7 +3418,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[Literal["move"], Field(alias="operation")]
+    operation: Literal["move"]
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -3502,7 +3461,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[Literal["copy"], Field(alias="operation")]
+    operation: Literal["copy"]
 
 
 class OtherDiffChange(WireModel):
@@ -3549,7 +3508,7 @@ class OtherDiffChange(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Annotated[str, Field(alias="operation")]
+    operation: str
     """
     Custom or future file operation.
 
@@ -3690,7 +3649,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -3942,7 +3901,7 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+    outcome: Literal["cancelled"]
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
@@ -3962,7 +3921,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+    outcome: Literal["selected"]
 
 
 class OtherRequestPermissionOutcome(WireModel):
@@ -3988,7 +3947,7 @@ class OtherRequestPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[str, Field(alias="outcome")]
+    outcome: str
     """
     Custom or future permission outcome.
 
@@ -4066,21 +4025,17 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -4125,21 +4080,17 @@ class OtherSessionConfigOption(WireModel):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -4322,7 +4273,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     type_: Annotated[Literal["id"], Field(alias="type")]
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     The value ID.
     """
@@ -4361,7 +4312,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
+    value: bool
     """
     The boolean value.
     """
@@ -4414,7 +4365,7 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    value: Annotated[Any, Field(alias="value")]
+    value: Any
     """
     Raw value payload for the custom or future value type.
     """
@@ -4444,7 +4395,7 @@ class OtherStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[str, Field(alias="state")]
+    state: str
     """
     Custom or future session state.
 
@@ -4529,9 +4480,7 @@ class Annotations(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    audience: Annotated[
-        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
 
@@ -4547,9 +4496,7 @@ class Annotations(WireModel):
 
     Omitted and `null` are equivalent and mean the modification time is not reported.
     """
-    priority: Annotated[
-        float | None, Field(alias="priority", ge=0.0, le=1.0), DefaultOnError()
-    ] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface, from 0 (least
     important) to 1 (most important).
@@ -4582,13 +4529,11 @@ class TextContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -4620,9 +4565,7 @@ class ImageContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
     """
@@ -4630,15 +4573,13 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
+    uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
 
     Omitted and `null` are equivalent and mean no URI is associated with the image.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -4670,9 +4611,7 @@ class AudioContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
     """
@@ -4680,9 +4619,7 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -4714,7 +4651,7 @@ class Icon(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    src: Annotated[str, Field(alias="src")]
+    src: str
     """
     A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.
     Clients reject other schemes, fetch without credentials, and do not follow
@@ -4728,9 +4665,7 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean the source MIME type is used.
     """
-    sizes: Annotated[
-        list[str] | None, Field(alias="sizes"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
@@ -4740,7 +4675,7 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean no sizes are specified.
     """
-    theme: Annotated[IconTheme | None, Field(alias="theme"), DefaultOnError()] = None
+    theme: Annotated[IconTheme | None, DefaultOnError()] = None
     """
     Optional theme this icon is designed for.
 
@@ -4772,31 +4707,27 @@ class ResourceLink(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    icons: Annotated[
-        list[Icon] | None, Field(alias="icons"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -4811,19 +4742,14 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
     size: Annotated[
-        int | None,
-        Field(alias="size", ge=0, le=18446744073709551615),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=0, le=18446744073709551615), Integral(), DefaultOnError()
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
 
     Omitted and `null` are equivalent and mean the size is not known.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -4864,13 +4790,11 @@ class EmbeddedResource(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
+    resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -4938,7 +4862,7 @@ class DiffPatch(WireModel):
     """
     Patch format. The only ACP-defined value is `git_patch`.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Patch text in the format named by `format`.
     """
@@ -4975,13 +4899,13 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    changes: Annotated[list[DiffChange], Field(alias="changes"), SkipInvalidItems()]
+    changes: Annotated[list[DiffChange], SkipInvalidItems()]
     """
     Structured file changes described by this diff.
 
     Clients can use this field without parsing patch text to determine affected paths.
     """
-    patch: Annotated[DiffPatch | None, Field(alias="patch"), DefaultOnError()] = None
+    patch: Annotated[DiffPatch | None, DefaultOnError()] = None
     """
     Renderable patch text for some or all of the structured changes.
 
@@ -5019,9 +4943,7 @@ class ToolCallCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        ToolCallCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[ToolCallCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
 
@@ -5058,11 +4980,11 @@ class PermissionOption(WireModel):
     """
     Identifier for this permission option. MUST be unique within the request.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label to display to the user.
     """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    kind: PermissionOptionKind
     """
     Hint about the nature of this permission option.
     """
@@ -5140,15 +5062,13 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -5170,13 +5090,11 @@ class MultiSelectPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
+    items: MultiSelectItems
     """
     The items definition describing allowed values.
     """
-    default: Annotated[
-        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
 
@@ -5219,18 +5137,14 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[
-        PromptImageCapabilities | None, Field(alias="image"), DefaultOnError()
-    ] = None
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `image` content blocks.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports image content in prompts.
     """
-    audio: Annotated[
-        PromptAudioCapabilities | None, Field(alias="audio"), DefaultOnError()
-    ] = None
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `audio` content blocks.
 
@@ -5277,18 +5191,14 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    stdio: Annotated[
-        McpStdioCapabilities | None, Field(alias="stdio"), DefaultOnError()
-    ] = None
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `stdio` MCP servers.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
-    http: Annotated[
-        McpHttpCapabilities | None, Field(alias="http"), DefaultOnError()
-    ] = None
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `http` MCP servers.
 
@@ -5362,13 +5272,13 @@ class SessionConfigSelectGroup(WireModel):
     """
     Unique identifier for this group.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this group.
     """
     options: Annotated[
         list[SessionConfigSelectOption],
-        Field(alias="options", min_length=1),
+        Field(min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -5428,13 +5338,13 @@ class Command(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).
 
     MUST NOT contain whitespace and MUST be unique within the command list.
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -5472,12 +5382,7 @@ class ListSessionsResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    sessions: Annotated[
-        list[SessionInfo],
-        Field(alias="sessions"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects.
     """
@@ -5621,9 +5526,7 @@ class RunningStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -5667,9 +5570,7 @@ class RequiresActionStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -5711,9 +5612,7 @@ class TerminalCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        TerminalCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[TerminalCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
 
@@ -5756,17 +5655,15 @@ class TerminalUpdate(WireModel):
     """
     Unique identifier for this terminal within the session.
     """
-    command: Annotated[str | None, Field(alias="command"), DefaultOnError()] = None
+    command: Annotated[str | None, DefaultOnError()] = None
     """
     The command being run.
     """
-    cwd: Annotated[AbsolutePath | None, Field(alias="cwd"), DefaultOnError()] = None
+    cwd: Annotated[AbsolutePath | None, DefaultOnError()] = None
     """
     The absolute working directory of the command.
     """
-    output: Annotated[
-        TerminalOutput | None, Field(alias="output"), DefaultOnError()
-    ] = None
+    output: Annotated[TerminalOutput | None, DefaultOnError()] = None
     """
     An authoritative replacement snapshot of terminal output bytes.
     """
@@ -5776,16 +5673,14 @@ class TerminalUpdate(WireModel):
     """
     Exit information. A concrete object marks the terminal as exited.
     """
-    size: Annotated[TerminalSize | None, Field(alias="size"), DefaultOnError()] = None
+    size: Annotated[TerminalSize | None, DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
 
     Clients can render output at this size so that column layouts, progress bars,
     and cursor-positioned output display as the program wrote them.
     """
-    capabilities: Annotated[
-        TerminalCapabilities | None, Field(alias="capabilities"), DefaultOnError()
-    ] = None
+    capabilities: Annotated[TerminalCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this terminal currently supports, such as cancellation.
 
@@ -5825,16 +5720,16 @@ class PlanEntry(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Human-readable description of what this task aims to accomplish.
     """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    status: PlanEntryStatus
     """
     Current execution status of this task.
     """
@@ -5868,7 +5763,7 @@ class PlanItems(WireModel):
     """
     The plan ID to update.
     """
-    entries: Annotated[list[PlanEntry], Field(alias="entries"), SkipInvalidItems()]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
 
@@ -5905,9 +5800,7 @@ class ClientAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        TerminalAuthCapabilities | None, Field(alias="terminal"), DefaultOnError()
-    ] = None
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -5942,18 +5835,14 @@ class ElicitationCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    form: Annotated[
-        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
-    ] = None
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
 
     Optional. Omitted and `null` are equivalent and mean form support is not advertised.
     Supplying `{}` explicitly advertises form support.
     """
-    url: Annotated[
-        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
-    ] = None
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports URL-based elicitation.
 
@@ -6115,9 +6004,7 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[
-        dict[str, ElicitationContentValue] | None, Field(alias="content")
-    ] = None
+    content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
 
@@ -6139,13 +6026,12 @@ class ClientNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         CancelSessionNotification | ExtNotification | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod({"session/cancel": CancelSessionNotification}, any_member=True),
     ] = None
@@ -6317,7 +6203,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -6331,7 +6217,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
@@ -6356,7 +6242,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -6370,7 +6256,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -6421,7 +6307,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    action: Literal["accept"]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -6460,7 +6346,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -6481,9 +6367,7 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6523,9 +6407,7 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6566,9 +6448,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6608,9 +6488,7 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6659,9 +6537,7 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6705,9 +6581,7 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6752,9 +6626,7 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -6843,7 +6715,7 @@ class StateUpdateRunning(RunningStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["running"], Field(alias="state")]
+    state: Literal["running"]
 
 
 class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
@@ -6860,7 +6732,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
@@ -6877,7 +6749,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
@@ -6894,7 +6766,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
@@ -6911,7 +6783,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
@@ -6928,7 +6800,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class OtherStateUpdateIdle(OtherIdleStateUpdate):
@@ -6945,7 +6817,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class NoneStateUpdateIdle(NoneIdleStateUpdate):
@@ -6962,7 +6834,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
@@ -6979,7 +6851,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["requires_action"], Field(alias="state")]
+    state: Literal["requires_action"]
 
 
 class DiffToolCallContent(Diff):
@@ -7083,7 +6955,7 @@ class Content(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     The actual content block.
     """
@@ -7165,9 +7037,7 @@ class SessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    prompt: Annotated[
-        PromptCapabilities | None, Field(alias="prompt"), DefaultOnError()
-    ] = None
+    prompt: Annotated[PromptCapabilities | None, DefaultOnError()] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -7175,16 +7045,14 @@ class SessionCapabilities(WireModel):
     prompt extensions beyond the baseline text and resource-link content
     required by `session/prompt`.
     """
-    mcp: Annotated[McpCapabilities | None, Field(alias="mcp"), DefaultOnError()] = None
+    mcp: Annotated[McpCapabilities | None, DefaultOnError()] = None
     """
     MCP capabilities supported by the agent for session lifecycle requests.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
     server transport support for sessions.
     """
-    delete: Annotated[
-        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
-    ] = None
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/delete`.
 
@@ -7254,7 +7122,7 @@ class SessionConfigSelect(WireModel):
     """
     The currently selected value. MUST be one of the `value`s in `options`.
     """
-    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
+    options: SessionConfigSelectOptions
     """
     The set of selectable options. MUST contain at least one value, and each `value` MUST be
     unique within the option, including across groups.
@@ -7307,17 +7175,17 @@ class Error(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[ErrorCode, Field(alias="code")]
+    code: ErrorCode
     """
     A number indicating the error type that occurred.
     This must be an integer as defined in the JSON-RPC specification.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[ErrorData | None, Field(alias="data"), DefaultOnError()] = None
+    data: Annotated[ErrorData | None, DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -7349,7 +7217,7 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     Chunks for different messages can interleave.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single item of content
     """
@@ -7397,10 +7265,7 @@ class UserMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this message.
@@ -7451,10 +7316,7 @@ class AgentMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this message.
@@ -7505,10 +7367,7 @@ class AgentThought(WireModel):
     A unique identifier for the thought message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this thought message.
@@ -7542,7 +7401,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -7590,7 +7449,7 @@ class PlanUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    plan: Annotated[PlanUpdateContent, Field(alias="plan")]
+    plan: PlanUpdateContent
     """
     The updated plan content.
     """
@@ -7662,20 +7521,17 @@ class CompactionUpdate(WireModel):
     """
     The Agent-owned ID of this compaction, unique within the session.
     """
-    status: Annotated[CompactionStatus, Field(alias="status")]
+    status: CompactionStatus
     """
     Current lifecycle status.
     """
     summary: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="summary"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
@@ -7713,7 +7569,7 @@ class CompactionSummaryChunk(WireModel):
     """
     ID of the compaction whose summary receives this content.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     One content block to append.
     """
@@ -7749,9 +7605,7 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    auth: Annotated[
-        ClientAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
-    ] = None
+    auth: Annotated[ClientAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -7760,9 +7614,7 @@ class ClientCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise any
     authentication-method extensions.
     """
-    elicitation: Annotated[
-        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
-    ] = None
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError()] = None
     """
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -7798,7 +7650,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -7854,7 +7706,7 @@ class ResumeSessionRequest(WireModel):
     """
     The ID of the session to resume.
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
 
@@ -7932,7 +7784,7 @@ class PromptRequest(WireModel):
     """
     The ID of the session to send this user message to
     """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt", min_length=1)]
+    prompt: Annotated[list[ContentBlock], Field(min_length=1)]
     """
     The blocks of content that compose the user's message.
 
@@ -7977,7 +7829,7 @@ class RequestPermissionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
     """
@@ -8041,7 +7893,7 @@ class ErrorAgentResponse(WireModel):
     Required. `null` only when the request's id could not be determined, such as
     for a parse error or an invalid request.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -8067,7 +7919,6 @@ class ResultClientResponse(WireModel):
     """
     result: Annotated[
         RequestPermissionResponse | CreateElicitationResponse | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -8096,7 +7947,7 @@ class ErrorClientResponse(WireModel):
     Required. `null` only when the request's id could not be determined, such as
     for a parse error or an invalid request.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -8116,7 +7967,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -8130,7 +7981,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 UrlCreateElicitationRequest = TypeAliasType(
@@ -8160,9 +8011,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8206,21 +8055,17 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -8613,7 +8458,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 StateUpdateIdle = TypeAliasType(
@@ -8722,27 +8567,23 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties")
-    ]
+    properties: dict[str, ElicitationPropertySchema]
     """
     Property definitions (must be primitive types).
     """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
+    required: list[str] | None = None
     """
     List of required property names.
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description of what this schema represents.
 
@@ -8779,9 +8620,7 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session: Annotated[
-        SessionCapabilities | None, Field(alias="session"), DefaultOnError()
-    ] = None
+    session: Annotated[SessionCapabilities | None, DefaultOnError()] = None
     """
     Session capabilities supported by the agent.
 
@@ -8791,9 +8630,7 @@ class AgentCapabilities(WireModel):
     `session/resume`, `session/close`, `session/prompt`, `session/cancel`,
     and `session/update`.
     """
-    auth: Annotated[
-        AgentAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
-    ] = None
+    auth: Annotated[AgentAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication-related extension capabilities supported by the agent.
 
@@ -9069,7 +8906,7 @@ class ToolCallContentChunk(WireModel):
     """
     The ID of the tool call this content belongs to.
     """
-    content: Annotated[ToolCallContent, Field(alias="content")]
+    content: ToolCallContent
     """
     A single item of content produced by the tool call.
     """
@@ -9140,14 +8977,12 @@ class InitializeRequest(WireModel):
     """
     The latest protocol version supported by the client.
     """
-    info: Annotated[Implementation, Field(alias="info")]
+    info: Implementation
     """
     Information about the implementation sending this initialize request.
     """
     capabilities: Annotated[
-        ClientCapabilities,
-        Field(alias="capabilities", validate_default=True),
-        DefaultOnError({}),
+        ClientCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
     """
     Capabilities supported by the client.
@@ -9342,7 +9177,7 @@ class ToolCallUpdate(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -9351,14 +9186,14 @@ class ToolCallUpdate(WireModel):
     call ID the client has not seen before, omission or `null` means that no
     tool name is available.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title describing what the tool is doing.
 
     Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
     A new tool call starts without a title.
     """
-    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
+    kind: Annotated[ToolKind | None, DefaultOnError()] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
@@ -9366,9 +9201,7 @@ class ToolCallUpdate(WireModel):
     Omission leaves the kind unchanged, `null` resets it to `other`, and a value replaces it.
     A new tool call starts as `other`.
     """
-    status: Annotated[
-        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[ToolCallStatus | None, DefaultOnError()] = None
     """
     Current execution status of the tool call.
 
@@ -9376,19 +9209,13 @@ class ToolCallUpdate(WireModel):
     replaces it. A new tool call starts as `pending`.
     """
     content: Annotated[
-        list[ToolCallContent] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Content produced by the tool call.
     """
     locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(alias="locations"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     File locations affected by this tool call.
@@ -9402,9 +9229,7 @@ class ToolCallUpdate(WireModel):
     """
     Raw output returned by the tool.
     """
-    capabilities: Annotated[
-        ToolCallCapabilities | None, Field(alias="capabilities"), DefaultOnError()
-    ] = None
+    capabilities: Annotated[ToolCallCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
 
@@ -9496,14 +9321,12 @@ class InitializeResponse(WireModel):
     The client must check that it supports this version and should disconnect
     if it does not.
     """
-    info: Annotated[Implementation, Field(alias="info")]
+    info: Implementation
     """
     Information about the implementation sending this initialize response.
     """
     capabilities: Annotated[
-        AgentCapabilities,
-        Field(alias="capabilities", validate_default=True),
-        DefaultOnError({}),
+        AgentCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
     """
     Capabilities supported by the agent.
@@ -9621,7 +9444,7 @@ class ClientRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -9640,7 +9463,6 @@ class ClientRequest(WireModel):
         | PromptRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -9697,7 +9519,6 @@ class ResultAgentResponse(WireModel):
         | SetSessionConfigOptionResponse
         | PromptResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -9719,7 +9540,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -9733,7 +9554,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
@@ -9750,7 +9571,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -9764,7 +9585,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 FormCreateElicitationRequest = TypeAliasType(
@@ -9993,16 +9814,14 @@ class RequestPermissionRequest(WireModel):
     """
     The session ID for this request.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for the permission prompt.
 
     This title is specific to the permission prompt and does not update any
     subject's displayed title.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable explanation of why permission is needed.
 
@@ -10010,13 +9829,13 @@ class RequestPermissionRequest(WireModel):
     subject's displayed content. Omitted and `null` are equivalent and mean no separate
     permission description was provided.
     """
-    subject: Annotated[RequestPermissionSubject | None, Field(alias="subject")] = None
+    subject: RequestPermissionSubject | None = None
     """
     Optional structured context about the operation requiring permission.
 
     Omitted and `null` are equivalent and mean no structured subject was provided.
     """
-    options: Annotated[list[PermissionOption], Field(alias="options", min_length=1)]
+    options: Annotated[list[PermissionOption], Field(min_length=1)]
     """
     Available permission options for the user to choose from.
     Must contain at least one option.
@@ -10055,7 +9874,7 @@ class UpdateSessionNotification(WireModel):
     """
     The ID of the session this update pertains to.
     """
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
     """
     The actual update content.
     """
@@ -10089,13 +9908,12 @@ class AgentRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
     params: Annotated[
         RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -10124,7 +9942,7 @@ class AgentNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
@@ -10133,7 +9951,6 @@ class AgentNotification(WireModel):
         | CompleteElicitationNotification
         | ExtNotification
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

@@ -121,11 +121,11 @@ class TextResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -163,13 +163,11 @@ class BlobResourceContents(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    blob: Annotated[
-        str, Field(alias="blob", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded bytes for a binary resource payload.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
@@ -225,7 +223,7 @@ class DiffPathChange(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     Absolute path for the operation.
     """
@@ -249,7 +247,7 @@ class DiffPathPairChange(WireModel):
     """
     Absolute path before the operation.
     """
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     Absolute path after the operation.
     """
@@ -321,15 +319,12 @@ class ToolCallLocation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[AbsolutePath, Field(alias="path")]
+    path: AbsolutePath
     """
     The absolute file path being accessed or modified.
     """
     line: Annotated[
-        int | None,
-        Field(alias="line", ge=1, le=4294967295),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=1, le=4294967295), Integral(), DefaultOnError()
     ] = None
     """
     Optional 1-based line number within the file. Omitted and `null` are equivalent and
@@ -389,11 +384,11 @@ class CommandPermissionSubject(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    command: Annotated[str, Field(alias="command")]
+    command: str
     """
     The command that would be run if permission is granted.
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The absolute working directory for the command.
     """
@@ -505,17 +500,15 @@ class EnumOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    const: Annotated[str, Field(alias="const")]
+    const: str
     """
     The constant value for this option.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for this option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -550,15 +543,13 @@ class StringPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -580,7 +571,7 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
     """
-    pattern: Annotated[str | None, Field(alias="pattern")] = None
+    pattern: str | None = None
     """
     Pattern the string must match, in ECMA-262 regular expression syntax.
 
@@ -592,13 +583,13 @@ class StringPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no format constraint.
     """
-    default: Annotated[str | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[str | None, DefaultOnError()] = None
     """
     Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
-    enum: Annotated[list[str] | None, Field(alias="enum", min_length=1)] = None
+    enum: Annotated[list[str] | None, Field(min_length=1)] = None
     """
     Enum values for untitled single-select enums.
     Must contain at least one value when present.
@@ -640,33 +631,31 @@ class NumberPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: Annotated[float | None, Field(alias="minimum")] = None
+    minimum: float | None = None
     """
     Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: Annotated[float | None, Field(alias="maximum")] = None
+    maximum: float | None = None
     """
     Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[float | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[float | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -698,24 +687,20 @@ class IntegerPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
     minimum: Annotated[
-        int | None,
-        Field(alias="minimum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Minimum value (inclusive).
@@ -723,9 +708,7 @@ class IntegerPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
     maximum: Annotated[
-        int | None,
-        Field(alias="maximum", ge=-9223372036854775808, le=9223372036854775807),
-        Integral(),
+        int | None, Field(ge=-9223372036854775808, le=9223372036854775807), Integral()
     ] = None
     """
     Maximum value (inclusive).
@@ -734,7 +717,7 @@ class IntegerPropertySchema(WireModel):
     """
     default: Annotated[
         int | None,
-        Field(alias="default", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
@@ -769,21 +752,19 @@ class BooleanPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    default: Annotated[bool | None, Field(alias="default"), DefaultOnError()] = None
+    default: Annotated[bool | None, DefaultOnError()] = None
     """
     Default value.
 
@@ -815,7 +796,7 @@ class StringMultiSelectItems(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    enum: Annotated[list[str], Field(alias="enum", min_length=1)]
+    enum: Annotated[list[str], Field(min_length=1)]
     """
     Allowed enum values. Must contain at least one value.
     """
@@ -928,12 +909,12 @@ class Implementation(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Intended for programmatic or logical use, but can be used as a display
     name fallback if title isn't present.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Intended for UI and end-user contexts and optimized to be human-readable
     and easily understood.
@@ -942,7 +923,7 @@ class Implementation(WireModel):
 
     Omitted and `null` are equivalent and mean the `name` is used for display.
     """
-    version: Annotated[str, Field(alias="version")]
+    version: str
     """
     Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
@@ -1437,11 +1418,11 @@ class EnvVariable(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the environment variable.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the environment variable.
     """
@@ -1481,27 +1462,21 @@ class AuthMethodTerminal(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional environment variables to set on the configured agent invocation for terminal auth.
     Names MUST be unique. These values override same-named variables in the
@@ -1539,13 +1514,11 @@ class AuthMethodAgent(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
 
@@ -1782,12 +1755,12 @@ class AuthAccount(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    label: Annotated[str, Field(alias="label")]
+    label: str
     """
     Human-readable name for the account, suitable for display on its own,
     for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
     """
-    active: Annotated[bool | None, Field(alias="active"), DefaultOnError()] = None
+    active: Annotated[bool | None, DefaultOnError()] = None
     """
     Whether the agent currently uses this account by default.
 
@@ -1795,21 +1768,19 @@ class AuthAccount(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Display name of the user, such as a username or full name.
 
     Optional. Omitted and `null` are equivalent and mean no name is reported.
     """
-    email: Annotated[str | None, Field(alias="email"), DefaultOnError()] = None
+    email: Annotated[str | None, DefaultOnError()] = None
     """
     Email address of the user.
 
     Optional. Omitted and `null` are equivalent and mean no email is reported.
     """
-    organization: Annotated[
-        str | None, Field(alias="organization"), DefaultOnError()
-    ] = None
+    organization: Annotated[str | None, DefaultOnError()] = None
     """
     Display name of the organization, team, or workspace the account is using.
 
@@ -1874,17 +1845,15 @@ class SessionConfigSelectOption(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     Unique identifier for this option value.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this option value.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
 
@@ -1944,7 +1913,7 @@ class TextCommandInput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    hint: Annotated[str, Field(alias="hint")]
+    hint: str
     """
     A hint to display when the input hasn't been provided yet
     """
@@ -1978,7 +1947,7 @@ class SessionInfo(WireModel):
     """
     Unique identifier for the session
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -1995,7 +1964,7 @@ class SessionInfo(WireModel):
     by the Agent. Omitted and empty values are equivalent: the response
     reports no additional roots.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session
 
@@ -2009,7 +1978,7 @@ class SessionInfo(WireModel):
 
     Omitted and `null` are equivalent and mean the last activity time is not reported.
     """
-    archived: Annotated[bool | None, Field(alias="archived"), DefaultOnError()] = None
+    archived: Annotated[bool | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -2246,11 +2215,11 @@ class UnsupportedProtocolVersionErrorData(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    requested: Annotated[ProtocolVersion, Field(alias="requested")]
+    requested: ProtocolVersion
     """
     The protocol version the Client requested.
     """
-    supported: Annotated[list[ProtocolVersion], Field(alias="supported")]
+    supported: list[ProtocolVersion]
     """
     The protocol versions the Agent supports.
     """
@@ -2398,7 +2367,7 @@ class SetSessionTitleResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     The title the Agent stored.
 
@@ -2529,9 +2498,7 @@ class TerminalOutput(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded replacement terminal output bytes.
     """
@@ -2574,7 +2541,7 @@ class TerminalExitStatus(WireModel):
     Process exit code as the platform reports it, when known. Negative values are
     allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
     """
-    signal: Annotated[str | None, Field(alias="signal"), DefaultOnError()] = None
+    signal: Annotated[str | None, DefaultOnError()] = None
     """
     Signal that terminated the process, when known.
 
@@ -2608,11 +2575,11 @@ class TerminalSize(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cols: Annotated[int, Field(alias="cols", ge=1, le=65535), Integral()]
+    cols: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of columns.
     """
-    rows: Annotated[int, Field(alias="rows", ge=1, le=65535), Integral()]
+    rows: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of rows.
     """
@@ -2674,9 +2641,7 @@ class TerminalOutputChunk(WireModel):
     """
     The terminal receiving these bytes.
     """
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Independently base64-encoded terminal output bytes.
     """
@@ -2747,7 +2712,7 @@ class PlanFile(WireModel):
     """
     The plan ID to update.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     The URI of the file containing the plan.
     """
@@ -2785,7 +2750,7 @@ class PlanMarkdown(WireModel):
     """
     The plan ID to update.
     """
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Markdown content for the plan.
     """
@@ -2856,7 +2821,7 @@ class SessionInfoUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
     """
@@ -2895,11 +2860,11 @@ class Cost(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    amount: Annotated[float, Field(alias="amount")]
+    amount: float
     """
     Total cumulative cost for session.
     """
-    currency: Annotated[str, Field(alias="currency")]
+    currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
     unit such as "credits".
@@ -2930,15 +2895,15 @@ class UsageUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    used: Annotated[int, Field(alias="used", ge=0, le=18446744073709551615), Integral()]
+    used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
     """
-    size: Annotated[int, Field(alias="size", ge=0, le=18446744073709551615), Integral()]
+    size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Total context window size in tokens.
     """
-    cost: Annotated[Cost | None, Field(alias="cost"), DefaultOnError()] = None
+    cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost.
 
@@ -2984,17 +2949,15 @@ class Notice(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    severity: Annotated[NoticeSeverity, Field(alias="severity")]
+    severity: NoticeSeverity
     """
     Presentation severity hint.
     """
-    title: Annotated[str, Field(alias="title", min_length=1)]
+    title: Annotated[str, Field(min_length=1)]
     """
     Required non-empty plain-text title that can stand alone.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
 
@@ -3115,7 +3078,7 @@ class AuthStatusUpdateNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[AuthState, Field(alias="state")]
+    state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
 
@@ -3124,7 +3087,6 @@ class AuthStatusUpdateNotification(WireModel):
     """
     accounts: Annotated[
         list[AuthAccount] | None,
-        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -3344,9 +3306,7 @@ class SetProviderRequest(WireModel):
     """
     Base URL for requests sent through this provider.
     """
-    headers: Annotated[
-        dict[str, str] | None, Field(alias="headers"), NotNull(), OmitNone
-    ] = None
+    headers: Annotated[dict[str, str] | None, NotNull(), OmitNone] = None
     """
     Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
@@ -3478,11 +3438,11 @@ class HttpHeader(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     The name of the HTTP header.
     """
-    value: Annotated[str, Field(alias="value")]
+    value: str
     """
     The value to set for the HTTP header.
     """
@@ -3512,17 +3472,15 @@ class McpServerHttp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     URL to the MCP server.
     """
-    headers: Annotated[
-        list[HttpHeader] | None, Field(alias="headers"), DefaultOnNull([]), OmitNone
-    ] = None
+    headers: Annotated[list[HttpHeader] | None, DefaultOnNull([]), OmitNone] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
     defines are owned by the transport, and Agents use the transport's values for them.
@@ -3560,7 +3518,7 @@ class McpServerAcp(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
@@ -3597,23 +3555,19 @@ class McpServerStdio(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name identifying this MCP server.
     """
-    command: Annotated[AbsolutePath, Field(alias="command")]
+    command: AbsolutePath
     """
     Absolute path to the MCP server executable.
     """
-    args: Annotated[
-        list[str] | None, Field(alias="args"), DefaultOnNull([]), OmitNone
-    ] = None
+    args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Command-line arguments to pass to the MCP server.
     """
-    env: Annotated[
-        list[EnvVariable] | None, Field(alias="env"), DefaultOnNull([]), OmitNone
-    ] = None
+    env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
     Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
@@ -3847,7 +3801,7 @@ class SetSessionTitleRequest(WireModel):
     """
     The ID of the session to retitle.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     The new title for the session.
 
@@ -4109,15 +4063,15 @@ class McpError(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[int, Field(alias="code", ge=-2147483648, le=2147483647), Integral()]
+    code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     Inner MCP error message.
     """
-    data: Annotated[Any | None, Field(alias="data")] = None
+    data: Any | None = None
     """
     Optional error data. Explicit null is retained.
     """
@@ -4180,11 +4134,11 @@ class MessageMcpNotification(WireModel):
     """
     The identifier of the active inner MCP request.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The inner MCP method name.
     """
-    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
+    params: dict[str, Any] | None = None
     """
     Optional inner MCP params. Null is equivalent to omission.
     """
@@ -4232,11 +4186,11 @@ class ProxySuccessorRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     Method name of the wrapped request.
     """
-    params: Annotated[Any | None, Field(alias="params")] = None
+    params: Any | None = None
     """
     Params of the wrapped request, forwarded unchanged.
 
@@ -4296,11 +4250,11 @@ class ProxySuccessorNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     Method name of the wrapped notification.
     """
-    params: Annotated[Any | None, Field(alias="params")] = None
+    params: Any | None = None
     """
     Params of the wrapped notification, forwarded unchanged.
 
@@ -4406,7 +4360,7 @@ class OtherAuthMethod(WireModel):
     """
     Unique identifier for this authentication method.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name of the authentication method.
     """
@@ -4443,12 +4397,12 @@ class OtherAvailableCommand(WireModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name without the leading `/`. MUST NOT contain whitespace and MUST be unique
     within the command list.
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -4650,7 +4604,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -4664,7 +4618,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -4698,7 +4652,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Annotated[Literal["decline"], Field(alias="action")]
+    action: Literal["decline"]
 
 
 class CancelCreateElicitationResponse(WireModel):
@@ -4725,7 +4679,7 @@ class CancelCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Annotated[Literal["cancel"], Field(alias="action")]
+    action: Literal["cancel"]
 
 
 class OtherCreateElicitationResponse(WireModel):
@@ -4760,7 +4714,7 @@ class OtherCreateElicitationResponse(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Annotated[str, Field(alias="action")]
+    action: str
     """
     Custom or future elicitation action.
 
@@ -4810,7 +4764,7 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[Literal["add"], Field(alias="operation")]
+    operation: Literal["add"]
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -4853,7 +4807,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[Literal["delete"], Field(alias="operation")]
+    operation: Literal["delete"]
 
 
 class ModifyDiffChange(DiffPathChange):
@@ -4896,7 +4850,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[Literal["modify"], Field(alias="operation")]
+    operation: Literal["modify"]
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -4939,7 +4893,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[Literal["move"], Field(alias="operation")]
+    operation: Literal["move"]
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -4982,7 +4936,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[Literal["copy"], Field(alias="operation")]
+    operation: Literal["copy"]
 
 
 class OtherDiffChange(WireModel):
@@ -5029,7 +4983,7 @@ class OtherDiffChange(WireModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Annotated[str, Field(alias="operation")]
+    operation: str
     """
     Custom or future file operation.
 
@@ -5170,7 +5124,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -5298,7 +5252,7 @@ class ResultMessageMcpResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    result: Annotated[Any, Field(alias="result")]
+    result: Any
     """
     Required, even if JSON null.
     """
@@ -5331,7 +5285,7 @@ class ErrorMessageMcpResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[McpError, Field(alias="error")]
+    error: McpError
     """
     Required, non-null MCP error object.
     """
@@ -5554,7 +5508,7 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["cancelled"], Field(alias="outcome")]
+    outcome: Literal["cancelled"]
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
@@ -5574,7 +5528,7 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[Literal["selected"], Field(alias="outcome")]
+    outcome: Literal["selected"]
 
 
 class OtherRequestPermissionOutcome(WireModel):
@@ -5600,7 +5554,7 @@ class OtherRequestPermissionOutcome(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[str, Field(alias="outcome")]
+    outcome: str
     """
     Custom or future permission outcome.
 
@@ -5678,21 +5632,17 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -5737,21 +5687,17 @@ class OtherSessionConfigOption(WireModel):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -5955,7 +5901,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     type_: Annotated[Literal["id"], Field(alias="type")]
-    value: Annotated[SessionConfigValueId, Field(alias="value")]
+    value: SessionConfigValueId
     """
     The value ID.
     """
@@ -5994,7 +5940,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
-    value: Annotated[bool, Field(alias="value")]
+    value: bool
     """
     The boolean value.
     """
@@ -6047,7 +5993,7 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    value: Annotated[Any, Field(alias="value")]
+    value: Any
     """
     Raw value payload for the custom or future value type.
     """
@@ -6077,7 +6023,7 @@ class OtherStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[str, Field(alias="state")]
+    state: str
     """
     Custom or future session state.
 
@@ -6162,9 +6108,7 @@ class Annotations(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    audience: Annotated[
-        list[Role] | None, Field(alias="audience"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
 
@@ -6180,9 +6124,7 @@ class Annotations(WireModel):
 
     Omitted and `null` are equivalent and mean the modification time is not reported.
     """
-    priority: Annotated[
-        float | None, Field(alias="priority", ge=0.0, le=1.0), DefaultOnError()
-    ] = None
+    priority: Annotated[float | None, Field(ge=0.0, le=1.0), DefaultOnError()] = None
     """
     Relative importance of this content when clients choose what to surface, from 0 (least
     important) to 1 (most important).
@@ -6215,13 +6157,11 @@ class TextContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Text payload carried by this content block.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -6253,9 +6193,7 @@ class ImageContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
     """
@@ -6263,15 +6201,13 @@ class ImageContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    uri: Annotated[str | None, Field(alias="uri"), DefaultOnError()] = None
+    uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
 
     Omitted and `null` are equivalent and mean no URI is associated with the image.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -6303,9 +6239,7 @@ class AudioContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[
-        str, Field(alias="data", json_schema_extra={"contentEncoding": "base64"})
-    ]
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
     """
@@ -6313,9 +6247,7 @@ class AudioContent(WireModel):
     """
     MIME type describing the encoded media payload.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -6347,7 +6279,7 @@ class Icon(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    src: Annotated[str, Field(alias="src")]
+    src: str
     """
     A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.
     Clients reject other schemes, fetch without credentials, and do not follow
@@ -6361,9 +6293,7 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean the source MIME type is used.
     """
-    sizes: Annotated[
-        list[str] | None, Field(alias="sizes"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
@@ -6373,7 +6303,7 @@ class Icon(WireModel):
 
     Omitted and `null` are equivalent and mean no sizes are specified.
     """
-    theme: Annotated[IconTheme | None, Field(alias="theme"), DefaultOnError()] = None
+    theme: Annotated[IconTheme | None, DefaultOnError()] = None
     """
     Optional theme this icon is designed for.
 
@@ -6405,31 +6335,27 @@ class ResourceLink(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable name shown for this protocol object.
     """
-    uri: Annotated[str, Field(alias="uri")]
+    uri: str
     """
     URI associated with this resource or media payload.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
 
     Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable details shown with this protocol object.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    icons: Annotated[
-        list[Icon] | None, Field(alias="icons"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Optional set of sized icons that the client can display in a user interface.
 
@@ -6444,19 +6370,14 @@ class ResourceLink(WireModel):
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
     size: Annotated[
-        int | None,
-        Field(alias="size", ge=0, le=18446744073709551615),
-        Integral(),
-        DefaultOnError(),
+        int | None, Field(ge=0, le=18446744073709551615), Integral(), DefaultOnError()
     ] = None
     """
     Optional size of the linked resource in bytes, if known.
 
     Omitted and `null` are equivalent and mean the size is not known.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -6497,13 +6418,11 @@ class EmbeddedResource(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    resource: Annotated[EmbeddedResourceResource, Field(alias="resource")]
+    resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
     """
-    annotations: Annotated[
-        Annotations | None, Field(alias="annotations"), DefaultOnError()
-    ] = None
+    annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
 
@@ -6571,7 +6490,7 @@ class DiffPatch(WireModel):
     """
     Patch format. The only ACP-defined value is `git_patch`.
     """
-    text: Annotated[str, Field(alias="text")]
+    text: str
     """
     Patch text in the format named by `format`.
     """
@@ -6608,13 +6527,13 @@ class Diff(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    changes: Annotated[list[DiffChange], Field(alias="changes"), SkipInvalidItems()]
+    changes: Annotated[list[DiffChange], SkipInvalidItems()]
     """
     Structured file changes described by this diff.
 
     Clients can use this field without parsing patch text to determine affected paths.
     """
-    patch: Annotated[DiffPatch | None, Field(alias="patch"), DefaultOnError()] = None
+    patch: Annotated[DiffPatch | None, DefaultOnError()] = None
     """
     Renderable patch text for some or all of the structured changes.
 
@@ -6652,9 +6571,7 @@ class ToolCallCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        ToolCallCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[ToolCallCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
 
@@ -6691,11 +6608,11 @@ class PermissionOption(WireModel):
     """
     Identifier for this permission option. MUST be unique within the request.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label to display to the user.
     """
-    kind: Annotated[PermissionOptionKind, Field(alias="kind")]
+    kind: PermissionOptionKind
     """
     Hint about the nature of this permission option.
     """
@@ -6773,15 +6690,13 @@ class MultiSelectPropertySchema(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
 
@@ -6803,13 +6718,11 @@ class MultiSelectPropertySchema(WireModel):
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
-    items: Annotated[MultiSelectItems, Field(alias="items")]
+    items: MultiSelectItems
     """
     The items definition describing allowed values.
     """
-    default: Annotated[
-        list[str] | None, Field(alias="default"), SkipInvalidItems(), DefaultOnError()
-    ] = None
+    default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
 
@@ -6851,11 +6764,11 @@ class MessageMcpRequest(WireModel):
     """
     The caller-generated identifier for the inner MCP request.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The inner MCP method name.
     """
-    params: Annotated[dict[str, Any] | None, Field(alias="params")] = None
+    params: dict[str, Any] | None = None
     """
     Optional inner MCP params. Null is equivalent to omission.
     """
@@ -6897,18 +6810,14 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[
-        PromptImageCapabilities | None, Field(alias="image"), DefaultOnError()
-    ] = None
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `image` content blocks.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports image content in prompts.
     """
-    audio: Annotated[
-        PromptAudioCapabilities | None, Field(alias="audio"), DefaultOnError()
-    ] = None
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `audio` content blocks.
 
@@ -6955,27 +6864,21 @@ class McpCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    stdio: Annotated[
-        McpStdioCapabilities | None, Field(alias="stdio"), DefaultOnError()
-    ] = None
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `stdio` MCP servers.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
-    http: Annotated[
-        McpHttpCapabilities | None, Field(alias="http"), DefaultOnError()
-    ] = None
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `http` MCP servers.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    acp: Annotated[McpAcpCapabilities | None, Field(alias="acp"), DefaultOnError()] = (
-        None
-    )
+    acp: Annotated[McpAcpCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -7020,9 +6923,7 @@ class SessionSystemPromptModeCapabilities(WireModel):
         defer_build=True,
     )
     override: Annotated[
-        SessionSystemPromptOverrideCapabilities | None,
-        Field(alias="override"),
-        DefaultOnError(),
+        SessionSystemPromptOverrideCapabilities | None, DefaultOnError()
     ] = None
     """
     Whether the agent supports `override` mode.
@@ -7061,9 +6962,7 @@ class AgentAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    status: Annotated[
-        AuthStatusCapabilities | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[AuthStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -7136,21 +7035,16 @@ class ProviderInfo(WireModel):
     """
     Provider identifier, for example "main" or "openai".
     """
-    supported: Annotated[
-        list[LlmProtocol],
-        Field(alias="supported"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems(), DefaultOnError([])]
     """
     Supported protocol types for this provider.
     """
-    required: Annotated[bool, Field(alias="required")]
+    required: bool
     """
     Whether this provider is mandatory and cannot be disabled via `providers/disable`.
     If true, clients must not call `providers/disable` for this provider ID.
     """
-    current: Annotated[ProviderCurrentConfig | None, Field(alias="current")] = None
+    current: ProviderCurrentConfig | None = None
     """
     Current effective non-secret routing config.
     Null or omitted means provider is disabled.
@@ -7185,7 +7079,7 @@ class AuthStatusResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[AuthState, Field(alias="state")]
+    state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
 
@@ -7194,7 +7088,6 @@ class AuthStatusResponse(WireModel):
     """
     accounts: Annotated[
         list[AuthAccount] | None,
-        Field(alias="accounts"),
         NotNull(),
         SkipInvalidItems(),
         DefaultOnError([]),
@@ -7246,13 +7139,13 @@ class SessionConfigSelectGroup(WireModel):
     """
     Unique identifier for this group.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for this group.
     """
     options: Annotated[
         list[SessionConfigSelectOption],
-        Field(alias="options", min_length=1),
+        Field(min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
@@ -7312,13 +7205,13 @@ class Command(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).
 
     MUST NOT contain whitespace and MUST be unique within the command list.
     """
-    description: Annotated[str, Field(alias="description")]
+    description: str
     """
     Human-readable description of what the command does.
     """
@@ -7356,12 +7249,7 @@ class ListSessionsResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    sessions: Annotated[
-        list[SessionInfo],
-        Field(alias="sessions"),
-        SkipInvalidItems(),
-        DefaultOnError([]),
-    ]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects.
     """
@@ -7431,9 +7319,7 @@ class RunningStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -7507,9 +7393,7 @@ class RequiresActionStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -7558,9 +7442,7 @@ class UnknownStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -7647,9 +7529,7 @@ class TerminalCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        TerminalCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[TerminalCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
 
@@ -7692,17 +7572,15 @@ class TerminalUpdate(WireModel):
     """
     Unique identifier for this terminal within the session.
     """
-    command: Annotated[str | None, Field(alias="command"), DefaultOnError()] = None
+    command: Annotated[str | None, DefaultOnError()] = None
     """
     The command being run.
     """
-    cwd: Annotated[AbsolutePath | None, Field(alias="cwd"), DefaultOnError()] = None
+    cwd: Annotated[AbsolutePath | None, DefaultOnError()] = None
     """
     The absolute working directory of the command.
     """
-    output: Annotated[
-        TerminalOutput | None, Field(alias="output"), DefaultOnError()
-    ] = None
+    output: Annotated[TerminalOutput | None, DefaultOnError()] = None
     """
     An authoritative replacement snapshot of terminal output bytes.
     """
@@ -7712,16 +7590,14 @@ class TerminalUpdate(WireModel):
     """
     Exit information. A concrete object marks the terminal as exited.
     """
-    size: Annotated[TerminalSize | None, Field(alias="size"), DefaultOnError()] = None
+    size: Annotated[TerminalSize | None, DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
 
     Clients can render output at this size so that column layouts, progress bars,
     and cursor-positioned output display as the program wrote them.
     """
-    capabilities: Annotated[
-        TerminalCapabilities | None, Field(alias="capabilities"), DefaultOnError()
-    ] = None
+    capabilities: Annotated[TerminalCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this terminal currently supports, such as cancellation.
 
@@ -7761,16 +7637,16 @@ class PlanEntry(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
     """
     Human-readable description of what this task aims to accomplish.
     """
-    priority: Annotated[PlanEntryPriority, Field(alias="priority")]
+    priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
-    status: Annotated[PlanEntryStatus, Field(alias="status")]
+    status: PlanEntryStatus
     """
     Current execution status of this task.
     """
@@ -7804,7 +7680,7 @@ class PlanItems(WireModel):
     """
     The plan ID to update.
     """
-    entries: Annotated[list[PlanEntry], Field(alias="entries"), SkipInvalidItems()]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
 
@@ -7844,9 +7720,7 @@ class SubagentSessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cancel: Annotated[
-        SessionCancelCapabilities | None, Field(alias="cancel"), DefaultOnError()
-    ] = None
+    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the client to cancel this child's current work without ending
     the session. Omitted and `null` are equivalent and mean unsupported. An object (including
@@ -7882,9 +7756,7 @@ class ClientAuthCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[
-        TerminalAuthCapabilities | None, Field(alias="terminal"), DefaultOnError()
-    ] = None
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports `terminal` authentication methods.
 
@@ -7919,18 +7791,14 @@ class ElicitationCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    form: Annotated[
-        ElicitationFormCapabilities | None, Field(alias="form"), DefaultOnError()
-    ] = None
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
 
     Optional. Omitted and `null` are equivalent and mean form support is not advertised.
     Supplying `{}` explicitly advertises form support.
     """
-    url: Annotated[
-        ElicitationUrlCapabilities | None, Field(alias="url"), DefaultOnError()
-    ] = None
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports URL-based elicitation.
 
@@ -7995,7 +7863,7 @@ class ListSessionsRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[AbsolutePath | None, Field(alias="cwd")] = None
+    cwd: AbsolutePath | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
 
@@ -8004,13 +7872,13 @@ class ListSessionsRequest(WireModel):
 
     Omitted and `null` are equivalent and mean sessions are not filtered by working directory.
     """
-    cursor: Annotated[SessionListCursor | None, Field(alias="cursor")] = None
+    cursor: SessionListCursor | None = None
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
 
     Omitted and `null` are equivalent and mean the first page is requested.
     """
-    archived: Annotated[SessionArchiveFilter | None, Field(alias="archived")] = None
+    archived: SessionArchiveFilter | None = None
     """
     **UNSTABLE**
 
@@ -8146,9 +8014,7 @@ class ElicitationAcceptAction(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[
-        dict[str, ElicitationContentValue] | None, Field(alias="content")
-    ] = None
+    content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
 
@@ -8188,13 +8054,12 @@ class ClientNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -8258,13 +8123,12 @@ class ProxyNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
     params: Annotated[
         ProxySuccessorNotification | None,
-        Field(alias="params"),
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
     """
@@ -8402,7 +8266,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -8416,7 +8280,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
@@ -8441,7 +8305,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -8455,7 +8319,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[str, Field(alias="mode")]
+    mode: str
     """
     Custom or future elicitation mode.
 
@@ -8506,7 +8370,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Annotated[Literal["accept"], Field(alias="action")]
+    action: Literal["accept"]
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -8545,7 +8409,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
     The unique identifier for this elicitation.
     """
-    url: Annotated[str, Field(alias="url")]
+    url: str
     """
     The URL to direct the user to.
     """
@@ -8566,7 +8430,7 @@ class EndTurnIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8577,9 +8441,7 @@ class EndTurnIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8619,7 +8481,7 @@ class MaxTokensIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8630,9 +8492,7 @@ class MaxTokensIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8673,7 +8533,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8684,9 +8544,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8726,7 +8584,7 @@ class RefusalIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8737,9 +8595,7 @@ class RefusalIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8788,7 +8644,7 @@ class CancelledIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8799,9 +8655,7 @@ class CancelledIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8845,7 +8699,7 @@ class OtherIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8856,9 +8710,7 @@ class OtherIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -8903,7 +8755,7 @@ class NoneIdleStateUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -8914,9 +8766,7 @@ class NoneIdleStateUpdate(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -9005,7 +8855,7 @@ class StateUpdateRunning(RunningStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["running"], Field(alias="state")]
+    state: Literal["running"]
 
 
 class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
@@ -9022,7 +8872,7 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
@@ -9039,7 +8889,7 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
@@ -9056,7 +8906,7 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
@@ -9073,7 +8923,7 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
@@ -9090,7 +8940,7 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class OtherStateUpdateIdle(OtherIdleStateUpdate):
@@ -9107,7 +8957,7 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class NoneStateUpdateIdle(NoneIdleStateUpdate):
@@ -9124,7 +8974,7 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
@@ -9141,7 +8991,7 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["requires_action"], Field(alias="state")]
+    state: Literal["requires_action"]
 
 
 class StateUpdateUnknown(UnknownStateUpdate):
@@ -9163,7 +9013,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["unknown"], Field(alias="state")]
+    state: Literal["unknown"]
 
 
 class DiffToolCallContent(Diff):
@@ -9267,7 +9117,7 @@ class Content(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     The actual content block.
     """
@@ -9346,11 +9196,7 @@ class SessionSystemPromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mode: Annotated[
-        SessionSystemPromptModeCapabilities | None,
-        Field(alias="mode"),
-        DefaultOnError(),
-    ] = None
+    mode: Annotated[SessionSystemPromptModeCapabilities | None, DefaultOnError()] = None
     """
     Delivery modes the agent supports in addition to `append`.
 
@@ -9386,7 +9232,7 @@ class ListProvidersResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    providers: Annotated[list[ProviderInfo], Field(alias="providers")]
+    providers: list[ProviderInfo]
     """
     Configurable providers with current routing info suitable for UI display.
     """
@@ -9438,7 +9284,7 @@ class SessionConfigSelect(WireModel):
     """
     The currently selected value. MUST be one of the `value`s in `options`.
     """
-    options: Annotated[SessionConfigSelectOptions, Field(alias="options")]
+    options: SessionConfigSelectOptions
     """
     The set of selectable options. MUST contain at least one value, and each `value` MUST be
     unique within the option, including across groups.
@@ -9491,17 +9337,17 @@ class Error(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    code: Annotated[ErrorCode, Field(alias="code")]
+    code: ErrorCode
     """
     A number indicating the error type that occurred.
     This must be an integer as defined in the JSON-RPC specification.
     """
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A string providing a short description of the error.
     The message should be limited to a concise single sentence.
     """
-    data: Annotated[ErrorData | None, Field(alias="data"), DefaultOnError()] = None
+    data: Annotated[ErrorData | None, DefaultOnError()] = None
     """
     Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
@@ -9526,7 +9372,7 @@ class ErrorStopReason(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    error: Annotated[Error | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
 
@@ -9556,7 +9402,7 @@ class ContentChunk(WireModel):
     All chunks belonging to the same message share the same `messageId`.
     Chunks for different messages can interleave.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single item of content
     """
@@ -9604,10 +9450,7 @@ class UserMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this message.
@@ -9658,10 +9501,7 @@ class AgentMessage(WireModel):
     A unique identifier for the message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this message.
@@ -9712,10 +9552,7 @@ class AgentThought(WireModel):
     A unique identifier for the thought message.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement content for this thought message.
@@ -9776,7 +9613,7 @@ class PlanUpdate(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    plan: Annotated[PlanUpdateContent, Field(alias="plan")]
+    plan: PlanUpdateContent
     """
     The updated plan content.
     """
@@ -9848,20 +9685,17 @@ class CompactionUpdate(WireModel):
     """
     The Agent-owned ID of this compaction, unique within the session.
     """
-    status: Annotated[CompactionStatus, Field(alias="status")]
+    status: CompactionStatus
     """
     Current lifecycle status.
     """
     summary: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="summary"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Complete replacement user-displayable summary content for the compaction.
     """
-    error: Annotated[str | None, Field(alias="error"), DefaultOnError()] = None
+    error: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable error details for the compaction.
     """
@@ -9899,7 +9733,7 @@ class CompactionSummaryChunk(WireModel):
     """
     ID of the compaction whose summary receives this content.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     One content block to append.
     """
@@ -9975,10 +9809,7 @@ class SessionMessage(WireModel):
     after the message starts streaming.
     """
     content: Annotated[
-        list[ContentBlock] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Omitted leaves content unchanged. `null` clears it. A concrete array
@@ -10024,7 +9855,7 @@ class SessionMessageChunk(WireModel):
     """
     Identifier of this message within the enclosing session's transcript.
     """
-    content: Annotated[ContentBlock, Field(alias="content")]
+    content: ContentBlock
     """
     A single content block appended to the message.
     """
@@ -10060,9 +9891,7 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    auth: Annotated[
-        ClientAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
-    ] = None
+    auth: Annotated[ClientAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -10071,9 +9900,7 @@ class ClientCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise any
     authentication-method extensions.
     """
-    elicitation: Annotated[
-        ElicitationCapabilities | None, Field(alias="elicitation"), DefaultOnError()
-    ] = None
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError()] = None
     """
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -10116,14 +9943,14 @@ class SystemPrompt(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    mode: Annotated[SystemPromptMode, Field(alias="mode")]
+    mode: SystemPromptMode
     """
     How the Agent combines `content` with its own instructions.
 
     Required. Agents MUST return an error for a mode they do not support rather than
     treating it as `append` or `override`.
     """
-    content: Annotated[list[ContentBlock], Field(alias="content")]
+    content: list[ContentBlock]
     """
     The system prompt content.
 
@@ -10174,7 +10001,7 @@ class ForkSessionRequest(WireModel):
     """
     The ID of the session to fork.
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -10244,7 +10071,7 @@ class ResumeSessionRequest(WireModel):
     """
     The ID of the session to resume.
     """
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
 
@@ -10336,7 +10163,7 @@ class PromptRequest(WireModel):
     """
     The ID of the session to send this user message to
     """
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt", min_length=1)]
+    prompt: Annotated[list[ContentBlock], Field(min_length=1)]
     """
     The blocks of content that compose the user's message.
 
@@ -10381,7 +10208,7 @@ class RequestPermissionResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    outcome: Annotated[RequestPermissionOutcome, Field(alias="outcome")]
+    outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
     """
@@ -10445,7 +10272,7 @@ class ErrorAgentResponse(WireModel):
     Required. `null` only when the request's id could not be determined, such as
     for a parse error or an invalid request.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -10474,7 +10301,6 @@ class ResultClientResponse(WireModel):
         | CreateElicitationResponse
         | MessageMcpResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -10503,7 +10329,7 @@ class ErrorClientResponse(WireModel):
     Required. `null` only when the request's id could not be determined, such as
     for a parse error or an invalid request.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -10523,7 +10349,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -10537,7 +10363,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], Field(alias="mode")]
+    mode: Literal["url"]
 
 
 UrlCreateElicitationRequest = TypeAliasType(
@@ -10567,7 +10393,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
         serialize_by_alias=True,
         defer_build=True,
     )
-    usage: Annotated[Usage | None, Field(alias="usage"), DefaultOnError()] = None
+    usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -10578,9 +10404,7 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
     usage for this state update.
     """
-    background: Annotated[
-        list[BackgroundWork] | None, Field(alias="background"), DefaultOnError()
-    ] = None
+    background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
 
@@ -10629,7 +10453,7 @@ class ErrorProxyResponse(WireModel):
     Required. `null` only when the request's id could not be determined, such as
     for a parse error or an invalid request.
     """
-    error: Annotated[Error, Field(alias="error")]
+    error: Error
     """
     Method-specific error data.
     """
@@ -10653,21 +10477,17 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """
     Unique identifier for the configuration option.
     """
-    name: Annotated[str, Field(alias="name")]
+    name: str
     """
     Human-readable label for the option.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    category: Annotated[
-        SessionConfigOptionCategory | None, Field(alias="category"), DefaultOnError()
-    ] = None
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
     """
     Optional semantic category for this option (UX only).
 
@@ -11122,7 +10942,7 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
         serialize_by_alias=True,
         defer_build=True,
     )
-    state: Annotated[Literal["idle"], Field(alias="state")]
+    state: Literal["idle"]
 
 
 StateUpdateIdle = TypeAliasType(
@@ -11231,27 +11051,23 @@ class ElicitationSchema(WireModel):
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the schema.
 
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
-    properties: Annotated[
-        dict[str, ElicitationPropertySchema], Field(alias="properties")
-    ]
+    properties: dict[str, ElicitationPropertySchema]
     """
     Property definitions (must be primitive types).
     """
-    required: Annotated[list[str] | None, Field(alias="required")] = None
+    required: list[str] | None = None
     """
     List of required property names.
 
     Optional. Omitted and `null` are equivalent and mean no property names are required.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description of what this schema represents.
 
@@ -11293,9 +11109,7 @@ class SessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    prompt: Annotated[
-        PromptCapabilities | None, Field(alias="prompt"), DefaultOnError()
-    ] = None
+    prompt: Annotated[PromptCapabilities | None, DefaultOnError()] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -11303,16 +11117,14 @@ class SessionCapabilities(WireModel):
     prompt extensions beyond the baseline text and resource-link content
     required by `session/prompt`.
     """
-    mcp: Annotated[McpCapabilities | None, Field(alias="mcp"), DefaultOnError()] = None
+    mcp: Annotated[McpCapabilities | None, DefaultOnError()] = None
     """
     MCP capabilities supported by the agent for session lifecycle requests.
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
     server transport support for sessions.
     """
-    delete: Annotated[
-        SessionDeleteCapabilities | None, Field(alias="delete"), DefaultOnError()
-    ] = None
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports `session/delete`.
 
@@ -11349,9 +11161,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports `systemPrompt` in `append` mode.
     """
-    fork: Annotated[
-        SessionForkCapabilities | None, Field(alias="fork"), DefaultOnError()
-    ] = None
+    fork: Annotated[SessionForkCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -11362,9 +11172,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
     """
-    archive: Annotated[
-        SessionArchiveCapabilities | None, Field(alias="archive"), DefaultOnError()
-    ] = None
+    archive: Annotated[SessionArchiveCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -11376,9 +11184,7 @@ class SessionCapabilities(WireModel):
     Supplying `{}` means the agent supports both methods, the `archived` filter on
     `session/list`, and `SessionInfo.archived`.
     """
-    status: Annotated[
-        SessionStatusCapabilities | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[SessionStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -11389,9 +11195,7 @@ class SessionCapabilities(WireModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports checking session status.
     """
-    title: Annotated[
-        SessionTitleCapabilities | None, Field(alias="title"), DefaultOnError()
-    ] = None
+    title: Annotated[SessionTitleCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -11737,7 +11541,7 @@ class ToolCallContentChunk(WireModel):
     """
     The ID of the tool call this content belongs to.
     """
-    content: Annotated[ToolCallContent, Field(alias="content")]
+    content: ToolCallContent
     """
     A single item of content produced by the tool call.
     """
@@ -11839,34 +11643,28 @@ class SubagentUpdate(WireModel):
     """
     The opaque session ID identifying the child in all ACP messages.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
 
     Optional and nullable. Omitted means unchanged. `null` clears it. If no
     title is set, the Client chooses a fallback presentation.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable description of the child's role or purpose.
 
     Optional and nullable. Omitted means unchanged. `null` clears it. This is
     current display metadata, not the history of instructions sent to the child.
     """
-    capabilities: Annotated[
-        SubagentSessionCapabilities | None,
-        Field(alias="capabilities"),
-        DefaultOnError(),
-    ] = None
+    capabilities: Annotated[SubagentSessionCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated session mutations permitted for this subagent session.
 
     Read-only operations retain their normal protocol semantics and
     capability requirements.
     """
-    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
+    state: Annotated[StateUpdate | None, DefaultOnError()] = None
     """
     The child's current foreground state, mirrored onto its parent association.
 
@@ -11874,7 +11672,7 @@ class SubagentUpdate(WireModel):
     current report and leaves activity unconfirmed (not idle or cancelled).
     A concrete `StateUpdate` replaces the entire previous snapshot.
     """
-    cwd: Annotated[AbsolutePath | None, Field(alias="cwd")] = None
+    cwd: AbsolutePath | None = None
     """
     The child's working directory. Must be an absolute path.
 
@@ -11930,14 +11728,12 @@ class InitializeRequest(WireModel):
     """
     The latest protocol version supported by the client.
     """
-    info: Annotated[Implementation, Field(alias="info")]
+    info: Implementation
     """
     Information about the implementation sending this initialize request.
     """
     capabilities: Annotated[
-        ClientCapabilities,
-        Field(alias="capabilities", validate_default=True),
-        DefaultOnError({}),
+        ClientCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
     """
     Capabilities supported by the client.
@@ -11970,7 +11766,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[AbsolutePath, Field(alias="cwd")]
+    cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
     """
@@ -12247,7 +12043,7 @@ class ToolCallUpdate(WireModel):
     """
     Unique identifier for this tool call within the session.
     """
-    name: Annotated[str | None, Field(alias="name"), DefaultOnError()] = None
+    name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
 
@@ -12256,14 +12052,14 @@ class ToolCallUpdate(WireModel):
     call ID the client has not seen before, omission or `null` means that no
     tool name is available.
     """
-    title: Annotated[str | None, Field(alias="title"), DefaultOnError()] = None
+    title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title describing what the tool is doing.
 
     Omission leaves the title unchanged, `null` unsets it, and a string replaces it.
     A new tool call starts without a title.
     """
-    kind: Annotated[ToolKind | None, Field(alias="kind"), DefaultOnError()] = None
+    kind: Annotated[ToolKind | None, DefaultOnError()] = None
     """
     The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
@@ -12271,9 +12067,7 @@ class ToolCallUpdate(WireModel):
     Omission leaves the kind unchanged, `null` resets it to `other`, and a value replaces it.
     A new tool call starts as `other`.
     """
-    status: Annotated[
-        ToolCallStatus | None, Field(alias="status"), DefaultOnError()
-    ] = None
+    status: Annotated[ToolCallStatus | None, DefaultOnError()] = None
     """
     Current execution status of the tool call.
 
@@ -12281,19 +12075,13 @@ class ToolCallUpdate(WireModel):
     replaces it. A new tool call starts as `pending`.
     """
     content: Annotated[
-        list[ToolCallContent] | None,
-        Field(alias="content"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     Content produced by the tool call.
     """
     locations: Annotated[
-        list[ToolCallLocation] | None,
-        Field(alias="locations"),
-        SkipInvalidItems(),
-        DefaultOnError(),
+        list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
     """
     File locations affected by this tool call.
@@ -12307,9 +12095,7 @@ class ToolCallUpdate(WireModel):
     """
     Raw output returned by the tool.
     """
-    capabilities: Annotated[
-        ToolCallCapabilities | None, Field(alias="capabilities"), DefaultOnError()
-    ] = None
+    capabilities: Annotated[ToolCallCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
 
@@ -12393,9 +12179,7 @@ class AgentCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    session: Annotated[
-        SessionCapabilities | None, Field(alias="session"), DefaultOnError()
-    ] = None
+    session: Annotated[SessionCapabilities | None, DefaultOnError()] = None
     """
     Session capabilities supported by the agent.
 
@@ -12405,9 +12189,7 @@ class AgentCapabilities(WireModel):
     `session/resume`, `session/close`, `session/prompt`, `session/cancel`,
     and `session/update`.
     """
-    auth: Annotated[
-        AgentAuthCapabilities | None, Field(alias="auth"), DefaultOnError()
-    ] = None
+    auth: Annotated[AgentAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication-related extension capabilities supported by the agent.
 
@@ -12416,9 +12198,7 @@ class AgentCapabilities(WireModel):
     for `auth/login` or `auth/logout`. Those methods are advertised by a
     non-empty `authMethods` list in the `initialize` response.
     """
-    providers: Annotated[
-        ProvidersCapabilities | None, Field(alias="providers"), DefaultOnError()
-    ] = None
+    providers: Annotated[ProvidersCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
 
@@ -12530,13 +12310,13 @@ class SessionStatusResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    status: Annotated[SessionStatus, Field(alias="status")]
+    status: SessionStatus
     """
     Whether the Agent has the session in memory.
 
     Required. Clients MUST treat a value they do not recognize as `saved`.
     """
-    state: Annotated[StateUpdate | None, Field(alias="state"), DefaultOnError()] = None
+    state: Annotated[StateUpdate | None, DefaultOnError()] = None
     """
     The session's current foreground state, as the same snapshot the Agent sends in
     `state_update` notifications.
@@ -12576,7 +12356,7 @@ class ClientRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -12604,7 +12384,6 @@ class ClientRequest(WireModel):
         | PromptRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -12658,13 +12437,12 @@ class ProxyRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
     params: Annotated[
         InitializeProxyRequest | ProxySuccessorRequest | None,
-        Field(alias="params"),
         ByMethod(
             {
                 "proxy/initialize": InitializeProxyRequest,
@@ -12691,7 +12469,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -12705,7 +12483,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
@@ -12722,7 +12500,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
         serialize_by_alias=True,
         defer_build=True,
     )
-    message: Annotated[str, Field(alias="message")]
+    message: str
     """
     A human-readable message describing what input is needed.
     """
@@ -12736,7 +12514,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Annotated[Literal["form"], Field(alias="mode")]
+    mode: Literal["form"]
 
 
 FormCreateElicitationRequest = TypeAliasType(
@@ -12889,14 +12667,12 @@ class InitializeResponse(WireModel):
     The client must check that it supports this version and should disconnect
     if it does not.
     """
-    info: Annotated[Implementation, Field(alias="info")]
+    info: Implementation
     """
     Information about the implementation sending this initialize response.
     """
     capabilities: Annotated[
-        AgentCapabilities,
-        Field(alias="capabilities", validate_default=True),
-        DefaultOnError({}),
+        AgentCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
     """
     Capabilities supported by the agent.
@@ -13073,7 +12849,6 @@ class ResultAgentResponse(WireModel):
         | SetSessionConfigOptionResponse
         | PromptResponse
         | ExtResponse,
-        Field(alias="result"),
         KeepUnrecognised(),
     ]
     """
@@ -13102,9 +12877,7 @@ class ResultProxyResponse(WireModel):
     The id of the request this response answers.
     """
     result: Annotated[
-        InitializeProxyResponse | ProxySuccessorResponse,
-        Field(alias="result"),
-        KeepUnrecognised(),
+        InitializeProxyResponse | ProxySuccessorResponse, KeepUnrecognised()
     ]
     """
     Method-specific response data.
@@ -13133,16 +12906,14 @@ class RequestPermissionRequest(WireModel):
     """
     The session ID for this request.
     """
-    title: Annotated[str, Field(alias="title")]
+    title: str
     """
     Human-readable title for the permission prompt.
 
     This title is specific to the permission prompt and does not update any
     subject's displayed title.
     """
-    description: Annotated[str | None, Field(alias="description"), DefaultOnError()] = (
-        None
-    )
+    description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable explanation of why permission is needed.
 
@@ -13150,13 +12921,13 @@ class RequestPermissionRequest(WireModel):
     subject's displayed content. Omitted and `null` are equivalent and mean no separate
     permission description was provided.
     """
-    subject: Annotated[RequestPermissionSubject | None, Field(alias="subject")] = None
+    subject: RequestPermissionSubject | None = None
     """
     Optional structured context about the operation requiring permission.
 
     Omitted and `null` are equivalent and mean no structured subject was provided.
     """
-    options: Annotated[list[PermissionOption], Field(alias="options", min_length=1)]
+    options: Annotated[list[PermissionOption], Field(min_length=1)]
     """
     Available permission options for the user to choose from.
     Must contain at least one option.
@@ -13203,7 +12974,7 @@ class UpdateSessionNotification(WireModel):
     """
     The ID of the session this update pertains to.
     """
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
     """
     The actual update content.
     """
@@ -13259,7 +13030,7 @@ class AgentRequest(WireModel):
     """
     The request id used to correlate the matching response.
     """
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The method name to invoke.
     """
@@ -13269,7 +13040,6 @@ class AgentRequest(WireModel):
         | MessageMcpRequest
         | ExtRequest
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {
@@ -13299,7 +13069,7 @@ class AgentNotification(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    method: Annotated[str, Field(alias="method")]
+    method: str
     """
     The notification method name.
     """
@@ -13309,7 +13079,6 @@ class AgentNotification(WireModel):
         | AuthStatusUpdateNotification
         | ExtNotification
         | None,
-        Field(alias="params"),
         KeepUnrecognised(),
         ByMethod(
             {

@@ -66,7 +66,7 @@ def test_unstable_field_is_absent_from_the_stable_build(key: str) -> None:
         unstable_type.class_name if unstable_type.kind == "object" else unstable_type.variants[0].class_name
     )
     holder_class = getattr(models("unstable"), unstable_holder)
-    attr = next(name for name, f in holder_class.model_fields.items() if f.alias == wire)
+    attr = next(name for name, f in holder_class.model_fields.items() if (f.alias or name) == wire)
     owner_class = next(c for c in holder_class.__mro__ if attr in inspect.get_annotations(c))
     assert "UNSTABLE" in field_doc(owner_class, attr), f"{key} is not marked in the unstable build"
 

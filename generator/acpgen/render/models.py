@@ -46,6 +46,8 @@ def render_models(model_input: ModelInput, header: str) -> tuple[str, ast.Module
     module (without its ``__all__``): read once, for the export list, the class check and the
     builders' fields."""
     imports = [header.rstrip()]
+    if model_input.typing_names:
+        imports.append(f"from typing import {', '.join(model_input.typing_names)}")
     if model_input.pydantic_names:
         imports.append(f"from pydantic import {', '.join(model_input.pydantic_names)}")
     if model_input.message_names:

@@ -72,6 +72,9 @@ class ModelInput:
     pydantic_names: tuple[str, ...] = field(default=())
     message_names: tuple[str, ...] = field(default=())
     """Names the models module imports from the package's ``_messages`` module."""
+    typing_names: tuple[str, ...] = field(default=())
+    """Names the models module imports from ``typing`` for what our templates write (datamodel-code-generator
+    imports only what its own text needs: ``Annotated`` where a field has a ``Field(...)``)."""
 
 
 def prepare(protocol: ir.Protocol) -> ModelInput:
@@ -99,7 +102,8 @@ def prepare(protocol: ir.Protocol) -> ModelInput:
             template_data.setdefault(t.class_name, {})["acp_alias_rules"] = alias_rules(t.integer)
             support.update(("StrictJson", *(("Integral",) if t.integer else ())))
         for holder, f in held_fields(t):
-            aliases.setdefault(f"{holder}.{f.wire}", f.attr)
+            if f.attr != f.wire:  # a field named as on the wire needs no alias: its Field(...) is one less at import
+                aliases.setdefault(f"{holder}.{f.wire}", f.attr)
             if rules := field_rules(f, method_keys(t, f, protocol)):
                 template_data.setdefault(holder, {}).setdefault("acp_field_meta", {})[f.wire] = rules
                 support.update(name for rule in rules for name in names(rule))
@@ -122,6 +126,8 @@ def prepare(protocol: ir.Protocol) -> ModelInput:
         support_names=tuple(sorted(support - MESSAGE_RULES)),
         pydantic_names=tuple(sorted(pydantic)),
         message_names=tuple(sorted(support & MESSAGE_RULES)),
+        # every annotation we write (a field's or an alias's reading rules, a routed union) holds a rule
+        typing_names=("Annotated",) if support - {ROOT_BASE} else (),
     )
 
 

@@ -167,7 +167,7 @@ def _by_shape(members: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
         fields = _fields(member)
         if "method" not in fields:
             responses.append(member)
-        elif any(f.alias == "id" for f in fields.values()):
+        elif any((f.alias or name) == "id" for name, f in fields.items()):
             requests.append(member)
         else:
             notifications.append(member)

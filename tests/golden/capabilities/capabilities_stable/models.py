@@ -49,7 +49,7 @@ class SessionCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    resume: Annotated[SessionResumeCapabilities | None, Field(alias="resume")] = None
+    resume: SessionResumeCapabilities | None = None
     additional_directories: Annotated[
         SessionResumeCapabilities | None, Field(alias="additionalDirectories")
     ] = None
@@ -65,7 +65,7 @@ class PromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    image: Annotated[bool, Field(alias="image")] = False
+    image: bool = False
 
 
 class AgentCapabilities(WireModel):
@@ -112,14 +112,12 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    fs: Annotated[FileSystemCapabilities, Field(alias="fs", validate_default=True)] = (
-        Field(
-            default_factory=lambda: FileSystemCapabilities.model_validate(
-                {"readTextFile": False}
-            )
+    fs: Annotated[FileSystemCapabilities, Field(validate_default=True)] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False}
         )
     )
-    telemetry: Annotated[bool, Field(alias="telemetry")] = False
+    telemetry: bool = False
     """
     The client reports usage metrics.
     """
@@ -200,7 +198,7 @@ class TextContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 class ImageContent(WireModel):
@@ -213,7 +211,7 @@ class ImageContent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    data: Annotated[str, Field(alias="data")]
+    data: str
 
 
 class PromptResponse(WireModel):
@@ -238,7 +236,7 @@ class ReadTextFileRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    path: Annotated[str, Field(alias="path")]
+    path: str
 
 
 class ReadTextFileResponse(WireModel):
@@ -251,7 +249,7 @@ class ReadTextFileResponse(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
+    content: str
 
 
 class TextContentBlock(TextContent):
@@ -300,7 +298,7 @@ class PromptRequest(WireModel):
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
-    prompt: Annotated[list[ContentBlock], Field(alias="prompt")]
+    prompt: list[ContentBlock]
     additional_directories: Annotated[
         list[str] | None, Field(alias="additionalDirectories"), NotNull(), OmitNone
     ] = None

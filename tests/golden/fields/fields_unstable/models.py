@@ -37,7 +37,7 @@ class Caps(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    fs: Annotated[bool, Field(alias="fs")] = False
+    fs: bool = False
 
 
 class Item(WireModel):
@@ -50,7 +50,7 @@ class Item(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    name: Annotated[str, Field(alias="name")]
+    name: str
 
 
 class Record(WireModel):
@@ -78,30 +78,26 @@ class Record(WireModel):
     May be absent; never null.
     """
     optional_nullable: Annotated[str | None, Field(alias="optionalNullable")] = None
-    flag: Annotated[bool, Field(alias="flag")] = False
+    flag: bool = False
     """
     Optional bool with a default; null is refused.
     """
-    caps: Annotated[Caps, Field(alias="caps", validate_default=True)] = Field(
+    caps: Annotated[Caps, Field(validate_default=True)] = Field(
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
     small: Annotated[
-        int | None,
-        Field(alias="small", ge=0, le=65535),
-        NotNull(),
-        Integral(),
-        OmitNone,
+        int | None, Field(ge=0, le=65535), NotNull(), Integral(), OmitNone
     ] = None
     count: Annotated[
         int | None,
-        Field(alias="count", ge=0, le=18446744073709551615),
+        Field(ge=0, le=18446744073709551615),
         NotNull(),
         Integral(),
         OmitNone,
     ] = None
     offset: Annotated[
         int | None,
-        Field(alias="offset", ge=-9223372036854775808, le=9223372036854775807),
+        Field(ge=-9223372036854775808, le=9223372036854775807),
         NotNull(),
         Integral(),
         OmitNone,
@@ -109,10 +105,8 @@ class Record(WireModel):
     lenient_meta: Annotated[
         dict[str, Any] | None, Field(alias="lenientMeta"), DefaultOnError()
     ] = None
-    items: Annotated[
-        list[Item], Field(alias="items"), SkipInvalidItems(), DefaultOnError([])
-    ]
-    servers: Annotated[list[str], Field(alias="servers"), DefaultOnNull([])]
+    items: Annotated[list[Item], SkipInvalidItems(), DefaultOnError([])]
+    servers: Annotated[list[str], DefaultOnNull([])]
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     class_: Annotated[str | None, Field(alias="class"), NotNull(), OmitNone] = None
     """

@@ -42,8 +42,8 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[SessionMode | None, Field(alias="mode"), NotNull(), OmitNone] = None
+    cwd: str
+    mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None
 
 
 class NewSessionResponse(WireModel):
@@ -69,7 +69,7 @@ class Text(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 class MessageUpdate(Text):
@@ -82,7 +82,7 @@ class MessageUpdate(Text):
         serialize_by_alias=True,
         defer_build=True,
     )
-    kind: Annotated[Literal["message"], Field(alias="kind")]
+    kind: Literal["message"]
 
 
 Update = TypeAliasType(
@@ -102,7 +102,7 @@ class SessionNotification(WireModel):
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
-    update: Annotated[Update, Field(alias="update")]
+    update: Update
 
 
 __all__ = [

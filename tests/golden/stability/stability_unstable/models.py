@@ -50,8 +50,8 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
-    mode: Annotated[SessionMode | None, Field(alias="mode"), NotNull(), OmitNone] = None
+    cwd: str
+    mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -88,7 +88,7 @@ class Text(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 class Plan(WireModel):
@@ -105,7 +105,7 @@ class Plan(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    steps: Annotated[list[str], Field(alias="steps")]
+    steps: list[str]
 
 
 class ForkSessionRequest(WireModel):
@@ -154,7 +154,7 @@ class MessageUpdate(Text):
         serialize_by_alias=True,
         defer_build=True,
     )
-    kind: Annotated[Literal["message"], Field(alias="kind")]
+    kind: Literal["message"]
 
 
 class PlanUpdate(Plan):
@@ -171,7 +171,7 @@ class PlanUpdate(Plan):
         serialize_by_alias=True,
         defer_build=True,
     )
-    kind: Annotated[Literal["plan"], Field(alias="kind")]
+    kind: Literal["plan"]
 
 
 Update = TypeAliasType(
@@ -193,7 +193,7 @@ class SessionNotification(WireModel):
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
-    update: Annotated[Update, Field(alias="update")]
+    update: Update
 
 
 __all__ = [

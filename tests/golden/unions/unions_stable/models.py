@@ -42,7 +42,7 @@ class Circle(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    radius: Annotated[float, Field(alias="radius")]
+    radius: float
 
 
 class Square(WireModel):
@@ -59,7 +59,7 @@ class Square(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    side: Annotated[int, Field(alias="side", ge=0, le=4294967295), Integral()]
+    side: Annotated[int, Field(ge=0, le=4294967295), Integral()]
 
 
 class Stdio(WireModel):
@@ -72,7 +72,7 @@ class Stdio(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    command: Annotated[str, Field(alias="command")]
+    command: str
 
 
 class Http(WireModel):
@@ -85,7 +85,7 @@ class Http(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    url: Annotated[str, Field(alias="url")]
+    url: str
 
 
 class Started(WireModel):
@@ -98,7 +98,7 @@ class Started(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    at: Annotated[str, Field(alias="at")]
+    at: str
 
 
 Color = TypeAliasType("Color", Annotated[Literal["red", "green"] | str, StrictJson()])
@@ -123,7 +123,7 @@ class TextBody(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 class BlobBody(WireModel):
@@ -136,7 +136,7 @@ class BlobBody(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    blob: Annotated[str, Field(alias="blob")]
+    blob: str
 
 
 Body = TypeAliasType("Body", Annotated[TextBody | BlobBody, StrictJson()])
@@ -187,7 +187,7 @@ class StartedEvent(Started):
         serialize_by_alias=True,
         defer_build=True,
     )
-    event: Annotated[Literal["started"], Field(alias="event")]
+    event: Literal["started"]
 
 
 class OtherEvent(WireModel):
@@ -204,7 +204,7 @@ class OtherEvent(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    event: Annotated[str, Field(alias="event")]
+    event: str
 
 
 IntegerId = TypeAliasType(
@@ -231,7 +231,7 @@ class CircleShape(Circle):
         serialize_by_alias=True,
         defer_build=True,
     )
-    kind: Annotated[Literal["circle"], Field(alias="kind")]
+    kind: Literal["circle"]
 
 
 class SquareShape(Square):
@@ -248,7 +248,7 @@ class SquareShape(Square):
         serialize_by_alias=True,
         defer_build=True,
     )
-    kind: Annotated[Literal["square"], Field(alias="kind")]
+    kind: Literal["square"]
 
 
 class HttpTransport(Http):
@@ -339,16 +339,12 @@ class DrawRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    shapes: Annotated[list[Shape], Field(alias="shapes")]
-    transport: Annotated[
-        Transport | None, Field(alias="transport"), NotNull(), OmitNone
-    ] = None
-    color: Annotated[Color | None, Field(alias="color"), NotNull(), OmitNone] = None
-    level: Annotated[Level | None, Field(alias="level"), NotNull(), OmitNone] = None
-    body: Annotated[Body | None, Field(alias="body"), NotNull(), OmitNone] = None
-    events: Annotated[
-        list[Event] | None, Field(alias="events"), NotNull(), OmitNone
-    ] = None
+    shapes: list[Shape]
+    transport: Annotated[Transport | None, NotNull(), OmitNone] = None
+    color: Annotated[Color | None, NotNull(), OmitNone] = None
+    level: Annotated[Level | None, NotNull(), OmitNone] = None
+    body: Annotated[Body | None, NotNull(), OmitNone] = None
+    events: Annotated[list[Event] | None, NotNull(), OmitNone] = None
 
 
 Id = TypeAliasType("Id", Annotated[IntegerId | str | None, Integral(), StrictJson()])

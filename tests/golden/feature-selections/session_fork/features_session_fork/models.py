@@ -49,9 +49,7 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[bool | None, Field(alias="terminal"), NotNull(), OmitNone] = (
-        None
-    )
+    terminal: Annotated[bool | None, NotNull(), OmitNone] = None
 
 
 class ContentChunk(WireModel):
@@ -64,7 +62,7 @@ class ContentChunk(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 StopReason = TypeAliasType(
@@ -103,9 +101,7 @@ class SessionSystemPromptCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    override: Annotated[bool | None, Field(alias="override"), NotNull(), OmitNone] = (
-        None
-    )
+    override: Annotated[bool | None, NotNull(), OmitNone] = None
 
 
 SystemPromptMode = TypeAliasType(
@@ -178,7 +174,7 @@ class SessionCapabilities(WireModel):
         defer_build=True,
     )
     list_: Annotated[SessionListCapabilities | None, Field(alias="list")] = None
-    fork: Annotated[SessionForkCapabilities | None, Field(alias="fork")] = None
+    fork: SessionForkCapabilities | None = None
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
@@ -231,10 +227,8 @@ class SystemPrompt(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    content: Annotated[str, Field(alias="content")]
-    mode: Annotated[
-        SystemPromptMode | None, Field(alias="mode"), NotNull(), OmitNone
-    ] = None
+    content: str
+    mode: Annotated[SystemPromptMode | None, NotNull(), OmitNone] = None
 
 
 class ForkSessionRequest(WireModel):
@@ -286,7 +280,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
@@ -304,7 +298,7 @@ class SessionNotification(WireModel):
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
 
 
 class InitializeResponse(WireModel):

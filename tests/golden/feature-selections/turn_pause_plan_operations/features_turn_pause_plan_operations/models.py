@@ -49,7 +49,7 @@ class NewSessionRequest(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    cwd: Annotated[str, Field(alias="cwd")]
+    cwd: str
 
 
 class ContentChunk(WireModel):
@@ -62,7 +62,7 @@ class ContentChunk(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    text: Annotated[str, Field(alias="text")]
+    text: str
 
 
 StopReason = TypeAliasType(
@@ -105,9 +105,7 @@ class PlanUpdate(WireModel):
         defer_build=True,
     )
     plan_id: Annotated[str, Field(alias="planId")]
-    entries: Annotated[
-        list[str] | None, Field(alias="entries"), NotNull(), OmitNone
-    ] = None
+    entries: Annotated[list[str] | None, NotNull(), OmitNone] = None
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
@@ -165,10 +163,8 @@ class ClientCapabilities(WireModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    terminal: Annotated[bool | None, Field(alias="terminal"), NotNull(), OmitNone] = (
-        None
-    )
-    plan: Annotated[PlanCapabilities | None, Field(alias="plan")] = None
+    terminal: Annotated[bool | None, NotNull(), OmitNone] = None
+    plan: PlanCapabilities | None = None
     """
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
@@ -253,7 +249,7 @@ class SessionNotification(WireModel):
         defer_build=True,
     )
     session_id: Annotated[str, Field(alias="sessionId")]
-    update: Annotated[SessionUpdate, Field(alias="update")]
+    update: SessionUpdate
 
 
 class InitializeResponse(WireModel):
