@@ -407,34 +407,40 @@ def test_a_field_writes_its_alias_and_reading_rules_in_one_annotated(package: st
     flattens the nested form to the same object, but builds the inner alias first, for every field of
     every class at import (about 17 us each, 288 fields of the stable build: P2 in docs/performance.md).
     A field named as on the wire has no alias at all (215 ``Field(...)`` calls fewer in the stable build)."""
-    tree = ast.parse((GENERATED / package / "models.py").read_text())
+    fields = _class_fields(ast.parse((GENERATED / package / "models.py").read_text()))
     nested = [
-        f"{cls.name}.{stmt.target.id}"
-        for cls in tree.body
-        if isinstance(cls, ast.ClassDef)
-        for stmt in cls.body
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
-        and _is_annotated(stmt.annotation) and isinstance(stmt.annotation, ast.Subscript)
-        and isinstance(stmt.annotation.slice, ast.Tuple) and _is_annotated(stmt.annotation.slice.elts[0])
+        name
+        for name, field in fields.items()
+        if isinstance(field.annotation, ast.Subscript) and _is_annotated(field.annotation)
+        and isinstance(field.annotation.slice, ast.Tuple) and _is_annotated(field.annotation.slice.elts[0])
     ]  # fmt: skip
     assert nested == []
     same_alias = [
-        f"{cls.name}.{stmt.target.id}"
-        for cls in tree.body
-        if isinstance(cls, ast.ClassDef)
-        for stmt in cls.body
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
-        for call in ast.walk(stmt.annotation)
+        name
+        for name, field in fields.items()
+        for call in ast.walk(field.annotation)
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Field"
         for keyword in call.keywords
-        if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant) and keyword.value.value == stmt.target.id
+        if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value == ast.unparse(field.target)
     ]  # fmt: skip
     assert same_alias == [], "a field named as on the wire needs no alias (one Field(...) less at import)"
     variant = "stable" if package == "acp_bindings" else "unstable"
     path = models(variant).ReadTextFileRequest.model_fields["path"]
     assert path.alias is None and read(variant, "ReadTextFileRequest", {"sessionId": "s", "path": "/a"}).path == "/a"
-    meta = models("stable" if package == "acp_bindings" else "unstable").NewSessionRequest.model_fields["meta"]
+    meta = models(variant).NewSessionRequest.model_fields["meta"]
     assert meta.alias == "_meta" and [type(rule).__name__ for rule in meta.metadata] == ["DefaultOnError"]
+
+
+def _class_fields(tree: ast.Module) -> dict[str, ast.AnnAssign]:
+    """Every field a class of the module declares, by ``Class.attribute``."""
+    return {
+        f"{cls.name}.{stmt.target.id}": stmt
+        for cls in tree.body
+        if isinstance(cls, ast.ClassDef)
+        for stmt in cls.body
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+    }
 
 
 def _is_annotated(node: ast.expr) -> bool:
