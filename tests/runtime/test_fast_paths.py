@@ -17,7 +17,14 @@ from acpgen.runtime.connection.connection import Connection
 from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
-from acpgen.runtime.wire.codec import Unreadable, encode, encode_call, encode_model_notification, encode_result
+from acpgen.runtime.wire.codec import (
+    Unreadable,
+    encode,
+    encode_call,
+    encode_model_notification,
+    encode_model_result,
+    encode_result,
+)
 from acpgen.runtime.wire.messages import read_message
 from acpgen.runtime.wire.rpc import Deferred, Encoded, MethodSpec, RequestError, read_id
 
@@ -77,6 +84,8 @@ def test_a_result_is_written_as_the_general_path_writes_it(request_id: Any, resu
     written = encode_result(request_id, result)
     assert written == encode({"jsonrpc": "2.0", "id": request_id, "result": result})
     assert json.loads(written)["id"] == request_id
+    if type(result) is Deferred:  # a dispatched request's answer, written without the Deferred
+        assert encode_model_result(request_id, result.serializer, result.value, result.warnings) == written
 
 
 def test_what_json_cannot_hold_is_refused_as_the_general_path_refuses_it() -> None:

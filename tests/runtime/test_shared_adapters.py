@@ -39,7 +39,7 @@ def test_every_connection_s_dispatcher_reads_and_writes_with_the_same_validator_
     routes = [each._requests["session/new"] for each in (first, second)]
     assert routes[0] is routes[1]  # one route table per process (R3: not one per connection)
     assert routes[0]._validate.__self__ is routes[1]._validate.__self__  # one SchemaValidator
-    assert routes[0]._serialize is routes[1]._serialize  # one SchemaSerializer
+    assert routes[0].serializer is routes[1].serializer  # one SchemaSerializer
     assert answers[0]["result"].encode() == answers[1]["result"].encode() == b'{"sessionId":"s"}'
 
 

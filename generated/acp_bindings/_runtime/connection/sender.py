@@ -38,7 +38,9 @@ class Sender:
     """Calls the methods ``_methods`` (keyed by wire name and kind) on the peer."""
 
     _methods: ClassVar[dict[tuple[str, str], MethodSpec]] = {}
-    _request_routes: ClassVar[dict[str, tuple[Any, Callable[[Any], Any]]]]
+    _request_routes: ClassVar[dict[str, tuple[Any, Callable[[Any], Any]]]] = {}
+    """Each class's own, made on its first request (this empty one is never filled:
+    :meth:`_request_route` gives the class its own)."""
     _notification_serializers: ClassVar[dict[str, Any]] = {}
     """Each class's own, made on its first notification (this empty one is never
     filled: :meth:`_notification_serializer` gives the class its own)."""
@@ -126,7 +128,10 @@ class Sender:
         advertise is refused at once). ``version`` (a result field and its check) is
         checked first: a peer of another protocol version may answer in another
         shape."""
-        serializer, read_result = self._request_route(wire)
+        route = self._request_routes.get(wire)
+        if route is None:
+            route = self._request_route(wire)
+        serializer, read_result = route
         self._check(wire, params)
         sent = Deferred(serializer, params)
         if version is None and self._connection is not None:

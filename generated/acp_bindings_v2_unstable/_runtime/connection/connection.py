@@ -60,11 +60,12 @@ from ..wire.codec import (
     encode,
     encode_call,
     encode_model_notification,
+    encode_model_result,
     encode_result,
     find_id,
 )
 from ..wire.messages import read_message
-from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
+from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, Deferred, RequestError, read_id
 from . import in_flight
 from .dispatcher import Dispatcher
 from .in_flight import (
@@ -219,6 +220,9 @@ class Connection:
             del self._pending[request_id]
             if origin is not None:
                 self._await_peer(origin, -1)
+            # an error raised here holds this frame in its traceback, and the future
+            # holds the error: without this frame's hold on the future, no cycle
+            del outgoing
         if read is None:
             return result
         return read({} if result is None else result)
@@ -309,7 +313,7 @@ class Connection:
 
     async def _read_messages(self) -> None:
         limits = self.limits
-        most = limits.max_message_bytes
+        most, depth = limits.max_message_bytes, limits.max_depth
         most_queued, most_queued_bytes = (
             limits.max_queued_notifications,
             limits.max_queued_bytes,
@@ -347,10 +351,21 @@ class Connection:
                 if trace is not None:
                     trace.record("in", line)
                 if line and not line.isspace():  # (no copy of the line)
-                    # the common messages are handled without awaiting
-                    refusal = self._receive(line)
-                    if refusal is not None:
-                        await refusal
+                    # routed here (no call more per message); the common messages are
+                    # handled without awaiting
+                    message = read_message(line, depth)
+                    if isinstance(message, Unreadable):
+                        await self._send_error(message.request_id, message.error)
+                    elif "method" not in message:
+                        self._on_answer(message)
+                    elif "id" in message:
+                        refusal = self._on_request(message)
+                        if refusal is not None:
+                            await refusal
+                    elif message["method"] == CANCEL_REQUEST:
+                        self._cancel(message.get("params"))
+                    else:
+                        self._queue_notification(message, len(line))
             except (ConnectionError, OSError) as error:
                 _log.debug("could not answer the peer: %s", error)
             except Exception:  # noqa: BLE001 - one message never ends the conversation
@@ -365,23 +380,6 @@ class Connection:
                 return False  # the notification handler will make room without the peer
         busy = len(self._running) >= limits.max_running_requests
         return not busy or self._awaiting > 0
-
-    def _receive(self, line: bytes) -> Awaitable[None] | None:
-        """Route one message; what is left to await (writing a refusal) if anything
-        (the reading waits for it before the next message)."""
-        message = read_message(line, self.limits.max_depth)
-        if isinstance(message, Unreadable):
-            return self._send_error(message.request_id, message.error)
-        if "method" not in message:
-            self._on_answer(message)
-        elif "id" not in message:
-            if message["method"] == CANCEL_REQUEST:
-                self._cancel(message.get("params"))
-            else:
-                self._queue_notification(message, len(line))
-        else:
-            return self._on_request(message)
-        return None
 
     def _on_request(self, message: dict[str, Any]) -> Awaitable[None] | None:
         """Start the request's handler; the refusal to await if it is refused."""
@@ -533,7 +531,7 @@ class Connection:
         request_id: str | int | None,
         message: dict[str, Any],
     ) -> None:
-        CURRENT.set(incoming)  # this task's own context
+        token = CURRENT.set(incoming)  # this task's own context
         incoming.started = True
         dispatcher = self._dispatcher
         try:
@@ -548,10 +546,14 @@ class Connection:
                     response = await self._handler(message)
                 else:  # as dispatch() answers it, without its coroutine
                     handled, route = prepared
-                    result = route.answer(await handled)
+                    value = route.checked(await handled)
                     incoming.answering = True
-                    if self._result_at_once(request_id, result):
+                    serializer, warnings = route.serializer, route.warnings
+                    if self._wrote_answer(
+                        encode_model_result, request_id, serializer, value, warnings
+                    ):
                         return
+                    result = Deferred(serializer, value, warnings)
                     response = {"jsonrpc": "2.0", "id": request_id, "result": result}
             except asyncio.CancelledError:
                 if self._input_ended or self._closed:
@@ -578,6 +580,9 @@ class Connection:
         finally:
             incoming.running = False
             self._running.pop(request_id, None)
+            # the task's context no longer names the record that names the task: no
+            # reference cycle is left for the collector (refcounts free them at once)
+            CURRENT.reset(token)
             if self._reader_waits:
                 self._room.set()
 
@@ -679,8 +684,7 @@ class Connection:
 
     def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
         """Write the common answer (a result, as :func:`_is_result` reads it) at once
-        where :meth:`_wrote` can (:meth:`_result_at_once`); False: nothing was
-        written."""
+        where :meth:`_wrote` can; False: nothing was written."""
         if (
             type(response) is dict
             and len(response) == 3
@@ -688,27 +692,17 @@ class Connection:
             and response.get("jsonrpc") == "2.0"
             and "id" in response
         ):
-            return self._result_at_once(response["id"], response["result"])
+            return self._wrote_answer(encode_result, response["id"], response["result"])
         return False
 
-    def _result_at_once(self, request_id: Any, result: Any) -> bool:
-        """Write the answer ``result`` to ``request_id`` at once where :meth:`_wrote`
-        would (its steps, without its call); False: nothing was written (nor refused: a
-        result that is not JSON is left to :meth:`_send_answer`, which encodes it again
-        and answers -32603)."""
-        if self._writers or self._closed:
-            return False
-        can_send_now = self._can_send_now
-        if can_send_now is None or not can_send_now():
-            return False
+    def _wrote_answer(self, encoder: Callable[..., bytes], *message: Any) -> bool:
+        """:meth:`_wrote` for an answer; False also for a result that is not JSON,
+        which is left to :meth:`_send_answer` (it encodes it again and answers -32603).
+        """
         try:
-            data = encode_result(request_id, result)
+            return self._wrote(encoder, *message)
         except (TypeError, ValueError, RecursionError):
             return False
-        self._send_now(data)  # type: ignore[misc] # (given with can_send_now)
-        if self._trace is not None:
-            self._trace.record("out", data)
-        return True
 
     async def _send_answer(
         self, request_id: str | int | None, response: dict[str, Any]

@@ -42,10 +42,11 @@ class _Route:
     __slots__ = (
         "_a_class",
         "_read_result",
-        "_serialize",
         "_spec",
         "_validate",
         "python_name",
+        "serializer",
+        "warnings",
         "wire",
     )
 
@@ -54,16 +55,20 @@ class _Route:
         self.wire, self.python_name = spec.wire, spec.python_name
         self._validate: Callable[[Any], Any] | None = None
         self._read_result: Callable[[Any], Any] | None = None
-        self._serialize: Any = None
+        self.serializer: Any = None
+        """The pydantic-core serializer of the result model (set by :meth:`checked`)."""
         self._a_class = isinstance(spec.result, type)
         """The result model is a class (not a union)."""
+        self.warnings: bool | str = True if self._a_class else "error"
+        """pydantic-core's ``warnings`` for writing a result: a union's serializer
+        refuses a value that fits no branch."""
 
     def _build(self) -> Callable[[Any], Any]:
         params = built(self._spec.params)
         if self._spec.result is not None:
             result = built(self._spec.result)
             self._read_result = result.validator.validate_python
-            self._serialize = result.serializer
+            self.serializer = result.serializer
         self._validate = params.validator.validate_python
         return self._validate
 
@@ -78,25 +83,30 @@ class _Route:
 
     def answer(self, result: Any) -> Deferred:
         """The handler's result, to be written by alias when the connection sends the
-        answer (None reads as the result model's defaults).
+        answer (None reads as the result model's defaults): :meth:`checked`'s value,
+        with :attr:`serializer` and :attr:`warnings`."""
+        value = self.checked(result)
+        return Deferred(self.serializer, value, self.warnings)
+
+    def checked(self, result: Any) -> Any:
+        """The handler's result as the result model, for :attr:`serializer` to write
+        (with :attr:`warnings`); None reads as the model's defaults.
 
         A result that is not the result model is validated as one (so a dict of wire
         names works); one that does not fit raises (and so answers -32603), as does,
         when it is written, a result that fits no branch of a union.
         """
-        if self._serialize is None:
+        if self.serializer is None:
             self._build()
-        assert (
-            self._read_result is not None and self._serialize is not None
-        )  # a request's route
+        assert self._read_result is not None  # a request's route
         if result is None:
-            result = self._read_result({})
-        elif self._a_class and not isinstance(result, self._spec.result):
-            result = self._read_result(result)
+            return self._read_result({})
+        if self._a_class and not isinstance(result, self._spec.result):
+            return self._read_result(result)
         # a union result cannot be checked above: the serializer refuses what fits no
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
-        return Deferred(self._serialize, result, True if self._a_class else "error")
+        return result
 
 
 @functools.lru_cache(maxsize=64)

@@ -30,6 +30,7 @@ __all__ = [
     "encode",
     "encode_call",
     "encode_model_notification",
+    "encode_model_result",
     "encode_result",
     "find_id",
     "has_member",
@@ -167,23 +168,39 @@ def encode_model_notification(method: str, serializer: Any, value: Any) -> bytes
 def encode_result(request_id: Any, result: Any) -> bytes:
     """The response ``{"jsonrpc": "2.0", "id": request_id, "result": result}`` as
     :func:`encode` writes it, in one step."""
-    if type(result) is Deferred:  # the common result: a model
-        try:  # Deferred.encode's common case, without its call
-            data = result.serializer.to_json(
-                result.value,
-                by_alias=True,
-                exclude_unset=True,
-                warnings=result.warnings,
-            )
-        except ValueError:
-            data = _model(result)
-    else:
-        data = _value(result)
-    kind = type(request_id)
-    if kind is int:
+    if type(result) is Deferred:  # a model
+        return encode_model_result(
+            request_id, result.serializer, result.value, result.warnings
+        )
+    data = _value(result)
+    if type(request_id) is int:
         return b'{"jsonrpc":"2.0","id":%d,"result":%b}' % (request_id, data)
-    rid = _text(request_id) if kind is str else _dumps(request_id)
+    return _response(request_id, data)
+
+
+def _response(request_id: Any, data: bytes) -> bytes:
+    """The response to ``request_id`` (a string or null id: an integer one is written
+    by the callers) whose result is the JSON ``data``."""
+    rid = _text(request_id) if type(request_id) is str else _dumps(request_id)
     return b'{"jsonrpc":"2.0","id":%b,"result":%b}' % (rid, data)
+
+
+def encode_model_result(
+    request_id: Any, serializer: Any, value: Any, warnings: bool | str
+) -> bytes:
+    """The response whose result is the model ``value``, written by ``serializer`` (a
+    pydantic-core serializer) with ``warnings``: what :func:`encode_result` writes for
+    ``encode_result(request_id, Deferred(serializer, value, warnings))``, without the
+    :class:`Deferred` (a dispatched request answered at once)."""
+    try:  # Deferred.encode's common case
+        data = serializer.to_json(
+            value, by_alias=True, exclude_unset=True, warnings=warnings
+        )
+    except ValueError:
+        data = _model(Deferred(serializer, value, warnings))
+    if type(request_id) is int:
+        return b'{"jsonrpc":"2.0","id":%d,"result":%b}' % (request_id, data)
+    return _response(request_id, data)
 
 
 def _model(value: Deferred) -> bytes:
