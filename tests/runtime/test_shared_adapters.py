@@ -38,7 +38,7 @@ def test_every_connection_s_dispatcher_reads_and_writes_with_the_same_validator_
     answers = [_answered(each, request) for each in (first, second)]
     routes = [each._requests["session/new"] for each in (first, second)]
     assert routes[0] is routes[1]  # one route table per process (R3: not one per connection)
-    assert routes[0]._validate.__self__ is routes[1]._validate.__self__  # one SchemaValidator
+    assert routes[0].validate.__self__ is routes[1].validate.__self__  # one SchemaValidator
     assert routes[0].serializer is routes[1].serializer  # one SchemaSerializer
     assert answers[0]["result"].encode() == answers[1]["result"].encode() == b'{"sessionId":"s"}'
 

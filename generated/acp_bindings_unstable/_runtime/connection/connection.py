@@ -546,13 +546,18 @@ class Connection:
                     response = await self._handler(message)
                 else:  # as dispatch() answers it, without its coroutine
                     handled, route = prepared
-                    value = route.checked(await handled)
+                    value = await handled
+                    if type(value) is not route.result_class:  # (checked: unchanged)
+                        value = route.checked(value)
                     incoming.answering = True
                     serializer, warnings = route.serializer, route.warnings
-                    if self._wrote_answer(
-                        encode_model_result, request_id, serializer, value, warnings
-                    ):
-                        return
+                    try:  # at once where it can be (_wrote_answer, without its call)
+                        if self._wrote(
+                            encode_model_result, request_id, serializer, value, warnings
+                        ):
+                            return
+                    except (TypeError, ValueError, RecursionError):
+                        pass  # not JSON: _send_answer encodes it again, answers -32603
                     result = Deferred(serializer, value, warnings)
                     response = {"jsonrpc": "2.0", "id": request_id, "result": result}
             except asyncio.CancelledError:

@@ -46,9 +46,10 @@ class _Route:
         "_a_class",
         "_read_result",
         "_spec",
-        "_validate",
         "python_name",
+        "result_class",
         "serializer",
+        "validate",
         "warnings",
         "wire",
     )
@@ -56,33 +57,38 @@ class _Route:
     def __init__(self, spec: MethodSpec) -> None:
         self._spec = spec
         self.wire, self.python_name = spec.wire, spec.python_name
-        self._validate: Callable[[Any], Any] | None = None
+        self.validate: Callable[[Any], Any] | None = None
+        """pydantic-core's validator of the params model (set on the first message)."""
         self._read_result: Callable[[Any], Any] | None = None
         self.serializer: Any = None
         """The pydantic-core serializer of the result model (set by :meth:`checked`)."""
         self._a_class = isinstance(spec.result, type)
         """The result model is a class (not a union)."""
+        self.result_class: type | None = spec.result if self._a_class else None
+        """The result model when it is a class: a result of exactly this class needs
+        no :meth:`checked`."""
         self.warnings: bool | str = True if self._a_class else "error"
         """pydantic-core's ``warnings`` for writing a result: a union's serializer
         refuses a value that fits no branch."""
 
-    def _build(self) -> Callable[[Any], Any]:
+    def build(self) -> Callable[[Any], Any]:
+        """Set the validator and the serializer (on the method's first message): the
+        validator."""
         params = built(self._spec.params)
         if self._spec.result is not None:
             result = built(self._spec.result)
             self._read_result = result.validator.validate_python
             self.serializer = result.serializer
-        self._validate = params.validator.validate_python
-        return self._validate
+        self.validate = params.validator.validate_python
+        return self.validate
 
     def read(self, params: Any) -> Any:
         """The params as the method's model (absent: ``{}``); else the -32602 error."""
-        validate = self._validate or self._build()
+        validate = self.validate or self.build()
         try:
             return validate({} if params is _ABSENT else params)
         except ValidationError as error:
-            details = error.json(include_url=False, include_input=False)
-            raise RequestError.invalid_params(json.loads(details)) from None
+            raise _invalid_params(error) from None
 
     def answer(self, result: Any) -> Deferred:
         """The handler's result, to be written by alias when the connection sends the
@@ -100,7 +106,7 @@ class _Route:
         when it is written, a result that fits no branch of a union.
         """
         if self.serializer is None:
-            self._build()
+            self.build()
         assert self._read_result is not None  # a request's route
         if result is None:
             return self._read_result({})
@@ -110,6 +116,13 @@ class _Route:
         # branch (checking costs about 1.5 us, so it is spared where isinstance has
         # already decided)
         return result
+
+
+def _invalid_params(error: ValidationError) -> RequestError:
+    """The -32602 error for params that do not fit their model: the validation errors,
+    without the input."""
+    details = error.json(include_url=False, include_input=False)
+    return RequestError.invalid_params(json.loads(details))
 
 
 @functools.lru_cache(maxsize=64)
@@ -176,18 +189,41 @@ class Dispatcher:
         return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
     def prepare(
-        self, message: Mapping[str, Any]
+        self,
+        message: Mapping[str, Any],
+        routes: dict[str, _Route] | None = None,
     ) -> tuple[Awaitable[Any], _Route] | None:
         """The request's params read with its method's model and its handler called:
-        the handler's awaitable, and the route whose :meth:`_Route.answer` makes the
-        result of what it returns. None: the general path answers it (a method outside
-        the table, an extension method, a handler without the method).
+        the handler's awaitable, and the route whose :meth:`_Route.checked` (or
+        :meth:`_Route.answer`) makes the result of what it returns. None: the general
+        path answers it (a method outside the table, an extension method, a handler
+        without the method). ``routes``: another table than the requests' (the
+        notifications', for :meth:`prepare_notification`).
 
         Raises what :meth:`dispatch` answers with :meth:`error_answer` (-32602 for
         params that do not fit). The connection calls this and awaits the handler in
         its own task, without :meth:`dispatch`'s coroutine; both answer alike.
         """
-        return self._prepared(self._requests, message)
+        method = message.get("method")
+        if routes is None:
+            routes = self._requests
+        # no name in a table starts with "_": those go to the extension hooks
+        route = routes.get(method) if type(method) is str else None
+        if route is None:
+            return None
+        call = getattr(self._handler, route.python_name, None)
+        if call is None:  # a handler that does not subclass the interface
+            return None
+        params = message.get("params", _ABSENT)
+        validate = route.validate or route.build()
+        try:  # Route.read's steps, without its call
+            read = validate({} if params is _ABSENT else params)
+        except ValidationError as error:
+            raise _invalid_params(error) from None
+        if self._observers and (observe := self._observers.get(route.wire)):
+            observe(read)
+        handled: Awaitable[Any] = call(read)
+        return handled, route
 
     def prepare_notification(
         self, message: Mapping[str, Any]
@@ -200,26 +236,8 @@ class Dispatcher:
         connection calls this and awaits the handler itself, without
         :meth:`dispatch`'s coroutine; both handle it alike.
         """
-        prepared = self._prepared(self._notifications, message)
+        prepared = self.prepare(message, self._notifications)
         return None if prepared is None else prepared[0]
-
-    def _prepared(
-        self, routes: dict[str, _Route], message: Mapping[str, Any]
-    ) -> tuple[Awaitable[Any], _Route] | None:
-        """:meth:`prepare`'s and :meth:`prepare_notification`'s steps, in ``routes``
-        (no name in a table starts with "_": those go to the extension hooks)."""
-        method = message.get("method")
-        route = routes.get(method) if type(method) is str else None
-        if route is None:
-            return None
-        call = getattr(self._handler, route.python_name, None)
-        if call is None:  # a handler that does not subclass the interface
-            return None
-        read = route.read(message.get("params", _ABSENT))
-        if self._observers and (observe := self._observers.get(route.wire)):
-            observe(read)
-        handled: Awaitable[Any] = call(read)
-        return handled, route
 
     def notification_failed(self, method: Any, error: Exception) -> None:
         """Log a notification whose handling raised ``error`` (a notification is
