@@ -69,9 +69,10 @@ class _Socket:
     async def send_frame(self, data: bytes) -> None:
         """An agent message to the client; the connection closes when the client reads
         nothing for the stall time."""
+        text = data.decode("utf-8", "surrogatepass")
         try:
             async with asyncio.timeout(self.remote.limits.stall_timeout):
-                await self.send_text(data.decode("utf-8", "surrogatepass"))
+                await self.send({"type": "websocket.send", "text": text})  # send_text's
         except TimeoutError:
             _log.warning("closing ACP connection %s: output stalled", self.remote.id)
             self.close_code, self.reason = 1008, "Output stalled"
