@@ -15,9 +15,10 @@ stay up for the whole figure and the contenders run alternately. For scale, the 
 rounds over the same pipes with neither JSON nor models: a line written back by an asyncio echo
 process (``pipe_agent echo``), the floor under both runtimes; and the typed floor (``pipe_agent
 floor`` and ``connect_floor``: pydantic-core, a task per request and a future per call, nothing
-else), on both loops, whose ratio each prompts figure reports as its floor. After the timed rounds, ten more
-rounds of each contender measure the CPU time each process spends per request (this one's
-from ``getrusage``, the agent's from ``/proc``): it shows which process bounds the figure.
+else), on both loops, whose ratio each prompts figure reports as its floor. The CPU time each
+process spends per request is summed over the same timed rounds (this one's from ``getrusage``,
+the agent's from ``/proc``, read before and after each round): it shows which process bounds
+the figure.
 """
 
 from __future__ import annotations
@@ -256,20 +257,38 @@ def _own_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-CPU_ROUNDS = 10
-"""Rounds the CPU figures are measured over: ``/proc`` counts in ticks of 10 ms."""
+class Metered:
+    """A contender's round that also sums the CPU time this process and the agent's spend in it,
+    over every round but the first (``alternate``'s warm-up): the CPU of the timed rounds
+    themselves (``/proc`` counts in ticks of 10 ms, so the sum over all of them is what tells)."""
 
+    def __init__(self, run: Callable[[], None], pid: int) -> None:
+        self.run, self.pid = run, pid
+        self.rounds = -1
+        """Rounds counted (the warm-up is not)."""
+        self.own = 0.0
+        self.agent: float | None = 0.0
 
-def cpu_per_request(run: Callable[[], None], pid: int, count: int) -> tuple[float, float | None]:
-    """Microseconds of CPU per request in this process and in the agent's, over ``CPU_ROUNDS``
-    rounds of ``run`` (``count`` requests each)."""
-    own, agent = _own_seconds(), _process_seconds(pid)
-    for _ in range(CPU_ROUNDS):
-        run()
-    agent_after = _process_seconds(pid)
-    count *= CPU_ROUNDS
-    own_used = (_own_seconds() - own) / count * 1e6
-    return own_used, (agent_after - agent) / count * 1e6 if agent is not None and agent_after is not None else None
+    def __call__(self) -> None:
+        self.rounds += 1
+        if not self.rounds:
+            self.run()
+            return
+        own, agent = _own_seconds(), _process_seconds(self.pid)
+        self.run()
+        agent_after = _process_seconds(self.pid)
+        self.own += _own_seconds() - own
+        if agent is None or agent_after is None or self.agent is None:
+            self.agent = None
+        else:
+            self.agent += agent_after - agent
+
+    def per_request(self, count: int) -> tuple[float, float | None]:
+        """Microseconds of CPU per request, this process's and the agent's (``count`` requests
+        a round)."""
+        requests = max(self.rounds, 1) * count
+        agent = self.agent / requests * 1e6 if self.agent is not None else None
+        return self.own / requests * 1e6, agent
 
 
 def _cpu(cpu: dict[str, tuple[float, float | None]], name: str) -> str:
@@ -292,17 +311,14 @@ def t3(rounds: int) -> list[Figure]:
         for who, start in connect.items()
         if who != "echo" or name == "asyncio"
     }
-    contenders: dict[str, Callable[[], None]] = {}
+    contenders: dict[str, Metered] = {}
     for key, peer in peers.items():
         for work, call in peer.calls.items():
             for width, (burst, _) in BURSTS.items():
-                contenders[f"{key}/{work}/{width}"] = running(loops[key.split("@")[1]], burst, call)
+                contenders[f"{key}/{work}/{width}"] = Metered(running(loops[key.split("@")[1]], burst, call), peer.pid)
     try:
         medians = alternate(contenders, rounds)
-        cpu = {
-            name: cpu_per_request(run, peers[name.split("/")[0]].pid, BURSTS[name.rsplit("/", 1)[1]][1])
-            for name, run in contenders.items()
-        }
+        cpu = {name: run.per_request(BURSTS[name.rsplit("/", 1)[1]][1]) for name, run in contenders.items()}
     finally:
         for key, peer in peers.items():
             loops[key.split("@")[1]].run_until_complete(peer.close())
