@@ -265,6 +265,69 @@ def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy
     run(scenario)
 
 
+def test_over_the_limit_while_tasks_the_handlers_started_await_the_peer_a_request_is_answered_busy() -> None:
+    release = asyncio.Event()
+
+    async def scenario() -> None:
+        a: Connection
+
+        async def agent_side(message: dict[str, Any]) -> Any:
+            # the handler's request is made by a task it starts: it counts as the handler's
+            return await asyncio.create_task(a.request("wait"))
+
+        async def hold(message: dict[str, Any]) -> Any:
+            await release.wait()
+            return "released"
+
+        a, b = await pair(answering(agent_side), answering(hold), limits_a=Limits(max_running_requests=2))
+        first = [asyncio.create_task(b.request("m")) for _ in range(2)]
+        for _ in range(100):
+            await asyncio.sleep(0.001)
+        with pytest.raises(RequestError) as busy:
+            await asyncio.wait_for(b.request("m"), 5)  # A reads on and refuses it
+        assert busy.value.code == INTERNAL_ERROR and busy.value.message == "Too busy"
+        release.set()
+        assert await asyncio.gather(*first) == ["released", "released"]
+        await b.close()
+
+    run(scenario)
+
+
+def test_a_task_that_outlives_its_handler_gets_the_peer_answer_while_the_handlers_are_at_the_limit() -> None:
+    """A handler starts a task and returns; the task asks the peer, and another handler (the one
+    the limit allows) waits for what the task learns. The answer is behind the limit: reading
+    must go on for it, or the agent hangs until the peer gives up."""
+
+    async def scenario() -> None:
+        a: Connection
+        learned = asyncio.Event()
+        background: set[asyncio.Task[None]] = set()
+
+        async def ask_the_peer() -> None:
+            await a.request("ask")
+            learned.set()
+
+        async def agent_side(message: dict[str, Any]) -> Any:
+            if message["method"] == "start":
+                task = asyncio.create_task(ask_the_peer())
+                background.add(task)
+                return "started"
+            await learned.wait()
+            return "learned"
+
+        async def client_side(message: dict[str, Any]) -> Any:
+            await asyncio.sleep(0.05)  # the waiting handler runs before the answer comes back
+            return "answer"
+
+        a, b = await pair(answering(agent_side), answering(client_side), limits_a=Limits(max_running_requests=1))
+        assert await b.request("start") == "started"
+        assert await asyncio.wait_for(b.request("wait"), 5) == "learned"
+        await b.close()
+        await a.close()
+
+    run(scenario)
+
+
 def test_waiting_notifications_are_bounded_and_still_handled_in_order() -> None:
     release = asyncio.Event()
     seen: list[int] = []

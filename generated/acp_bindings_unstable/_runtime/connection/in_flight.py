@@ -30,8 +30,9 @@ __all__ = [
 
 
 class Handling:
-    """A peer request or notification while its handler runs, and how many answers it
-    awaits."""
+    """What :data:`CURRENT` names while a handler runs: a peer notification being
+    handled (one record each), or a connection's peer requests (one record for all of
+    them), and how many of our requests made there await their answer."""
 
     __slots__ = ("awaiting", "connection", "notification", "running")
 
@@ -45,7 +46,11 @@ class Handling:
 CURRENT: contextvars.ContextVar[Handling | None] = contextvars.ContextVar(
     "acp_handling", default=None
 )
-"""The peer message whose handler runs in this context (each connection's own)."""
+"""The peer messages whose handlers run in this context, each connection's own: the
+notification being handled, in the notification worker and what its handler starts; the
+connection's requests' record (``Connection._requests``), in every request's handler and
+what it starts (set once, in the task that reads the peer's messages, whose context each
+handler's task copies: no context variable is written per request)."""
 
 
 class Outgoing:
@@ -67,9 +72,9 @@ class Outgoing:
             self.future.set_exception(error)
 
 
-class Incoming(Handling):
-    """A peer request being handled: its handler's :class:`Handling` (one record per
-    request, not two).
+class Incoming:
+    """A peer request being handled: its task, and where that task stands for
+    ``$/cancel_request``.
 
     Registered before its task is started (an eagerly started handler may be done before
     :func:`start_task` returns); :attr:`task` is set right after.
@@ -79,11 +84,7 @@ class Incoming(Handling):
 
     task: asyncio.Task[None]
 
-    def __init__(self, connection: object) -> None:
-        self.connection = connection
-        self.notification = False
-        self.awaiting = 0
-        self.running = True
+    def __init__(self) -> None:
         self.answering = False
         """The handler is done and its answer is being written: too late to cancel."""
         self.started = False

@@ -33,10 +33,10 @@ connection guarantees, whatever the peer writes and over whichever transport:
   most ``Limits.max_running_requests`` peer requests run at once and at most
   ``Limits.max_queued_notifications`` notifications (and ``Limits.max_queued_bytes``)
   wait; beyond that, reading pauses, so the peer's writes wait in turn. Reading never
-  pauses while a handler waits for the peer's answer (the answer may be behind): a
-  request arriving then over the limit is answered -32603 at once, and a notification
-  handler that waits while twice the limit of notifications piles up has its requests
-  failed rather than wait forever.
+  pauses while a handler, or a task it started, waits for the peer's answer (the answer
+  may be behind): a request arriving then over the limit is answered -32603 at once,
+  and a notification handler that waits while twice the limit of notifications piles
+  up has its requests failed rather than wait forever.
 - **Lifecycle.** At the end of input, the notifications already received are still
   handled, pending requests fail with :class:`ConnectionError`, running handlers are
   cancelled and :meth:`Connection.run` returns. :meth:`Connection.close` is idempotent;
@@ -126,8 +126,12 @@ class Connection:
         self._queued_bytes = 0
         self._current: Handling | None = None
         """The notification being handled."""
+        self._requests = Handling(self, notification=False)
+        """What :data:`CURRENT` names in the handlers of the peer's requests and in the
+        tasks they start (set once, in :meth:`_serve`'s task)."""
         self._awaiting = 0
-        """Our requests, sent by handlers of peer messages, that await their answer."""
+        """Our requests, sent by handlers of peer messages (or tasks they started), that
+        await their answer."""
         self._queued_or_ended = asyncio.Event()
         """Set when a message waits for the notification worker, or the input ends."""
         self._worker_waits = False
@@ -291,6 +295,8 @@ class Connection:
     # ---------------------------------------------------------------------
 
     async def _serve(self) -> None:
+        # this task's own context, which every request's handler task copies
+        token = CURRENT.set(self._requests)
         worker = asyncio.get_running_loop().create_task(self._handle_notifications())
         try:
             await self._read_messages()
@@ -309,6 +315,8 @@ class Connection:
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)
+            self._requests.running = False
+            CURRENT.reset(token)  # (no cycle through this task's context)
             self._close_trace()
 
     async def _read_messages(self) -> None:
@@ -393,7 +401,7 @@ class Connection:
             return self._send_error(
                 request_id, RequestError(INTERNAL_ERROR, "Too busy", limit)
             )
-        incoming = running[request_id] = Incoming(self)
+        incoming = running[request_id] = Incoming()
         answering, loop = self._answer(incoming, request_id, message), self._loop
         if in_flight._EAGER is None and loop is not None:
             # no eager start (Python 3.11): start_task's task, without its call
@@ -531,7 +539,6 @@ class Connection:
         request_id: str | int | None,
         message: dict[str, Any],
     ) -> None:
-        token = CURRENT.set(incoming)  # this task's own context
         incoming.started = True
         dispatcher = self._dispatcher
         try:
@@ -583,11 +590,7 @@ class Connection:
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)
         finally:
-            incoming.running = False
             self._running.pop(request_id, None)
-            # the task's context no longer names the record that names the task: no
-            # reference cycle is left for the collector (refcounts free them at once)
-            CURRENT.reset(token)
             if self._reader_waits:
                 self._room.set()
 
