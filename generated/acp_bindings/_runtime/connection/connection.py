@@ -314,9 +314,11 @@ class Connection:
             ]
             for task in tasks:
                 task.cancel()
-            await asyncio.wait(tasks)
-            self._requests.running = False
-            CURRENT.reset(token)  # (no cycle through this task's context)
+            try:
+                await asyncio.wait(tasks)
+            finally:
+                self._requests.running = False
+                CURRENT.reset(token)  # (no cycle through this task's context)
             self._close_trace()
 
     async def _read_messages(self) -> None:

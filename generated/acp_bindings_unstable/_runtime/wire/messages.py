@@ -84,7 +84,7 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
             valid, request_id = read_id(request_id)
             if not valid:
                 return _NO_ID
-            message["id"] = request_id  # (the others are kept as they are)
+            message["id"] = request_id  # in the form read_id gives (1.0 as 1)
         if message.get("jsonrpc") != "2.0" or type(message["method"]) is not str:
             return _invalid(request_id, _NOT_A_CALL)
         return message
