@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.generated import bindings
+from bench.in_memory import MemoryTransport
 from bench.pipe_agent import _updates, new_loop, quick_agent
 
 ROUNDS = 15
@@ -39,58 +39,31 @@ LINE = (b'{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionI
         b'"prompt":[{"type":"text","text":"0"}]}}')  # fmt: skip
 
 
-class Feed:
-    """An in-memory transport (``transport.Transport``, with ``LineTransport``'s optional
-    ``received``, ``can_send_now`` and ``send_now``) that is handed batches of lines and counts
-    the answers written."""
+class Feed(MemoryTransport):
+    """``bench.in_memory``'s transport, handed batches of lines by :meth:`answered` and counting
+    the answers written instead of delivering them to a peer."""
 
     def __init__(self) -> None:
-        self._lines: collections.deque[bytes] = collections.deque()
-        self._waiter: asyncio.Future[None] | None = None
-        self._closed = False
+        super().__init__()
         self.written = 0
         self._wanted = 0
         self._done: asyncio.Future[None] | None = None
-
-    def received(self) -> bytes | None:
-        return self._lines.popleft() if self._lines else None
-
-    async def receive(self, limit: int) -> bytes | None:
-        while not self._lines:
-            if self._closed:
-                return None
-            self._waiter = asyncio.get_running_loop().create_future()
-            await self._waiter
-        return self._lines.popleft()
-
-    def can_send_now(self) -> bool:
-        return True
 
     def send_now(self, data: bytes) -> None:
         self.written += 1
         if self.written == self._wanted and self._done is not None:
             self._done.set_result(None)
 
-    async def ready(self) -> None:
-        return None
-
     async def send(self, data: bytes) -> None:
         self.send_now(data)
-
-    async def close(self) -> None:
-        self._closed = True
-        self._wake()
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
 
     async def answered(self, lines: list[bytes]) -> None:
         """Hand over ``lines``; return once each has been answered."""
         self._wanted = self.written + len(lines)
         self._done = asyncio.get_running_loop().create_future()
-        self._lines.extend(lines)
-        self._wake()
+        for line in lines[:-1]:
+            self._inbox.append(line)
+        self.deliver(lines[-1])  # (wakes the reading)
         await self._done
 
 

@@ -238,14 +238,17 @@ def test_at_most_max_running_requests_run_and_reading_pauses_beyond() -> None:
     run(scenario)
 
 
-def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy() -> None:
+@pytest.mark.parametrize("asked_by", ["the handler", "a task it starts"])
+def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy(asked_by: str) -> None:
     release = asyncio.Event()
 
     async def scenario() -> None:
         a: Connection
 
-        async def agent_side(message: dict[str, Any]) -> Any:
-            return await a.request("wait")  # each handler waits for the peer's answer
+        async def agent_side(message: dict[str, Any]) -> Any:  # each handler waits for the peer's answer
+            if asked_by == "the handler":
+                return await a.request("wait")
+            return await asyncio.create_task(a.request("wait"))  # counts as the handler's
 
         async def hold(message: dict[str, Any]) -> Any:
             await release.wait()
@@ -256,35 +259,8 @@ def test_over_the_limit_while_handlers_await_the_peer_a_request_is_answered_busy
         for _ in range(100):
             await asyncio.sleep(0.001)
         with pytest.raises(RequestError) as busy:
-            await b.request("m")  # A must read on (the answers it awaits are behind) and refuse it
-        assert busy.value.code == INTERNAL_ERROR and busy.value.message == "Too busy"
-        release.set()
-        assert await asyncio.gather(*first) == ["released", "released"]
-        await b.close()
-
-    run(scenario)
-
-
-def test_over_the_limit_while_tasks_the_handlers_started_await_the_peer_a_request_is_answered_busy() -> None:
-    release = asyncio.Event()
-
-    async def scenario() -> None:
-        a: Connection
-
-        async def agent_side(message: dict[str, Any]) -> Any:
-            # the handler's request is made by a task it starts: it counts as the handler's
-            return await asyncio.create_task(a.request("wait"))
-
-        async def hold(message: dict[str, Any]) -> Any:
-            await release.wait()
-            return "released"
-
-        a, b = await pair(answering(agent_side), answering(hold), limits_a=Limits(max_running_requests=2))
-        first = [asyncio.create_task(b.request("m")) for _ in range(2)]
-        for _ in range(100):
-            await asyncio.sleep(0.001)
-        with pytest.raises(RequestError) as busy:
-            await asyncio.wait_for(b.request("m"), 5)  # A reads on and refuses it
+            # A must read on (the answers it awaits are behind) and refuse it
+            await asyncio.wait_for(b.request("m"), 5)
         assert busy.value.code == INTERNAL_ERROR and busy.value.message == "Too busy"
         release.set()
         assert await asyncio.gather(*first) == ["released", "released"]
