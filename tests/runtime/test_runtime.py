@@ -5,6 +5,7 @@ the code under test; bounds are checked on state (queue lengths, buffered bytes)
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import random
@@ -302,6 +303,35 @@ def test_a_task_that_outlives_its_handler_gets_the_peer_answer_while_the_handler
         await a.close()
 
     run(scenario)
+
+
+def test_a_connection_whose_loop_is_closed_while_it_stops_leaves_no_error_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reading task, cancelled and then dropped with its loop, is closed by the collector
+    outside its own context: what its ``finally`` undoes must not raise there."""
+    gc.collect()  # what earlier tests left is not this test's
+    unraisable: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda failure: unraisable.append(failure.exc_value))
+
+    async def started() -> tuple[Connection, socket.socket]:
+        left, right = socket.socketpair()
+        reader, writer = await asyncio.open_connection(sock=left)
+        connection = Connection(LineTransport(reader, writer), ignore)
+        connection.start()
+        await asyncio.sleep(0.01)
+        assert connection._task is not None
+        connection._task.cancel()  # it stops: its finally waits for the tasks it cancelled
+        await asyncio.sleep(0)
+        return connection, right
+
+    loop = asyncio.new_event_loop()
+    connection, peer = loop.run_until_complete(started())
+    loop.close()
+    del connection
+    gc.collect()
+    peer.close()
+    assert unraisable == []
 
 
 def test_waiting_notifications_are_bounded_and_still_handled_in_order() -> None:

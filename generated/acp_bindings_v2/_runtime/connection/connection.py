@@ -318,7 +318,10 @@ class Connection:
                 await asyncio.wait(tasks)
             finally:
                 self._requests.running = False
-                CURRENT.reset(token)  # (no cycle through this task's context)
+                # no cycle through this task's context; a coroutine closed outside its
+                # task (its loop gone) runs this in another context, which has no token
+                with contextlib.suppress(ValueError):
+                    CURRENT.reset(token)
             self._close_trace()
 
     async def _read_messages(self) -> None:
