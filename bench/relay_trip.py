@@ -1,4 +1,4 @@
-"""T7: the relay's overhead: request round trips through ``python -m acp_bindings.relay`` (over WebSocket and
+"""T7: the relay's overhead: request round trips through ``acpgen relay`` (over WebSocket and
 over Streamable HTTP) against a direct stdio connection to the same agent.
 
 The agent is ``bench.pipe_agent ours`` (the generated agent that answers every request at once), a process of
@@ -37,7 +37,7 @@ PROFILES = {"ws": "WebSocket", "http": "Streamable HTTP"}
 def _relay(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     """The relay process serving ``bench.pipe_agent ours``; its URL (read from the first line it logs)."""
     agent = [sys.executable, "-m", "bench.pipe_agent", "ours"]
-    command = [sys.executable, "-m", "acp_bindings.relay", "--port", "0", "--cwd", str(ROOT), "--", *agent]
+    command = [sys.executable, "-m", "acpgen", "relay", "--port", "0", "--cwd", str(ROOT), "--", *agent]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(GENERATED), str(ROOT)])}
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stderr=out)

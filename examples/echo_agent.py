@@ -17,12 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generated"))
 
-from acp_bindings import Agent, builders, models, negotiate_version, run, run_agent
+from acp_bindings import Agent, RequestError, builders, models, negotiate_version, run, run_agent
+from acp_bindings.errors import RESOURCE_NOT_FOUND
 
 
 class EchoAgent(Agent):
     def __init__(self) -> None:
-        self._sessions = itertools.count(1)
+        self._numbers = itertools.count(1)
+        self._sessions: set[str] = set()  # the sessions handed out
         self._cancelled: dict[str, asyncio.Event] = {}  # the running turn of each session
 
     async def initialize(self, params: models.InitializeRequest) -> models.InitializeResponse:
@@ -32,9 +34,13 @@ class EchoAgent(Agent):
         )
 
     async def new_session(self, params: models.NewSessionRequest) -> models.NewSessionResponse:
-        return models.NewSessionResponse(session_id=f"echo-{next(self._sessions)}")
+        session = f"echo-{next(self._numbers)}"
+        self._sessions.add(session)
+        return models.NewSessionResponse(session_id=session)
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
+        if params.session_id not in self._sessions:
+            raise RequestError(RESOURCE_NOT_FOUND, f"no session {params.session_id!r}")
         cancelled = self._cancelled[params.session_id] = asyncio.Event()
         texts = [block.text for block in params.prompt if isinstance(block, models.TextContentBlock)]
         for word in " ".join(texts).split():

@@ -42,7 +42,11 @@ class PrintingClient(Client):
             self.chunks.append(update.content.text)
 
     async def request_permission(self, params: models.RequestPermissionRequest) -> models.RequestPermissionResponse:
-        return builders.request_permission_response(builders.cancelled_request_permission_outcome())
+        # refused with an option the agent offered for it ("cancelled" is for a turn this client cancelled)
+        reject = next((o for o in params.options if o.kind.startswith("reject")), None)
+        if reject is None:
+            return builders.request_permission_response(builders.cancelled_request_permission_outcome())
+        return builders.request_permission_response(builders.selected_request_permission_outcome(reject.option_id))
 
 
 async def main(text: str, command: list[str]) -> str:

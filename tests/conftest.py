@@ -15,6 +15,11 @@ from tests.support.schema_history import HistoryError, unpack
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
+TOOL_CACHE = ROOT / ".test-artefacts" / "acpgen-cache"
+"""acpgen's cache for the tests (``ACPGEN_CACHE_DIR``): the tool packages ``acpgen conformance``,
+``acpgen trace`` and ``acpgen relay`` run from, rendered once and shared by every test process,
+never the user's own cache."""
+os.environ["ACPGEN_CACHE_DIR"] = str(TOOL_CACHE)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

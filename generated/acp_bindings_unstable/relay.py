@@ -5,24 +5,22 @@
 Streamable HTTP and WebSocket, as ``remote.asgi_app`` serves an agent object: one agent process per connection, in a process
 group of its own, ended whole when the connection ends; messages pass byte for byte. From a shell (needs uvicorn)::
 
-    python -m acp_bindings_unstable.relay [--host H] [--port P] [--resume] -- AGENT COMMAND...
+    acpgen relay [--host H] [--port P] [--resume] -- AGENT COMMAND...
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Collection, Mapping, Sequence
 
 from ._runtime.relay import app as _app
-from ._runtime.relay.main import main as _main
 from ._runtime.relay.pipe import Spawn
 from ._runtime.remote.app import AcpApp, Authorize
 from ._runtime.remote.server_connection import RemoteLimits
 from .connection import Limits
 from .resume import COALESCING, ROUTING, ResumeLimits
 
-__all__ = ["main", "relay_app"]
+__all__ = ["relay_app"]
 
 
 def relay_app(
@@ -53,12 +51,3 @@ def relay_app(
         limits=limits,
         resume=resume,
     )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command: serve the agent until interrupted (exit code 2 for bad arguments)."""
-    return _main(argv, relay_app, prog="python -m acp_bindings_unstable.relay")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

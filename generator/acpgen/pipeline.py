@@ -232,7 +232,9 @@ def render_builds(
         started = time.perf_counter()
         selection = revision.selection(build.features, build.origin) if build.features is not None else None
         protocol = revision.protocol(build.variant, selection)
-        files.update(render_unformatted(protocol, build.package, folder=build.folder, regenerate=regenerate))
+        files.update(
+            render_unformatted(protocol, build.package, folder=build.folder, regenerate=regenerate, tools=build.tools)
+        )
         if rendered is not None:
             rendered(build, protocol, time.perf_counter() - started)
     return format_files(files)

@@ -12,17 +12,18 @@ import re
 import subprocess
 import sys
 import typing
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.conftest import GENERATED, ROOT
+from tests.support.tools import tools_of
 
 EVERY_PACKAGE = ["acp_bindings", "acp_bindings_unstable", "acp_bindings_v2", "acp_bindings_v2_unstable"]
 PUBLIC = {
     "builders",
     "capabilities",
-    "conformance",
     "connection",
     "dispatch",
     "errors",
@@ -38,9 +39,11 @@ PUBLIC = {
     "serve",
     "session_state",
     "stability",
-    "trace",
 }
 """The public modules of every package."""
+TOOL_MODULES = {"conformance", "trace"}
+"""The public modules of a package built with its tools (``acpgen vendor --with``; what ``acpgen
+conformance`` and ``acpgen trace`` run)."""
 PRIVATE = {"__init__.py", "_runtime", "_version.py", "py.typed"}
 """What else a package's folder holds: its front door, the runtime, its version, the typing marker."""
 
@@ -53,20 +56,32 @@ def _entries(package: str) -> set[str]:
 def test_the_package_shows_its_public_modules_and_one_private_runtime_folder(package: str) -> None:
     entries = _entries(package)
     assert entries == {f"{name}.py" for name in PUBLIC} | PRIVATE
-    assert len(entries) <= 23  # about 20 (issue 34): 19 public modules and 4 more
+    assert len(entries) <= 23  # about 20 (issue 34): 17 public modules and 4 more
     assert (GENERATED / package / "_runtime").is_dir()
 
 
+def test_a_package_built_with_its_tools_shows_their_modules_too() -> None:
+    tools = tools_of()
+    folder = Path(tools.__file__ or "").parent
+    entries = {p.name for p in folder.iterdir() if p.name != "__pycache__"}
+    assert entries == {f"{name}.py" for name in PUBLIC | TOOL_MODULES} | PRIVATE | {"_schema.json"}
+
+
 def _public_modules(package: str) -> list[ModuleType]:
-    return [importlib.import_module(package), *(importlib.import_module(f"{package}.{m}") for m in sorted(PUBLIC))]
+    names = PUBLIC | (TOOL_MODULES if package.startswith("acpgen_tools_") else set())
+    return [importlib.import_module(package), *(importlib.import_module(f"{package}.{m}") for m in sorted(names))]
 
 
 def _is_public(module: str, package: str) -> bool:
-    return module == package or (module.startswith(f"{package}.") and module.split(".", 1)[1] in PUBLIC)
+    return module == package or (
+        module.startswith(f"{package}.") and module.split(".", 1)[1] in PUBLIC | TOOL_MODULES
+    )
 
 
-@pytest.mark.parametrize("package", EVERY_PACKAGE)
+@pytest.mark.parametrize("package", [*EVERY_PACKAGE, "tools"])
 def test_every_public_class_and_function_is_named_by_a_public_module(package: str) -> None:
+    if package == "tools":
+        package = tools_of().__name__
     checked, wrong = 0, []
     for module in _public_modules(package):
         for name in module.__all__:
@@ -171,4 +186,4 @@ def test_the_public_modules_checked_are_the_ones_rendered() -> None:
     """The public modules listed here are those the templates render, and the models (a new public
     module is added here, and so checked)."""
     templates = {p.name.removesuffix(".py.jinja") for p in (ROOT / "templates" / "package").glob("*.py.jinja")}
-    assert templates - {"__init__", "_version"} | {"models"} == PUBLIC
+    assert templates - {"__init__", "_version"} | {"models"} == PUBLIC | TOOL_MODULES

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from acpgen.render.runtime_files import FOLDER, MODULES, RUNTIME, source
+from acpgen.render.runtime_files import FOLDER, MODULES, NEEDS, RUNTIME, TOOL_NAMES, TOOLS, kit_files, modules, source
 from tests.support.bindings import PACKAGES
 from tests.conftest import GENERATED
 
@@ -22,7 +22,10 @@ FAST_EXTRA = {"uvloop"}
 """The ``fast`` extra: only the event loop module imports it, when present (tests/runtime/test_event_loop.py
 runs without it)."""
 EVENT_LOOP = {"connection/event_loop.py"}
-SERVER_COMMANDS = {"relay/main.py": {"uvicorn"}}
+SERVER_COMMANDS = {"tools/relay_command.py": {"uvicorn"}}
+JUDGE = {"tools/conformance/strict.py": {"jsonschema"}}
+"""The conformance kit judges with jsonschema (acpgen's dependency; a copy vendored --with conformance
+needs it, and its ImportError says so)."""
 """The commands that run an ASGI server: they import it when run (its absence is a usage error that names it)."""
 
 
@@ -55,7 +58,16 @@ def test_every_runtime_module_is_listed() -> None:
                 pending.append((entry, f"{prefix}{entry.name}/"))
             elif entry.name.endswith(".py") or entry.name.endswith(".pyi"):
                 on_disk.add(prefix + entry.name)
-    assert on_disk == set(MODULES)
+    assert on_disk == set(modules(frozenset(TOOL_NAMES)))
+
+
+def test_a_package_holds_the_runtime_a_program_runs_and_a_tool_only_when_asked() -> None:
+    """Issue 44: the default package holds no tool; a tool's files come with the tool alone."""
+    assert not [name for name in MODULES if name.startswith("tools/")]
+    for tool, files in TOOLS.items():
+        needed = [f for other in NEEDS.get(tool, ()) for f in TOOLS[other]]
+        kit = set(kit_files()) if tool == "conformance" else set()
+        assert set(modules(frozenset({tool}))) == {*MODULES, "tools/__init__.py", *files, *needed, *kit}
 
 
 def _module_of(name: str) -> tuple[str, ...]:
@@ -64,19 +76,22 @@ def _module_of(name: str) -> tuple[str, ...]:
     return parts[:-1] if parts[-1] == "__init__" else parts
 
 
-@pytest.mark.parametrize("name", MODULES)
+EVERY_FILE = modules(frozenset(TOOL_NAMES))
+
+
+@pytest.mark.parametrize("name", EVERY_FILE)
 def test_runtime_imports_only_the_standard_library_pydantic_and_itself(name: str) -> None:
     """No generated module (the runtime is handed what comes from the schema), nothing outside the
     runtime but the standard library and pydantic (and, in the client's transports, the extra)."""
     tree = ast.parse(source(name))
-    modules = {_module_of(m) for m in MODULES}
+    known = {_module_of(m) for m in EVERY_FILE}
     package = _module_of(name) if name.endswith("__init__.py") else _module_of(name)[:-1]
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
             assert node.level - 1 <= len(package), f"{name}: from {'.' * node.level}{node.module} leaves the runtime"
             target = (*base, *(node.module or "").split(".")) if node.module else base
-            found = target in modules or any((*target, alias.name) in modules for alias in node.names)
+            found = target in known or any((*target, alias.name) in known for alias in node.names)
             assert found, f"{name}: from {'.' * node.level}{node.module} is no runtime module"
         elif isinstance(node, ast.ImportFrom | ast.Import):
             names = [node.module] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
@@ -84,7 +99,7 @@ def test_runtime_imports_only_the_standard_library_pydantic_and_itself(name: str
                 top = (full or "").split(".")[0]
                 allowed = ALLOWED_TOP_LEVEL | (REMOTE_EXTRA if name in CLIENT_TRANSPORTS else set())
                 allowed |= FAST_EXTRA if name in EVENT_LOOP else set()
-                allowed |= SERVER_COMMANDS.get(name, set())
+                allowed |= SERVER_COMMANDS.get(name, set()) | JUDGE.get(name, set())
                 assert top in sys.stdlib_module_names or top in allowed or top == "__future__", (
                     f"{name} imports {full}: a generated package may need only pydantic"
                 )

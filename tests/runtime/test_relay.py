@@ -40,6 +40,7 @@ from acp_bindings.remote import Reconnect, RemoteLimits, ResumeLimits, connect_a
 
 from tests.support.faults import Proxy, draw_cuts
 from tests.support.remote import TurnClient, expected, serving
+from tests.support.tools import acpgen
 
 pytestmark = pytest.mark.slow
 
@@ -554,7 +555,7 @@ def test_connect_agent_with_reconnect_resumes_through_the_relay_across_cut_conne
 def relay_command(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``python -m acp_bindings.relay --port 0 ARGS`` from the generated folder; its process and URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", *args],
+        [*acpgen("relay"), "--port", "0", *args],
         cwd=ROOT / "generated",
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -608,7 +609,7 @@ def test_the_relay_command_runs_on_uvloop_when_installed_unless_acp_loop_says_as
     """Issue 33 item 2: the relay picks uvloop as ``run`` does; its first line names the loop it runs on."""
     pytest.importorskip("uvloop")  # the dev group installs it: a skip here is a broken environment
     process = subprocess.Popen(
-        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", "--", *AGENT],
+        [*acpgen("relay"), "--port", "0", "--", *AGENT],
         cwd=ROOT / "generated", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         text=True, env={**os.environ, "ACP_LOOP": choice},
     )  # fmt: skip
@@ -631,7 +632,7 @@ def test_the_relay_command_runs_on_uvloop_when_installed_unless_acp_loop_says_as
 
 def test_the_relay_command_refuses_an_unknown_acp_loop_with_a_clear_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "acp_bindings.relay", "--port", "0", "--", *AGENT],
+        [*acpgen("relay"), "--port", "0", "--", *AGENT],
         cwd=ROOT / "generated", capture_output=True, text=True, timeout=30,
         env={**os.environ, "ACP_LOOP": "trio"},
     )  # fmt: skip
@@ -678,7 +679,7 @@ def test_the_relay_command_is_resumable_and_authorizes_with_a_bearer_token() -> 
 )
 def test_the_relay_command_refuses_bad_arguments_with_a_clear_line(args: list[str], says: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "acp_bindings.relay", *args],
+        [*acpgen("relay"), *args],
         cwd=ROOT / "generated",
         capture_output=True,
         text=True,

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.tools import acpgen
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +54,7 @@ def directions(trace: Path) -> list[str]:
 
 def show(trace: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "acp_bindings.trace", "show", str(trace)],
+        [*acpgen("trace"), "show", str(trace)],
         cwd=ROOT / "generated",
         capture_output=True,
         text=True,

@@ -40,6 +40,7 @@ from acp_bindings.serve import spawn_agent
 from acp_bindings.session_state import SessionState, SessionStates
 
 from tests.support.goldens import check_goldens
+from tests.support.tools import acpgen
 
 pytestmark = pytest.mark.slow
 
@@ -127,7 +128,7 @@ def recorded(command: list[str], trace: Path, prompts: list[str], **options: Any
 
 def show(trace: Path, form: str, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "acp_bindings.trace", "show", str(trace), "--format", form, *extra],
+        [*acpgen("trace"), "show", str(trace), "--format", form, *extra],
         cwd=ROOT / "generated",
         capture_output=True,
         text=True,
@@ -326,7 +327,7 @@ def test_html_is_the_same_for_the_same_trace(tmp_path: Path) -> None:
     pages = []
     for seed in ("0", "1"):
         done = subprocess.run(
-            [sys.executable, "-m", "acp_bindings.trace", "show", str(CLAUDE_SHAPED), "--format", "html"],
+            [*acpgen("trace"), "show", str(CLAUDE_SHAPED), "--format", "html"],
             cwd=ROOT / "generated",
             env={**os.environ, "PYTHONHASHSEED": seed},
             capture_output=True,

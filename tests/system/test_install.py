@@ -182,3 +182,41 @@ def test_diff_of_two_schema_folders(installed: Installed) -> None:
     missing = installed.run("diff", "schema/v0", "schema/v2", cwd=sides)
     assert missing.returncode == 2 and "schema/v0 does not exist" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_the_tools_run_from_the_installed_acpgen(installed: Installed, tmp_path: Path) -> None:
+    """Issue 44: ``acpgen conformance``, ``acpgen trace`` and ``acpgen relay`` run from an installed acpgen,
+    from an unrelated folder, rendering the package they run from into the cache acpgen is told of."""
+    cache = installed.home / "cache"
+    env = _clean_env() | {"ACPGEN_CACHE_DIR": str(cache)}
+    agent = [str(installed.bin / "python"), str(ROOT / "examples" / "echo_agent.py")]
+    report = tmp_path / "report.json"
+    done = _run(
+        [
+            str(installed.bin / "acpgen"),
+            "conformance",
+            "agent",
+            "-k",
+            "initialize",
+            "--report-json",
+            str(report),
+            "--",
+            *agent,
+        ],
+        installed.home,
+        env,
+    )
+    assert done.returncode == 1 and "VERDICT: NOT CONFORMANT" in done.stdout, done.stdout + done.stderr  # -k
+    found = json.loads(report.read_text(encoding="utf-8"))
+    assert {r["id"]: r["status"] for r in found["requirements"]}["ACP-AGENT-INIT-001"] == "PASS"
+    assert [p.name for p in (cache / "tools").iterdir() if p.is_dir()], "nothing rendered into the cache"
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(
+        json.dumps({"direction": "out", "message": {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                                    "params": {"protocolVersion": 1}}}) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    shown = _run([str(installed.bin / "acpgen"), "trace", "show", str(trace)], installed.home, env)
+    assert shown.returncode == 0, shown.stderr
+    helped = _run([str(installed.bin / "acpgen"), "relay", "--help"], installed.home, env)
+    assert helped.returncode == 0 and "--resume" in helped.stdout, helped.stderr

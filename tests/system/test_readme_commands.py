@@ -24,7 +24,7 @@ from tests.support.npm_cache import FILL, SDK, offline_env, readme_diff_versions
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _CODE = re.compile(r"```[a-z]*\n(.*?)```|`([^`]+)`", re.DOTALL)
-_ACPGEN = re.compile(r"(?<![\w/.-])acpgen((?:\s+--config[ =]\S+)?)\s+([a-z][a-z-]*)(?:\s+(fetch|bump))?([^\n`]*)")
+_ACPGEN = re.compile(r"(?<![\w/.-])acpgen((?:\s+--config[ =]\S+)?)\s+([a-z][a-z-]*)(?:\s+(fetch|bump|show))?([^\n`]*)")
 _MAKE = re.compile(r"(?<![\w/.-])make\s+([a-z][a-z-]*)")
 _FLAG = re.compile(r"--(?:\[no-\])?[a-z][a-z0-9-]*")
 _GLOBAL = {"--help"}
@@ -39,13 +39,14 @@ def _code(page: Path) -> list[str]:
 
 
 def _shown() -> dict[str, set[str]]:
-    """``{command: flags}`` for every ``acpgen`` command the pages show (``schema fetch`` and ``schema bump``
-    as one)."""
+    """``{command: flags}`` for every ``acpgen`` command the pages show (``schema fetch``, ``schema bump`` and
+    ``trace show`` as one)."""
     shown: dict[str, set[str]] = {}
     for page in PAGES:
         for code in _code(page):
             for _, command, action, rest in _ACPGEN.findall(code.partition(" # ")[0]):
                 name = f"{command} {action}".strip()
+                rest = rest.partition(" -- ")[0]  # what follows `--` is the peer's command, not acpgen's
                 flags = {flag.replace("[no-]", "") for flag in _FLAG.findall(rest)}
                 shown.setdefault(name, set()).update(flags - _GLOBAL)
     return shown

@@ -177,3 +177,49 @@ def test_the_copy_passes_a_consumers_type_checkers_with_default_settings(project
     )
     assert pyright.returncode == 0, pyright.stdout + pyright.stderr
     assert "0 errors" in pyright.stdout
+
+
+def test_the_default_copy_holds_no_tool_and_a_copy_asked_for_one_runs_it(project: Path, tmp_path: Path) -> None:
+    """Issue 44: the tools run from acpgen; ``--with conformance`` copies the kit (and the relay command it
+    serves its probe agent with), which then runs as ``python -m <package>.conformance``, and ``--check``
+    rebuilds it with the tool."""
+    default = project / "src" / "myapp" / "_acp"
+    assert not (default / "conformance.py").exists() and not (default / "trace.py").exists()
+    assert not (default / "_runtime" / "tools").exists()
+    assert "def main" not in (default / "relay.py").read_text(encoding="utf-8")
+    other = tmp_path / "other"
+    (other / "src" / "kit").mkdir(parents=True)
+    (other / "src" / "kit" / "__init__.py").write_text("", encoding="utf-8")
+    with chdir(other):
+        assert main(["vendor", "--package", "kit._acp", "--out", "src/kit/_acp", "--with", "conformance"]) == EXIT_OK
+        assert main(["vendor", "--check", "--out", "src/kit/_acp"]) == EXIT_OK
+    copy = other / "src" / "kit" / "_acp"
+    record = json.loads((copy / "_vendor.json").read_text(encoding="utf-8"))
+    assert record["tools"] == ["conformance"] and "--with conformance" in record["command"]
+    assert (copy / "conformance.py").is_file() and "def main" in (copy / "relay.py").read_text(encoding="utf-8")
+    assert not (copy / "trace.py").exists()
+    agent = [sys.executable, str(ROOT / "examples" / "echo_agent.py")]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kit._acp.conformance",
+            "agent",
+            "-k",
+            "initialize",
+            "--report-json",
+            "r.json",
+            "--",
+            *agent,
+        ],
+        cwd=other / "src",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "generated")},
+    )
+    assert "VERDICT: " in done.stdout, done.stdout + done.stderr
+    report = json.loads((other / "src" / "r.json").read_text(encoding="utf-8"))
+    assert {r["id"]: r["status"] for r in report["requirements"]}["ACP-AGENT-INIT-001"] == "PASS"
+    assert report["kit"] == "kit._acp.conformance"

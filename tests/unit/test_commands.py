@@ -57,6 +57,9 @@ def test_every_command_is_a_module_of_the_commands_package() -> None:
         "diff": "acpgen.commands.diff",
         "vendor": "acpgen.commands.vendor",
         "features": "acpgen.commands.features",
+        "conformance": "acpgen.commands.tools",
+        "trace": "acpgen.commands.tools",
+        "relay": "acpgen.commands.tools",
     }
     modules = {p.stem for p in COMMANDS.glob("*.py")} - {"__init__", "parser"}
     assert modules == {name.rpartition(".")[2] for name in found.values()}

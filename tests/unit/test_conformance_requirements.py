@@ -20,6 +20,7 @@ from acpgen.load.requirement_table import check_requirement_table, load_requirem
 from acpgen.pipeline import Revision
 from tests.conftest import ROOT
 from tests.generated.test_stability import revision as pinned_schemas
+from tests.support.tools import tools_of
 
 TABLE_FILE = ROOT / "schema" / "conformance-requirements.json"
 RULES_FILE = ROOT / "schema" / "capability-rules.json"
@@ -194,9 +195,9 @@ def test_the_draft_protocol_gets_the_derived_requirements_and_cites_its_schema()
     assert all(r.citation.url.startswith("v2/schema.json#/$defs/") for r in protocol.requirements if "MSG" in r.id)
 
 
-def test_the_generated_packages_carry_their_builds_requirements() -> None:
-    import acp_bindings.conformance as stable
-    import acp_bindings_unstable.conformance as unstable
+def test_the_tool_packages_carry_their_builds_requirements() -> None:
+    stable = tools_of("stable").conformance
+    unstable = tools_of("unstable").conformance
 
     assert [r.id for r in stable.REQUIREMENTS] == [r.id for r in _revision().protocol("stable").requirements]
     assert [r.id for r in unstable.REQUIREMENTS] == [r.id for r in _revision().protocol("unstable").requirements]

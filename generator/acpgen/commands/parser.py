@@ -1,5 +1,6 @@
 """The command line's parser and entry point: ``acpgen generate``, ``acpgen schema fetch``,
-``acpgen schema bump``, ``acpgen diff``, ``acpgen vendor``, ``acpgen features``.
+``acpgen schema bump``, ``acpgen diff``, ``acpgen vendor``, ``acpgen features``, and the tools
+(``acpgen conformance``, ``acpgen trace``, ``acpgen relay``).
 
 Each command registers its own subparser and sets ``run(args, settings) -> exit code``; this
 module reads the settings, runs the command, and turns the problems it raises into messages.
@@ -12,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from acpgen.commands import bump, diff, features, generate, schema_fetch, vendor
+from acpgen.commands import bump, diff, features, generate, schema_fetch, tools, vendor
 from acpgen.errors import EXIT_BAD_INPUT, AcpgenError
 from acpgen.render.header import generator_version
 from acpgen.source.config import load_settings
@@ -21,8 +22,10 @@ from acpgen.source.config import load_settings
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``acpgen`` console script (and of ``python -m acpgen``)."""
     words = list(sys.argv[1:] if argv is None else argv)
-    args = parser().parse_args(words)
     try:
+        if words[:1] and words[0] in tools.TOOLS:  # the rest is the tool's own command line
+            return tools.run_tool(words[0], words[1:])
+        args = parser().parse_args(words)
         settings = load_settings(Path(args.config))
         return int(args.run(args, settings))
     except AcpgenError as error:
@@ -42,6 +45,6 @@ def parser() -> argparse.ArgumentParser:
     actions = schema.add_subparsers(required=True, metavar="ACTION")
     schema_fetch.register(actions)
     bump.register(actions)
-    for command in (diff, vendor, features):
+    for command in (diff, vendor, features, tools):
         command.register(commands)
     return top

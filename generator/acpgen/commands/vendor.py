@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.render.header import generator_version
+from acpgen.render.runtime_files import TOOL_NAMES
 from acpgen.source.config import Build, Settings, packaged_settings
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ class VendorSpec:
     """The unstable features selected (the stable protocol plus these), if any."""
     protocol: int | None = None
     """The protocol version, when not the settings' own (2: the experimental draft)."""
+    tools: tuple[str, ...] = ()
+    """The tools the copy holds besides the bindings and their runtime (``--with``), sorted."""
 
     @property
     def command(self) -> str:
@@ -58,6 +61,7 @@ class VendorSpec:
             words.append("--unstable")
         if self.protocol is not None:
             words += ["--protocol", str(self.protocol)]
+        words += [w for name in self.tools for w in ("--with", name)]
         return f"{shlex.join(words)} --out {OUT_PLACEHOLDER}"
 
     @property
@@ -90,6 +94,16 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--protocol", type=int, metavar="N", help="vendor protocol version N (2: the experimental draft v2)"
+    )
+    parser.add_argument(
+        "--with",
+        dest="tools",
+        action="append",
+        choices=TOOL_NAMES,
+        metavar="TOOL",
+        help="also copy a tool that acpgen otherwise runs itself: "
+        + ", ".join(TOOL_NAMES)
+        + " (repeatable; `python -m <package>.<tool>` then runs it)",
     )
     parser.add_argument(
         "--check", action="store_true", help="compare the copy at --out with a fresh rendering (from its manifest)"
@@ -141,7 +155,7 @@ def render_vendored(spec: VendorSpec) -> dict[str, str]:
     settings = for_protocol(packaged_settings(), spec.protocol)
     refuse_features(settings, spec.features)
     folder = spec.folder.name
-    build = Build(spec.variant, spec.package, spec.features, folder=folder)
+    build = Build(spec.variant, spec.package, spec.features, folder=folder, tools=frozenset(spec.tools))
     built: list[ir.Protocol] = []
     files = render_builds(
         pinned_revision(settings), [build], regenerate=spec.command, rendered=lambda _, p, __: built.append(p)
@@ -161,6 +175,7 @@ def manifest(spec: VendorSpec, protocol: ir.Protocol, written: list[str]) -> str
         "features": list(protocol.features),
         "files": written,
         "selected": list(spec.features) if spec.features is not None else None,
+        "tools": list(spec.tools),
         "command": spec.command,
         "package": spec.package,
         "protocol": protocol.protocol_version,
@@ -189,7 +204,10 @@ def _requested(args: argparse.Namespace) -> VendorSpec:
         )
     features = tuple(args.features) if args.features else None
     variant: ir.Variant = "unstable" if args.unstable or features else "stable"
-    return VendorSpec(package=args.package, out=args.out, variant=variant, features=features, protocol=args.protocol)
+    tools = tuple(sorted(set(args.tools or ())))
+    return VendorSpec(
+        package=args.package, out=args.out, variant=variant, features=features, protocol=args.protocol, tools=tools
+    )
 
 
 def _recorded(out: Path) -> VendorSpec:
@@ -222,10 +240,20 @@ def _recorded(out: Path) -> VendorSpec:
         raise AcpgenError(
             Problem(what=f"the manifest names protocol {protocol!r}", where=f"{path}#/protocol", hint="Vendor again.")
         )
+    tools = record.get("tools", [])
+    if not (isinstance(tools, list) and all(t in TOOL_NAMES for t in tools)):
+        raise AcpgenError(
+            Problem(
+                what=f"the manifest names unknown tools {tools!r} (known: {', '.join(TOOL_NAMES)})",
+                where=f"{path}#/tools",
+                hint="Vendor again.",
+            )
+        )
     return VendorSpec(
         package=package,
         out=out,
         variant=cast("ir.Variant", build),
         features=features,
         protocol=protocol if protocol != 1 else None,
+        tools=tuple(sorted(set(tools))),
     )

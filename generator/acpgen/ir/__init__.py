@@ -20,7 +20,12 @@ from typing import Any, Literal
 from acpgen.errors import Problem
 from acpgen.load.inventory import UNSTABLE_MARKER
 
-__all__ = ["UNSTABLE_MARKER"]  # and the classes below
+# One type of conformance requirement, the kit's (:mod:`acpgen.ir.requirements` builds them):
+# derived from the schema's tables, or curated in ``schema/conformance-requirements.json`` and
+# checked against the schema; each names the registered checks of the kit that judge it.
+from acpgen.runtime.tools.conformance.requirements import TIERS, Citation, Judged, Requirement, Tier
+
+__all__ = ["TIERS", "UNSTABLE_MARKER", "Citation", "Judged", "Requirement", "Tier"]  # and the classes below
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
 MethodKind = Literal["request", "notification"]
@@ -356,44 +361,6 @@ class SessionFold:
     problems: tuple[Problem, ...] = ()
     """Update kinds that fit no rule, and the like: generating ``session_state.py`` fails with them
     (the IR is still whole, for the spec diff, which reads any revision)."""
-
-
-Tier = Literal["MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL"]
-TIERS: tuple[Tier, ...] = ("MANDATORY", "CAPABILITY", "ADVISORY", "INFORMATIONAL")
-Judged = Literal["agent", "client", "both"]
-
-
-@dataclass(frozen=True, slots=True)
-class Citation:
-    """Where the spec states a requirement: the page, its section, the address of that section."""
-
-    page: str
-    section: str
-    url: str
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    """One conformance requirement (:mod:`acpgen.ir.requirements`): derived from the schema's
-    tables, or curated in ``schema/conformance-requirements.json`` and checked against the schema."""
-
-    id: str
-    tier: Tier
-    side: Judged
-    """The side it judges (``both``: whichever side is under test)."""
-    what: str
-    citation: Citation
-    source: str
-    """``derived:<family>`` (``derived:capability-gate``) or ``curated``."""
-    check: str
-    """How the kit judges it: the scenario or trace check that records it."""
-    applies_when: tuple[str, ...] = ()
-    """Capability paths (all must hold) or ``inferred:<identifier type>``: a CAPABILITY requirement
-    applies only then."""
-    subject: str = ""
-    """What a derived requirement is about: a method's wire name, a rule's subject, a type."""
-    acp_tck: str = ""
-    """The acp-tck requirement it corresponds to, if any."""
 
 
 MessageKind = Literal["outgoing", "envelope", "types"]

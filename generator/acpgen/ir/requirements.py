@@ -4,8 +4,10 @@ Derived, so that a schema revision that adds methods or capabilities adds their 
 with no change here (ids from the subject's name, :func:`slug`):
 
 - ``message-form``, ``message-params``, ``message-result``: every method of the method table is
-  sent as the request or notification it is, with params the models read, and answered (requests)
-  with a result the models read (``ACP-MSG-<HANDLER>-<METHOD>-FORM|PARAMS|RESULT``);
+  sent as the request or notification it is, with params valid against the schema wherever it
+  requires a value, and answered (requests) with such a result (``ACP-MSG-<HANDLER>-<METHOD>-FORM|
+  PARAMS|RESULT``, MANDATORY); ``message-params-optional``, ``message-result-optional``: their
+  optional members valid too (``...-PARAMS-OPTIONAL|RESULT-OPTIONAL``, ADVISORY);
 - ``required-handler``: a method every handler must implement (:mod:`acpgen.ir.required`) is not
   answered "method not found"; one a handler may leave out because the peer needs an identifier
   it hands out is a CAPABILITY requirement that applies once it did (``ACP-HANDLER-<SIDE>-<METHOD>``);
@@ -20,6 +22,12 @@ Every entry is checked against the build's schema, as the capability rules are: 
 method, field, variant, value, type or capability that the schema lacks is a :class:`Problem`; one
 naming an unstable item that this build leaves out is dropped from it. Two requirements with one
 id are a problem too.
+
+Each requirement lists the checks of the build's conformance kit that judge it
+(:mod:`acpgen.ir.conformance_checks`): a curated entry's ``check`` must name registered checks that
+declare its id, and every id a check declares must be an entry that names the check (either way a
+:class:`Problem` with the file and pointer); a derived one gets the checks that judge its family or
+subject. A requirement with no check is one the kit does not judge, and says so.
 """
 
 from __future__ import annotations
@@ -31,13 +39,17 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
+from acpgen.ir.conformance_checks import KIT, all_checks, build_checks, kit_modules
 from acpgen.ir.required import ROLE_SIDES, optional_methods
+from acpgen.runtime.tools.conformance.registry import CheckSpec
 
 SITE = "https://agentclientprotocol.com"
 FAMILIES = (
     "message-form",
     "message-params",
     "message-result",
+    "message-params-optional",
+    "message-result-optional",
     "required-handler",
     "capability-gate",
     "capability-honor",
@@ -71,9 +83,11 @@ def requirements(
     """Every requirement of ``protocol``'s build: the curated ones that apply to it, then the
     derived ones family by family."""
     citations = _derived_citations(table)
+    checks = build_checks(frozenset(m.wire for m in protocol.methods))
     found: list[ir.Requirement] = []
     problems: list[Problem] = []
     if table is not None:
+        problems += registry_problems(table)
         for index, raw in enumerate(table.table["requirements"]):
             where = f"{table.origin}#{pointer('requirements', index)}"
             try:
@@ -82,8 +96,8 @@ def requirements(
                 problems.extend(error.problems)
                 continue
             if entry is not None:
-                found.append(entry)
-    found += _derived(protocol, citations)
+                found.append(dataclasses.replace(entry, checks=tuple(c for c in raw["check"] if c in checks)))
+    found += [_judged_by(r, checks) for r in _derived(protocol, citations)]
     seen: dict[str, int] = {}
     for r in found:
         seen[r.id] = seen.get(r.id, 0) + 1
@@ -99,6 +113,64 @@ def requirements(
     if problems:
         raise AcpgenError(*problems)
     return tuple(found)
+
+
+def registry_problems(table: RequirementTable) -> list[Problem]:
+    """Where the table's ``check`` names and the kit's registry disagree."""
+    known = all_checks()
+    declared = {rid: c.name for c in known.values() for rid in c.judges}
+    ids = {raw["id"] for raw in table.table["requirements"]}
+    problems = []
+    for index, raw in enumerate(table.table["requirements"]):
+        for at, name in enumerate(raw["check"]):
+            where = f"{table.origin}#{pointer('requirements', index, 'check', at)}"
+            check = known.get(name)
+            if check is None:
+                problems.append(
+                    Problem(
+                        what=f"requirement {raw['id']} names the check {name!r}, which the conformance kit lacks",
+                        where=where,
+                        hint=f"Name a registered check ({KIT} modules' CHECKS), or drop it.",
+                    )
+                )
+            elif raw["id"] not in check.judges:
+                problems.append(
+                    Problem(
+                        what=f"requirement {raw['id']} names the check {name!r}, which does not judge it",
+                        where=where,
+                        hint=f"Add {raw['id']!r} to the check's `judges`, or drop the name here.",
+                    )
+                )
+    for rid, name in sorted(declared.items()):
+        if rid not in ids:
+            problems.append(
+                Problem(
+                    what=f"the kit's check {name!r} judges {rid!r}, which the requirement table lacks",
+                    where=_module_of(name),
+                    hint="Add the requirement to the table, or drop it from the check.",
+                )
+            )
+    for index, raw in enumerate(table.table["requirements"]):
+        for name in sorted(c.name for c in known.values() if raw["id"] in c.judges and c.name not in raw["check"]):
+            problems.append(
+                Problem(
+                    what=f"the kit's check {name!r} judges {raw['id']}, but its `check` does not name it",
+                    where=f"{table.origin}#{pointer('requirements', index, 'check')}",
+                    hint=f"Add {name!r} to the list.",
+                )
+            )
+    return problems
+
+
+def _module_of(check: str) -> str:
+    module = next((m.name for m in kit_modules() if any(c.name == check for c in m.checks)), "?")
+    return f"{KIT}.{module}"
+
+
+def _judged_by(requirement: ir.Requirement, checks: dict[str, CheckSpec]) -> ir.Requirement:
+    """A derived requirement with the build's checks that judge it."""
+    names = tuple(c.name for c in checks.values() if c.covers(requirement.family, requirement.subject))
+    return dataclasses.replace(requirement, checks=names)
 
 
 def _derived_citations(table: RequirementTable | None) -> dict[str, ir.Citation]:
@@ -146,7 +218,6 @@ def _curated(
         what=raw["what"],
         citation=ir.Citation(c["page"], c["section"], c["url"]),
         source="curated",
-        check=raw["check"],
         applies_when=tuple(raw.get("applies_when", ())),
         acp_tck=raw.get("acp_tck", ""),
     )
@@ -205,52 +276,82 @@ def _exists(protocol: ir.Protocol, kind: str, item: str) -> bool:
 
 
 def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> list[ir.Requirement]:
-    found: list[ir.Requirement] = []
+    """The derived requirements, family by family."""
     methods = [m for m in protocol.methods if m.side in _HANDLERS]
-    optional = optional_methods(protocol)
+    names = _method_names(methods)
+    return [
+        *_message_requirements(protocol, methods, names),
+        *_handler_requirements(protocol, methods, names),
+        *_rule_requirements(protocol, citations),
+        *_closed_requirements(protocol),
+    ]
+
+
+def _method_names(methods: list[ir.Method]) -> dict[tuple[str, str, str, str], str]:
+    """Each method's part of an id: its kind too when its name has a request and a
+    notification, its params type when even that repeats (a schema can say anything)."""
 
     def count(key: tuple[str, ...]) -> int:
         return sum((n.wire, n.side, n.kind)[: len(key)] == key for n in methods)
 
-    def name(m: ir.Method) -> str:
-        """The method's part of an id: its kind too when its name has a request and a
-        notification, its params type when even that repeats (a schema can say anything)."""
-        if count((m.wire, m.side, m.kind)) > 1:
-            return f"{slug(m.wire)}-{slug(m.params)}"
-        return slug(m.wire) + (f"-{m.kind.upper()}" if count((m.wire, m.side)) > 1 else "")
-
+    found: dict[tuple[str, str, str, str], str] = {}
     for m in methods:
-        handler = slug(m.side)
+        if count((m.wire, m.side, m.kind)) > 1:
+            part = f"{slug(m.wire)}-{slug(m.params)}"
+        else:
+            part = slug(m.wire) + (f"-{m.kind.upper()}" if count((m.wire, m.side)) > 1 else "")
+        found[(m.wire, m.side, m.kind, m.params)] = part
+    return found
+
+
+def _message_requirements(
+    protocol: ir.Protocol, methods: list[ir.Method], names: Mapping[tuple[str, str, str, str], str]
+) -> list[ir.Requirement]:
+    found: list[ir.Requirement] = []
+    for m in methods:
         sender = _peer(m.side)
         cite = _schema_citation(protocol, m.params, m.wire, m.stable)
-        base = f"ACP-MSG-{handler}-{name(m)}"
+        base = f"ACP-MSG-{slug(m.side)}-{names[(m.wire, m.side, m.kind, m.params)]}"
         shape = "a request, with an id, answered once" if m.kind == "request" else "a notification, with no id"
         found.append(
             _make("message-form", f"{base}-FORM", "MANDATORY", sender, f"`{m.wire}` is sent as {shape}.", cite, m.wire)
         )
-        found.append(
-            _make(
-                "message-params",
-                f"{base}-PARAMS",
-                "MANDATORY",
-                sender,
-                f"Every `{m.wire}` sent has params the generated models read as `{m.params}`.",
-                cite,
-                m.wire,
-            )
-        )
+        parts = [("params", sender, f"Every `{m.wire}` sent has params", m.params)]
         if m.result is not None:
+            parts.append(("result", _judged(m.side), f"Every successful answer to `{m.wire}` is a result", m.result))
+        for part, side, text, model in parts:
             found.append(
                 _make(
-                    "message-result",
-                    f"{base}-RESULT",
+                    f"message-{part}",
+                    f"{base}-{part.upper()}",
                     "MANDATORY",
-                    _judged(m.side),
-                    f"Every successful answer to `{m.wire}` is a result the generated models read as `{m.result}`.",
+                    side,
+                    f"{text} valid against the schema's `{model}` wherever it requires a value (the generated "
+                    "models read it too).",
                     cite,
                     m.wire,
                 )
             )
+            found.append(
+                _make(
+                    f"message-{part}-optional",
+                    f"{base}-{part.upper()}-OPTIONAL",
+                    "ADVISORY",
+                    side,
+                    f"{text} whose optional members are valid against the schema's `{model}` too (a value "
+                    "a lenient reader forgives is still wrong).",
+                    cite,
+                    m.wire,
+                )
+            )
+    return found
+
+
+def _handler_requirements(
+    protocol: ir.Protocol, methods: list[ir.Method], names: Mapping[tuple[str, str, str, str], str]
+) -> list[ir.Requirement]:
+    found: list[ir.Requirement] = []
+    optional = optional_methods(protocol)
     for m in methods:
         why = optional.get((m.wire, m.side))
         if m.side not in (*ROLE_SIDES, "protocol") or (why is not None and why.identifier is None):
@@ -261,25 +362,16 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
             else ("is accepted, with no answer, and the connection stays usable")
         )
         cite = _schema_citation(protocol, m.params, m.wire, m.stable)
+        rid = f"ACP-HANDLER-{slug(m.side)}-{names[(m.wire, m.side, m.kind, m.params)]}"
         if why is None:
             what = f"The {_judged(m.side)} implements `{m.wire}`: it {answer}."
-            found.append(
-                _make(
-                    "required-handler",
-                    f"ACP-HANDLER-{slug(m.side)}-{name(m)}",
-                    "MANDATORY",
-                    _judged(m.side),
-                    what,
-                    cite,
-                    m.wire,
-                )
-            )
+            found.append(_make("required-handler", rid, "MANDATORY", _judged(m.side), what, cite, m.wire))
         else:
             what = f"Once the {m.side} handed out a `{why.identifier}`, `{m.wire}` called with it {answer}."
             found.append(
                 _make(
                     "required-handler",
-                    f"ACP-HANDLER-{slug(m.side)}-{name(m)}",
+                    rid,
                     "CAPABILITY",
                     _judged(m.side),
                     what,
@@ -288,6 +380,11 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
                     applies_when=(f"inferred:{why.identifier}",),
                 )
             )
+    return found
+
+
+def _rule_requirements(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> list[ir.Requirement]:
+    found: list[ir.Requirement] = []
     for rule in protocol.rules:
         owner = rule.capability.owner
         path = rule.capability.path
@@ -317,32 +414,43 @@ def _derived(protocol: ir.Protocol, citations: Mapping[str, ir.Citation]) -> lis
                 applies_when=(path,),
             )
         )
+    return found
+
+
+def _closed_requirements(protocol: ir.Protocol) -> list[ir.Requirement]:
+    found: list[ir.Requirement] = []
     for t in protocol.types:
         if t.open or t.kind not in ("enum", "union"):
             continue
+        cite = _schema_citation(protocol, t.wire, t.wire, t.stable)
         if t.kind == "enum" and t.enum_values and not t.integer:
             values = ", ".join(f"`{v}`" for v in t.enum_values)
+            what = f"Every `{t.wire}` sent where the schema requires it is one of {values}."
             found.append(
                 _make(
                     "closed-enum",
                     f"ACP-ENUM-{slug(t.wire)}",
                     "MANDATORY",
                     _writers(protocol, t.wire),
-                    f"Every `{t.wire}` sent is one of {values}.",
-                    _schema_citation(protocol, t.wire, t.wire, t.stable),
+                    what,
+                    cite,
                     t.wire,
                 )
             )
         elif t.kind == "union" and t.discriminator and not any(v.catch_all for v in t.variants):
             tags = ", ".join(f"`{v.key}`" for v in t.variants)
+            what = (
+                f"Every `{t.wire}` sent where the schema requires it carries one of the "
+                f"`{t.discriminator}` tags {tags}."
+            )
             found.append(
                 _make(
                     "closed-union",
                     f"ACP-UNION-{slug(t.wire)}",
                     "MANDATORY",
                     _writers(protocol, t.wire),
-                    f"Every `{t.wire}` sent carries one of the `{t.discriminator}` tags {tags}.",
-                    _schema_citation(protocol, t.wire, t.wire, t.stable),
+                    what,
+                    cite,
                     t.wire,
                 )
             )
@@ -366,7 +474,6 @@ def _make(
         what=what,
         citation=citation,
         source=f"derived:{family}",
-        check=family,
         applies_when=applies_when,
         subject=subject,
     )

@@ -4,8 +4,9 @@ its shape checked (generation then checks each entry against the schema of every
 
 - ``requirements``: a list of objects, each with the strings ``id`` (``ACP-...``), ``tier``
   (MANDATORY, CAPABILITY, ADVISORY, INFORMATIONAL), ``side`` (agent, client, both: the side it
-  judges), ``what``, ``check`` (the kit's scenario or trace check), a ``citation`` (``page``,
-  ``section``, ``url``), optionally ``applies_when`` (a list of capability paths or
+  judges) and ``what``, ``check`` (the names of the kit's registered checks that judge it,
+  resolved against the kit's registry at generation; empty: the kit does not judge it), a
+  ``citation`` (``page``, ``section``, ``url``), optionally ``applies_when`` (a list of capability paths or
   ``inferred:<type>``; a CAPABILITY requirement needs it), ``schema`` (the items it names:
   ``methods`` as ``{"method", "side"}`` objects, ``fields`` ``Type.wireField``, ``variants``
   ``Union[tag]``, ``values`` ``Enum=value``, ``types``, ``capabilities``) and ``acp_tck``;
@@ -83,9 +84,19 @@ def _entry_problems(entry: Any, origin: str, index: int) -> list[Problem]:
         return [Problem(what="a requirement must be an object", where=where, hint=_HINT)]
     problems = [
         Problem(what=f"a requirement's `{key}` must be a non-empty string", where=f"{where}/{key}", hint=_HINT)
-        for key in ("id", "tier", "side", "what", "check")
+        for key in ("id", "tier", "side", "what")
         if not isinstance(entry.get(key), str) or not entry[key]
     ]
+    checks = entry.get("check")
+    if not isinstance(checks, list) or not all(isinstance(c, str) and c for c in checks):
+        problems.append(
+            Problem(
+                what="a requirement's `check` must be a list of the names of the kit's checks that judge it "
+                "(empty: the kit does not judge it)",
+                where=f"{where}/check",
+                hint=_HINT,
+            )
+        )
     if isinstance(entry.get("id"), str) and not _ID.match(entry["id"]):
         problems.append(
             Problem(

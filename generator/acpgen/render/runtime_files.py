@@ -1,5 +1,6 @@
-"""The runtime's files (``acpgen.runtime``), copied verbatim into every generated package's
-``_runtime`` folder (``render.package``): where they are, which they are, their text."""
+"""The runtime's files (``acpgen.runtime``), copied verbatim into a generated package's
+``_runtime`` folder (``render.package``): where they are, which they are, their text. Every
+package holds the runtime a program runs; a tool's files only a package built with the tool."""
 
 from __future__ import annotations
 
@@ -13,19 +14,6 @@ FOLDER = "_runtime"
 
 MODULES = (
     "__init__.py",
-    "conformance/__init__.py",
-    "conformance/agent_scenarios.py",
-    "conformance/cli.py",
-    "conformance/client_run.py",
-    "conformance/driver.py",
-    "conformance/judge.py",
-    "conformance/peer.py",
-    "conformance/probe_agent.py",
-    "conformance/remote_peer.py",
-    "conformance/report.py",
-    "conformance/requirements.py",
-    "conformance/runner.py",
-    "conformance/trace_check.py",
     "connection/__init__.py",
     "connection/adapters.py",
     "connection/capabilities.py",
@@ -44,7 +32,6 @@ MODULES = (
     "front_door.py",
     "relay/__init__.py",
     "relay/app.py",
-    "relay/main.py",
     "relay/pipe.py",
     "remote/__init__.py",
     "remote/app.py",
@@ -69,10 +56,6 @@ MODULES = (
     "session/readings.py",
     "session/tracker.py",
     "surface.py",
-    "trace/__init__.py",
-    "trace/html_view.py",
-    "trace/show.py",
-    "trace/text_view.py",
     "wire/__init__.py",
     "wire/codec.py",
     "wire/message_unions.py",
@@ -80,9 +63,54 @@ MODULES = (
     "wire/model_rules.py",
     "wire/rpc.py",
 )
-"""The runtime's files (POSIX paths inside its folder), every one copied."""
+"""The runtime a program runs (POSIX paths inside its folder): copied into every package."""
+
+TOOLS: dict[str, tuple[str, ...]] = {
+    "conformance": ("tools/conformance/__init__.py",),
+    "relay": ("tools/relay_command.py",),
+    "trace": (
+        "tools/trace/__init__.py",
+        "tools/trace/html_view.py",
+        "tools/trace/show.py",
+        "tools/trace/text_view.py",
+    ),
+}
+"""The tools (``acpgen conformance``, ``acpgen relay``, ``acpgen trace``), each with its files: a
+package holds a tool's files only when its build asks for the tool (``acpgen vendor --with``).
+The conformance kit's modules are listed by the kit's registry (:func:`kit_files`)."""
+
+TOOL_NAMES: tuple[str, ...] = tuple(sorted(TOOLS))
+NEEDS: dict[str, tuple[str, ...]] = {"conformance": ("relay",)}
+"""The tools a tool runs (the kit serves its probe agent with the relay command: ``client --serve``)."""
+
+
+def with_needs(tools: frozenset[str]) -> frozenset[str]:
+    """``tools`` and the tools they need."""
+    return tools | {need for tool in tools for need in NEEDS.get(tool, ())}
+
+
+def kit_files(methods: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The conformance kit's module files a build with ``methods`` holds (every one: None)."""
+    from acpgen.ir.conformance_checks import held, kit_modules
+
+    chosen = kit_modules() if methods is None else held(methods)
+    return tuple(m.file for m in chosen)
+
+
+def modules(tools: frozenset[str] = frozenset(), methods: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The runtime files of a package with ``tools`` (names of :data:`TOOLS`) whose build has
+    ``methods`` (the conformance kit's method-keyed modules; None: all of them), sorted."""
+    chosen = [*MODULES]
+    tools = with_needs(tools)
+    if tools:
+        chosen.append("tools/__init__.py")
+    for name in sorted(tools):
+        chosen += TOOLS[name]
+    if "conformance" in tools:
+        chosen += kit_files(methods)
+    return tuple(sorted(chosen))
 
 
 def source(name: str) -> str:
-    """The source text of runtime file ``name`` (one of :data:`MODULES`)."""
+    """The source text of runtime file ``name`` (one of :func:`modules`)."""
     return RUNTIME.joinpath(*name.split("/")).read_text(encoding="utf-8")

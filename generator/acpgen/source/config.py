@@ -61,6 +61,9 @@ class Build:
     """Where the selection was given (for problems)."""
     folder: str | None = None
     """The folder it is written to (by default the package's name)."""
+    tools: frozenset[str] = frozenset()
+    """The tools it holds besides the bindings and their runtime (``conformance``, ``relay``, ``trace``:
+    ``acpgen vendor --with``, and the builds acpgen runs its own tools from)."""
 
 
 _KINDS: dict[str, type] = {  # what [tool.acpgen] may set, and its kind

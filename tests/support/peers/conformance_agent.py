@@ -3,6 +3,7 @@ conformance kit's tests: it conforms as it is, and ``--defect NAME`` breaks exac
 (:data:`DEFECTS`: the requirement the kit must then report FAIL).
 
     python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth] [--modes] [--sessions]
+        [--quiet-malformed] [--commands-after-load] [--turn SECONDS]
 
 ``--load`` advertises ``loadSession`` and replays a session's turns on ``session/load``;
 ``--auth`` advertises one agent-handled auth method (:data:`AUTH_METHOD`) and refuses
@@ -10,7 +11,12 @@ conformance kit's tests: it conforms as it is, and ``--defect NAME`` breaks exac
 modes and a config option (a select; a boolean too where the client advertised them) with each
 session; ``--sessions`` advertises session/list, resume, close and delete, and image, audio and
 embedded resources in prompts. Every turn announces a
-tool call (with an absolute location) before it updates it.
+tool call (with an absolute location) before it updates it, and it connects to the stdio MCP
+servers ``session/new`` names (MCP's ``initialize`` and ``tools/list``), as the spec says agents
+should. Conforming variants the kit must not fault: ``--quiet-malformed`` leaves malformed lines
+unanswered (JSON-RPC only says SHOULD); ``--commands-after-load`` sends an
+``available_commands_update`` after answering ``session/load`` (session state, no conversation
+entry); ``--turn SECONDS`` streams each turn for that long (a short turn the kit must still cancel).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import argparse
 import itertools
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -94,6 +101,22 @@ DEFECTS = {
     "latin1-output": "ACP-PEER-TRANSPORT-002",  # stdout encoded Latin-1, not UTF-8
     # shutdown
     "linger": "ACP-AGENT-PROC-001",  # still running after its stdin closed
+    # what a lenient reader forgives, the schema does not (issue 48)
+    "load-session-yes": "ACP-MSG-AGENT-INITIALIZE-RESULT-OPTIONAL",  # agentCapabilities.loadSession "yes"
+    "status-done": "ACP-MSG-CLIENT-SESSION-UPDATE-PARAMS-OPTIONAL",  # a tool_call_update with status "done"
+    "kind-bogus": "ACP-MSG-CLIENT-SESSION-UPDATE-PARAMS-OPTIONAL",  # a tool call of kind "bogus"
+    "session-id-number": "ACP-MSG-AGENT-SESSION-NEW-RESULT",  # session/new answers sessionId 7, a number
+    # cancellation, on any agent (issue 48): short turns
+    "end-turn-after-cancel": "ACP-AGENT-CANCEL-001",  # a cancel is read, the turn ends end_turn anyway
+    "end-turn-on-cancel": "ACP-AGENT-CANCEL-001",  # a cancel ends the turn at once, answered end_turn
+    "silent-after-cancel": "ACP-AGENT-CANCEL-001",  # a cancelled prompt is never answered
+    # invalid params (issue 48)
+    "crash-on-invalid-params": "ACP-AGENT-INVALID-001",  # exits on a session/prompt without sessionId
+    "invalid-params-as-result": "ACP-AGENT-INVALID-002",  # session/new without cwd answered with a session
+    # broken answers, judged fast (issue 43)
+    "no-jsonrpc": "ACP-PEER-TRANSPORT-001",  # answers lack "jsonrpc": "2.0"
+    "string-ids": "ACP-PEER-RPC-001",  # integer ids answered as strings ("2" for 2)
+    "negative-id-no-id": "ACP-PEER-RPC-001",  # a negative id answered by an error without an id
 }
 
 MODE_DEFECTS = ("unoffered-current-mode", "mode-update-unoffered", "unoffered-config-value", "partial-config-answer")
@@ -111,9 +134,21 @@ FAMILY = ("list", "resume", "close", "delete")
 
 lock = threading.Lock()
 defect: str | None = None
+quiet_malformed = False
+commands_after_load = False
+turn_seconds: float | None = None
+SHORT_TURN = ("end-turn-after-cancel", "end-turn-on-cancel", "silent-after-cancel")
+"""Defects shown on turns of about 0.4 s, which end on their own soon after the kit cancels."""
 
 
 def write(message: dict[str, Any]) -> None:
+    if defect == "no-jsonrpc" and "method" not in message:
+        message = {k: v for k, v in message.items() if k != "jsonrpc"}
+    if defect == "string-ids" and "method" not in message and type(message.get("id")) is int:
+        message = {**message, "id": str(message["id"])}
+    rid = message.get("id")
+    if defect == "negative-id-no-id" and "method" not in message and type(rid) is int and rid < 0:
+        message = {"jsonrpc": "2.0", "error": {"code": -32603, "message": "Internal error"}}
     indent = 2 if defect == "pretty-updates" and message.get("method") == "session/update" else None
     text = json.dumps(message, ensure_ascii=False, indent=indent) + "\n"
     if defect == "blank-line" and "method" not in message:
@@ -176,7 +211,7 @@ class Agent:
             if defect == "answer-notification":
                 answer(None, {})
             turn = self.turns.get(params.get("sessionId"))
-            if turn is not None and defect != "ignore-cancel":
+            if turn is not None and defect not in ("ignore-cancel", "end-turn-after-cancel"):
                 turn.set()
         elif defect == "answer-unknown-notification":
             error(None, -32601, f"Method not found: {method}")
@@ -205,7 +240,9 @@ class Agent:
             else:
                 error(rid, -32602, f"Invalid params: no auth method {params.get('methodId')!r}")
         elif method == "session/new":
-            if self.auth and not self.authenticated:
+            if not isinstance(params.get("cwd"), str) and defect != "invalid-params-as-result":
+                error(rid, -32602, "Invalid params: cwd is required")
+            elif self.auth and not self.authenticated:
                 error(rid, -32000, "Authentication required")
             elif defect == "mcp-refused" and params.get("mcpServers"):
                 error(rid, -32602, "Invalid params: MCP servers are not supported")
@@ -218,9 +255,14 @@ class Agent:
                     current = "plan" if defect == "unoffered-current-mode" else "ask"
                     result["modes"] = {"currentModeId": current, "availableModes": MODES}
                     result["configOptions"] = self.config[session] = self.options()
+                if defect == "session-id-number":
+                    result["sessionId"] = 7
                 answer(rid, {} if defect == "no-session-id" else result)
                 if defect == "answer-twice":
                     answer(rid, {"sessionId": session})
+                for server in params.get("mcpServers") or []:
+                    if isinstance(server, dict) and "command" in server:
+                        threading.Thread(target=connect_mcp, args=(server,), daemon=True).start()
         elif method == "session/set_mode" and self.modes:
             mode = params.get("modeId")
             if mode not in [m["id"] for m in MODES]:
@@ -247,7 +289,18 @@ class Agent:
                 for text in self.history.get(session, []):
                     self.chunk(session, "user_message_chunk", text)
             answer(rid, {})
+            if commands_after_load:  # session state, after the answer: allowed
+                command = {"name": "help", "description": "Show help"}
+                self.update(session, {"sessionUpdate": "available_commands_update", "availableCommands": [command]})
         elif method == "session/prompt":
+            if not isinstance(params.get("sessionId"), str):
+                if defect == "crash-on-invalid-params":
+                    os._exit(3)
+                error(rid, -32602, "Invalid params: sessionId must be a string")
+                return
+            if params["sessionId"] not in self.history:
+                error(rid, -32002, f"Resource not found: no session {params['sessionId']!r}")
+                return
             if defect == "meta-refused" and "_meta" in params:
                 error(rid, -32602, "Invalid params: unknown field _meta")
                 return
@@ -303,6 +356,8 @@ class Agent:
         if defect == "string-version":
             chosen = str(chosen)
         caps: dict[str, Any] = {"loadSession": True} if self.load else {}
+        if defect == "load-session-yes":
+            caps["loadSession"] = "yes"
         if self.sessions:
             caps["sessionCapabilities"] = {"list": {}, "resume": {}, "close": {}, "delete": {}}
             caps["promptCapabilities"] = {"image": True, "audio": True, "embeddedContext": True}
@@ -332,10 +387,12 @@ class Agent:
                 if defect == "relative-path"
                 else os.path.join(self.cwd.get(session, "/"), "prompt.txt")
             )
-            announce = {"sessionUpdate": "tool_call", "toolCallId": call, "title": "Read the prompt", "kind": "read"}
+            kind = "bogus" if defect == "kind-bogus" else "read"
+            announce = {"sessionUpdate": "tool_call", "toolCallId": call, "title": "Read the prompt", "kind": kind}
             location = {"path": path, "line": 0 if defect == "zero-line" else 1}
             self.update(session, {**announce, "status": "pending", "locations": [location]})
-        self.update(session, {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": "completed"})
+        status = "done" if defect == "status-done" else "completed"
+        self.update(session, {"sessionUpdate": "tool_call_update", "toolCallId": call, "status": status})
 
     def prompt(self, rid: Any, params: dict[str, Any]) -> None:
         session = params.get("sessionId")
@@ -353,12 +410,19 @@ class Agent:
             self.chunk("s-elsewhere", "agent_message_chunk", "not yours")
         if defect == "invalid-update":
             self.update(session, {"sessionUpdate": "agent_message_chunk"})
+        seconds = turn_seconds if turn_seconds is not None else 0.4 if defect in SHORT_TURN else None
+        if seconds is not None:  # a turn of that length, whatever the prompt
+            words = ["word"] * max(int(seconds / 0.02), 1)
         for word in words:
             if cancelled.is_set():
                 break
             self.chunk(session, "agent_message_chunk", word + " ")
-            time.sleep(0.002)
+            time.sleep(0.02 if seconds is not None else 0.002)
         reason = "cancelled" if cancelled.is_set() else "end_turn"
+        if defect == "end-turn-on-cancel":
+            reason = "end_turn"
+        if defect == "silent-after-cancel" and cancelled.is_set():
+            return
         if defect == "bad-stop-reason":
             reason = "finished"
         if json.dumps(rid) not in self.dropped:
@@ -369,6 +433,35 @@ class Agent:
             self.chunk(session, "agent_message_chunk", "and another thing")
 
 
+def connect_mcp(server: dict[str, Any]) -> None:
+    """Connect to a stdio MCP server as an agent should: ``initialize``, ``initialized``,
+    ``tools/list``, then leave it running until this process ends."""
+    try:
+        process = subprocess.Popen(
+            [server["command"], *(server.get("args") or [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return
+    assert process.stdin is not None and process.stdout is not None
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "conformance-agent", "version": "1"},
+    }
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ):
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        if "id" in message:
+            process.stdout.readline()
+
+
 def main() -> None:
     global defect
     parser = argparse.ArgumentParser()
@@ -377,7 +470,12 @@ def main() -> None:
     parser.add_argument("--auth", action="store_true")
     parser.add_argument("--modes", action="store_true")
     parser.add_argument("--sessions", action="store_true")
+    parser.add_argument("--quiet-malformed", action="store_true")
+    parser.add_argument("--commands-after-load", action="store_true")
+    parser.add_argument("--turn", type=float)
     args = parser.parse_args()
+    global quiet_malformed, commands_after_load, turn_seconds
+    quiet_malformed, commands_after_load, turn_seconds = args.quiet_malformed, args.commands_after_load, args.turn
     defect = args.defect
     if defect == "banner":
         print("conformance-agent starting up", flush=True)
@@ -386,12 +484,13 @@ def main() -> None:
         try:
             message = json.loads(line)
         except ValueError:
-            if defect != "silent-parse-error":
+            if defect != "silent-parse-error" and not quiet_malformed:
                 error(0 if defect == "parse-error-id" else None, -32700, "Parse error")
             continue
         known = isinstance(message, dict) and ("method" in message or "result" in message or "error" in message)
         if not known or not isinstance(message.get("method", ""), str):
-            error(None, -32700 if defect == "invalid-request-as-parse-error" else -32600, "Invalid request")
+            if not quiet_malformed:
+                error(None, -32700 if defect == "invalid-request-as-parse-error" else -32600, "Invalid request")
             continue
         agent.handle(message)
     if defect == "linger":

@@ -3,7 +3,9 @@ it conforms as it is, and ``--defect NAME`` breaks exactly one thing (:data:`DEF
 requirement the kit must then report FAIL). ``--fs-terminal`` makes it advertise (and serve) the
 file system and terminals; the defects of those areas advertise them by themselves. ``--cancel``
 makes it cancel the turn when the permission request comes (a ``session/cancel`` notification,
-then the outcome ``cancelled``).
+then the outcome ``cancelled``). Conforming variants the kit must not fault (issue 43):
+``--cancel-later`` allows the tool in a first turn and cancels a second one; ``--late-cancel``
+allows the tool, and sends ``session/cancel`` only after the turn has ended.
 
     python tests/support/peers/conformance_client.py [--fs-terminal] [--cancel] [--defect NAME] -- AGENT...
 """
@@ -105,6 +107,8 @@ def main() -> None:
     parser.add_argument("--defect", choices=sorted(DEFECTS))
     parser.add_argument("--fs-terminal", action="store_true")
     parser.add_argument("--cancel", action="store_true")
+    parser.add_argument("--cancel-later", action="store_true")
+    parser.add_argument("--late-cancel", action="store_true")
     parser.add_argument("agent", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     defect = args.defect
@@ -115,6 +119,7 @@ def main() -> None:
     ids = iter(range(1, 1000))
     terminals: dict[str, Terminal] = {}
     cancelled: set[str] = set()
+    turns = [0]
 
     def send(message: dict[str, Any]) -> None:
         agent.stdin.write((json.dumps(message) + "\n").encode())  # type: ignore[union-attr]
@@ -176,7 +181,8 @@ def main() -> None:
             if defect == "cancel-as-request" and session not in cancelled:
                 cancelled.add(session)  # cancels the turn, but with an id
                 send({"jsonrpc": "2.0", "id": next(ids), "method": "session/cancel", "params": params})
-            if (args.cancel or defect == "selected-after-cancel") and session not in cancelled:
+            cancelling = args.cancel or defect == "selected-after-cancel" or (args.cancel_later and turns[0] == 2)
+            if cancelling and session not in cancelled:
                 cancelled.add(session)
                 send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}})
             if session in cancelled and defect != "selected-after-cancel":
@@ -254,7 +260,13 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": rid, "method": "session/prompt", "params": prompt})
         pump({first, second})
     else:
+        turns[0] += 1
         call("session/prompt", prompt)
+        if args.cancel_later:  # the first turn allowed the tool; this one cancels at the permission
+            turns[0] += 1
+            call("session/prompt", prompt)
+        if args.late_cancel:  # after the turn ended: changes nothing
+            send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}})
     agent.stdin.close()
     agent.wait(10)
     sys.exit(0)

@@ -2,7 +2,7 @@
 # schema sha256 0d0b1ca83c4872e5473f68926a894c7a8203b59b118e2a79bfe43dd76fbcbc1a
 # Do not edit: regenerate with `make generate`.
 """The relay (``docs/relay.md``): any stdio ACP agent served over the network, one agent
-process per remote connection. The app (``app``) is the remote server's with agents that
-are processes, each carried byte for byte over its connection (``pipe``); ``main`` runs
-it under uvicorn (``python -m <package>.relay``). Imports ``remote``, ``resume``,
-``connection`` and ``wire``."""
+process per remote connection. The app (``app``) is the remote server's with agents
+that are processes, each carried byte for byte over its connection (``pipe``); the
+command that runs it under uvicorn is a tool (``tools.relay_command``: ``acpgen
+relay``). Imports ``remote``, ``resume``, ``connection`` and ``wire``."""

@@ -2,7 +2,7 @@
 # schema sha256 b6c91055df549d6f1db1d76d692d0561dad433e03d8ed114ea9b5baed9da72c5
 # Do not edit: regenerate with `make generate`.
 """The relay (``docs/relay.md``): any stdio ACP agent served over the network, one agent
-process per remote connection. The app (``app``) is the remote server's with agents that
-are processes, each carried byte for byte over its connection (``pipe``); ``main`` runs
-it under uvicorn (``python -m <package>.relay``). Imports ``remote``, ``resume``,
-``connection`` and ``wire``."""
+process per remote connection. The app (``app``) is the remote server's with agents
+that are processes, each carried byte for byte over its connection (``pipe``); the
+command that runs it under uvicorn is a tool (``tools.relay_command``: ``acpgen
+relay``). Imports ``remote``, ``resume``, ``connection`` and ``wire``."""

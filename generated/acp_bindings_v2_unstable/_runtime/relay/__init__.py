@@ -2,7 +2,7 @@
 # schema sha256 49e10f8c1935854363ed5b176cc6560d856642ba5020c97d264d34de4b6f1b31
 # Do not edit: regenerate with `make generate`.
 """The relay (``docs/relay.md``): any stdio ACP agent served over the network, one agent
-process per remote connection. The app (``app``) is the remote server's with agents that
-are processes, each carried byte for byte over its connection (``pipe``); ``main`` runs
-it under uvicorn (``python -m <package>.relay``). Imports ``remote``, ``resume``,
-``connection`` and ``wire``."""
+process per remote connection. The app (``app``) is the remote server's with agents
+that are processes, each carried byte for byte over its connection (``pipe``); the
+command that runs it under uvicorn is a tool (``tools.relay_command``: ``acpgen
+relay``). Imports ``remote``, ``resume``, ``connection`` and ``wire``."""

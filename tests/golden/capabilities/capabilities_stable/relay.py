@@ -15,10 +15,10 @@ import sys
 from collections.abc import Collection, Mapping, Sequence
 
 from ._runtime.relay import app as _app
-from ._runtime.relay.main import main as _main
 from ._runtime.relay.pipe import Spawn
 from ._runtime.remote.app import AcpApp, Authorize
 from ._runtime.remote.server_connection import RemoteLimits
+from ._runtime.tools.relay_command import main as _main
 from .connection import Limits
 from .resume import COALESCING, ROUTING, ResumeLimits
 
@@ -55,9 +55,9 @@ def relay_app(
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Run the command: serve the agent until interrupted (exit code 2 for bad arguments)."""
-    return _main(argv, relay_app, prog="python -m capabilities_stable.relay")
+    return _main(argv, relay_app, prog=prog or "python -m capabilities_stable.relay")
 
 
 if __name__ == "__main__":

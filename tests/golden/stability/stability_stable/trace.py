@@ -22,7 +22,7 @@ from .session_state import REASON
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """This package has no session state to show (see ``session_state.REASON``): exit code 2."""
     print(f"stability_stable.trace: error: {REASON}", file=sys.stderr)
     return 2

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """This schema has no agent to relay: exit code 2."""
     print(
         "stability_unstable.relay: error: this schema has no agent and client to connect",

@@ -17,18 +17,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from ._runtime.trace.show import main as _main
+from ._runtime.tools.trace.show import main as _main
 from .session_state import SessionState
 
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     """Run the command; its exit code (0, or 2 for a trace or session that cannot be read)."""
     return _main(
         argv,
         SessionState.from_lines,
-        prog="python -m features_turn_pause_plan_operations.trace",
+        prog=prog or "python -m features_turn_pause_plan_operations.trace",
     )
 
 

@@ -1,2 +1,0 @@
-"""The conformance kit: drive a peer through scenarios, judge what it writes against the
-package's requirements (handed in by the generated ``conformance`` module), report."""
