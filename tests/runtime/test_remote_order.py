@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from acp_bindings import PROTOCOL_VERSION, builders, models
+from acp_bindings._runtime.remote.http_client import HttpClientTransport
 from acp_bindings._runtime.resume.event_log import Coalescing, EventLog, Precedence
 from acp_bindings.interfaces import Agent, Client
 from acp_bindings.relay import relay_app
@@ -37,7 +38,7 @@ from acp_bindings.resume import COALESCING
 from acp_bindings.senders import AgentSender
 
 from tests.support.faults import Cut, Proxy
-from tests.support.remote import TIMEOUT, serving
+from tests.support.remote import TIMEOUT, node_server, serving
 from tests.support.sdk import INTEROP, ROOT, node
 
 N = 200
@@ -367,6 +368,69 @@ def test_an_order_the_server_does_not_keep_ends_the_connection_after_the_silence
     with serving(app) as url, pytest.raises(ConnectionError):
         _run(_ext_after_set_mode(url))
     assert "did not come within 1.0 s" in caplog.text
+
+
+async def _raw_load(url: str) -> tuple[list[str], bool]:
+    """The conformance kit's view (``runtime/conformance/remote_peer.py``): the runtime's Streamable HTTP
+    transport read as it is, no connection above it. What it gives until ``session/load``'s answer (the
+    methods, then ``"answer"``), and whether the server stated an order."""
+    transport = HttpClientTransport(url, {}, initialize="initialize", max_bytes=1 << 20)
+    seen: list[str] = []
+
+    async def request(request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        await transport.send(
+            json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+        )
+        while True:
+            data = await transport.receive(1 << 20)
+            assert isinstance(data, bytes)
+            message = json.loads(data)
+            if message.get("id") == request_id and "method" not in message:
+                return message
+            seen.append(message.get("method", "?"))
+
+    try:
+        await request(0, "initialize", {"protocolVersion": PROTOCOL_VERSION})
+        session = (await request(1, "session/new", {"cwd": "/tmp", "mcpServers": []}))["result"]["sessionId"]
+        meta = {"order": {"tag": "kit", "count": N}}
+        load = {"sessionId": session, "cwd": "/tmp", "mcpServers": [], "_meta": meta}
+        await request(2, "session/load", load)
+        return [*seen, "answer"], transport.ordered
+    finally:
+        await transport.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", SERVERS)
+def test_the_transport_alone_gives_the_agents_order(urls: dict[str, str], server: str) -> None:
+    """What the conformance kit's remote peer reads: the load's replay, then its answer."""
+    assert _run(_raw_load(urls[server])) == ([*["session/update"] * N, "answer"], True)
+
+
+@pytest.mark.slow
+@pytest.mark.interop
+def test_a_server_that_states_no_order_is_known_as_such() -> None:
+    """The TypeScript SDK's ``AcpServer`` states no order across its SSE streams: the transport says so
+    (``ordered``), so that a judge does not take the arrival order for the agent's."""
+
+    async def one(url: str) -> bool:
+        transport = HttpClientTransport(url, {}, initialize="initialize", max_bytes=1 << 20)
+        try:
+            for request_id, method, params in (
+                (0, "initialize", {"protocolVersion": PROTOCOL_VERSION}),
+                (1, "session/new", {"cwd": "/tmp", "mcpServers": []}),
+            ):
+                await transport.send(
+                    json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+                )
+                while json.loads(await transport.receive(1 << 20) or b"{}").get("id") != request_id:
+                    pass
+            return transport.ordered
+        finally:
+            await transport.close()
+
+    with node_server() as url:
+        assert _run(one(url)) is False
 
 
 # -- the pieces

@@ -326,6 +326,10 @@ class HttpClientTransport:
         """The number (on its stream) of the last event each stream handed over."""
         self._moved = asyncio.Event()
         """Set when a stream hands an event over, or ends."""
+        self.ordered = False
+        """The server states the order its messages were sent in (``order:`` or
+        ``after:`` seen): then they are handed over in that order across streams;
+        otherwise only each stream's own order holds."""
         self._closed = False
 
     # -- Transport
@@ -582,8 +586,10 @@ class HttpClientTransport:
                 event = int(line[3:].strip())
             elif line.startswith(b"order:") and line[6:].strip().isdigit():
                 number = int(line[6:].strip())
+                self.ordered = True
             elif line.startswith(b"after:"):
                 after = line[6:]
+                self.ordered = True
             elif not line and data:
                 await self._arrived(session, b"\n".join(data), after)
                 if event is not None:
