@@ -16,6 +16,13 @@ come from the schema, as a :class:`~..wire.messages.Routing`). One
   its SSE receiver (an event log with event ids slots in there), bounded in bytes per
   stream and per connection; the agent's sends wait while a bound is reached, and a
   client that takes nothing for ``stall_timeout`` has its connection closed.
+
+A client reads the SSE streams apart, so each event states where it stands in the order
+the agent sent: its number on its stream (``id:`` on a resumable connection, the event
+id; ``order:`` otherwise) and, when other streams carried messages since the stream's
+previous event, what it comes after (``after:``, ``[[stream, number], ...]`` in JSON,
+the connection's stream named null). A client that delivers each event after those
+delivers the agent's messages in the order sent (``docs/remote.md``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import logging
 import time
 import uuid
@@ -31,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..connection.transport import Oversized
+from ..resume.event_log import After, Precedence
 from ..wire.messages import Routing, glance, id_key
 
 if TYPE_CHECKING:
@@ -102,14 +111,27 @@ class LimitExceeded(Exception):
     """A client or agent went past a :class:`RemoteLimits` bound."""
 
 
+def _head(field: bytes, number: int, after: After) -> bytes:
+    """The SSE lines before an event's data: its number on its stream (``field``) and
+    what it comes after."""
+    head = b"%s: %d\n" % (field, number)
+    if after:
+        pairs = json.dumps([[stream, last] for stream, last in after])
+        head += b"after: " + pairs.encode() + b"\n"
+    return head
+
+
 class OutboundStream:
     """The messages waiting for one SSE stream's receiver, in order (one receiver at a
-    time), each with its event id when the connection is resumable."""
+    time), each with its event id when the connection is resumable and the SSE lines
+    that go before its data (:meth:`Outbox.head`)."""
 
     def __init__(self, outbox: Outbox, session: str | None) -> None:
         self._outbox = outbox
         self.session = session
-        self._queue: collections.deque[tuple[bytes, int | None]] = collections.deque()
+        self._queue: collections.deque[tuple[bytes, int | None, bytes]] = (
+            collections.deque()
+        )
         self.size = 0
         self.attached = False
         self.receiver = 0
@@ -121,23 +143,23 @@ class OutboundStream:
     def full(self) -> bool:
         return self.size >= self._outbox.limits.max_stream_bytes
 
-    def push(self, data: bytes, event: int | None = None) -> None:
-        self._queue.append((data, event))
+    def push(self, data: bytes, event: int | None = None, head: bytes = b"") -> None:
+        self._queue.append((data, event, head))
         self.size += len(data)
         self._outbox.size += len(data)
         self._wake.set()
 
-    def replace(self, events: list[tuple[int, bytes]]) -> None:
+    def replace(self, events: list[tuple[int, bytes, After]]) -> None:
         """Put ``events`` (a replay after ``Last-Event-ID``) in place of the numbered
         messages waiting (the replay holds those that come after the id)."""
-        kept = [(data, event) for data, event in self._queue if event is None]
+        kept = [item for item in self._queue if item[1] is None]
         self._outbox.taken(self.size)
         self._queue.clear()
         self.size = 0
-        for data, event in kept:
-            self.push(data, event)
-        for number, data in events:
-            self.push(data, number)
+        for data, event, head in kept:
+            self.push(data, event, head)
+        for number, data, after in events:
+            self.push(data, number, self._outbox.head(self.session, number, after))
 
     def take_over(self) -> int:
         """A new receiver replaces the current one (which stops): its number."""
@@ -146,9 +168,10 @@ class OutboundStream:
         self._wake.set()
         return self.receiver
 
-    async def take(self, wait: float, receiver: int) -> tuple[bytes, int | None] | None:
-        """The next message and its event id; ``(b"", None)`` when nothing came for
-        ``wait`` seconds; None once the stream is closed or has another receiver."""
+    async def take(self, wait: float, receiver: int) -> tuple[bytes, bytes] | None:
+        """The next message and the SSE lines before its data; ``(b"", b"")`` when
+        nothing came for ``wait`` seconds; None once the stream is closed or has another
+        receiver."""
         while not self._queue:
             if self.closed or receiver != self.receiver:
                 return None
@@ -157,13 +180,13 @@ class OutboundStream:
                 async with asyncio.timeout(wait):
                     await self._wake.wait()
             except TimeoutError:
-                return (b"", None)
+                return (b"", b"")
         if receiver != self.receiver:
             return None
-        data, event = self._queue.popleft()
+        data, _, head = self._queue.popleft()
         self.size -= len(data)
         self._outbox.taken(len(data))
-        return data, event
+        return data, head
 
     def close(self) -> None:
         self.closed = True
@@ -185,6 +208,24 @@ class Outbox:
         self.size = 0
         self.progress = asyncio.Event()
         """Set when a receiver takes a message (or the connection closes)."""
+        self._numbers: dict[str | None, int] = {}
+        """The number of the last message of each stream (event ids on a resumable
+        connection)."""
+        self._order = Precedence()
+        """The order across streams of a connection that numbers its messages itself."""
+
+    def head(self, stream: str | None, event: int | None, after: After = ()) -> bytes:
+        """The SSE lines before the data of the next message of ``stream``: numbered
+        here (``order:``, and what it comes after) when ``event`` is None, else the
+        resumable host's event ``event`` (``id:``), which comes after ``after`` (what of
+        it this connection carried: the rest the client had before, or never reads)."""
+        numbers = self._numbers
+        if event is None:
+            number = numbers[stream] = numbers.get(stream, 0) + 1
+            return _head(b"order", number, self._order.note(stream, number))
+        carried = tuple(pair for pair in after if numbers.get(pair[0], 0) >= pair[1])
+        numbers[stream] = max(numbers.get(stream, 0), event)
+        return _head(b"id", event, carried)
 
     def stream(self, session: str | None) -> OutboundStream:
         """The stream for ``session`` (None: the connection's), created on first use."""
@@ -305,14 +346,19 @@ class RemoteConnection:
     # -- outbound (agent -> client)
 
     def route(
-        self, data: bytes, event: int | None = None, stream: str | None = None
+        self,
+        data: bytes,
+        event: int | None = None,
+        stream: str | None = None,
+        after: After = (),
     ) -> None:
-        """Queue one agent message (numbered ``event`` on a resumable connection) on the
-        stream it belongs to (HTTP profile); ``stream``: where an answer goes when its
-        request came on another connection (a resumed one's)."""
+        """Queue one agent message (numbered ``event`` on a resumable connection, which
+        comes after ``after``) on the stream it belongs to (HTTP profile); ``stream``:
+        where an answer goes when its request came on another connection (a resumed
+        one's)."""
         message = glance(data)
         if not message:
-            self.outbox.stream(None).push(data, event)
+            self._push(None, data, event, after)
             return
         if "method" not in message:
             key = id_key(message.get("id"))
@@ -325,7 +371,7 @@ class RemoteConnection:
             result = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             self.validate_id("the session id", created)
-            self.outbox.stream(session).push(data, event)
+            self._push(session, data, event, after)
             return
         params = message.get("params")
         named = params.get("sessionId") if type(params) is dict else None
@@ -334,7 +380,17 @@ class RemoteConnection:
         key = id_key(message.get("id")) if "id" in message else None
         if key is not None:
             self.client_answer_routes[key] = session
-        self.outbox.stream(session).push(data, event)
+        self._push(session, data, event, after)
+
+    def _push(
+        self, session: str | None, data: bytes, event: int | None, after: After
+    ) -> None:
+        target = self.outbox.stream(session)
+        if event is None and self.host is not None and self.host.negotiated:
+            head = b""  # the resume extension's own messages: outside the agent's order
+        else:
+            head = self.outbox.head(session, event, after)
+        target.push(data, event, head)
 
     def _answers_initialize(self, key: tuple[str, Any] | None, data: bytes) -> bool:
         if self.initialize is None or key != self.initialize[0]:
@@ -412,21 +468,28 @@ class ServerTransport:
         await self.send_event(data, None, None)
 
     async def send_event(
-        self, data: bytes, event: int | None, stream: str | None
+        self, data: bytes, event: int | None, stream: str | None, after: After = ()
     ) -> None:
-        """Send a numbered event of ``stream`` (its id goes on the SSE ``id:`` line)."""
+        """Send a numbered event of ``stream`` that comes after ``after`` (its id goes
+        on the SSE ``id:`` line)."""
         remote = self._remote
         if remote.closed:
             raise ConnectionError("the connection is closed")
         if self._send_frame is not None:
             await self._send_frame(data)
             return
-        self._route(data, event, stream)
+        self._route(data, event, stream, after)
 
-    def _route(self, data: bytes, event: int | None, stream: str | None = None) -> None:
+    def _route(
+        self,
+        data: bytes,
+        event: int | None,
+        stream: str | None = None,
+        after: After = (),
+    ) -> None:
         remote = self._remote
         try:
-            remote.route(data, event, stream)
+            remote.route(data, event, stream, after)
         except LimitExceeded as error:
             _log.warning("closing ACP connection %s: %s", remote.id, error)
             asyncio.get_running_loop().create_task(remote.close())

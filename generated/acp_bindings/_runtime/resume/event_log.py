@@ -13,6 +13,11 @@ of the same kind (one event then stands for several ids and says so in its ``_me
 then forgets the oldest events. :meth:`EventLog.since` gives the events after an id, or
 :class:`~.vocabulary.Lost` when some of them are forgotten: a gap is never delivered as
 if whole.
+
+Each event also keeps what it comes after on the other streams (:class:`Precedence`):
+a client that reads the streams apart (the SSE streams of Streamable HTTP), or a
+catch-up that sends them one after the other, puts them back in the order the agent
+sent them.
 """
 
 from __future__ import annotations
@@ -27,7 +32,48 @@ from pydantic_core import from_json, to_json
 
 from .vocabulary import EXTENSION, Lost
 
-__all__ = ["Coalescing", "EventLog", "ResumeLimits"]
+__all__ = ["After", "Coalescing", "EventLog", "Precedence", "ResumeLimits"]
+
+After = tuple[tuple[str | None, int], ...]
+"""What a message comes after: ``(stream, number)`` pairs, each stream (a session id,
+or None for the connection's own) with the number of its last message sent before."""
+
+
+class Precedence:
+    """The order of the messages sent on several streams, stated per message: which
+    streams carried a message since the previous one of a stream, and the number of
+    their last one (a message's :data:`After`). A message is delivered in the order it
+    was sent when it is delivered after those."""
+
+    def __init__(self) -> None:
+        self._latest: dict[str | None, tuple[int, int]] = {}
+        """Each stream's last message: (its number, its place in the sending order)."""
+        self._recent: collections.OrderedDict[str | None, None] = (
+            collections.OrderedDict()
+        )
+        """The streams, the one that sent last at the end."""
+        self._sent = 0
+
+    def note(self, stream: str | None, number: int) -> After:
+        """Record message ``number`` of ``stream`` as sent now; what it comes after."""
+        since = self._latest.get(stream, (0, 0))[1]
+        after: list[tuple[str | None, int]] = []
+        for other in reversed(self._recent):  # only the streams that sent since
+            last, sent = self._latest[other]
+            if sent <= since:
+                break
+            if other != stream:
+                after.append((other, last))
+        self._sent += 1
+        self._latest[stream] = (number, self._sent)
+        self._recent[stream] = None
+        self._recent.move_to_end(stream)
+        return tuple(after)
+
+    def forget(self, stream: str | None) -> None:
+        """``stream`` is gone (what it sent is never waited for)."""
+        self._latest.pop(stream, None)
+        self._recent.pop(stream, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +168,8 @@ class _Event:
     """A joined run: the id and text of each chunk (``data`` is the first chunk)."""
     piece: Any = _UNKNOWN
     """The chunk's text and shape (:meth:`Coalescing.piece`), read once when needed."""
+    after: After = ()
+    """What the event comes after on the other streams (:class:`Precedence`)."""
 
 
 class EventLog:
@@ -141,11 +189,12 @@ class EventLog:
         self.joined = 0
         """Chunks joined into runs so far."""
 
-    def append(self, data: bytes, now: float | None = None) -> int:
-        """Keep ``data`` as the stream's next event; its id."""
+    def append(self, data: bytes, now: float | None = None, after: After = ()) -> int:
+        """Keep ``data`` as the stream's next event (which comes after ``after``); its
+        id."""
         now = time.monotonic() if now is None else now
         self.latest += 1
-        event = _Event(self.latest, self.latest, now, data, len(data))
+        event = _Event(self.latest, self.latest, now, data, len(data), after=after)
         if self._over(len(data)) and self._coalescing is not None:
             if not self._compact:
                 self._join_runs()
@@ -167,13 +216,23 @@ class EventLog:
     ) -> list[tuple[int, bytes]] | Lost:
         """The events after ``last`` with their ids, in order (a run cut at ``last``:
         its rest, with the run's last id)."""
+        events = self.events_after(last, now)
+        if isinstance(events, Lost):
+            return events
+        return [(number, data) for number, data, _ in events]
+
+    def events_after(
+        self, last: int, now: float | None = None
+    ) -> list[tuple[int, bytes, After]] | Lost:
+        """:meth:`since`, each event with what it comes after."""
         self._trim(time.monotonic() if now is None else now)
         if last < self.forgotten or last > self.latest or last < 0:
             oldest = self._events[0].first if self._events else self.latest + 1
             return Lost(oldest, self.latest)
-        kept = self._events
         return [
-            (event.last, self._rest(event, last)) for event in kept if event.last > last
+            (event.last, self._rest(event, last), event.after)
+            for event in self._events
+            if event.last > last
         ]
 
     @property
@@ -229,8 +288,11 @@ class EventLog:
         return piece
 
     def _joins(self, run: _Event, event: _Event) -> int | None:
-        """Join ``event`` to ``run`` when both are chunks of one shape: the bytes
-        ``run`` grew by (None: not joined)."""
+        """Join ``event`` to ``run`` when both are chunks of one shape and no other
+        stream sent between them (the join would move the run's start after what came
+        between): the bytes ``run`` grew by (None: not joined)."""
+        if event.after:
+            return None
         mine, theirs = self._piece(run), self._piece(event)
         if mine is None or theirs is None or mine[1] != theirs[1]:
             return None

@@ -14,8 +14,12 @@ waiting for an answer, and counts the client messages the agent received. When t
 client side is lost the agent goes on; a new one (any profile) that opens with
 ``initialize`` naming the connection's token is attached in its place and told how many
 client messages arrived, and each session comes back with ``_acpgen/resume_session``:
-the events after the one the client handled, in order, then live ones. A client that
-does not negotiate gets plain ACP, byte for byte, and the agent ends with its transport.
+the events after the one the client handled, in order, then live ones. The connection's
+own events and those of the sessions the client names wait until it has resumed them
+all, then go in the order the agent sent them (each event keeps what it comes after on
+the other streams, :class:`~.event_log.Precedence`): an answer that followed a session's
+updates (``session/load``'s) never overtakes them. A client that does not negotiate gets
+plain ACP, byte for byte, and the agent ends with its transport.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +37,7 @@ from pydantic_core import to_json
 
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
-from .event_log import Coalescing, EventLog, ResumeLimits
+from .event_log import After, Coalescing, EventLog, Precedence, ResumeLimits
 from .vocabulary import (
     EXTENSION,
     RECEIVED,
@@ -52,6 +56,8 @@ _log = logging.getLogger(__name__)
 
 Stream = str | None
 """A session id, or None for the connection's own messages."""
+Event = tuple[int, bytes, After]
+"""An event to send: its id, its bytes, what it comes after."""
 
 
 @dataclass(slots=True)
@@ -62,6 +68,7 @@ class _Pending:
     event: int
     data: bytes
     request_id: Any
+    after: After
 
 
 class _AgentSide:
@@ -121,9 +128,17 @@ class Host:
         self.task: asyncio.Task[None] | None = None
         self.negotiated = False
         self.logs: dict[Stream, EventLog] = {}
+        self._order = Precedence()
+        """The order of the agent's events across its streams."""
         self.paused: set[Stream] = set()
         """Streams whose events wait for the client to resume them (on this client
         side)."""
+        self._awaited: set[Stream] = set()
+        """Sessions a reattached client named and has not resumed yet: until it has,
+        the streams it resumed wait too (their events may come after these ones')."""
+        self._resumed: dict[Stream, tuple[int, Any]] = {}
+        """Streams resumed and waiting for the others: the last event id the client
+        handled of each, and the agent requests it is still answering."""
         self._reattaching = False
         """A client came back and has not reattached yet: every event only waits."""
         self._routes: dict[tuple[str, Any], Stream] = {}
@@ -167,6 +182,7 @@ class Host:
         if self._init_answer is not None:  # a client comes back: nothing goes out
             self._reattaching = True  # before its reattach, then each stream waits
             self.paused = set(self.logs) | {None}  # to be resumed
+            self._awaited, self._resumed = set(), {}
         self.detached_at = None
         if self._expiry is not None:
             self._expiry.cancel()
@@ -286,12 +302,12 @@ class Host:
         last = meta.get("lastEventId", 0)
         last = last if type(last) is int else -1  # not an id: nothing can follow it
         named = meta.get("sessions")
+        sessions: set[Stream] = set()  # the sessions it will resume, logged yet or not
+        if type(named) is list:
+            sessions = {s for s in named if type(s) is str}
         async with self._lock:
             self._reattaching = False
-            if (
-                type(named) is list
-            ):  # sessions the client will resume, logged yet or not
-                self.paused |= {s for s in named if type(s) is str}
+            self.paused |= sessions
             result = dict(self._init_answer.get("result") or {})
             mine = json_object(result.get("_meta"))
             ours = {"version": 1, "token": self.token, "received": self.received}
@@ -303,8 +319,9 @@ class Host:
                 )
                 return
             await client_side.send(answer(request_id, result))
-            self.paused.discard(None)
-            await self._send_all(client_side, caught, None)
+            self._awaited = sessions
+            self._resumed = {None: (last, handling)}
+            await self._flush(client_side)
 
     async def _extension(self, message: dict[str, Any]) -> None:
         """Answer one of the extension's requests (the agent never sees them)."""
@@ -333,38 +350,39 @@ class Host:
                     to_json({"jsonrpc": "2.0", "id": request_id, "error": refusal})
                 )
             return
+        handling = params.get("handling")
         async with self._lock:
-            caught = self._catch_up(session, last, params.get("handling"))
-            self.paused.discard(session)
+            caught = self._catch_up(session, last, handling)
+            self._awaited.discard(session)
             if isinstance(caught, Lost):
+                self.paused.discard(session)
                 await client_side.send(
                     error(request_id, *lost_error(session, last, caught))
                 )
+                await self._flush(client_side)  # what waited for it goes now
                 return
             log = self.logs.get(session)
-            reasked = [
-                p.request_id
-                for p in self._reasked(session, last, params.get("handling"))
-            ]
+            reasked = [p.request_id for p in self._reasked(session, last, handling)]
             done = {
                 "sessionId": session,
                 "latestEventId": log.latest if log else 0,
                 "reasked": reasked,
             }
             await client_side.send(answer(request_id, done))
-            await self._send_all(client_side, caught, session)
+            self._resumed[session] = (last, handling)
+            await self._flush(client_side)
 
-    def _catch_up(
-        self, stream: Stream, last: int, handling: Any
-    ) -> list[tuple[int, bytes]] | Lost:
+    def _catch_up(self, stream: Stream, last: int, handling: Any) -> list[Event] | Lost:
         """The requests to ask again, then the events after ``last``, with ids."""
         log = self.logs.get(stream)
         if log is None:
             return [] if last == 0 else Lost(1, 0)
-        events = log.since(last)
+        events = log.events_after(last)
         if isinstance(events, Lost):
             return events
-        asked = [(p.event, p.data) for p in self._reasked(stream, last, handling)]
+        asked = [
+            (p.event, p.data, p.after) for p in self._reasked(stream, last, handling)
+        ]
         return asked + events
 
     def _reasked(self, stream: Stream, last: int, handling: Any) -> list[_Pending]:
@@ -379,21 +397,32 @@ class Host:
         """A JSON-RPC error (id null): why ``stream`` cannot resume after ``last``."""
         return error(None, *lost_error(stream, last, lost)).decode()
 
-    async def _send_all(
-        self,
-        client_side: Transport,
-        items: list[tuple[int, bytes]],
-        stream: Stream,
-    ) -> None:
-        for event, data in items:
+    async def _flush(self, client_side: Transport) -> None:
+        """Once the client resumed every session it named, send what each stream resumed
+        missed, in the order the agent sent it, and carry their events live again (under
+        the lock). A stream whose missed events are gone meanwhile: the client side is
+        closed, and the client's next reattach is told."""
+        if self._awaited:
+            return
+        resumed, self._resumed = self._resumed, {}
+        caught: dict[Stream, list[Event]] = {}
+        for stream, (last, handling) in resumed.items():
+            events = self._catch_up(stream, last, handling)
+            if isinstance(events, Lost):
+                await client_side.close()
+                return
+            caught[stream] = events
+        self.paused -= set(resumed)
+        known = {stream: last for stream, (last, _) in resumed.items()}
+        for stream, (event, data, after) in _in_order(caught, known):
             await client_side.ready()
-            await _send(client_side, data, event, stream)
+            await _send(client_side, data, event, stream, after)
 
     async def replay(
         self,
         stream: Stream,
         last: int,
-        reset: Callable[[list[tuple[int, bytes]]], None],
+        reset: Callable[[list[Event]], None],
     ) -> Lost | None:
         """Hand the events of ``stream`` after ``last`` to ``reset`` (an SSE stream
         reopened with ``Last-Event-ID``), and carry its next ones live; or why not."""
@@ -424,13 +453,16 @@ class Host:
         log = self.logs.get(stream)
         if log is None:
             log = self.logs[stream] = EventLog(self.limits, self._coalescing)
-        event = log.append(data)
+        after = self._order.note(stream, log.latest + 1)
+        event = log.append(data, after=after)
         if "method" in message and key is not None:
-            self._pending[key] = _Pending(stream, event, data, message["id"])
+            self._pending[key] = _Pending(stream, event, data, message["id"], after)
         if stream not in self.paused:
-            await self._carry(stream, data, event)
+            await self._carry(stream, data, event, after)
 
-    async def _carry(self, stream: Stream, data: bytes, event: int | None) -> None:
+    async def _carry(
+        self, stream: Stream, data: bytes, event: int | None, after: After = ()
+    ) -> None:
         """Send one message now, if its stream is live (``event``: its number; None
         on a connection that did not negotiate the extension)."""
         numbered = event is not None
@@ -443,7 +475,7 @@ class Host:
                 return
             try:
                 await client_side.ready()
-                await _send(client_side, data, event, stream)
+                await _send(client_side, data, event, stream, after)
             except (ConnectionError, OSError) as error:
                 if not numbered:
                     raise
@@ -453,15 +485,44 @@ class Host:
 
 
 async def _send(
-    client_side: Transport, data: bytes, event: int | None, stream: Stream = None
+    client_side: Transport,
+    data: bytes,
+    event: int | None,
+    stream: Stream = None,
+    after: After = (),
 ) -> None:
-    """Send ``data`` on ``client_side``, with its event id and stream where that
-    transport shows them (the SSE streams of Streamable HTTP)."""
+    """Send ``data`` on ``client_side``, with its event id, stream and what it comes
+    after where that transport shows them (the SSE streams of Streamable HTTP)."""
     numbered = getattr(client_side, "send_event", None)
     if event is not None and numbered is not None:
-        await numbered(data, event, stream)
+        await numbered(data, event, stream, after)
     else:
         await client_side.send(data)
+
+
+def _in_order(
+    caught: dict[Stream, list[Event]], known: dict[Stream, int]
+) -> Iterator[tuple[Stream, Event]]:
+    """The events of several streams as one sequence, in the order the agent sent them:
+    an event goes once what it comes after on the other streams of ``caught`` went (or
+    the client had it: ``known``, the last id it handled of each). Never stuck: with no
+    event ready (what no agent's order gives), the first stream's next goes."""
+    at = dict(known)
+    heads = {stream: 0 for stream, events in caught.items() if events}
+
+    def ready(after: After) -> bool:
+        return all(s not in caught or at.get(s, 0) >= n for s, n in after)
+
+    while heads:
+        stream = next((s for s, i in heads.items() if ready(caught[s][i][2])), None)
+        if stream is None:
+            stream = next(iter(heads))
+        event = caught[stream][heads[stream]]
+        yield stream, event
+        at[stream] = max(at.get(stream, 0), event[0])
+        heads[stream] += 1
+        if heads[stream] == len(caught[stream]):
+            del heads[stream]
 
 
 class Hosts:

@@ -25,6 +25,12 @@ JSON-RPC error whose data has the status and the start of the body).
 
 A refused connection raises :class:`~.refusal.Refused`: an HTTP error status answering
 the ``initialize`` POST, a later POST refused with 401, 403, 404 or 410.
+
+The agent's messages are handed over in the order the agent sent them, whatever stream
+each came on, when the server states that order (ours does: each event's number on its
+stream, ``id:`` or ``order:``, and what it comes after on the others, ``after:``): an
+event waits until what it comes after, on the streams this client reads, was handed
+over. So ``session/load``'s answer (on the connection's stream) follows its updates.
 """
 
 from __future__ import annotations
@@ -292,6 +298,7 @@ class HttpClientTransport:
         failing only that session's requests."""
         self._initialize = initialize
         self._max_bytes = max_bytes
+        self._silence = silence
         limits = httpx.Timeout(timeout, read=None) if timeout else httpx.Timeout(None)
         self._heard = (
             limits if silence is None else httpx.Timeout(timeout or None, read=silence)
@@ -316,7 +323,16 @@ class HttpClientTransport:
         """Streams opened again after their last event id (``Last-Event-ID``)."""
         self._last_ids: dict[str | None, int] = {}
         """The id of the last event each stream brought (a resumable connection's)."""
-        """Our pending request id -> (its session, its id)."""
+        self._live: set[str | None] = set()
+        """The streams read now (opening, or open)."""
+        self._handed: dict[str | None, int] = {}
+        """The number (on its stream) of the last event each stream handed over."""
+        self._moved = asyncio.Event()
+        """Set when a stream hands an event over, or ends."""
+        self.ordered = False
+        """The server states the order its messages were sent in (``order:`` or
+        ``after:`` seen): then they are handed over in that order across streams;
+        otherwise only each stream's own order holds."""
         self._closed = False
 
     # -- Transport
@@ -404,6 +420,7 @@ class HttpClientTransport:
             return False
         self._closed = True
         self._farewell_said = farewell
+        self._moved.set()
         others = [t for t in self._streams.values() if t is not asyncio.current_task()]
         for task in others:
             task.cancel()
@@ -511,6 +528,7 @@ class HttpClientTransport:
         raise ConnectionError(f"the stream of session {session} was refused")
 
     def _stream(self, session: str | None) -> None:
+        self._live.add(session)
         opened = self._opened[session] = asyncio.get_running_loop().create_future()
         # a refusal nobody waits for (a stream opened on an answer) is not an error
         opened.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -530,6 +548,8 @@ class HttpClientTransport:
         finally:
             if not opened.done():
                 opened.set_exception(ConnectionError("the stream was refused"))
+            self._live.discard(session)  # nothing waits for it any more
+            self._moved.set()
             await self._stream_ended(session)
 
     async def _read_once(
@@ -557,6 +577,8 @@ class HttpClientTransport:
         lines = split_lines(_Chunks(response.aiter_raw()), self._max_bytes + 16)
         data: list[bytes] = []
         event: int | None = None
+        number: int | None = None
+        after = b""
         async for line in lines:
             if isinstance(line, Oversized):
                 raise ConnectionError("an SSE line is longer than the message limit")
@@ -565,14 +587,57 @@ class HttpClientTransport:
                 data.append(line[6:] if line[5:6] == b" " else line[5:])
             elif line.startswith(b"id:") and line[3:].strip().isdigit():
                 event = int(line[3:].strip())
+            elif line.startswith(b"order:") and line[6:].strip().isdigit():
+                number = int(line[6:].strip())
+                self.ordered = True
+            elif line.startswith(b"after:"):
+                after = line[6:]
+                self.ordered = True
             elif not line and data:
-                await self._arrived(session, b"\n".join(data))
+                await self._arrived(session, b"\n".join(data), after)
                 if event is not None:
                     last = self._last_ids.get(session, 0)
                     self._last_ids[session] = max(last, event)
-                data, event = [], None
+                number = number if number is not None else event
+                if number is not None:
+                    self._handed[session] = max(self._handed.get(session, 0), number)
+                    self._moved.set()
+                data, event, number, after = [], None, None, b""
 
-    async def _arrived(self, session: str | None, data: bytes) -> None:
+    async def _in_turn(self, session: str | None, after: bytes) -> None:
+        """Wait until the events an event comes after (``after:``, ``[[stream,
+        number], ...]``) were handed over, of the streams this client reads; what does
+        not come within ``silence`` seconds ends the stream, as a silent one."""
+        waited = [
+            (pair[0], pair[1])
+            for pair in _pairs(after)
+            if (pair[0] is None or type(pair[0]) is str)
+            and type(pair[1]) is int
+            and pair[0] != session
+        ]
+
+        def behind() -> bool:
+            return not self._closed and any(
+                stream in self._live and self._handed.get(stream, 0) < number
+                for stream, number in waited
+            )
+
+        if not behind():
+            return
+        try:
+            async with asyncio.timeout(self._silence):
+                while behind():
+                    self._moved.clear()
+                    await self._moved.wait()
+        except TimeoutError:
+            raise ConnectionError(
+                f"the events an event of the {session or 'connection'} stream comes "
+                f"after did not come within {self._silence} s"
+            ) from None
+
+    async def _arrived(self, session: str | None, data: bytes, after: bytes) -> None:
+        """Hand one event over, once what it comes after was (a stream its answer
+        creates is opened first: what the agent sent on it before comes first)."""
         message = glance(data)
         if "method" in message and "id" in message and session is not None:
             key = id_key(message["id"])
@@ -590,6 +655,8 @@ class HttpClientTransport:
                 and not self._closed
             ):
                 self._stream(created)
+        if after:
+            await self._in_turn(session, after)
         await self._inbox.put(data)
 
     async def _stream_ended(self, session: str | None) -> None:
@@ -610,6 +677,17 @@ class HttpClientTransport:
         _log.debug("ending the ACP connection: %s", why)
         if not self._closed:
             await self._close(farewell=not self._resumable)
+
+
+def _pairs(after: bytes) -> list[list[Any]]:
+    """The ``[stream, number]`` pairs of an ``after:`` line (none when unreadable)."""
+    try:
+        pairs = json.loads(after)
+    except ValueError:
+        return []
+    if type(pairs) is not list:
+        return []
+    return [pair for pair in pairs if type(pair) is list and len(pair) == 2]
 
 
 @functools.cache

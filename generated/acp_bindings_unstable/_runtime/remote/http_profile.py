@@ -9,7 +9,8 @@ as a ``Routing``). ``initialize`` is answered ``200`` with the JSON answer and t
 ``Acp-Connection-Id`` header; every other POST ``202``; the agent's messages go on
 long-lived SSE streams opened with GET, one for the connection and one per session
 (``Acp-Session-Id``), each event with its ``id:`` on a resumable connection (a GET with
-``Last-Event-ID`` replays the events after it). Where the RFD is silent, or where it and
+``Last-Event-ID`` replays the events after it) and where it stands in the order the
+agent sent (``server_connection.Outbox.head``). Where the RFD is silent, or where it and
 the TypeScript SDK's ``AcpServer`` disagree, it does what the SDK does
 (``docs/remote.md`` lists each case).
 """
@@ -342,10 +343,8 @@ async def _pump(
 
     async def events() -> None:
         while (item := await stream.take(keepalive, receiver)) is not None:
-            data, event = item
-            chunk = b"data: " + data + b"\n\n" if data else b":\n\n"
-            if event is not None:
-                chunk = b"id: %d\n" % event + chunk
+            data, head = item
+            chunk = head + b"data: " + data + b"\n\n" if data else b":\n\n"
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 
