@@ -102,6 +102,13 @@ class RemotePeer:
         self.transcript.add("received", got.raw, got.t)
         return got
 
+    @property
+    def ordered(self) -> bool:
+        """Whether what arrives comes in the agent's order: always over a WebSocket;
+        over Streamable HTTP only when the server stated the order of its streams
+        (issue 47)."""
+        return bool(getattr(self._transport, "ordered", True))
+
     def stderr_tail(self) -> str:
         return "\n".join(self.errors)
 

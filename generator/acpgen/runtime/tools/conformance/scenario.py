@@ -149,6 +149,18 @@ class Scenario:
         ``fail``."""
         self.report(rid, "PASS" if ok else "FAIL", passed if ok else fail)
 
+    def order_known(self) -> bool:
+        """Whether the order messages arrived in is the agent's: over stdio and a
+        WebSocket one channel keeps it; over Streamable HTTP only a server that states
+        the order of its streams does (arrival across streams proves nothing)."""
+        return all(getattr(p, "ordered", True) for p in self.processes)
+
+    def unordered(self) -> str:
+        return (
+            "over Streamable HTTP the server stated no order of its streams: what "
+            "arrived first is not what the agent sent first"
+        )
+
     def applies(self, rid: str | None) -> bool:
         return rid is not None and rid in self.kit.ids and not self.run.why_not(rid)
 
