@@ -40,14 +40,14 @@ typecheck: install ## mypy --strict of the generator (the tests type-check the g
 layers: install ## check the generator's layers: the import-linter contracts of [tool.importlinter] (docs/architecture.md)
 	$(RUN) lint-imports --no-cache --no-logo
 
-test: install interop-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
+test: install interop-deps panel-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 3 --maxschedchunk 2  # a third worker: many tests wait on processes and sockets
 
 .PHONY: test-fast goldens
-FAST := not slow and not interop and not browser and not deploy
-test-fast: install test-npm-cache ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser or deploy test
+FAST := not slow and not interop and not browser and not deploy and not panel
+test-fast: install test-npm-cache ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser, deploy or panel test
 	$(RUN) pytest -q -n 2 --maxschedchunk 2 -m "$(FAST)"
 
 goldens: install interop-deps ## rewrite every golden file of tests/golden (the golden tests, with --update-goldens) and list what changed; refuses while tests/golden has uncommitted changes
@@ -57,6 +57,11 @@ goldens: install interop-deps ## rewrite every golden file of tests/golden (the 
 interop-deps: ## install the pinned TypeScript SDK for the interop tests (npm ci, when missing or stale)
 	@test tests/interop/node_modules/.package-lock.json -nt tests/interop/package-lock.json \
 		|| npm ci --prefix tests/interop --no-audit --no-fund
+
+.PHONY: panel-deps
+panel-deps: ## install the conformance panel's pinned npm peers, acpx and codex-acp (npm ci --prefix tests/panel, when missing or stale)
+	@test tests/panel/node_modules/.package-lock.json -nt tests/panel/package-lock.json \
+		|| npm ci --prefix tests/panel --no-audit --no-fund
 
 .PHONY: floor-deps
 floor-deps: install ## make the environments of the pydantic floor test: .venv-floor/<name> holds exactly tests/floor/<name>.txt (uv pip sync, hashed; when missing or stale)

@@ -113,6 +113,10 @@ FIRST = (
     "tests/system/test_deploy.py::test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing",
     "tests/runtime/test_remote_load.py",
     "tests/generated/test_typecheck.py",
+    # the conformance panel's longest runs (about 30 s and 15 s), which the other tests of the same
+    # peer wait for (tests/panel/runs.py shares one run between the workers)
+    "tests/panel/test_panel.py::test_the_kit_judges_the_peer_as_the_spec_does[codex-acp]",
+    "tests/panel/test_panel.py::test_the_kit_judges_the_peer_as_the_spec_does[python-sdk-agent]",
 )
 """The longest tests (half a minute to a minute each on two cores), longest first: they start before
 the others so that the two workers of ``make test`` (``pytest -n 2 --maxschedchunk 2``, which hands
