@@ -1,23 +1,19 @@
-"""The one place where the panel runs the conformance kit (issue 43, Deliver item 4).
-
-Today's kit is ``python -m acp_bindings.conformance agent|client|trace [options] -- COMMAND``, run
-from ``generated/`` as a user of the vendored package runs it; once the kit moves to ``acpgen
-conformance agent|client|trace [options] -- COMMAND`` (the same options), change ``KIT`` and
-``KIT_CWD`` here and nothing else.
-"""
+"""The one place where the panel runs the conformance kit (issue 43, Deliver item 4): ``acpgen
+conformance agent|client|trace [options] -- COMMAND``, as a user runs it (the tests' acpgen cache:
+``tests.conftest.TOOL_CACHE``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import GENERATED
+from tests.support.tools import acpgen
 
-KIT = [sys.executable, "-m", "acp_bindings.conformance"]
+KIT = acpgen("conformance")
 """The kit's command line, before its mode (``agent``, ``client`` or ``trace``)."""
 KIT_CWD = GENERATED
 """Where the kit runs (the folder that holds the package)."""

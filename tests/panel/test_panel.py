@@ -2,9 +2,9 @@
 pinned, from the registries, each outcome compared with what the spec says it is
 (``expected/<peer>.json``; README.md says how each was judged and how acp-tck judges the same peers).
 
-Where today's kit is wrong, the recorded outcome is the spec's and the comparison is a strict
-expected failure of its own (``test_a_known_false_finding_of_the_kit``): it passes, and so fails
-the suite, once the kit is fixed, so that the entry is moved out of ``kit_wrong``.
+Where the kit is found wrong on a peer, the recorded outcome is the spec's and the entry goes to
+that peer's ``kit_wrong``; ``test_the_kit_makes_no_known_false_finding_on_the_panel`` fails until
+the kit is fixed and the entry is moved out (the false findings of issue 43 were, and are gone).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 
 from tests.panel.peers import PEERS
 from tests.panel.runs import VERDICT, expected, known_false_findings, statuses
-from tests.support import mock_model
 
 pytestmark = [pytest.mark.panel, pytest.mark.slow]
 
@@ -47,26 +46,11 @@ def test_the_kit_judges_the_peer_as_the_spec_does(name: str, panel_runs: Runs) -
         assert rid == VERDICT or rid in got, f"kit_wrong names {rid}, which the report does not hold"
 
 
-@pytest.mark.parametrize(
-    ("name", "key"),
-    [
-        pytest.param(
-            name,
-            key,
-            marks=pytest.mark.xfail(strict=True, reason=expected(name)["kit_wrong"][key]["reason"]),
-            id=f"{name}-{key}",
-        )
-        for name, key in known_false_findings()
-    ],
-)
-def test_a_known_false_finding_of_the_kit(name: str, key: str, panel_runs: Runs) -> None:
-    """What the spec says, where today's kit says otherwise (strict: fails the suite once it agrees)."""
-    report = panel_runs(name)["report"]
-    wanted = expected(name)
-    if key == VERDICT:
-        assert report["verdict"]["conformant"] is wanted["conformant"], report["verdict"]["line"]
-    else:
-        assert statuses(report)[key] == wanted["requirements"][key]
+def test_the_kit_makes_no_known_false_finding_on_the_panel() -> None:
+    """Issue 43: a verdict must never be wrong. A false finding of the kit found on a peer is recorded
+    in that peer's ``kit_wrong`` (the spec's outcome, the kit's, why) while it is being fixed: this
+    test fails until it is, and the entry is moved out."""
+    assert known_false_findings() == []
 
 
 def test_codex_made_its_model_calls_to_the_mock_and_nothing_else(panel_runs: Runs) -> None:
@@ -79,9 +63,9 @@ def test_codex_made_its_model_calls_to_the_mock_and_nothing_else(panel_runs: Run
     assert all(c["keyed"] and c["model"] == "gpt-5.4-mini" and c["answer"] for c in responses)
     prompts = {c["user_text"] for c in responses}
     assert {"Hello, conformance kit: héllo ✓", "Remember this turn."} <= prompts, prompts
-    assert any(mock_model.SLOW in p for p in prompts)
+    # the slow turn's prompt reaches the mock unless the kit's cancel (0.1 s in) came first
     kinds = {c["answer"] for c in responses}
-    assert kinds == {"tool call", "text after the tool", "slow text"}, kinds
+    assert {"tool call", "text after the tool"} <= kinds <= {"tool call", "text after the tool", "slow text"}, kinds
     report = run["report"]
     assert report["advertised"]["agent"]["agentInfo"]["name"] == "codex-acp"
     assert statuses(report)["ACP-AGENT-PROMPT-005"] == "PASS"  # its turns made tool calls

@@ -325,7 +325,7 @@ class Judge:
                     )
                 else:
                     self.record("ACP-AGENT-PROMPT-007", "PASS")
-        for where in extra:
+        for where in dict.fromkeys(extra):
             self.record(
                 "ACP-PEER-EXT-004",
                 "FAIL",
