@@ -52,8 +52,9 @@ def test_the_echo_example_conforms_and_its_cancel_lands(tmp_path: Path) -> None:
         (("--load", "--auth", "--modes", "--sessions"), AUTH),
         (("--quiet-malformed", "--load", "--commands-after-load"), ()),
         (("--turn", "0.4"), ("--cancel-prompt", "busy")),
+        (("--mcp-http",), ()),
     ],
-    ids=["load", "everything", "allowed-silence-and-late-state", "short-turns"],
+    ids=["load", "everything", "allowed-silence-and-late-state", "short-turns", "mcp-over-http"],
 )
 def test_the_conforming_twin_passes_with_no_fail(
     flags: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
@@ -73,6 +74,7 @@ def test_the_conforming_twin_passes_with_no_fail(
     allowed = {"ACP-PEER-RPC-007", "ACP-PEER-RPC-008"} if "--quiet-malformed" in flags else set()
     assert failed(found) == allowed, done.stdout  # (JSON-RPC's SHOULDs: ADVISORY findings)
     assert got["ACP-AGENT-SESSION-005"] == "PASS"  # it connected to the kit's MCP probe
+    assert got["ACP-AGENT-SESSION-006"] == ("PASS" if "--mcp-http" in flags else "SKIPPED")  # and over HTTP
     assert got["ACP-AGENT-CANCEL-001"] == "PASS", messages(found, "ACP-AGENT-CANCEL-001")
     if "--load" in flags:
         assert got["ACP-AGENT-LOAD-002"] == got["ACP-CAP-SESSION-LOAD-HONOR"] == "PASS"
@@ -372,3 +374,29 @@ def test_every_build_has_the_kit_of_its_schema(package: str, tmp_path: Path) -> 
     else:
         assert "curated" in sources and done.returncode == 1  # -k leaves mandatory requirements NOT_TESTED
         assert "ACP-MSG-AGENT-SESSION-FORK-RESULT" in {r["id"] for r in found["requirements"]}
+
+
+def test_junit_mirrors_the_verdict(tmp_path: Path) -> None:
+    """Issue 43 item 10: a case fails exactly where the verdict counts it; an ADVISORY FAIL passes
+    with its finding in the output; a MANDATORY NOT_TESTED fails with its reason."""
+    from xml.etree import ElementTree as ET
+
+    conforming = tmp_path / "conforming.xml"
+    done = kit(
+        "agent", "--timeout", "3", "--junit", str(conforming), "--", sys.executable, str(PEER), "--quiet-malformed"
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    suite = ET.parse(conforming).getroot()
+    assert suite.get("failures") == "0"
+    advisory = next(c for c in suite.iter("testcase") if c.get("name") == "ACP-PEER-RPC-007")
+    assert advisory.find("failure") is None
+    assert "ADVISORY FAIL (does not change the verdict)" in (advisory.findtext("system-out") or "")
+    deselected = tmp_path / "deselected.xml"
+    done = kit("agent", "-k", "initialize", "--junit", str(deselected), "--", sys.executable, str(PEER))
+    assert done.returncode == 1
+    suite = ET.parse(deselected).getroot()
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    failure = cases["ACP-AGENT-CANCEL-001"].find("failure")
+    assert failure is not None and "NOT_TESTED: deselected by -k" in (failure.get("message") or "")
+    assert cases["verdict"].find("failure") is not None
+    assert int(suite.get("failures") or 0) == sum(c.find("failure") is not None for c in cases.values())

@@ -69,3 +69,33 @@ def test_codex_made_its_model_calls_to_the_mock_and_nothing_else(panel_runs: Run
     report = run["report"]
     assert report["advertised"]["agent"]["agentInfo"]["name"] == "codex-acp"
     assert statuses(report)["ACP-AGENT-PROMPT-005"] == "PASS"  # its turns made tool calls
+
+
+STATUSES = ("NOT_TESTED", "SKIPPED", "PASS", "FAIL")
+
+
+def _judged_status(judgement: str) -> str | None:
+    """The status a judgement starts with (``FAIL (ADVISORY), right: ...``, ``Now PASS, ...``)."""
+    words = judgement.removeprefix("Now ")
+    for status in ("NOT CONFORMANT", "CONFORMANT", *STATUSES):
+        if words.startswith(status):
+            return status
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(PEERS))
+def test_every_judgement_names_the_recorded_outcome(name: str) -> None:
+    """A judgement explains the outcome recorded beside it: one left from an earlier recording
+    (another status) is stale, and so is a FAIL or NOT_TESTED without one."""
+    wanted = expected(name)
+    recorded = dict(wanted["requirements"])
+    recorded[VERDICT] = "CONFORMANT" if wanted["conformant"] else "NOT CONFORMANT"
+    stale = {
+        rid: (recorded.get(rid), text[:60])
+        for rid, text in wanted["judgements"].items()
+        if _judged_status(text) != recorded.get(rid)
+    }
+    assert not stale, f"{name}: judgements that name another outcome: {stale}"
+    questioned = [rid for rid, status in recorded.items() if status in ("FAIL", "NOT_TESTED")]
+    unjudged = [rid for rid in questioned if rid not in wanted["judgements"]]
+    assert not unjudged, f"{name}: outcomes nobody judged against the spec: {unjudged}"

@@ -23,7 +23,7 @@ from tests.support.npm_cache import FILL, SDK, offline_env, readme_diff_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_CODE = re.compile(r"```[a-z]*\n(.*?)```|`([^`]+)`", re.DOTALL)
+_CODE = re.compile(r"```[a-z]*\n(.*?)```|``(.+?)``|`([^`]+)`", re.DOTALL)
 _ACPGEN = re.compile(r"(?<![\w/.-])acpgen((?:\s+--config[ =]\S+)?)\s+([a-z][a-z-]*)(?:\s+(fetch|bump|show))?([^\n`]*)")
 _MAKE = re.compile(r"(?<![\w/.-])make\s+([a-z][a-z-]*)")
 _FLAG = re.compile(r"--(?:\[no-\])?[a-z][a-z0-9-]*")
@@ -33,8 +33,8 @@ _GLOBAL = {"--help"}
 def _code(page: Path) -> list[str]:
     """The code of ``page``: each line of its code blocks, and each inline code span."""
     found = []
-    for block, inline in _CODE.findall(page.read_text(encoding="utf-8")):
-        found += block.splitlines() if block else [" ".join(inline.split())]  # a span may wrap
+    for block, doubled, inline in _CODE.findall(page.read_text(encoding="utf-8")):
+        found += block.splitlines() if block else [" ".join((doubled or inline).split())]  # a span may wrap
     return found
 
 

@@ -407,8 +407,8 @@ def _rule_requirements(protocol: ir.Protocol, citations: Mapping[str, ir.Citatio
                 f"ACP-CAP-{slug(rule.subject)}-HONOR",
                 "CAPABILITY",
                 owner,
-                f'An {owner} that advertised `{path}` accepts {_words(rule)}: not answered "method not found" '
-                'or "invalid params" for it.',
+                f"{_article(owner)} {owner} that advertised `{path}` accepts {_words(rule)}: "
+                'not answered "method not found" or "invalid params" for it.',
                 cite,
                 rule.subject,
                 applies_when=(path,),
@@ -490,6 +490,10 @@ def _judged(side: str) -> ir.Judged:
 def _writers(protocol: ir.Protocol, wire: str) -> ir.Judged:
     sides = protocol.writers.get(wire, frozenset())
     return next(iter(sides)) if len(sides) == 1 else "both"
+
+
+def _article(word: str) -> str:
+    return "An" if word[:1].lower() in "aeiou" else "A"
 
 
 def _words(rule: ir.GatingRule) -> str:

@@ -1,6 +1,6 @@
 """``docs/conformance.md``: the conformance kit's page, its requirement lists rendered from the IR
 of each build (``templates/docs/conformance.md.jinja`` lays it out), so that the page lists exactly
-what the packages check. ``tests/test_conformance_doc.py`` compares it with the file and rewrites
+what the packages check. ``tests/generated/test_conformance_doc.py`` compares it with the file and rewrites
 it with ``--update-goldens``."""
 
 from __future__ import annotations
@@ -30,22 +30,30 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _row(r: ir.Requirement) -> str:
-    cite = f"[{_cell(r.citation.page)}, {_cell(r.citation.section)}]({r.citation.url})"
+def _cite(r: ir.Requirement) -> str:
     if not r.citation.url.startswith("http"):
-        cite = f"{_cell(r.citation.page)}: `{r.citation.url}`"
+        return f"{_cell(r.citation.page)}: `{r.citation.url}`"
+    return f"[{_cell(r.citation.page)}, {_cell(r.citation.section)}]({r.citation.url})"
+
+
+def _row(r: ir.Requirement) -> str:
     applies = f" (applies when {', '.join(f'`{a}`' for a in r.applies_when)})" if r.applies_when else ""
     source = r.source.removeprefix("derived:")
-    return f"| {r.id} | {r.tier} | {r.side} | {_cell(r.what)}{applies} | {cite} | {source} |"
+    checks = ", ".join(f"`{c}`" for c in r.checks) or "not judged"
+    return f"| {r.id} | {r.tier} | {r.side} | {_cell(r.what)}{applies} | {_cite(r)} | {source} | {checks} |"
+
+
+def _unjudged(r: ir.Requirement) -> str:
+    return f"{r.id} ({r.tier}, {r.side}): {_cell(r.what)} ({_cite(r)})"
 
 
 def _counts(protocol: ir.Protocol) -> str:
     tiers = Counter(r.tier for r in protocol.requirements)
     derived = sum(r.source != "curated" for r in protocol.requirements)
     by_tier = ", ".join(f"{tiers[t]} {t}" for t in ir.TIERS if tiers[t])
-    return (
-        f"{len(protocol.requirements)} ({derived} derived, {len(protocol.requirements) - derived} curated; {by_tier})"
-    )
+    judged = sum(bool(r.checks) for r in protocol.requirements)
+    total = len(protocol.requirements)
+    return f"{total} ({derived} derived, {total - derived} curated; {by_tier}), {judged} of them judged by this kit"
 
 
 def conformance_doc(stable: ir.Protocol, unstable: ir.Protocol, draft: ir.Protocol, draft_unstable: ir.Protocol) -> str:
@@ -56,6 +64,7 @@ def conformance_doc(stable: ir.Protocol, unstable: ir.Protocol, draft: ir.Protoc
         .get_template("conformance.md.jinja")
         .render(
             stable_rows=[_row(r) for r in stable.requirements],
+            unjudged=[_unjudged(r) for r in stable.requirements if not r.checks],
             unstable_rows=[_row(r) for r in unstable.requirements if r.id not in known],
             counts={
                 "stable": _counts(stable),

@@ -3,7 +3,7 @@ conformance kit's tests: it conforms as it is, and ``--defect NAME`` breaks exac
 (:data:`DEFECTS`: the requirement the kit must then report FAIL).
 
     python tests/support/peers/conformance_agent.py [--defect NAME] [--load] [--auth] [--modes] [--sessions]
-        [--quiet-malformed] [--commands-after-load] [--turn SECONDS]
+        [--quiet-malformed] [--commands-after-load] [--turn SECONDS] [--mcp-http]
 
 ``--load`` advertises ``loadSession`` and replays a session's turns on ``session/load``;
 ``--auth`` advertises one agent-handled auth method (:data:`AUTH_METHOD`) and refuses
@@ -16,12 +16,14 @@ servers ``session/new`` names (MCP's ``initialize`` and ``tools/list``), as the 
 should. Conforming variants the kit must not fault: ``--quiet-malformed`` leaves malformed lines
 unanswered (JSON-RPC only says SHOULD); ``--commands-after-load`` sends an
 ``available_commands_update`` after answering ``session/load`` (session state, no conversation
-entry); ``--turn SECONDS`` streams each turn for that long (a short turn the kit must still cancel).
+entry); ``--turn SECONDS`` streams each turn for that long (a short turn the kit must still cancel);
+``--mcp-http`` advertises ``mcpCapabilities.http`` and connects to the HTTP MCP servers too.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -29,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from typing import Any
 
 AUTH_METHOD = "conformance-login"
@@ -137,6 +140,7 @@ defect: str | None = None
 quiet_malformed = False
 commands_after_load = False
 turn_seconds: float | None = None
+mcp_http = False
 SHORT_TURN = ("end-turn-after-cancel", "end-turn-on-cancel", "silent-after-cancel")
 """Defects shown on turns of about 0.4 s, which end on their own soon after the kit cancels."""
 
@@ -263,6 +267,8 @@ class Agent:
                 for server in params.get("mcpServers") or []:
                     if isinstance(server, dict) and "command" in server:
                         threading.Thread(target=connect_mcp, args=(server,), daemon=True).start()
+                    elif isinstance(server, dict) and server.get("type") == "http" and mcp_http:
+                        threading.Thread(target=connect_mcp_http, args=(server,), daemon=True).start()
         elif method == "session/set_mode" and self.modes:
             mode = params.get("modeId")
             if mode not in [m["id"] for m in MODES]:
@@ -358,6 +364,8 @@ class Agent:
         caps: dict[str, Any] = {"loadSession": True} if self.load else {}
         if defect == "load-session-yes":
             caps["loadSession"] = "yes"
+        if mcp_http:
+            caps["mcpCapabilities"] = {"http": True}
         if self.sessions:
             caps["sessionCapabilities"] = {"list": {}, "resume": {}, "close": {}, "delete": {}}
             caps["promptCapabilities"] = {"image": True, "audio": True, "embeddedContext": True}
@@ -462,6 +470,25 @@ def connect_mcp(server: dict[str, Any]) -> None:
             process.stdout.readline()
 
 
+def connect_mcp_http(server: dict[str, Any]) -> None:
+    """The same over MCP's Streamable HTTP: one JSON-RPC message per POST."""
+    hello = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "conformance-agent", "version": "1"},
+    }
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ):
+        data = json.dumps(message).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        request = urllib.request.Request(server["url"], data=data, headers=headers, method="POST")
+        with contextlib.suppress(OSError), urllib.request.urlopen(request, timeout=5) as answer:
+            answer.read()
+
+
 def main() -> None:
     global defect
     parser = argparse.ArgumentParser()
@@ -473,9 +500,11 @@ def main() -> None:
     parser.add_argument("--quiet-malformed", action="store_true")
     parser.add_argument("--commands-after-load", action="store_true")
     parser.add_argument("--turn", type=float)
+    parser.add_argument("--mcp-http", action="store_true")
     args = parser.parse_args()
-    global quiet_malformed, commands_after_load, turn_seconds
+    global quiet_malformed, commands_after_load, turn_seconds, mcp_http
     quiet_malformed, commands_after_load, turn_seconds = args.quiet_malformed, args.commands_after_load, args.turn
+    mcp_http = args.mcp_http
     defect = args.defect
     if defect == "banner":
         print("conformance-agent starting up", flush=True)

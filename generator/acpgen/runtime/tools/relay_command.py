@@ -89,6 +89,34 @@ def _command(
     return command
 
 
+def _authorize(
+    parser: argparse.ArgumentParser, token_env: str | None
+) -> Callable[[Request], int | bool] | None:
+    """The bearer check of ``--token-env``'s token, if any."""
+    if token_env is None:
+        return None
+    token = os.environ.get(token_env)
+    if not token:
+        parser.error(f"--token-env {token_env}: that variable is not set")
+    return _bearer(token)
+
+
+def _listen(
+    parser: argparse.ArgumentParser, host: str, port: int
+) -> tuple[socket.socket, str]:
+    """A listening socket on ``host:port``, and the host as a URL writes it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        parser.error(f"cannot listen on {host}:{port}: {error}")
+    sock.listen(2048)
+    return sock, f"[{host}]" if family == socket.AF_INET6 else host
+
+
 def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) -> int:
     """Parse ``argv``, build the app with ``build`` (the generated ``relay_app``) and
     serve it until interrupted; the exit code."""
@@ -97,12 +125,7 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
     split = args.index("--") if "--" in args else len(args)
     options = parser.parse_args(args[:split])
     command = _command(parser, args[split + 1 :], options.cwd)
-    authorize = None
-    if options.token_env is not None:
-        token = os.environ.get(options.token_env)
-        if not token:
-            parser.error(f"--token-env {options.token_env}: that variable is not set")
-        authorize = _bearer(token)
+    authorize = _authorize(parser, options.token_env)
     try:
         loop = chosen_loop()  # uvloop when installed, unless ACP_LOOP says asyncio
     except (ValueError, ImportError) as error:
@@ -124,16 +147,8 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
         resume=ResumeLimits() if options.resume else None,
         cwd=options.cwd,
     )
-    family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((options.host, options.port))
-    except OSError as error:
-        parser.error(f"cannot listen on {options.host}:{options.port}: {error}")
-    sock.listen(2048)
+    sock, where = _listen(parser, options.host, options.port)
     port = sock.getsockname()[1]
-    where = f"[{options.host}]" if family == socket.AF_INET6 else options.host
     config = uvicorn.Config(
         app,
         lifespan="on",

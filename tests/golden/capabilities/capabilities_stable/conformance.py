@@ -520,7 +520,7 @@ REQUIREMENTS: Final[tuple[Requirement, ...]] = (
         "ACP-CAP-FS-READ-TEXT-FILE-HONOR",
         "CAPABILITY",
         "client",
-        'An client that advertised `clientCapabilities.fs.readTextFile` accepts `fs/read_text_file`: not answered "method not found" or "invalid params" for it.',
+        'A client that advertised `clientCapabilities.fs.readTextFile` accepts `fs/read_text_file`: not answered "method not found" or "invalid params" for it.',
         Citation(
             "Schema",
             "ClientCapabilities",

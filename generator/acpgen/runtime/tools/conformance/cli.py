@@ -27,7 +27,7 @@ from . import (
     report_text,
     trace_check,
 )
-from .agent_run import CannotRun, run_agent
+from .agent_run import CannotRun, Run, run_agent
 from .kit import Kit
 from .options import parser as make_parser
 from .requirements import Outcome, Verdict, outcomes, verdict
@@ -104,14 +104,9 @@ def _env(
     return env
 
 
-def _agent(
-    kit: Kit,
-    parser: argparse.ArgumentParser,
-    options: argparse.Namespace,
-    command: list[str],
-    line: list[str],
-    authenticate: Any,
-) -> int:
+def _agent_options(
+    parser: argparse.ArgumentParser, options: argparse.Namespace, command: list[str]
+) -> Options:
     if options.url is not None and command:
         parser.error("give either --url or the agent's command after `--`, not both")
     if not command and options.url is None:
@@ -119,7 +114,9 @@ def _agent(
             "give the agent's command after `--` (... agent -- python my_agent.py), "
             "or --url for a remote agent"
         )
-    run_options = Options(
+    if options.jobs < 1:
+        parser.error("--jobs wants a number of scenarios, 1 or more")
+    return Options(
         command=tuple(command),
         env=_env(options, parser),
         cwd=options.agent_cwd,
@@ -133,32 +130,24 @@ def _agent(
         auth_method=options.auth_method,
         select=tuple(options.k or ()),
     )
-    if options.jobs < 1:
-        parser.error("--jobs wants a number of scenarios, 1 or more")
-    run = run_agent(kit, run_options, authenticate, options.jobs)
+
+
+def _agent(
+    kit: Kit,
+    parser: argparse.ArgumentParser,
+    options: argparse.Namespace,
+    command: list[str],
+    line: list[str],
+    authenticate: Any,
+) -> int:
+    run = run_agent(
+        kit, _agent_options(parser, options, command), authenticate, options.jobs
+    )
     judged = kit.registry.judged("agent", ("agent", "both"))
     results = outcomes(judged, run.judge.findings, run.why_not_tested)
     found = verdict(results, blocked=run.blocked)
-    target = options.url or " ".join(command)
-    head = [
-        f"ACP conformance of the agent: {target}"
-        + (f" ({options.transport})" if options.url else "")
-    ]
-    head.append(f"schema: {kit.schema}")
-    if isinstance(run.agent_info, dict):
-        head.append(
-            f"agent: {run.agent_info.get('name')} {run.agent_info.get('version')}"
-        )
-    notes = [_cut(f"scenario {r.name}: {r.error}") for r in run.scenarios if r.error]
-    if options.k:
-        notes.append("note: -k left requirements NOT_TESTED")
-    if run.judge.disagreements:
-        notes.append(
-            f"note: the schema and the models read {len(run.judge.disagreements)} "
-            "messages "
-            "differently (see --report-json)"
-        )
     unjudged = kit.registry.unjudged(("agent", "both"))
+    head, notes = _agent_head(kit, options, command, run)
     _print(head, results, found, unjudged, notes, options.verbose)
     evidence = {
         r.name: {
@@ -167,7 +156,49 @@ def _agent(
         }
         for r in run.scenarios
     }
-    extra = {
+    disagreements = run.judge.disagreements
+    extra = _agent_extra(options, command, run)
+    _reports(
+        kit,
+        options,
+        "agent",
+        line,
+        results,
+        found,
+        unjudged,
+        disagreements,
+        extra,
+        evidence,
+    )
+    return 0 if found.conformant else 1
+
+
+def _agent_head(
+    kit: Kit, options: argparse.Namespace, command: list[str], run: Run
+) -> tuple[list[str], list[str]]:
+    """The lines above the agent's results, and the notes below them."""
+    target = options.url or " ".join(command)
+    over = f" ({options.transport})" if options.url else ""
+    head = [f"ACP conformance of the agent: {target}{over}", f"schema: {kit.schema}"]
+    if isinstance(run.agent_info, dict):
+        info = run.agent_info
+        head.append(f"agent: {info.get('name')} {info.get('version')}")
+    notes = [_cut(f"scenario {r.name}: {r.error}") for r in run.scenarios if r.error]
+    if options.k:
+        notes.append("note: -k left requirements NOT_TESTED")
+    if run.judge.disagreements:
+        notes.append(
+            f"note: the schema and the models read {len(run.judge.disagreements)} "
+            "messages differently (see --report-json)"
+        )
+    return head, notes
+
+
+def _agent_extra(
+    options: argparse.Namespace, command: list[str], run: Run
+) -> dict[str, Any]:
+    """What the JSON report holds about the agent's run."""
+    return {
         "agent_command": command,
         "agent_url": options.url,
         "transport": options.transport if options.url else "stdio",
@@ -191,28 +222,15 @@ def _agent(
             for r in run.scenarios
         ],
     }
-    _reports(
-        kit,
-        options,
-        "agent",
-        line,
-        results,
-        found,
-        unjudged,
-        run.judge.disagreements,
-        evidence,
-        extra,
-    )
-    return 0 if found.conformant else 1
 
 
-def _client(
+def _client_run(
     kit: Kit,
     parser: argparse.ArgumentParser,
     options: argparse.Namespace,
     command: list[str],
-    line: list[str],
-) -> int:
+) -> client_run.ClientRun:
+    """The client's run against the probe (a client that never spoke to it: none)."""
     if not command or options.url is not None:
         parser.error(
             "give the client's command after `--`, {agent} where the agent goes ({url} "
@@ -236,37 +254,46 @@ def _client(
         remote=options.serve,
     )
     if not client_run.spoke(run) and not run.error:
-        hint = (
-            "pass {url} or read ACP_CONFORMANCE_URL"
-            if options.serve
-            else "pass {agent} or read ACP_CONFORMANCE_AGENT"
-        )
+        where = "{url}" if options.serve else "{agent}"
+        variable = "ACP_CONFORMANCE_URL" if options.serve else "ACP_CONFORMANCE_AGENT"
         raise CannotRun(
             f"the client never spoke to the probe agent (exit code {run.exit_code}): "
-            f"{hint}, "
-            f"e.g. -- {' '.join(command)} {'{url}' if options.serve else '{agent}'}"
+            f"pass {where} or read {variable}, e.g. -- {' '.join(command)} {where}"
         )
+    return run
+
+
+def _client(
+    kit: Kit,
+    parser: argparse.ArgumentParser,
+    options: argparse.Namespace,
+    command: list[str],
+    line: list[str],
+) -> int:
+    run = _client_run(kit, parser, options, command)
     judged = kit.registry.judged("client", ("client", "both"))
-    results = outcomes(judged, client_run.judge_run(kit, run))
-    found = verdict(
-        results, unfinished="the client did not finish" if run.error else ""
-    )
+    disagreements: list[dict[str, Any]] = []
+    results = outcomes(judged, client_run.judge_run(kit, run, disagreements))
+    unfinished = "the client did not finish" if run.error else ""
+    found = verdict(results, unfinished=unfinished)
+    exited = f"the client exited {run.exit_code}"
     head = [
         f"ACP conformance of the client: {' '.join(command)}",
         f"schema: {kit.schema}",
+        exited if run.exit_code is not None else run.error,
     ]
-    head.append(
-        f"the client exited {run.exit_code}" if run.exit_code is not None else run.error
-    )
     unjudged = kit.registry.unjudged(("client", "both"))
-    _print(
-        head,
-        results,
-        found,
-        unjudged,
-        [run.error] if run.error else [],
-        options.verbose,
+    notes = [run.error] if run.error else []
+    _print(head, results, found, unjudged, notes, options.verbose)
+    extra = _client_extra(run)
+    _reports(
+        kit, options, "client", line, results, found, unjudged, disagreements, extra
     )
+    return 0 if found.conformant else 1
+
+
+def _client_extra(run: client_run.ClientRun) -> dict[str, Any]:
+    """What the JSON report holds about the client's run."""
     transcript = [
         {"dir": "received" if not e.outgoing else "sent", "message": e.message}
         for e in run.entries
@@ -285,8 +312,7 @@ def _client(
             "client_exit_code": run.mismatch.exit_code,
             "closed_connection": run.mismatch.closed,
         }
-    _reports(kit, options, "client", line, results, found, unjudged, [], {}, extra)
-    return 0 if found.conformant else 1
+    return extra
 
 
 def _trace(
@@ -305,7 +331,8 @@ def _trace(
         raise CannotRun(f"cannot read the trace {options.trace}: {error}") from None
     if not entries:
         raise CannotRun(f"the trace {options.trace} holds no message")
-    findings = trace_check.check_trace(kit, entries)
+    disagreements: list[dict[str, Any]] = []
+    findings = trace_check.check_trace(kit, entries, disagreements=disagreements)
     judged = kit.registry.judged("trace", ("agent", "client", "both"))
     results = outcomes(judged, findings)
     shown = [o for o in results if o.status != "NOT_TESTED"]
@@ -316,18 +343,8 @@ def _trace(
         "(only what a trace shows is judged: no driving)",
     ]
     _print(head, results, found, [], [], options.verbose)
-    _reports(
-        kit,
-        options,
-        "trace",
-        line,
-        results,
-        found,
-        [],
-        [],
-        {},
-        {"trace": options.trace},
-    )
+    extra = {"trace": options.trace}
+    _reports(kit, options, "trace", line, results, found, [], disagreements, extra)
     return 0 if found.conformant else 1
 
 
@@ -355,8 +372,8 @@ def _reports(
     found: Verdict,
     unjudged: list[Any],
     disagreements: list[dict[str, Any]],
-    evidence: dict[str, dict[str, Any]],
     extra: dict[str, Any],
+    evidence: dict[str, dict[str, Any]] | None = None,
 ) -> None:
     if options.report_json:
         data = report_json.report(
@@ -367,7 +384,7 @@ def _reports(
             verdict=found,
             unjudged=unjudged,
             disagreements=disagreements,
-            evidence=evidence,
+            evidence=evidence or {},
             extra=extra,
         )
         report_json.write(options.report_json, data)

@@ -63,10 +63,15 @@ def client_checks(kit: Kit) -> tuple[str, ...]:
 
 
 def judge_client(
-    kit: Kit, entries: list[Entry], probe_checks: list[dict[str, Any]], *, remote: bool
+    kit: Kit,
+    entries: list[Entry],
+    probe_checks: list[dict[str, Any]],
+    *,
+    remote: bool,
+    disagreements: list[dict[str, Any]] | None = None,
 ) -> list[Finding]:
     """The findings of a client run, from the probe's record and its own checks."""
-    findings = check_trace(kit, entries, only="client")
+    findings = check_trace(kit, entries, only="client", disagreements=disagreements)
     judge = Judge(kit, "client")
     judge.begin("client", client_checks(kit))
     sent = [e.message for e in entries if e.outgoing and isinstance(e.message, dict)]

@@ -311,9 +311,17 @@ def _stop(process: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
     return out, err
 
 
-def judge_run(kit: Kit, run: ClientRun) -> list[Finding]:
+def judge_run(
+    kit: Kit, run: ClientRun, disagreements: list[dict[str, Any]] | None = None
+) -> list[Finding]:
     """The findings of both runs."""
-    findings = judge_client(kit, run.entries, run.probe_checks, remote=run.remote)
+    findings = judge_client(
+        kit,
+        run.entries,
+        run.probe_checks,
+        remote=run.remote,
+        disagreements=disagreements,
+    )
     if run.mismatch is not None:
         judge = Judge(kit, "client")
         judge.begin("version-mismatch", ("client.version-mismatch",))

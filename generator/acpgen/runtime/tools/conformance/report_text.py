@@ -69,9 +69,10 @@ def _shown(o: Outcome) -> bool:
 
 def _line(o: Outcome) -> str:
     message = o.message()
-    return _cut(
-        f"  {o.status:<10} {o.requirement.id}" + (f": {message}" if message else "")
-    )
+    found = o.deciding()
+    where = f" [{found.scenario}]" if o.status == "FAIL" and found is not None else ""
+    said = f": {message}" if message else ""
+    return _cut(f"  {o.status:<10} {o.requirement.id}{where}{said}")
 
 
 def unjudged(requirements: Sequence[Requirement]) -> list[str]:

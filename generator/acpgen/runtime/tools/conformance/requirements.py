@@ -87,10 +87,13 @@ class Outcome:
         """The message of the finding that decided the status (or why not tested)."""
         if self.status == "NOT_TESTED":
             return self.why_not_tested
-        return next(
-            (f.message for f in self.findings if f.status == self.status and f.message),
-            "",
-        )
+        found = self.deciding()
+        return found.message if found is not None else ""
+
+    def deciding(self) -> Finding | None:
+        """The finding that decided the status (the first with a message)."""
+        mine = [f for f in self.findings if f.status == self.status]
+        return next((f for f in mine if f.message), mine[0] if mine else None)
 
 
 class UnknownRequirement(LookupError):

@@ -111,9 +111,13 @@ class _State:
 
 
 def check_trace(
-    kit: Kit, entries: list[Entry], only: str | None = None
+    kit: Kit,
+    entries: list[Entry],
+    only: str | None = None,
+    disagreements: list[dict[str, Any]] | None = None,
 ) -> list[Finding]:
-    """Every finding of the trace, for both sides (or ``only`` the side named)."""
+    """Every finding of the trace, for both sides (or ``only`` the side named); where
+    the schema and the models read a message differently goes to ``disagreements``."""
     init = next(
         (
             e
@@ -145,6 +149,8 @@ def check_trace(
         _unobserved(judge)
         judge.finish()
         findings += [f for f in judge.findings if _judges(kit, f.requirement, side)]
+        if disagreements is not None:
+            disagreements += judge.disagreements
     return findings
 
 

@@ -203,12 +203,20 @@ def interrupted(
     s: Scenario, sessions: Callable[[], str], interrupt: Interrupt
 ) -> tuple[str, str, Try, str]:
     """Try up to :data:`OFFSETS` times, until a try decides (``sessions`` gives the
-    session of each try); the status, message, last try and its session."""
+    session of each try); the status, message, last try and its session. A turn that
+    ended before the interruption is tried again at once (a busy machine may have
+    been slow to send it), one that may have crossed it later in the turn."""
     tries: list[Try] = []
     session = ""
-    for offset in OFFSETS:
+    later = iter(OFFSETS)
+    offset = next(later)
+    for _ in OFFSETS:
         session = sessions()
         tries.append(interrupt_turn(s, session, interrupt, offset))
-        if tries[-1].outcome != "unclear":
+        if tries[-1].outcome not in ("unclear", "first"):
             break
-    return (*decide(tries), session)
+        if tries[-1].outcome == "unclear":
+            offset = next(later, offset)
+    unclear = [t for t in tries if t.outcome == "unclear"]
+    decided = tries if tries[-1].outcome != "first" or not unclear else unclear
+    return (*decide(decided), session)
