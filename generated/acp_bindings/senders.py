@@ -62,10 +62,7 @@ class AgentSender(Sender):
         result: models.InitializeResponse = await self._request(
             "initialize", params, version=("protocolVersion", require_version)
         )
-        advertised = result.agent_capabilities
-        self.advertised(
-            advertised if advertised is not None else models.AgentCapabilities()
-        )
+        self.advertised(result.agent_capabilities)
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:

@@ -79,10 +79,7 @@ class AgentSender(Sender):
         result: models.InitializeResponse = await self._request(
             "initialize", params, version=("protocolVersion", require_version)
         )
-        advertised = result.capabilities
-        self.advertised(
-            advertised if advertised is not None else models.AgentCapabilities()
-        )
+        self.advertised(result.capabilities)
         return result
 
     async def cancel_session(self, params: models.CancelSessionNotification) -> None:

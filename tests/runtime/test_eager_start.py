@@ -25,7 +25,7 @@ EAGER = getattr(asyncio, "eager_task_factory", None)
 
 
 def test_the_eager_factory_is_the_running_pythons() -> None:
-    assert in_flight._EAGER is EAGER  # feature-detected: None on 3.11
+    assert in_flight.EAGER is EAGER  # feature-detected: None on 3.11
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         asked.append(coroutine.cr_frame.f_locals["message"]["method"])
         return loop.create_task(coroutine)
 
-    monkeypatch.setattr(in_flight, "_EAGER", factory)
+    monkeypatch.setattr(in_flight, "EAGER", factory)
     return asked
 
 

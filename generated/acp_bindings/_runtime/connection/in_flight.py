@@ -18,6 +18,7 @@ from ..wire.rpc import INTERNAL_ERROR, RequestError
 
 __all__ = [
     "CURRENT",
+    "EAGER",
     "Answer",
     "Handling",
     "Incoming",
@@ -95,7 +96,7 @@ class Incoming:
         "cancelled" at once."""
 
 
-_EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
+EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
     asyncio, "eager_task_factory", None
 )
 """The running Python's factory of eager tasks (3.12+), else None."""
@@ -118,8 +119,8 @@ def start_task(
     """
     if loop is None:
         loop = asyncio.get_running_loop()
-    if eager and _EAGER is not None and loop.get_task_factory() is None:
-        task: asyncio.Task[None] = _EAGER(loop, coroutine)
+    if eager and EAGER is not None and loop.get_task_factory() is None:
+        task: asyncio.Task[None] = EAGER(loop, coroutine)
         return task
     return loop.create_task(coroutine)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, Literal, Protocol, TypeVar
 
 from ..wire.rpc import MethodSpec
@@ -95,7 +95,7 @@ async def spawned(
     env: Mapping[str, str] | None,
     stderr: int | IO[Any] | None,
     grace: float,
-) -> AsyncIterator[S]:
+) -> AsyncGenerator[S, None]:
     """Start the agent ``command`` in a process group of its own, ``connect`` a client
     to its stdout and stdin, yield the client's sender for the agent; on leaving, close
     the agent's stdin and end its group (``process.stop``). The agent gets ``env`` (or

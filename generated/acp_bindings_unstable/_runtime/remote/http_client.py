@@ -6,10 +6,10 @@ under the same connection as stdio.
 
 Support code: it knows no method of the protocol (the one it must name, the
 ``initialize`` that opens a Streamable HTTP connection, is given). It needs the
-``remote`` extra (``deps``). What the peer sends is bounded as on stdio: an SSE line
-longer than the message limit ends the stream (the lines are split by the one line
-splitter, ``connection.lines``), and the messages waiting for the connection are
-bounded in bytes (the SSE readers stop reading meanwhile).
+``remote`` extra (``deps``), through ``http_library``. What the peer sends is bounded
+as on stdio: an SSE line longer than the message limit ends the stream (the lines are
+split by the one line splitter, ``connection.lines``), and the messages waiting for the
+connection are bounded in bytes (the SSE readers stop reading meanwhile).
 
 Streamable HTTP, as the RFD and the TypeScript SDK's ``createHttpStream`` do it: the
 first message (``initialize``) is POSTed alone and answered with ``200`` and the
@@ -37,20 +37,15 @@ import json
 import logging
 import ssl
 import urllib.request
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any
 
 from ..connection.lines import split_lines
 from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
-from .deps import missing_extra
+from ..wire.rpc import Json
+from . import http_library as httpx
 from .refusal import Refused, refused_by_response
-
-try:
-    import h2  # noqa: F401 - httpx speaks HTTP/2 with it
-    import httpx
-except ImportError as error:  # the remote extra is not installed
-    raise missing_extra(__name__) from error
 
 __all__ = ["CookieJar", "HttpClientTransport", "http_url"]
 
@@ -200,7 +195,7 @@ class _Requests:
     @contextlib.asynccontextmanager
     async def stream(
         self, headers: Headers, *, timeout: httpx.Timeout | None = None
-    ) -> AsyncIterator[httpx.Response]:
+    ) -> AsyncGenerator[httpx.Response, None]:
         """A GET whose body is read as it comes (closed on leaving)."""
         request = self._request("GET", headers, None, timeout)
         response = await self.transport.handle_async_request(request)
@@ -457,7 +452,7 @@ class HttpClientTransport:
         self._stream(None)
 
     def _session_of(self, message: dict[str, Any]) -> str | None:
-        params = message.get("params")
+        params: Json = message.get("params")
         session = params.get("sessionId") if type(params) is dict else None
         if type(session) is str:
             return session
@@ -582,7 +577,7 @@ class HttpClientTransport:
             key = id_key(message.get("id"))
             if key is not None:
                 self._session_requests.pop(key, None)
-            result = message.get("result")
+            result: Json = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             if (
                 type(created) is str

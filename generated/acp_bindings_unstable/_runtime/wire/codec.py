@@ -23,7 +23,15 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from .rpc import INVALID_REQUEST, PARSE_ERROR, Deferred, Encoded, RequestError, read_id
+from .rpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Deferred,
+    Encoded,
+    Json,
+    RequestError,
+    read_id,
+)
 
 __all__ = [
     "FAST_DEPTH",
@@ -58,7 +66,7 @@ class Unreadable:
     error: RequestError
 
 
-def decode(data: bytes, max_depth: int = 512) -> Any:
+def decode(data: bytes, max_depth: int = 512) -> Json | Unreadable:
     """The JSON value a message holds, or :class:`Unreadable` (-32700, or -32600 when
     too deep).
 
@@ -67,20 +75,24 @@ def decode(data: bytes, max_depth: int = 512) -> Any:
     standard library's, which also reads lone surrogates, after an exact depth check
     that never recurses either.
     """
+    value: Json
     if max_depth >= FAST_DEPTH or not too_deep(data, max_depth):
         try:
-            return from_json(data, allow_inf_nan=False)
+            value = from_json(data, allow_inf_nan=False)
         except ValueError:
             pass
+        else:
+            return value
     if too_deep(data, max_depth):
         refusal = RequestError(
             INVALID_REQUEST, "Nesting too deep", {"limit": max_depth}
         )
         return Unreadable(read_id(find_id(data[:ID_WINDOW]))[1], refusal)
     try:
-        return json.loads(data, parse_constant=refuse_constant)
+        value = json.loads(data, parse_constant=refuse_constant)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return Unreadable(None, RequestError(PARSE_ERROR, "Parse error"))
+    return value
 
 
 def refuse_constant(name: str) -> Any:
@@ -102,9 +114,9 @@ def encode(message: dict[str, Any]) -> bytes:
     pydantic-core) are spliced in as they are; a :class:`Deferred` member is serialised
     now. The envelope's own parts are written without the JSON encoder.
     """
-    members = []
+    members: list[bytes] = []
     for key, value in message.items():
-        kind = type(value)
+        kind: type[Any] = value.__class__  # (type(value), typed)
         if kind is str:  # a method, an id, "2.0"
             data = _WORDS.get(value) or _text(value)
         elif kind is Deferred:  # a model: pydantic-core writes it now
@@ -214,7 +226,7 @@ def _model(value: Deferred) -> bytes:
 
 def _value(value: Any) -> bytes:
     """A member's value as :func:`encode` writes it."""
-    kind = type(value)
+    kind: type[Any] = value.__class__  # (type(value), typed)
     if kind is Deferred:
         return _model(value)
     if kind is Encoded:

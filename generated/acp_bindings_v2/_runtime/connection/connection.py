@@ -65,7 +65,14 @@ from ..wire.codec import (
     find_id,
 )
 from ..wire.messages import read_message
-from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, Deferred, RequestError, read_id
+from ..wire.rpc import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    Deferred,
+    Json,
+    RequestError,
+    read_id,
+)
 from . import in_flight
 from .dispatcher import Dispatcher
 from .in_flight import (
@@ -408,7 +415,7 @@ class Connection:
             )
         incoming = running[request_id] = Incoming()
         answering, loop = self._answer(incoming, request_id, message), self._loop
-        if in_flight._EAGER is None and loop is not None:
+        if in_flight.EAGER is None and loop is not None:
             # no eager start (Python 3.11): start_task's task, without its call
             incoming.task = loop.create_task(answering)
         else:  # started at once where that cannot overtake a notification read first
@@ -469,7 +476,7 @@ class Connection:
             self._inbox.append(Answer(outgoing, message))
             self._queued_or_ended.set()
 
-    def _cancel(self, params: Any) -> None:
+    def _cancel(self, params: Json) -> None:
         valid, request_id = read_id(
             params.get("requestId", ...) if type(params) is dict else ...
         )
@@ -695,7 +702,7 @@ class Connection:
         if self._trace is not None:
             self._trace.record("out", data)
 
-    def _answered_at_once(self, response: dict[str, Any] | Any) -> bool:
+    def _answered_at_once(self, response: Json) -> bool:
         """Write the common answer (a result, as :func:`_is_result` reads it) at once
         where :meth:`_wrote` can; False: nothing was written."""
         if (
@@ -750,7 +757,7 @@ class Connection:
             await self.notify(method, params)
 
 
-def _is_result(response: Any) -> bool:
+def _is_result(response: Json) -> bool:
     """Whether ``response`` is ``{"jsonrpc": "2.0", "id": ..., "result": ...}`` (in any
     order), the answer :func:`encode_result` writes in one step."""
     return (

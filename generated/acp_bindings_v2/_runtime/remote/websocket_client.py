@@ -18,15 +18,10 @@ import logging
 from collections.abc import Mapping
 
 from ..connection.transport import Oversized
-from .deps import missing_extra
+from . import websocket_library as websockets
 from .http_client import CookieJar
 from .refusal import Refused, refused_by_response
-
-try:
-    import websockets
-    from websockets.asyncio.client import ClientConnection, connect
-except ImportError as error:  # the remote extra is not installed
-    raise missing_extra(__name__) from error
+from .websocket_library import ClientConnection, connect
 
 __all__ = ["WebSocketClientTransport", "websocket_url"]
 

@@ -90,7 +90,9 @@ class Sender:
     def _request_route(cls, wire: str) -> tuple[Any, Callable[[Any], Any]]:
         """The serializer of a request's params and the validator of its result (the
         adapters every sender of the process shares), found once per class."""
-        routes = cls.__dict__.get("_request_routes")
+        routes: dict[str, tuple[Any, Callable[[Any], Any]]] | None = cls.__dict__.get(
+            "_request_routes"
+        )
         if routes is None:
             routes = {}
             cls._request_routes = routes  # this class's own, bounded by its methods
@@ -107,7 +109,7 @@ class Sender:
     @classmethod
     def _notification_serializer(cls, wire: str) -> Any:
         """The serializer of a notification's params, found once per class."""
-        found = cls.__dict__.get("_notification_serializers")
+        found: dict[str, Any] | None = cls.__dict__.get("_notification_serializers")
         if found is None:
             found = {}
             cls._notification_serializers = found

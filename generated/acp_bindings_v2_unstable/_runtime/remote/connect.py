@@ -18,7 +18,7 @@ server's heartbeats (SSE comments), a WebSocket by its pings.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TypeVar
 
 from ..connection.connection import Connection
@@ -45,7 +45,7 @@ async def connect(
     http2: bool | None,
     limits: Limits | None,
     reconnect: Reconnect | None,
-) -> AsyncIterator[S]:
+) -> AsyncGenerator[S, None]:
     """``attach`` a client to the agent served at ``url`` over the profile
     ``transport``; yield its sender for the agent while the connection runs."""
     max_bytes = (limits or Limits()).max_message_bytes

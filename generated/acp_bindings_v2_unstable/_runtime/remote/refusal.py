@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from ..wire.rpc import Json
+
 __all__ = ["Refused", "refused_by_response"]
 
 _MOST = 8192
@@ -74,10 +76,10 @@ def _json_rpc_error(body: bytes) -> dict[str, Any] | None:
     if not body.lstrip().startswith(b"{") or len(body) > _MOST * 4:
         return None
     try:
-        value = json.loads(body)
+        value: Json = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    error = value.get("error") if isinstance(value, dict) else None
+    error: Json = value.get("error") if isinstance(value, dict) else None
     if isinstance(error, dict) and isinstance(error.get("code"), int):
         return error
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel
 
@@ -118,7 +118,9 @@ class RuleBook:
         )
         by_class = self._by_class[peer]
         paths_of = self._paths_of[peer]
-        known = paths_of.get(type(payload), _UNKNOWN)  # (only models and plain values)
+        known = paths_of.get(
+            payload.__class__, _UNKNOWN
+        )  # (only models and plain values)
         if (
             by_class
             and known is not None
@@ -130,7 +132,7 @@ class RuleBook:
             pop, push, put = stack.pop, stack.extend, stack.append
             while stack:
                 value = pop()
-                kind = type(value)
+                kind: type[Any] = value.__class__  # (type(value), typed)
                 paths = paths_of.get(kind, _UNKNOWN)
                 if paths is None:  # a model holding no gated model, a string, a number
                     continue
@@ -140,10 +142,10 @@ class RuleBook:
                         or kind is tuple
                         or isinstance(value, (list, tuple))
                     ):
-                        push(reversed(value))
+                        push(reversed(cast("list[Any]", value)))
                         continue
                     if kind is dict or isinstance(value, dict):
-                        push(reversed(value.values()))
+                        push(reversed(cast("dict[Any, Any]", value).values()))
                         continue
                     if not isinstance(value, BaseModel):
                         continue
@@ -162,9 +164,10 @@ class RuleBook:
                     for name in paths:
                         if name in held:
                             item = held[name]
-                            if type(item) is list:  # its items, in their place
+                            item_kind: type[Any] = item.__class__
+                            if item_kind is list:  # its items, in their place
                                 push(reversed(item))
-                            elif paths_of.get(type(item), _UNKNOWN) is not None:
+                            elif paths_of.get(item_kind, _UNKNOWN) is not None:
                                 put(item)
         if not found:
             return []
@@ -183,22 +186,25 @@ class RuleBook:
         """
         if (peer, method) not in self._by_method:
             paths_of = self._paths_of[peer]
-            kind = type(payload)
+            kind: type[Any] = payload.__class__
             paths = paths_of.get(kind, _UNKNOWN)
             if paths is None:
                 return
             if paths is not _UNKNOWN and kind not in self._by_class[peer]:
-                held = payload.__dict__
+                held: dict[str, Any] = payload.__dict__
                 for name in paths:  # (each break: something to walk)
-                    item = held.get(name)
-                    if type(item) is list:
-                        for element in item:
-                            if paths_of.get(type(element), _UNKNOWN) is not None:
+                    item: Any = held.get(name)
+                    item_kind: type[Any] = item.__class__
+                    if item_kind is list:
+                        elements: list[Any] = item
+                        for element in elements:
+                            element_kind: type[Any] = element.__class__
+                            if paths_of.get(element_kind, _UNKNOWN) is not None:
                                 break
                         else:
                             continue  # the list's items hold nothing gated
                         break
-                    if paths_of.get(type(item), _UNKNOWN) is not None:
+                    if paths_of.get(item_kind, _UNKNOWN) is not None:
                         break
                 else:
                     return  # nothing gated anywhere in it

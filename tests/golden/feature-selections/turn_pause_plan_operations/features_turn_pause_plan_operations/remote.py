@@ -7,7 +7,7 @@ sessions across a lost connection; a refusal raises ``Refused``. The server half
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Literal
@@ -87,7 +87,7 @@ async def connect_agent(
     limits: Limits | None = None,
     trace: Trace = None,
     reconnect: Reconnect | None = None,
-) -> AsyncIterator[AgentSender]:
+) -> AsyncGenerator[AgentSender, None]:
     """Connect ``client`` to the agent served at ``url`` (``http(s)://`` or ``ws(s)://``), yield its sender: ``transport`` picks the
     profile, ``"ws"`` (a WebSocket) or ``"http"`` (Streamable HTTP); ``headers`` go with every request; ``http2``: None uses HTTP/2
     where TLS negotiates it, True always, False never. With ``reconnect``, a lost connection is opened again (by
