@@ -26,6 +26,7 @@ __all__ = [
     "Json",
     "MethodSpec",
     "RequestError",
+    "RequestId",
     "Side",
     "read_id",
     "to_json",

@@ -37,7 +37,7 @@ __all__ = [
     "decode",
     "encode",
     "encode_call",
-    "encode_model_notification",
+    "encode_model_call",
     "encode_model_result",
     "encode_result",
     "find_id",
@@ -162,11 +162,14 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
     )
 
 
-def encode_model_notification(method: str, serializer: Any, value: Any) -> bytes:
-    """The notification ``method`` whose params are the model ``value``, written by
-    ``serializer`` (a pydantic-core serializer): what :func:`encode_call` writes for
-    ``encode_call(None, method, Deferred(serializer, value))``, without the
-    :class:`Deferred` (a typed sender's notification written at once)."""
+def encode_model_call(
+    request_id: int | None, method: str, serializer: Any, value: Any
+) -> bytes:
+    """The request (``request_id`` an integer) or notification (None) ``method`` whose
+    params are the model ``value``, written by ``serializer`` (a pydantic-core
+    serializer): what :func:`encode_call` writes for ``encode_call(request_id, method,
+    Deferred(serializer, value))``, without the :class:`Deferred` (a typed sender's
+    call)."""
     name = _NAMES.get(method) if type(method) is str else None
     if name is None:
         name = _name(method)
@@ -174,7 +177,13 @@ def encode_model_notification(method: str, serializer: Any, value: Any) -> bytes
         data = serializer.to_json(value, by_alias=True, exclude_unset=True)
     except ValueError:
         data = _model(Deferred(serializer, value))
-    return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
+    if request_id is None:
+        return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
+    return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}' % (
+        request_id,
+        name,
+        data,
+    )
 
 
 def encode_result(request_id: Any, result: Any) -> bytes:

@@ -23,6 +23,7 @@ __all__ = [
     "Json",
     "MethodSpec",
     "RequestError",
+    "RequestId",
     "Side",
     "read_id",
     "to_json",

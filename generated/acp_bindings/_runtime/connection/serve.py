@@ -21,7 +21,7 @@ from typing import IO, Any, Literal, Protocol, TypeVar
 
 from ..wire.rpc import MethodSpec
 from .connection import Connection
-from .dispatcher import Dispatcher
+from .dispatch import Dispatcher
 from .limits import Limits
 from .process import spawn, stop
 from .trace_writer import Trace, child_environment, traced
@@ -64,7 +64,7 @@ def attach(
     }
     dispatcher = Dispatcher(handler, methods, observers=observers)
     connection = Connection(
-        transport, dispatcher.dispatch, limits=limits, trace=traced(trace, role)
+        transport, dispatcher, limits=limits, trace=traced(trace, role)
     )
     peer = sender(connection, check_capabilities=check_capabilities)
     handler.on_connect(peer)
