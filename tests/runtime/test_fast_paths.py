@@ -22,7 +22,6 @@ from acpgen.runtime.wire.codec import (
     Unreadable,
     encode,
     encode_call,
-    encode_model_call,
     encode_model_result,
     encode_result,
 )
@@ -76,7 +75,7 @@ def test_a_models_call_is_written_as_the_general_path_writes_it(
 ) -> None:
     """A typed sender's request or notification (the model and its serializer, no ``Deferred``)
     is the line ``encode`` writes for it: unknown members and a lone surrogate included."""
-    written = encode_model_call(request_id, method, params.serializer, params.value)
+    written = encode_call(request_id, method, params.value, params.serializer)
     message = {"jsonrpc": "2.0", "method": method, "params": params}
     if request_id is not None:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}

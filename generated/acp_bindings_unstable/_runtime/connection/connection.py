@@ -58,14 +58,14 @@ from collections.abc import Awaitable, Callable, Generator
 from types import TracebackType
 from typing import Any, Self
 
-from ..wire.codec import encode_call, encode_model_call
+from ..wire.codec import encode_call
 from .dispatch import Dispatcher, Handler, entry_point
 from .in_flight import CURRENT, Calls, Handling, Outgoing
 from .limits import Limits
 from .reader import CANCEL_REQUEST, Reader
 from .trace_writer import Trace, TraceWriter
 from .transport import Transport
-from .writer import Encoder, Writer
+from .writer import Writer
 
 __all__ = ["CANCEL_REQUEST", "SENT", "Connection", "Handler"]
 
@@ -166,15 +166,10 @@ class Connection:
         if origin is not None:
             self._await_peer(origin, 1)
         try:
-            encoder: Encoder
-            message: tuple[Any, ...]
-            if serializer is None:
-                encoder, message = encode_call, (request_id, method, params)
-            else:
-                encoder = encode_model_call
-                message = (request_id, method, serializer, params)
-            if not writer.now(encoder, *message):
-                await writer.in_turn(encoder, *message)
+            if not writer.now(encode_call, request_id, method, params, serializer):
+                await writer.in_turn(
+                    encode_call, request_id, method, params, serializer
+                )
             result = await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not writer.closed:
@@ -200,15 +195,9 @@ class Connection:
         peer is not reading); :data:`SENT` when it was written at once. Given
         ``serializer``, ``params`` is the model it writes, as for :meth:`request`.
         Raises ``ValueError``/``TypeError`` at once when ``params`` is not JSON."""
-        encoder: Encoder
-        message: tuple[Any, ...]
-        if serializer is None:
-            encoder, message = encode_call, (None, method, params)
-        else:
-            encoder, message = encode_model_call, (None, method, serializer, params)
-        if self._writer.now(encoder, *message):
+        if self._writer.now(encode_call, None, method, params, serializer):
             return SENT
-        return self._writer.in_turn(encoder, *message)
+        return self._writer.in_turn(encode_call, None, method, params, serializer)
 
     def _await_peer(self, origin: Handling, step: int) -> None:
         origin.awaiting += step

@@ -327,7 +327,11 @@ class Reader:
             if reply is None:
                 reply = _no_answer(request_id, message)
             incoming.answering = True
-            if not writer.reply_now(reply):
+            try:  # writer.reply_now, without its call
+                written = writer.now(reply.encode)
+            except (TypeError, ValueError, RecursionError):
+                written = False  # not JSON: writer.reply answers -32603
+            if not written:
                 await writer.reply(reply)
         except (ConnectionError, OSError) as error:
             _log.debug("could not answer request %.100r: %s", request_id, error)

@@ -30,10 +30,6 @@ _log = logging.getLogger(__name__)
 Encoder = Callable[..., bytes]
 
 
-def _encoded(reply: Reply) -> bytes:
-    return reply.encode()
-
-
 class Writer:
     """Writes messages to ``transport`` in turn, tracing each to ``trace`` once the
     transport has taken it."""
@@ -111,7 +107,7 @@ class Writer:
         """Write ``reply`` at once where :meth:`now` can; False also for a reply that
         JSON cannot hold, which :meth:`reply` answers -32603 instead."""
         try:
-            return self.now(_encoded, reply)
+            return self.now(reply.encode)  # (its bound method: no call more)
         except (TypeError, ValueError, RecursionError):
             return False
 
@@ -119,9 +115,9 @@ class Writer:
         """Write ``reply`` in turn; one that JSON cannot hold (NaN, objects, cycles) is
         logged and answered -32603."""
         try:
-            await self.write(_encoded, reply)
+            await self.write(reply.encode)
         except (TypeError, ValueError, RecursionError) as error:
             request_id = reply.request_id
             _log.error("the answer to %.100r is not JSON: %s", request_id, error)
             refused = ErrorReply(request_id, RequestError.internal_error())
-            await self.write(_encoded, refused)
+            await self.write(refused.encode)

@@ -37,7 +37,6 @@ __all__ = [
     "decode",
     "encode",
     "encode_call",
-    "encode_model_call",
     "encode_model_result",
     "encode_result",
     "find_id",
@@ -130,18 +129,28 @@ def encode(message: dict[str, Any]) -> bytes:
     return b"{" + b"".join(members)[1:] + b"}"
 
 
-def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
+def encode_call(
+    request_id: int | None, method: str, params: Any, serializer: Any = None
+) -> bytes:
     """A request (``request_id`` an integer) or a notification (None) as :func:`encode`
     writes ``{"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}``
-    (no ``params`` member when ``params`` is None), in one step."""
+    (no ``params`` member when ``params`` is None), in one step. Given ``serializer`` (a
+    pydantic-core serializer), ``params`` is the model it writes: what is written for
+    ``Deferred(serializer, params)``, without the :class:`Deferred` (a typed sender's
+    call)."""
     name = _NAMES.get(method) if type(method) is str else None  # _name's common case
     if name is None:
         name = _name(method)
-    if params is None:
+    if serializer is not None:  # a typed sender's model
+        try:  # Deferred.encode's common case
+            data = serializer.to_json(params, by_alias=True, exclude_unset=True)
+        except ValueError:
+            data = _model(Deferred(serializer, params))
+    elif params is None:
         if request_id is None:
             return b'{"jsonrpc":"2.0","method":%b}' % name
         return b'{"jsonrpc":"2.0","id":%d,"method":%b}' % (request_id, name)
-    if type(params) is Deferred:  # the common params: a model
+    elif type(params) is Deferred:  # a model
         try:  # Deferred.encode's common case, without its call
             data = params.serializer.to_json(
                 params.value,
@@ -153,30 +162,6 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
             data = _model(params)
     else:
         data = _value(params)
-    if request_id is None:
-        return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
-    return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}' % (
-        request_id,
-        name,
-        data,
-    )
-
-
-def encode_model_call(
-    request_id: int | None, method: str, serializer: Any, value: Any
-) -> bytes:
-    """The request (``request_id`` an integer) or notification (None) ``method`` whose
-    params are the model ``value``, written by ``serializer`` (a pydantic-core
-    serializer): what :func:`encode_call` writes for ``encode_call(request_id, method,
-    Deferred(serializer, value))``, without the :class:`Deferred` (a typed sender's
-    call)."""
-    name = _NAMES.get(method) if type(method) is str else None
-    if name is None:
-        name = _name(method)
-    try:  # Deferred.encode's common case
-        data = serializer.to_json(value, by_alias=True, exclude_unset=True)
-    except ValueError:
-        data = _model(Deferred(serializer, value))
     if request_id is None:
         return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
     return b'{"jsonrpc":"2.0","id":%d,"method":%b,"params":%b}' % (
