@@ -5,9 +5,9 @@
 does, given the schema's routing rules.
 
 Support code: it knows no method of the protocol. It needs the ``remote`` extra (its
-transports import it). The first transport is opened on the profile asked for
-(``"ws"``: a WebSocket, ``"http"``: Streamable HTTP); with a :class:`~..resume.client.
-Reconnect` policy, the client's connection runs over a
+transports import it). The first transport is opened on the profile asked for (one of
+``profiles``: ``"ws"``, a WebSocket, ``"http"``, Streamable HTTP); with a
+:class:`~..resume.client.Reconnect` policy, the client's connection runs over a
 :class:`~..resume.client.ResumingTransport` that opens the next ones (by
 ``Reconnect.profiles`` in turn, else the same profile) and resumes every session, when
 the agent grants it at ``initialize``. Either transport counts a connection silent for
@@ -26,8 +26,8 @@ from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_client import CookieJar, HttpClientTransport
-from .websocket_client import WebSocketClientTransport
+from .http_requests import CookieJar
+from .transports import TRANSPORTS, Profile, checked
 
 __all__ = ["connect"]
 
@@ -51,19 +51,19 @@ async def connect(
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
     cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
-    profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
-    for profile in (transport, *profiles):
-        if profile not in ("ws", "http"):
-            raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
+    first = checked(transport)
+    profiles: tuple[Profile, ...] = (
+        tuple(checked(p) for p in (reconnect.profiles or (first,)))
+        if reconnect
+        else (first,)
+    )
 
     async def opened(attempt: int) -> Transport:
         """The transport of attempt ``attempt`` (0: the first)."""
-        profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
-        if profile == "ws":
-            return await WebSocketClientTransport.open(
-                url, headers or {}, max_bytes, silence=silence, cookies=cookies
-            )
-        return HttpClientTransport(
+        profile: Profile = (
+            first if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
+        )
+        return await TRANSPORTS[profile](
             url,
             headers or {},
             initialize=routing.initialize,
