@@ -20,6 +20,7 @@ from ._runtime.wire.model_rules import (
     StrictJson,
     TagRouter,
     WireModel,
+    empty_list,
 )
 
 SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
@@ -6288,7 +6289,7 @@ class InitializeResponse(WireModel):
         Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
-    ] = Field(default_factory=list)
+    ] = Field(default_factory=empty_list)
     """
     Authentication methods supported by the agent.
     """

@@ -109,6 +109,7 @@ def prepare(protocol: ir.Protocol) -> ModelInput:
                 support.update(name for rule in rules for name in names(rule))
             if (default := _model_default(f, protocol)) is not None:
                 template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
+                support.update(names(default) & {EMPTY_LIST})
         if unstable:
             _mark_unstable_members(t, node, protocol)
         if t.kind == "enum":
@@ -230,7 +231,11 @@ def _model_default(f: ir.Field, protocol: ir.Protocol) -> Call | None:
     return Call("Field", keywords=(("default_factory", Name(empty)),)) if empty else None
 
 
-_EMPTY_FACTORIES = {"[]": "list", "{}": "dict"}
+EMPTY_LIST = "empty_list"
+"""The runtime's factory of an empty list (``model_rules.empty_list``): pyright --strict reads
+``default_factory=list`` as a list of unknown items whatever the field's type, and a consumer's
+linter refuses ``lambda: []``."""
+_EMPTY_FACTORIES = {"[]": EMPTY_LIST, "{}": "dict"}
 _NONE: Any = object()
 """No default: a lenient field reads a bad or null value as absent (None)."""
 

@@ -5,9 +5,9 @@
 does, given the schema's routing rules.
 
 Support code: it knows no method of the protocol. It needs the ``remote`` extra (its
-transports import it). The first transport is opened on the profile asked for
-(``"ws"``: a WebSocket, ``"http"``: Streamable HTTP); with a :class:`~..resume.client.
-Reconnect` policy, the client's connection runs over a
+transports import it). The first transport is opened on the profile asked for (one of
+``profiles``: ``"ws"``, a WebSocket, ``"http"``, Streamable HTTP); with a
+:class:`~..resume.client.Reconnect` policy, the client's connection runs over a
 :class:`~..resume.client.ResumingTransport` that opens the next ones (by
 ``Reconnect.profiles`` in turn, else the same profile) and resumes every session, when
 the agent grants it at ``initialize``. Either transport counts a connection silent for
@@ -18,7 +18,7 @@ server's heartbeats (SSE comments), a WebSocket by its pings.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TypeVar
 
 from ..connection.connection import Connection
@@ -26,8 +26,8 @@ from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_client import CookieJar, HttpClientTransport
-from .websocket_client import WebSocketClientTransport
+from .http_requests import CookieJar
+from .transports import TRANSPORTS, Profile, checked
 
 __all__ = ["connect"]
 
@@ -45,25 +45,25 @@ async def connect(
     http2: bool | None,
     limits: Limits | None,
     reconnect: Reconnect | None,
-) -> AsyncIterator[S]:
+) -> AsyncGenerator[S, None]:
     """``attach`` a client to the agent served at ``url`` over the profile
     ``transport``; yield its sender for the agent while the connection runs."""
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
     cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
-    profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
-    for profile in (transport, *profiles):
-        if profile not in ("ws", "http"):
-            raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
+    first = checked(transport)
+    profiles: tuple[Profile, ...] = (
+        tuple(checked(p) for p in (reconnect.profiles or (first,)))
+        if reconnect
+        else (first,)
+    )
 
     async def opened(attempt: int) -> Transport:
         """The transport of attempt ``attempt`` (0: the first)."""
-        profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
-        if profile == "ws":
-            return await WebSocketClientTransport.open(
-                url, headers or {}, max_bytes, silence=silence, cookies=cookies
-            )
-        return HttpClientTransport(
+        profile: Profile = (
+            first if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
+        )
+        return await TRANSPORTS[profile](
             url,
             headers or {},
             initialize=routing.initialize,

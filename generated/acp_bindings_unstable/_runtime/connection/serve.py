@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, Literal, Protocol, TypeVar
 
 from ..wire.rpc import MethodSpec
 from .connection import Connection
-from .dispatcher import Dispatcher
+from .dispatch import Dispatcher
 from .limits import Limits
 from .process import spawn, stop
 from .trace_writer import Trace, child_environment, traced
@@ -64,7 +64,7 @@ def attach(
     }
     dispatcher = Dispatcher(handler, methods, observers=observers)
     connection = Connection(
-        transport, dispatcher.dispatch, limits=limits, trace=traced(trace, role)
+        transport, dispatcher, limits=limits, trace=traced(trace, role)
     )
     peer = sender(connection, check_capabilities=check_capabilities)
     handler.on_connect(peer)
@@ -95,7 +95,7 @@ async def spawned(
     env: Mapping[str, str] | None,
     stderr: int | IO[Any] | None,
     grace: float,
-) -> AsyncIterator[S]:
+) -> AsyncGenerator[S, None]:
     """Start the agent ``command`` in a process group of its own, ``connect`` a client
     to its stdout and stdin, yield the client's sender for the agent; on leaving, close
     the agent's stdin and end its group (``process.stop``). The agent gets ``env`` (or

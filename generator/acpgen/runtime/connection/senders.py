@@ -6,7 +6,9 @@ concurrent sends hold no more encoded bytes than one.
 
 Support code: it knows no method of the protocol; the generated ``senders`` module
 subclasses :class:`Sender` once per role, with the methods of that role and its
-capability check.
+capability check. A sender sends through a :class:`Requester` (a ``Connection`` is one),
+by one path: each request with its params' serializer and its result's reader, each
+notification with its params' serializer.
 """
 
 from __future__ import annotations
@@ -14,21 +16,38 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
-from ..wire.rpc import Deferred, MethodSpec
+from ..wire.rpc import Json, MethodSpec
 from .adapters import built
-from .connection import Connection
+from .connection import SENT
 
-__all__ = ["Sender", "Transport"]
+__all__ = ["SENT", "Requester", "Sender"]
 
 
-class Transport(Protocol):
-    """Sends JSON params, returns the raw ``result`` (``Connection`` is one)."""
+class Requester(Protocol):
+    """Sends requests and notifications to the peer (a ``Connection`` is one; the
+    ``Transport`` of ``connection.transport`` moves bytes, this sends calls).
 
-    async def request(self, method: str, params: Any) -> Any: ...
+    ``params`` are JSON values, or, given ``serializer`` (a pydantic-core serializer),
+    the model it writes, when the message's turn to be written comes. ``read`` makes
+    the result of ``request`` (of ``{}`` for a null result), and raises what it raises.
+    ``notify`` gives what to await until the notification is written: :data:`SENT` for
+    one written at once.
+    """
 
-    async def notify(self, method: str, params: Any) -> None: ...
+    def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        serializer: Any = None,
+        read: Callable[[Any], Any] | None = None,
+    ) -> Awaitable[Any]: ...
+
+    def notify(
+        self, method: str, params: Any = None, *, serializer: Any = None
+    ) -> Awaitable[None]: ...
 
 
 class Sender:
@@ -44,15 +63,12 @@ class Sender:
 
     def __init__(
         self,
-        transport: Transport,
+        requester: Requester,
         peer_capabilities: BaseModel | None = None,
         *,
         check_capabilities: bool = True,
     ) -> None:
-        self._transport = transport
-        self._connection = transport if isinstance(transport, Connection) else None
-        """The transport when it is a :class:`Connection`, which reads a typed result
-        itself (so a call costs no coroutine of the sender's)."""
+        self._requester = requester
         self.peer_capabilities = peer_capabilities
         """What the peer advertised at ``initialize``; when set, messages are checked
         against it."""
@@ -75,19 +91,13 @@ class Sender:
         """Refuse what the peer did not advertise (no check here: subclasses know the
         rules)."""
 
-    def _adapter(self, model: Any) -> TypeAdapter[Any]:
-        return built(model)  # shared by every sender of the process
-
-    def _dump(self, spec: MethodSpec, params: Any) -> Deferred:
-        """The params, serialised only when the connection writes them (so that a send
-        waiting for its turn holds no bytes)."""
-        return Deferred(self._adapter(spec.params).serializer, params)
-
     @classmethod
     def _request_route(cls, wire: str) -> tuple[Any, Callable[[Any], Any]]:
         """The serializer of a request's params and the validator of its result (the
         adapters every sender of the process shares), found once per class."""
-        routes = cls.__dict__.get("_request_routes")
+        routes: dict[str, tuple[Any, Callable[[Any], Any]]] | None = cls.__dict__.get(
+            "_request_routes"
+        )
         if routes is None:
             routes = {}
             cls._request_routes = routes  # this class's own, bounded by its methods
@@ -104,7 +114,7 @@ class Sender:
     @classmethod
     def _notification_serializer(cls, wire: str) -> Any:
         """The serializer of a notification's params, found once per class."""
-        found = cls.__dict__.get("_notification_serializers")
+        found: dict[str, Any] | None = cls.__dict__.get("_notification_serializers")
         if found is None:
             found = {}
             cls._notification_serializers = found
@@ -128,44 +138,39 @@ class Sender:
         route = self._request_routes.get(wire)
         if route is None:
             route = self._request_route(wire)
-        serializer, read_result = route
+        serializer, read = route
         self._check(wire, params)
-        sent = Deferred(serializer, params)
-        if version is None and self._connection is not None:
-            return self._connection.request(wire, sent, read=read_result)
-        return self._read(wire, sent, read_result, version)
-
-    async def _read(
-        self,
-        wire: str,
-        params: Deferred,
-        read_result: Callable[[Any], Any],
-        version: tuple[str, Callable[[Any], None]] | None,
-    ) -> Any:
-        raw = await self._transport.request(wire, params)
-        if version is not None and isinstance(raw, dict) and version[0] in raw:
-            version[1](raw[version[0]])
-        return read_result({} if raw is None else raw)
+        if version is not None:
+            read = _versioned(read, *version)
+        return self._requester.request(wire, params, serializer=serializer, read=read)
 
     def _notify(self, wire: str, params: Any) -> Awaitable[None] | None:
-        """Send a notification: None when it is written at once (over a
-        ``Connection`` that can take it now), else the transport's coroutine to await;
-        what the peer did not advertise is refused at once."""
+        """Send a notification: None when it was written at once, else what to await
+        until it is; what the peer did not advertise is refused at once."""
         serializer = self._notification_serializers.get(wire)
         if serializer is None:
             serializer = self._notification_serializer(wire)
         self._check(wire, params)
-        connection = self._connection
-        if connection is not None and connection.notified_at_once(
-            wire, params, serializer
-        ):
-            return None  # written: nothing to await
-        return self._transport.notify(wire, Deferred(serializer, params))
+        sent = self._requester.notify(wire, params, serializer=serializer)
+        return None if sent is SENT else sent
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """Send an extension request (its name must start with ``_``)."""
-        return await self._transport.request(method, params)
+        return await self._requester.request(method, params)
 
     async def ext_notification(self, method: str, params: Any) -> None:
         """Send an extension notification (its name must start with ``_``)."""
-        await self._transport.notify(method, params)
+        await self._requester.notify(method, params)
+
+
+def _versioned(
+    read: Callable[[Any], Any], field: str, check: Callable[[Any], None]
+) -> Callable[[Any], Any]:
+    """``read``, after ``check`` of the raw result's ``field`` (when it has one)."""
+
+    def versioned(raw: Json) -> Any:
+        if isinstance(raw, dict) and field in raw:
+            check(raw[field])
+        return read(raw)
+
+    return versioned
