@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import (
     BaseModel,
+    ConfigDict,
     Field,
     GetCoreSchemaHandler,
     TypeAdapter,
@@ -488,9 +489,17 @@ else:
 
 
 class WireModel(_Dumps):
-    """The base of every model: a dump is the wire JSON, with no argument needed.
+    """The base of every model: it reads the wire as JSON, keeps what it does not name,
+    and a dump is the wire JSON, with no argument needed.
 
-    Names are the wire's (``serialize_by_alias`` in each model's config), and only what
+    Its config, which every model inherits: members the schema does not name are kept
+    and written back (``extra="allow"``; a model whose schema refuses them says so in a
+    config of its own); values are read as JSON types (``strict``: no ``"yes"`` for
+    ``True``; no NaN or infinity, which JSON does not have); constructors take the
+    Python attribute names as well as the wire names; a model's validator is built when
+    first used (``defer_build``), so importing the models costs little.
+
+    Names are the wire's (``serialize_by_alias``), and only what
     was set is written (``exclude_unset`` defaults to True here): what was read dumps as
     it was read, and defaults the peer did not send stay off the wire. Arguments still
     override both.
@@ -500,6 +509,16 @@ class WireModel(_Dumps):
     and a type checker, which knows only the installed pydantic's signatures, accepts
     the calls of its dumps (made through ``Callable[..., ...]``) on every supported one.
     """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        allow_inf_nan=False,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
 
     def model_dump(  # the signature of pydantic's, but for the default of exclude_unset
         self,
