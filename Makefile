@@ -45,6 +45,10 @@ test: install interop-deps panel-deps browser-deps deploy-deps test-npm-cache te
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 3 --maxschedchunk 2  # a third worker: many tests wait on processes and sockets
 
+.PHONY: soak
+soak: install ## stress trials at full size, not part of make test (docs/testing.md, "Soak runs"): a relay's agent killed mid-turn, 50 trials per profile
+	ACP_RELAY_KILLED_TRIALS=50 $(RUN) pytest -q -s tests/runtime/test_relay_killed.py
+
 .PHONY: test-fast goldens
 FAST := not slow and not interop and not browser and not deploy and not panel
 test-fast: install test-npm-cache ## the fast subset for a development loop (under a minute on 2 cores): generator, models, runtime; no slow, interop, browser, deploy or panel test

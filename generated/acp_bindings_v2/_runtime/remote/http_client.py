@@ -368,13 +368,14 @@ class HttpClientTransport:
 
     async def _read_stream(self, session: str | None) -> None:
         opened = self._opened[session]
+        by_server = False
         try:
-            await self._read_once(session, opened)
+            by_server = await self._read_once(session, opened)
             # a resumable connection's stream ended: open it again after the last
             # event id it brought (SSE ``Last-Event-ID``), once; a stream that
             # brought none is resumed with the connection
             if self._resumable and not self._closed and session in self._last_ids:
-                await self._read_once(session, None)
+                by_server = await self._read_once(session, None) or by_server
         except (httpx.HTTPError, ConnectionError) as error:
             _log.debug("the %s stream ended: %r", session or "connection", error)
         finally:
@@ -382,12 +383,13 @@ class HttpClientTransport:
                 opened.set_exception(ConnectionError("the stream was refused"))
             self._live.discard(session)  # nothing waits for it any more
             self._moved.set()
-            await self._stream_ended(session)
+            await self._stream_ended(session, by_server)
 
     async def _read_once(
         self, session: str | None, opened: asyncio.Future[None] | None
-    ) -> None:
-        """Read one GET of the stream (a reopening when ``opened`` is None)."""
+    ) -> bool:
+        """Read one GET of the stream (a reopening when ``opened`` is None): whether
+        the server ended it (its body ended whole, not cut)."""
         assert self.connection_id is not None
         headers = [(b"accept", b"text/event-stream"), *self._connection_header]
         if session is not None:
@@ -402,8 +404,10 @@ class HttpClientTransport:
                 if opened is not None:
                     opened.set_result(None)
                 await self._events(session, response)
+                return True
         except httpx.HTTPError as error:
             _log.debug("the %s stream broke: %r", session or "connection", error)
+        return False
 
     async def _events(self, session: str | None, response: httpx.Response) -> None:
         lines = split_lines(_Chunks(response.aiter_raw()), self._max_bytes + 16)
@@ -433,7 +437,7 @@ class HttpClientTransport:
                 number = number if number is not None else event
                 if number is not None:
                     self._handed[session] = max(self._handed.get(session, 0), number)
-                    self._moved.set()
+                self._moved.set()
                 data, event, number, after = [], None, None, b""
 
     async def _in_turn(self, session: str | None, after: bytes) -> None:
@@ -491,10 +495,12 @@ class HttpClientTransport:
             await self._in_turn(session, after)
         await self._inbox.put(data)
 
-    async def _stream_ended(self, session: str | None) -> None:
+    async def _stream_ended(self, session: str | None, by_server: bool) -> None:
         if self._closed:
             return
         if session is None or self._resumable:
+            if by_server:
+                await self._others_end()
             await self._end(f"the {session or 'connection'} stream ended")
             return
         self._streams.pop(session, None)
@@ -504,6 +510,20 @@ class HttpClientTransport:
                 await self._inbox.put(
                     _error_answer(request_id, "the session stream ended", None)
                 )
+
+    async def _others_end(self) -> None:
+        """A stream the server ended ends the connection, after what the other streams
+        still bring: the server ends them all when it closes the connection (an agent
+        that died: the errors of the requests it left, on their session's stream), and
+        the client reads each apart. Waits until each ended, or brought nothing for
+        ``silence`` seconds."""
+        while self._live and not self._closed:
+            self._moved.clear()
+            try:
+                async with asyncio.timeout(self._silence):
+                    await self._moved.wait()
+            except TimeoutError:
+                return
 
     async def _end(self, why: str) -> None:
         _log.debug("ending the ACP connection: %s", why)
