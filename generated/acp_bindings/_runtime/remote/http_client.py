@@ -140,6 +140,16 @@ class HttpClientTransport:
         self.requests = Requests(
             self.url, headers, self._jar, http2=http2, timeout=limits
         )
+        """The POSTs and the DELETE."""
+        self._streaming = Requests(
+            self.url, headers, self._jar, http2=http2, timeout=limits
+        )
+        """The SSE streams, on TCP connections of their own: over HTTP/2, httpcore
+        reads a connection for one stream at a time, and a POST's answer that arrived
+        while an idle stream's read held the connection waited for that stream's next
+        event (up to a heartbeat); and a server's GOAWAY that ends every stream of a
+        connection (hypercorn's at ``keep_alive_max_requests``) ends the POSTs' one,
+        not the streams."""
         self._connection_header: Headers = []
         self.connection_id: str | None = None
         self.refusal: Refused | None = None
@@ -262,6 +272,9 @@ class HttpClientTransport:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(_FAREWELL):  # a silent connection: given up
                 await self.requests.aclose()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(_FAREWELL):
+                await self._streaming.aclose()
         return said
 
     # -- sending
@@ -398,7 +411,7 @@ class HttpClientTransport:
             headers.append((b"last-event-id", str(self._last_ids[session]).encode()))
             self.reopened += 1
         try:
-            async with self.requests.stream(headers, timeout=self._heard) as response:
+            async with self._streaming.stream(headers, timeout=self._heard) as response:
                 if response.status_code != 200:
                     raise ConnectionError(f"HTTP {response.status_code}")
                 if opened is not None:

@@ -80,8 +80,9 @@ class Requests:
     cookies of every response through ``http.cookiejar``. Here the URL is parsed once,
     the headers are bytes made once, the jar is asked only when it holds cookies and fed
     only by responses that set some. Every request goes to the one transport: the POSTs
-    share one kept-alive TCP connection whatever their number (over HTTP/2 the streams
-    share it too; ``tests/runtime/test_http_connections.py`` counts them). A proxy the
+    share one kept-alive TCP connection whatever their number (the SSE streams have a
+    ``Requests`` of their own; ``tests/runtime/test_http_connections.py`` counts the
+    connections). A proxy the
     environment names (``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``...) is used as
     ``AsyncClient`` would."""
 
