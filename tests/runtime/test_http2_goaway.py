@@ -78,3 +78,32 @@ def test_a_resuming_http2_client_rides_through_hypercorn_s_goaway() -> None:
     assert prompts == [f"turn {n} stream 3" for n in range(TURNS)], "each prompt handled once, in order"
     (got,) = chunks.values()
     assert got == ["0", "1", "2"] * TURNS
+
+
+def test_a_plain_http2_client_loses_its_connection_at_the_goaway_and_says_so() -> None:
+    """Without ``reconnect`` the turn the GOAWAY hits fails at once with ``ConnectionError`` (not a hang),
+    the turns before it ended whole, and no prompt was handled twice."""
+    prompts: list[str] = []
+    peers: set[tuple[str, int]] = set()
+
+    async def scenario(url: str) -> tuple[list[str], BaseException | None]:
+        stops: list[str] = []
+        failed: BaseException | None = None
+        try:
+            async with connect_agent(url, TurnClient(), transport="http", http2=True) as agent:
+                await agent.initialize(builders.initialize_request(PROTOCOL_VERSION))
+                session = (await agent.new_session(builders.new_session_request("/tmp", []))).session_id
+                for n in range(TURNS):
+                    prompt = builders.prompt_request(session, [builders.text_content_block(f"turn {n} stream 3")])
+                    stops.append((await asyncio.wait_for(agent.prompt(prompt), HANG)).stop_reason)
+        except ConnectionError as error:
+            failed = error
+        return stops, failed
+
+    with serving(_app(prompts, peers), "hypercorn", keep_alive_max_requests=MAX_REQUESTS) as url:
+        stops, failed = asyncio.run(scenario(url))
+    assert isinstance(failed, ConnectionError), f"{len(stops)} turns, then {failed!r}"
+    assert stops == ["end_turn"] * len(stops) and len(stops) < TURNS
+    assert len(prompts) == len(set(prompts)) and prompts[: len(stops)] == [
+        f"turn {n} stream 3" for n in range(len(stops))
+    ]
