@@ -31,6 +31,12 @@ each came on, when the server states that order (ours does: each event's number 
 stream, ``id:`` or ``order:``, and what it comes after on the others, ``after:``): an
 event waits until what it comes after, on the streams this client reads, was handed
 over. So ``session/load``'s answer (on the connection's stream) follows its updates.
+
+The POSTs (and the DELETE) and the SSE streams go on TCP connections of their own (two
+``Requests``): over HTTP/2 httpcore reads a connection for one stream at a time, and a
+POST's answer waited behind an idle stream's read until that stream's next event; and
+a GOAWAY that ends every stream of a connection (hypercorn's at
+``keep_alive_max_requests``) ends the POSTs' connection, not the streams'.
 """
 
 from __future__ import annotations
@@ -125,9 +131,8 @@ class HttpClientTransport:
         self._jar = cookies or CookieJar()
         self._farewell_said = False
         self._resumable = resumable
-        """The connection is resumed when lost: a lost stream is opened again after its
-        last event id, and then ends the whole connection (to be resumed), instead of
-        failing only that session's requests."""
+        """Resumed when lost: a lost stream is opened again after its last event id,
+        then ends the connection (resumed), not only that session's requests."""
         self._initialize = initialize
         self._max_bytes = max_bytes
         self._silence = silence
@@ -135,21 +140,13 @@ class HttpClientTransport:
         self._heard = (
             limits if silence is None else httpx.Timeout(timeout or None, read=silence)
         )
-        """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
-        most (the server's heartbeats come more often), then the connection is lost."""
+        """A stream's or POST's time-outs: a read waits ``silence`` s (heartbeats)."""
         self.requests = Requests(
             self.url, headers, self._jar, http2=http2, timeout=limits
         )
-        """The POSTs and the DELETE."""
-        self._streaming = Requests(
+        self._streaming = Requests(  # the SSE streams' own (module doc)
             self.url, headers, self._jar, http2=http2, timeout=limits
         )
-        """The SSE streams, on TCP connections of their own: over HTTP/2, httpcore
-        reads a connection for one stream at a time, and a POST's answer that arrived
-        while an idle stream's read held the connection waited for that stream's next
-        event (up to a heartbeat); and a server's GOAWAY that ends every stream of a
-        connection (hypercorn's at ``keep_alive_max_requests``) ends the POSTs' one,
-        not the streams."""
         self._connection_header: Headers = []
         self.connection_id: str | None = None
         self.refusal: Refused | None = None
