@@ -81,8 +81,9 @@ def test_a_resuming_http2_client_rides_through_hypercorn_s_goaway() -> None:
 
 
 def test_a_plain_http2_client_loses_its_connection_at_the_goaway_and_says_so() -> None:
-    """Without ``reconnect`` the turn the GOAWAY hits fails at once with ``ConnectionError`` (not a hang),
-    the turns before it ended whole, and no prompt was handled twice."""
+    """Without ``reconnect`` the turn the GOAWAY hits fails at once with ``ConnectionError`` (not a hang)
+    that says what happened and what to do, the turns before it ended whole, and no prompt was handled
+    twice."""
     prompts: list[str] = []
     peers: set[tuple[str, int]] = set()
 
@@ -103,6 +104,7 @@ def test_a_plain_http2_client_loses_its_connection_at_the_goaway_and_says_so() -
     with serving(_app(prompts, peers), "hypercorn", keep_alive_max_requests=MAX_REQUESTS) as url:
         stops, failed = asyncio.run(scenario(url))
     assert isinstance(failed, ConnectionError), f"{len(stops)} turns, then {failed!r}"
+    assert "GOAWAY" in str(failed) and "reconnect" in str(failed), str(failed)
     assert stops == ["end_turn"] * len(stops) and len(stops) < TURNS
     assert len(prompts) == len(set(prompts)) and prompts[: len(stops)] == [
         f"turn {n} stream 3" for n in range(len(stops))

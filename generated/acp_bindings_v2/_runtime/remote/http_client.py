@@ -54,7 +54,7 @@ from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
 from ..wire.rpc import Json
 from . import http_library as httpx
-from .http_requests import CookieJar, Headers, Requests, http_url
+from .http_requests import CookieJar, Headers, Requests, http_url, post_failure
 from .refusal import Refused, refused_by_response
 
 __all__ = ["CookieJar", "HttpClientTransport", "dial", "http_url"]
@@ -206,7 +206,7 @@ class HttpClientTransport:
             response = await self.requests.post(data, headers, timeout=self._heard)
         except httpx.HTTPError as error:
             await self._end(f"POST failed: {error!r}")
-            raise ConnectionError(str(error)) from None
+            raise ConnectionError(post_failure(error)) from None
         if response.status_code != 202:
             await self._refused(message, key, response)
 

@@ -6,8 +6,8 @@ cookies a client keeps, without the per-request layers of ``httpx.AsyncClient``.
 
 Support code: it knows no method of the protocol. It needs the ``remote`` extra
 (``deps``), through ``http_library``. The client's transport (``http_client``) sends
-every POST, GET and DELETE of a connection through one :class:`Requests`; both profiles
-keep a client's cookies in one :class:`CookieJar`.
+the POSTs and DELETE of a connection through one :class:`Requests`, its SSE streams'
+GETs through another; both profiles keep a client's cookies in one :class:`CookieJar`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,14 @@ from collections.abc import AsyncGenerator, Mapping
 
 from . import http_library as httpx
 
-__all__ = ["JSON_CONTENT", "CookieJar", "Headers", "Requests", "http_url"]
+__all__ = [
+    "JSON_CONTENT",
+    "CookieJar",
+    "Headers",
+    "Requests",
+    "http_url",
+    "post_failure",
+]
 
 
 def http_url(url: str) -> str:
@@ -29,6 +36,22 @@ def http_url(url: str) -> str:
         if url.startswith(socket):
             return plain + url[len(socket) :]
     return url
+
+
+def post_failure(error: Exception) -> str:
+    """What a POST that got no answer says: a server's HTTP/2 GOAWAY that ended the
+    connection under it (the POST may have been read: it is not sent again) is named,
+    with what to do; other errors as httpx words them."""
+    terminated = error.__cause__.args[0] if error.__cause__ is not None else None
+    if terminated is None or not hasattr(terminated, "last_stream_id"):
+        return str(error)
+    code = getattr(terminated, "error_code", None)
+    return (
+        f"the server ended its HTTP/2 connection (GOAWAY, error code {code!s}) before "
+        "answering a message it may have read: the connection is lost (a server's "
+        "limit of requests per connection does this, hypercorn's "
+        "keep_alive_max_requests: raise it, or connect with reconnect= to resume)"
+    )
 
 
 class CookieJar:
