@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from acpgen.source.package_names import refuse_unimportable
 from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.render.header import generator_version
 from acpgen.render.runtime_files import TOOL_NAMES
 from acpgen.source.config import Build, Settings, packaged_settings
+from acpgen.source.package_names import refuse_unimportable
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -133,7 +133,9 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     edited = edited_files(spec.folder)  # before they are replaced
     done = check_or_write.write(target, lambda: render_vendored(spec), _say, force=args.force)
     if edited:
-        _say(f"replaced {_files(edited)} since acpgen wrote {'it' if len(edited) == 1 else 'them'}: {', '.join(edited)}")
+        _say(
+            f"replaced {_files(edited)} since acpgen wrote {'it' if len(edited) == 1 else 'them'}: {', '.join(edited)}"
+        )
     built = "stable + " + ", ".join(spec.features) if spec.features is not None else spec.variant
     if done.changed or args.force:
         _say(f"wrote {spec.package} ({built} build) to {spec.out}")

@@ -40,6 +40,7 @@ MODULES = (
     "remote/deps.py",
     "remote/http_client.py",
     "remote/http_profile.py",
+    "remote/reach.py",
     "remote/refusal.py",
     "remote/server_connection.py",
     "remote/websocket_client.py",

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import TypeVar
+from typing import Literal, TypeVar, cast
 
 from ..connection.connection import Connection
 from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_client import CookieJar, HttpClientTransport
+from .http_client import CookieJar, HttpClientTransport, proxy_for, tls_context
+from .reach import endpoint, reach
 from .websocket_client import WebSocketClientTransport
 
 __all__ = ["connect"]
@@ -47,7 +48,9 @@ async def connect(
     reconnect: Reconnect | None,
 ) -> AsyncIterator[S]:
     """``attach`` a client to the agent served at ``url`` over the profile
-    ``transport``; yield its sender for the agent while the connection runs."""
+    ``transport``; yield its sender for the agent while the connection runs. An agent
+    that cannot be reached raises :class:`~.reach.Unreachable` here, over both
+    profiles, before the block is entered."""
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
     cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
@@ -55,6 +58,7 @@ async def connect(
     for profile in (transport, *profiles):
         if profile not in ("ws", "http"):
             raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
+    transport = cast(Literal["ws", "http"], transport)
 
     async def opened(attempt: int) -> Transport:
         """The transport of attempt ``attempt`` (0: the first)."""
@@ -74,6 +78,11 @@ async def connect(
             cookies=cookies,
         )
 
+    endpoint(
+        url, transport
+    )  # a URL that names no server: Unreachable, over both profiles
+    if transport == "http":  # it sends nothing before initialize: look first
+        await reach(url, "http", proxy=proxy_for(url), tls=tls_context())
     moved: Transport = await opened(0)
     if reconnect is not None:
         moved = ResumingTransport(

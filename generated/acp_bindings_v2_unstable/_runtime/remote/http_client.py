@@ -50,6 +50,7 @@ from ..connection.lines import split_lines
 from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
 from .deps import missing_extra
+from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
 
 try:
@@ -58,7 +59,7 @@ try:
 except ImportError as error:  # the remote extra is not installed
     raise missing_extra(__name__) from error
 
-__all__ = ["CookieJar", "HttpClientTransport", "http_url"]
+__all__ = ["CookieJar", "HttpClientTransport", "http_url", "proxy_for", "tls_context"]
 
 _log = logging.getLogger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
@@ -219,6 +220,16 @@ class _Requests:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url``, as the transport uses it."""
+    return _proxy(httpx.URL(http_url(url)))
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context the transport checks servers with."""
+    return _tls()
 
 
 def _proxy(url: httpx.URL) -> str | None:
@@ -441,8 +452,10 @@ class HttpClientTransport:
             )
         try:
             response = await self.requests.post(data, [])
-        except httpx.HTTPError as error:
-            raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
+        except httpx.HTTPError as error:  # reached when the block was entered, not now
+            raise Unreachable(
+                self.url, "http", reason_of(error.__context__ or error)
+            ) from None
         connection_id = response.headers.get("Acp-Connection-Id")
         if (
             response.status_code == 200

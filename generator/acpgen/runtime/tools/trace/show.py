@@ -51,7 +51,9 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
 
     try:
         with args.trace.open(encoding="utf-8", errors="replace") as lines:
-            states = {k: v.wire for k, v in fold(counted(lines), problems, others).items()}
+            states = {
+                k: v.wire for k, v in fold(counted(lines), problems, others).items()
+            }
     except OSError as error:
         print(
             f"{prog}: error: cannot read {args.trace}: {error.strerror}",
