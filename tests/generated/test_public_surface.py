@@ -29,6 +29,7 @@ PUBLIC = {
     "errors",
     "initialization",
     "interfaces",
+    "mcp",
     "methods",
     "models",
     "permissions",

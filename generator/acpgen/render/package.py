@@ -94,6 +94,7 @@ def template_data(
         "connection.py": {},
         "dispatch.py": {},
         "initialization.py": {},
+        "mcp.py": {},
         "capabilities.py": {"capabilities": capability_views(protocol), "rules": rule_views(protocol)},
         "errors.py": {"error_codes": error_code_views(protocol)},
         "interfaces.py": {"roles": roles(protocol)},
