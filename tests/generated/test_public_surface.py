@@ -40,6 +40,7 @@ PUBLIC = {
     "serve",
     "session_state",
     "stability",
+    "testing",
 }
 """The public modules of every package."""
 TOOL_MODULES = {"conformance", "trace"}
