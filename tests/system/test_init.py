@@ -154,3 +154,19 @@ def test_an_empty_folder_is_used(tmp_path: Path) -> None:
     assert _init(tmp_path, "empty", "--package", "demo") == EXIT_OK
     assert (tmp_path / "empty" / "src" / "demo" / "agent.py").is_file()
     assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # no staging folder left beside it
+
+
+def test_the_project_passes_its_own_mypy_strict(project: Path, tmp_path: Path) -> None:
+    """``uv run mypy`` as the workflow runs it: the agent, the client and the tests, strict, against
+    the vendored bindings' types (whose optional extras need not be installed)."""
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | {"MYPYPATH": str(project / "src")}
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

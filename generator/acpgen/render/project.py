@@ -16,9 +16,6 @@ from acpgen.resources import templates_dir
 KIT_PATHS = ("conformance.py", "_schema.json", "_runtime/tools/conformance")
 """What the conformance kit adds to a vendored copy (``--with conformance``), inside it: left out
 of the project's wheel."""
-UNTYPED = ("jsonschema", "jsonschema.*", "uvicorn")
-"""Modules the vendored tools import that ship no type hints (or need not be installed): the
-kit's ``jsonschema``, the relay command's ``uvicorn`` (imported when it runs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +63,6 @@ def render_project(spec: ProjectSpec) -> dict[str, str]:
         "command": spec.command,
         "pydantic": pydantic_requirement(),
         "kit_files": [f"{spec.bindings}/{path}" for path in KIT_PATHS],
-        "kit_modules": list(UNTYPED),
         "acpgen_source": spec.acpgen_source,
         "acpgen_note": spec.acpgen_note,
     }
