@@ -21,6 +21,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
@@ -105,8 +106,6 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
 
 
 def _say(text: str) -> None:
-    import sys
-
     print(f"acpgen: {text}", file=sys.stderr)
 
 

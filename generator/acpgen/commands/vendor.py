@@ -160,7 +160,7 @@ def _checked(spec: VendorSpec, done: Outcome, rendered: dict[str, str]) -> int:
     inside = {rel.partition("/")[2]: text.encode("utf-8") for rel, text in rendered.items()}
     found = ownership.foreign(spec.folder, ownership.Claim(inside, MANIFEST))
     if found is not None and found.guard is None:
-        _say(ownership.notice(found).replace("--force: replacing", "rewriting it with --force replaces"))
+        _say(f"rewriting it with --force deletes {ownership.what_force_deletes(found)}")
         command += " --force"
     _say(f"the copy in {spec.out} is stale ({len(done.stale)} file(s)); run `{command}`")
     return EXIT_STALE
