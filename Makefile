@@ -43,7 +43,7 @@ typecheck: install ## mypy --strict of the generator (the tests type-check the g
 layers: install ## check the generator's layers: the import-linter contracts of [tool.importlinter] (docs/architecture.md)
 	$(RUN) lint-imports --no-cache --no-logo
 
-test: install interop-deps panel-deps browser-deps deploy-deps test-npm-cache floor-deps ## run the whole test suite (includes the stale-output check)
+test: install interop-deps panel-deps browser-deps deploy-deps test-npm-cache test-wheelhouse floor-deps ## run the whole test suite (includes the stale-output check)
 	$(RUN) acpgen generate --both --check
 	$(RUN) acpgen generate --protocol 2 --both --check
 	$(RUN) pytest -q -n 3 --maxschedchunk 2  # a third worker: many tests wait on processes and sockets
@@ -105,6 +105,10 @@ bump: ## move the schema pin and all that follows it in one step: make bump VERS
 .PHONY: test-npm-cache
 test-npm-cache: install ## fill .test-artefacts/npm-cache with the npm packages the bump and README tests read offline
 	$(RUN) python -m tests.support.npm_cache
+
+.PHONY: test-wheelhouse
+test-wheelhouse: install ## fill .test-artefacts/wheelhouse with the wheels of acpgen's locked dependencies (uv.lock, sha256 checked; when missing or stale), which the uvx test installs offline
+	$(RUN) python -m tests.support.wheelhouse
 
 diff: ## what changed between two spec revisions: make diff FROM=2.2.0 [TO=schema] [FORMAT=markdown] (stdout: the report)
 	@test -n "$(FROM)" || { echo "usage: make diff FROM=<folder|file|REF:PATH|version> [TO=...] [FORMAT=text|markdown|json]" >&2; exit 2; }

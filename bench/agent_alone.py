@@ -4,10 +4,10 @@
 
 T3 at 64 in flight is bound by our agent, and a pipe between two processes on a shared machine
 moves its figure by 15% from run to run. This measures the agent's side alone, with less of that
-noise (one process, no wake-ups; compare runs made in alternation): ``session/prompt`` lines, encoded
-beforehand, are handed in batches of ``--batch``
-(64: T3's in flight) to an in-memory transport, the answers counted as they are written, no
-client and no system call. Three contenders run in alternating rounds on one event loop:
+noise (one process, no wake-ups; compare runs made in alternation): ``session/prompt`` lines,
+encoded beforehand, are handed in batches of ``--batch`` (64: T3's in flight) to an in-memory
+transport, the answers counted as they are written, no client and no system call. Three contenders
+run in alternating rounds on one event loop:
 
 - *ours*: the generated agent as ``serve.run_agent`` attaches it (``bench.pipe_agent``'s
   agent: it builds a ``PromptResponse`` per prompt), on a ``Connection``;

@@ -42,10 +42,13 @@ def _each(work: Callable[[Any], object], items: list[Any]) -> Callable[[], None]
 
 def _validators(transcript: Transcript) -> tuple[Callable[[Any], object], Callable[[Any], object]]:
     """Validation alone, of already decoded messages: ours (the dispatcher's routes), theirs."""
-    dispatch, methods = bindings("_runtime.connection.dispatcher"), bindings("methods")
+    adapters, methods = bindings("_runtime.connection.adapters"), bindings("methods")
     import acp.schema as sdk
 
-    ours = {spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")}
+    ours = {
+        spec.wire: adapters.built(spec.params).validator.validate_python
+        for spec in methods.handled_by("client", "both")
+    }
     by_wire = {spec.wire: spec for spec in methods.METHODS}
     ours_answer = {i: TypeAdapter(by_wire[m].result).validate_python for i, m in transcript.pending().items()}
     theirs = {wire: getattr(sdk, name).model_validate for wire, name in send_path.SDK_PARAMS.items()}

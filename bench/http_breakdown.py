@@ -78,9 +78,9 @@ async def _agent(stack: contextlib.AsyncExitStack, url: str, http2: bool | None)
 
 async def _bare_post(stack: contextlib.AsyncExitStack, url: str) -> Callable[[], Awaitable[Any]]:
     """The runtime's own request path (``_Requests.post``) without ACP: what HTTP costs."""
-    http_client = bindings("_runtime.remote.http_client")
-    timeout = http_client.httpx.Timeout(30)
-    requests = http_client._Requests(url, {}, http_client.CookieJar(), http2=None, timeout=timeout)
+    http_requests = bindings("_runtime.remote.http_requests")
+    timeout = http_requests.httpx.Timeout(30)
+    requests = http_requests.Requests(url, {}, http_requests.CookieJar(), http2=None, timeout=timeout)
     stack.push_async_callback(requests.aclose)
     body = b'{"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":"s-1","modeId":"code"}}'
     headers = [(b"acp-connection-id", b"8c1f0f0e-0000-4000-8000-000000000000"), (b"acp-session-id", b"s-1")]

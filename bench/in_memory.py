@@ -10,7 +10,7 @@ client), one at a time or from N concurrent callers. Prints the median microseco
 over rounds, of wall time and of this process's CPU time (``time.process_time``, which the
 machine's other load moves least). What is left is the connections, dispatcher, senders, codec
 and models of both sides and the event loop's turns between them. ``--no-eager`` turns off eager
-handler start where the running Python has it (3.12+: ``_runtime.connection.in_flight._EAGER``),
+handler start where the running Python has it (3.12+: ``_runtime.connection.in_flight.EAGER``),
 to measure what eager start saves.
 """
 
@@ -131,9 +131,9 @@ def main() -> None:
     parser.add_argument("--no-eager", action="store_true", help="start handlers as plain tasks on 3.12+ too")
     args = parser.parse_args()
     work = bindings("_runtime.connection.in_flight")
-    eager = work._EAGER is not None and not args.no_eager
+    eager = work.EAGER is not None and not args.no_eager
     if args.no_eager:
-        work._EAGER = None
+        work.EAGER = None
     micros, cpu = asyncio.run(measure(args.in_flight, args.updates))
     print(
         f"{micros:.1f} us per request ({cpu:.1f} us of CPU), {args.in_flight} in flight, "

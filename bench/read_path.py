@@ -7,9 +7,9 @@ validate its params (or result) as that method's model. The ways to read it:
 - **as the runtimes read it** (method known). Ours: the functions the runtime runs on each line,
   in its order: ``wire.messages.read_message`` (the connection's reading step: ``codec.decode``, which
   is pydantic-core's JSON reader refusing NaN and nesting past the depth limit, and the envelope
-  checks), then for a request or notification the dispatcher's route (``_Route.read``: the
-  params model's pydantic-core validator), for the answer to our ``session/prompt`` the sender's
-  result validator (``Sender._adapter(result).validate_python``). Theirs: ``json.loads`` as
+  checks), then for a request or notification the params model's pydantic-core validator that the
+  dispatcher reads it with, for the answer to our ``session/prompt`` the result model's that the
+  sender reads it with (both the process's shared adapters, ``adapters.built``). Theirs: ``json.loads`` as
   ``NdjsonTransport.receive`` does, then ``model.model_validate(params)`` with the model that
   ``acp.client.router.build_client_router`` routes the method to, and
   ``PromptResponse.model_validate`` for the answer, as ``request_model`` does. Targets: at most
@@ -56,15 +56,15 @@ REPEAT = 10
 def ours_known(transcript: Transcript, package: Callable[[str], ModuleType] = bindings) -> Callable[[], None]:
     """Every line as the runtime reads it: the connection's reading step, then the dispatcher's
     route for the method (or the sender's result validator for the answer)."""
-    names = ("_runtime.wire.messages", "_runtime.connection.dispatcher", "methods", "_runtime.connection.sender")
-    messages, dispatch, methods, sender = (package(m) for m in names)
-    routes: dict[str, Validate] = {
-        spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")
+    names = ("_runtime.wire.messages", "_runtime.connection.adapters", "methods")
+    messages, adapters, methods = (package(m) for m in names)
+    routes: dict[str, Validate] = {  # the dispatcher's validator of each method's params
+        spec.wire: adapters.built(spec.params).validator.validate_python
+        for spec in methods.handled_by("client", "both")
     }
     by_wire = {spec.wire: spec for spec in methods.METHODS}
-    results = sender.Sender(transport=None)
-    answers: dict[Any, Validate] = {
-        request_id: results._adapter(by_wire[method].result).validate_python
+    answers: dict[Any, Validate] = {  # the sender's validator of each request's result
+        request_id: adapters.built(by_wire[method].result).validator.validate_python
         for request_id, method in transcript.pending().items()
     }
     read_line, depth, lines = messages.read_message, package("connection").Limits().max_depth, transcript.received
@@ -82,8 +82,11 @@ def ours_known(transcript: Transcript, package: Callable[[str], ModuleType] = bi
 
 def ours_validation(transcript: Transcript) -> Callable[[], None]:
     """Our validation alone, of the already decoded lines: what building the models costs."""
-    dispatch, methods = bindings("_runtime.connection.dispatcher"), bindings("methods")
-    routes = {spec.wire: dispatch._Route(spec).read for spec in methods.handled_by("client", "both")}
+    adapters, methods = bindings("_runtime.connection.adapters"), bindings("methods")
+    routes = {
+        spec.wire: adapters.built(spec.params).validator.validate_python
+        for spec in methods.handled_by("client", "both")
+    }
     by_wire = {spec.wire: spec for spec in methods.METHODS}
     pending = transcript.pending()
     work: list[tuple[Validate, Any]] = []
@@ -194,12 +197,11 @@ def keyed_one_pass(transcript: Transcript, *, exact: bool) -> Callable[[], None]
     """The fastest one pass per line we built for the runtime (``_Keyed``: one ``validate_json``
     per line, the answer's result then read by its type); ``exact``: after the search of the line
     for ``NaN`` and ``Infinity`` that refusing them, as the runtime does, would need."""
-    methods, sender = bindings("methods"), bindings("_runtime.connection.sender")
+    methods, adapters = bindings("methods"), bindings("_runtime.connection.adapters")
     keyed: TypeAdapter[Any] = TypeAdapter(_Keyed(list(methods.handled_by("client", "both"))))
     validate = keyed.validator.validate_json
     by_wire = {spec.wire: spec for spec in methods.METHODS}
-    results = sender.Sender(transport=None)
-    answers = {i: results._adapter(by_wire[m].result).validate_python for i, m in transcript.pending().items()}
+    answers = {i: adapters.built(by_wire[m].result).validator.validate_python for i, m in transcript.pending().items()}
     lines = transcript.received
 
     def read() -> None:

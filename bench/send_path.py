@@ -5,10 +5,10 @@ The agent's side of the realistic turn: every message the client receives
 from the corpus on both sides, then sent. Two measures:
 
 - **serialise**: every message of the turn (notifications, requests, the prompt's answer) to
-  its line of bytes, without an event loop. Ours: the sender's dump of the params model
-  (``Sender._dump``: the params type's ``dump_python`` by alias, in JSON mode, unset fields
-  left out) or the dispatcher's ``_Route.answer`` for the result, the envelope, then the
-  connection's ``encode``. Theirs: ``acp.utils.serialize_params`` (``model_dump`` by alias,
+  its line of bytes, without an event loop. Ours: the params or result model held as the
+  runtime holds it until it is written (a ``Deferred`` of the model's shared serializer,
+  ``adapters.built``: by alias, unset fields left out, straight to JSON), the envelope, then
+  the connection's ``encode``. Theirs: ``acp.utils.serialize_params`` (``model_dump`` by alias,
   in JSON mode, without None and defaults) or, for the result, the ``model_dump`` of
   ``Connection._execute_request``, the envelope, then ``json.dumps`` and ``encode`` as
   ``MessageSender.send`` does.
@@ -85,21 +85,23 @@ def _head(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def ours_serialise(transcript: Transcript) -> Callable[[], None]:
-    names = ("connection", "_runtime.connection.dispatcher", "methods", "senders")
-    connection, dispatch, methods, senders = (bindings(m) for m in names)
+    names = ("connection", "_runtime.connection.adapters", "methods", "_runtime.wire.rpc")
+    connection, adapters, methods, rpc = (bindings(m) for m in names)
     by_wire = {spec.wire: spec for spec in methods.METHODS}
-    sender = senders.ClientSender(transport=None)
     read = {spec.wire: TypeAdapter(spec.params).validate_python for spec in by_wire.values()}
     pending = transcript.pending()
     steps: list[Step] = []
     for message in _messages(transcript):
         if "method" in message:
             spec = by_wire[message["method"]]
-            steps.append((_head(message), "params", partial(sender._dump, spec), read[spec.wire](message["params"])))
+            held = partial(rpc.Deferred, adapters.built(spec.params).serializer)
+            steps.append((_head(message), "params", held, read[spec.wire](message["params"])))
         else:
             spec = by_wire[pending[message["id"]]]
             model = TypeAdapter(spec.result).validate_python(message["result"])
-            steps.append((_head(message), "result", dispatch._Route(spec).answer, model))
+            steps.append(
+                (_head(message), "result", partial(rpc.Deferred, adapters.built(spec.result).serializer), model)
+            )
     sent = [json.loads(connection.encode({**head, key: dump(model)})) for head, key, dump, model in steps]
     assert sent == _messages(transcript), "our dumps are not the wire"  # the same JSON (key order aside)
     return _writer(steps, connection.encode)

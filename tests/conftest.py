@@ -108,7 +108,7 @@ MARKED_BY_FIXTURE = {"update_goldens": "golden", "browser_path": "browser", "hap
 FIRST = (
     "tests/runtime/test_resume_faults.py::test_sessions_survive_random_cuts_of_their_connection",
     "tests/system/test_bump.py",
-    "tests/system/test_vendor.py::test_the_copy_passes_a_consumers_type_checkers_with_default_settings",
+    "tests/system/test_vendored_types.py::test_pyright_passes_with_pydantic_alone",
     "tests/unit/test_schema_mutations.py",
     "tests/system/test_deploy.py::test_a_thousand_connections_over_both_profiles_lose_and_reorder_nothing",
     "tests/runtime/test_remote_load.py",

@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.message_unions import ByEnvelope
@@ -20,6 +20,7 @@ from ._runtime.wire.model_rules import (
     StrictJson,
     TagRouter,
     WireModel,
+    empty_list,
 )
 
 SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
@@ -40,15 +41,6 @@ class ReadTextFileRequest(WireModel):
     Only available if the client supports the `fs.readTextFile` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -135,15 +127,6 @@ class TextResourceContents(WireModel):
     Text-based resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
@@ -173,15 +156,6 @@ class BlobResourceContents(WireModel):
     Binary resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     blob: str
     """
     Base64-encoded bytes for a binary resource payload.
@@ -215,15 +189,6 @@ class Diff(WireModel):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: str
     """
     The absolute file path being modified.
@@ -263,15 +228,6 @@ class Terminal(WireModel):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     Identifier of the terminal instance to embed in the content stream.
@@ -298,15 +254,6 @@ class ToolCallLocation(WireModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: str
     """
     The absolute file path being accessed or modified.
@@ -354,15 +301,6 @@ class EnvVariable(WireModel):
     An environment variable to set when launching an MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the environment variable.
@@ -388,15 +326,6 @@ class TerminalOutputRequest(WireModel):
     Request to get the current output and status of a terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -422,15 +351,6 @@ class ReleaseTerminalRequest(WireModel):
     Request to release a terminal and free its resources.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -456,15 +376,6 @@ class WaitForTerminalExitRequest(WireModel):
     Request to wait for a terminal command to exit.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -490,15 +401,6 @@ class KillTerminalRequest(WireModel):
     Request to kill a terminal without releasing it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -528,15 +430,6 @@ class ElicitationSessionScope(WireModel):
     during a tool call and needs to redirect it to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session this elicitation is tied to.
@@ -574,15 +467,6 @@ class EnumOption(WireModel):
     A titled enum option with a const value, human-readable title, and optional description.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     const: str
     """
     The constant value for this option.
@@ -619,15 +503,6 @@ class StringPropertySchema(WireModel):
     with `"type": "string"`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -705,15 +580,6 @@ class NumberPropertySchema(WireModel):
     Schema for number (floating-point) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -763,15 +629,6 @@ class IntegerPropertySchema(WireModel):
     Schema for integer properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -830,15 +687,6 @@ class BooleanPropertySchema(WireModel):
     Schema for boolean properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -876,15 +724,6 @@ class StringMultiSelectItems(WireModel):
     String item schema for multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     enum: list[str]
     """
     Allowed enum values.
@@ -908,15 +747,6 @@ class TitledMultiSelectItems(WireModel):
     Items definition for titled multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
     """
     Titled enum options.
@@ -979,15 +809,6 @@ class PromptCapabilities(WireModel):
     See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     image: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
@@ -1022,15 +843,6 @@ class McpCapabilities(WireModel):
     MCP capabilities supported by the agent
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     http: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
@@ -1058,15 +870,6 @@ class SessionListCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1086,15 +889,6 @@ class SessionDeleteCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1117,15 +911,6 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1145,15 +930,6 @@ class SessionResumeCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1173,15 +949,6 @@ class SessionCloseCapabilities(WireModel):
     Supplying `{}` means the agent supports closing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1201,15 +968,6 @@ class LogoutCapabilities(WireModel):
     Supplying `{}` means the agent supports the logout method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1239,15 +997,6 @@ class AuthMethodTerminal(WireModel):
     The client MUST NOT pass this method to `authenticate`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
     Unique identifier for this authentication method.
@@ -1288,15 +1037,6 @@ class AuthMethodAgent(WireModel):
     This is the default authentication method type.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
     Unique identifier for this authentication method.
@@ -1328,15 +1068,6 @@ class Implementation(WireModel):
     title for UI representation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Intended for programmatic or logical use, but can be used as a display
@@ -1371,15 +1102,6 @@ class AuthenticateResponse(WireModel):
     Response to the `authenticate` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1397,15 +1119,6 @@ class LogoutResponse(WireModel):
     Response to the `logout` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1431,15 +1144,6 @@ class SessionMode(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionModeId, Field(alias="id")]
     """
     Stable identifier used to refer to this protocol object in later messages.
@@ -1502,15 +1206,6 @@ class SessionConfigSelectOption(WireModel):
     A possible value for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     value: SessionConfigValueId
     """
     Unique identifier for this option value.
@@ -1548,15 +1243,6 @@ class SessionConfigBoolean(WireModel):
     A boolean on/off toggle session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
     The current value of the boolean option.
@@ -1568,15 +1254,6 @@ class SessionInfo(WireModel):
     Information about a session returned by session/list
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the session
@@ -1625,15 +1302,6 @@ class DeleteSessionResponse(WireModel):
     Response from deleting a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1651,15 +1319,6 @@ class CloseSessionResponse(WireModel):
     Response from closing a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1677,15 +1336,6 @@ class SetSessionModeResponse(WireModel):
     Response to `session/set_mode` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1757,15 +1407,6 @@ class UnstructuredCommandInput(WireModel):
     All text that was typed after the command name is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     hint: str
     """
     A hint to display when the input hasn't been provided yet
@@ -1789,15 +1430,6 @@ class CurrentModeUpdate(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
     The ID of the current mode
@@ -1822,15 +1454,6 @@ class SessionInfoUpdate(WireModel):
     Clients can use it to keep session titles and state current.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
@@ -1856,15 +1479,6 @@ class Cost(WireModel):
     Cost information for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     amount: float
     """
     Total cumulative cost for session.
@@ -1891,15 +1505,6 @@ class UsageUpdate(WireModel):
     Context window and cost update for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
@@ -1945,15 +1550,6 @@ class Notice(WireModel):
     See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     severity: NoticeSeverity
     """
     Presentation severity hint.
@@ -2000,15 +1596,6 @@ class CompleteElicitationNotification(WireModel):
     Notification sent by the agent when a URL-based elicitation is complete.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The ID of the elicitation that completed.
@@ -2044,15 +1631,6 @@ class FileSystemCapabilities(WireModel):
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     read_text_file: Annotated[
         bool, Field(alias="readTextFile"), DefaultOnError(False)
     ] = False
@@ -2082,16 +1660,6 @@ class CompactionCapabilities(WireModel):
     Client support for ID-addressed context compaction updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class BooleanConfigOptionCapabilities(WireModel):
     """
@@ -2100,15 +1668,6 @@ class BooleanConfigOptionCapabilities(WireModel):
     Supplying `{}` means the client supports boolean session configuration options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2126,16 +1685,6 @@ class NoticeCapabilities(WireModel):
     Client support for presenting live notices to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class AuthCapabilities(WireModel):
     """
@@ -2146,15 +1695,6 @@ class AuthCapabilities(WireModel):
     additional client-side support.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
@@ -2182,15 +1722,6 @@ class ElicitationFormCapabilities(WireModel):
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2212,15 +1743,6 @@ class ElicitationUrlCapabilities(WireModel):
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2242,15 +1764,6 @@ class AuthenticateRequest(WireModel):
     Specifies which authentication method to use.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     The ID of the authentication method to use.
@@ -2275,15 +1788,6 @@ class LogoutRequest(WireModel):
     Terminates the current authenticated session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2301,15 +1805,6 @@ class HttpHeader(WireModel):
     An HTTP header to set when making requests to the MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the HTTP header.
@@ -2335,15 +1830,6 @@ class McpServerHttp(WireModel):
     HTTP transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -2373,15 +1859,6 @@ class McpServerSse(WireModel):
     SSE transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -2411,15 +1888,6 @@ class McpServerStdio(WireModel):
     Stdio transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -2455,15 +1923,6 @@ class ListSessionsRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
@@ -2491,15 +1950,6 @@ class DeleteSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to delete.
@@ -2527,15 +1977,6 @@ class CloseSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.close` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to close.
@@ -2557,15 +1998,6 @@ class SetSessionModeRequest(WireModel):
     Request parameters for setting a session mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the mode for.
@@ -2591,15 +2023,6 @@ class WriteTextFileResponse(WireModel):
     Response to `fs/write_text_file`
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2617,15 +2040,6 @@ class ReadTextFileResponse(WireModel):
     Response containing the contents of a text file.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Content payload returned by this response.
@@ -2647,15 +2061,6 @@ class SelectedPermissionOutcome(WireModel):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     The ID of the option the user selected.
@@ -2677,15 +2082,6 @@ class CreateTerminalResponse(WireModel):
     Response containing the ID of the created terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The unique identifier for the created terminal.
@@ -2707,15 +2103,6 @@ class TerminalExitStatus(WireModel):
     Exit status of a terminal command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=0, le=4294967295),
@@ -2746,15 +2133,6 @@ class ReleaseTerminalResponse(WireModel):
     Response to terminal/release method
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2772,15 +2150,6 @@ class WaitForTerminalExitResponse(WireModel):
     Response containing the exit status of a terminal command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=0, le=4294967295),
@@ -2811,15 +2180,6 @@ class KillTerminalResponse(WireModel):
     Response to `terminal/kill` method
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2839,15 +2199,6 @@ class CancelNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
@@ -2870,15 +2221,6 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `authenticate`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -2895,15 +2237,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -2935,15 +2268,6 @@ class DeclineCreateElicitationResponse(WireModel):
     The user declined the elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2964,15 +2288,6 @@ class CancelCreateElicitationResponse(WireModel):
     The elicitation was cancelled.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3001,15 +2316,6 @@ class OtherCreateElicitationResponse(WireModel):
     responses. They MUST NOT treat it as a known elicitation action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3050,15 +2356,6 @@ class StringElicitationPropertySchema(StringPropertySchema):
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -3067,15 +2364,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     Number (floating-point) property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
@@ -3084,15 +2372,6 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     Integer property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
@@ -3101,15 +2380,6 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     Boolean property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
@@ -3126,15 +2396,6 @@ class OtherElicitationPropertySchema(WireModel):
     elicitation requests. They MUST NOT render it as a known input control.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future elicitation property schema type.
@@ -3150,15 +2411,6 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -3187,15 +2439,6 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
 
@@ -3206,15 +2449,6 @@ class SseMcpServer(McpServerSse):
     Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
 
@@ -3223,15 +2457,6 @@ class MultiSelectItemsString(StringMultiSelectItems):
     Multi-select string items with plain string values.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -3240,15 +2465,6 @@ class OtherMultiSelectItems(WireModel):
     Custom or future typed multi-select items.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future multi-select item type.
@@ -3283,15 +2499,6 @@ class CancelledRequestPermissionOutcome(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["cancelled"]
 
 
@@ -3300,15 +2507,6 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["selected"]
 
 
@@ -3317,15 +2515,6 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     Boolean on/off toggle.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
     Unique identifier for the configuration option.
@@ -3362,15 +2551,6 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["current_mode_update"], Field(alias="sessionUpdate")
     ]
@@ -3381,15 +2561,6 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     Session metadata has been updated (title, timestamps, custom metadata)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
     ]
@@ -3400,15 +2571,6 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     Context window and cost update for the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
 
@@ -3420,15 +2582,6 @@ class NoticeSessionUpdate(Notice):
     the `session.notices` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
@@ -3437,15 +2590,6 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     A boolean value (`type: "boolean"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -3480,15 +2624,6 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     variant.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -3518,15 +2653,6 @@ class DiffToolCallContent(Diff):
     File modification shown as a diff.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
@@ -3539,15 +2665,6 @@ class TerminalToolCallContent(Terminal):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -3574,15 +2691,6 @@ class WriteTextFileRequest(WireModel):
     Only available if the client supports the `fs.writeTextFile` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -3612,15 +2720,6 @@ class Annotations(WireModel):
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -3652,15 +2751,6 @@ class TextContent(WireModel):
     Text provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3686,15 +2776,6 @@ class ImageContent(WireModel):
     An image provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3728,15 +2809,6 @@ class AudioContent(WireModel):
     Audio provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3766,15 +2838,6 @@ class ResourceLink(WireModel):
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3834,15 +2897,6 @@ class EmbeddedResource(WireModel):
     The contents of a resource, embedded into a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3868,15 +2922,6 @@ class PermissionOption(WireModel):
     An option presented to the user when requesting permission.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     Unique identifier for this permission option.
@@ -3906,15 +2951,6 @@ class CreateTerminalRequest(WireModel):
     Request to create a new terminal and execute a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -3968,15 +3004,6 @@ class ElicitationRequestScope(WireModel):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The request this elicitation is tied to.
@@ -4015,15 +3042,6 @@ class MultiSelectPropertySchema(WireModel):
     Schema for multi-select (array) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -4089,15 +3107,6 @@ class SessionCapabilities(WireModel):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     list_: Annotated[
         SessionListCapabilities | None, Field(alias="list"), DefaultOnError()
     ] = None
@@ -4161,15 +3170,6 @@ class AgentAuthCapabilities(WireModel):
     Authentication-related capabilities supported by the agent.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     logout: Annotated[LogoutCapabilities | None, DefaultOnError()] = None
     """
     Whether the agent supports the logout method.
@@ -4223,15 +3223,6 @@ class SessionModeState(WireModel):
     The set of modes and the one currently active.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
     The current mode the Agent is in.
@@ -4262,15 +3253,6 @@ class SessionConfigSelectGroup(WireModel):
     A group of possible values for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     group: SessionConfigGroupId
     """
     Unique identifier for this group.
@@ -4302,15 +3284,6 @@ class ListSessionsResponse(WireModel):
     Response from listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects
@@ -4341,15 +3314,6 @@ class PromptResponse(WireModel):
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
     """
     Indicates why the agent stopped processing the turn.
@@ -4393,15 +3357,6 @@ class PlanEntry(WireModel):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/agent-plan#plan-entries)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Human-readable description of what this task aims to accomplish.
@@ -4438,15 +3393,6 @@ class Plan(WireModel):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
@@ -4479,15 +3425,6 @@ class SessionConfigOptionsCapabilities(WireModel):
     Session configuration option capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports boolean session configuration options.
@@ -4514,15 +3451,6 @@ class ElicitationCapabilities(WireModel):
     Elicitation capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
@@ -4592,15 +3520,6 @@ class LoadSessionRequest(WireModel):
     See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mcp_servers: Annotated[
         list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
@@ -4651,15 +3570,6 @@ class ResumeSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.resume` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to resume.
@@ -4746,15 +3656,6 @@ class TerminalOutputResponse(WireModel):
     Response containing the terminal output and exit status.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     output: str
     """
     The terminal output captured so far.
@@ -4799,15 +3700,6 @@ class ElicitationAcceptAction(WireModel):
     The user accepted the elicitation and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
@@ -4819,15 +3711,6 @@ class ClientNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -4849,15 +3732,6 @@ class CancelRequestNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The ID of the request to cancel.
@@ -4882,15 +3756,6 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -4901,15 +3766,6 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
@@ -4920,15 +3776,6 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
 
@@ -4939,15 +3786,6 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
 
@@ -4960,15 +3798,6 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
 
@@ -4977,15 +3806,6 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -5018,15 +3838,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -5075,15 +3886,6 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     The user accepted and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5104,15 +3906,6 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     Multi-select array property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
@@ -5122,15 +3915,6 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -5147,15 +3931,6 @@ class PlanSessionUpdate(Plan):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
 
@@ -5167,15 +3942,6 @@ class ProtocolLevelMessage(WireModel):
     [1]: https://www.jsonrpc.org/specification#compatibility
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -5223,15 +3989,6 @@ class Content(WireModel):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     The actual content block.
@@ -5300,15 +4057,6 @@ class AgentCapabilities(WireModel):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     load_session: Annotated[bool, Field(alias="loadSession"), DefaultOnError(False)] = (
         False
     )
@@ -5381,15 +4129,6 @@ class SessionConfigSelect(WireModel):
     A single-value selector (dropdown) session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
     The currently selected value.
@@ -5410,15 +4149,6 @@ class Error(WireModel):
     See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: ErrorCode
     """
     A number indicating the error type that occurred.
@@ -5441,15 +4171,6 @@ class ContentChunk(WireModel):
     A streamed item of content
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     A single item of content
@@ -5480,15 +4201,6 @@ class AvailableCommand(WireModel):
     Information about a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Command name (e.g., `create_plan`, `research_codebase`).
@@ -5520,15 +4232,6 @@ class AvailableCommandsUpdate(WireModel):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     available_commands: Annotated[
         list[AvailableCommand],
         Field(alias="availableCommands"),
@@ -5562,15 +4265,6 @@ class CompactionUpdate(WireModel):
     `summary: []` also clears the summary.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     The Agent-owned ID of this compaction, unique within the session.
@@ -5605,15 +4299,6 @@ class CompactionSummaryChunk(WireModel):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     ID of the compaction whose summary receives this content.
@@ -5635,15 +4320,6 @@ class ClientSessionCapabilities(WireModel):
     Session-related capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction: Annotated[CompactionCapabilities | None, DefaultOnError()] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
@@ -5686,15 +4362,6 @@ class NewSessionRequest(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
     """
     The working directory for this session. Must be an absolute path.
@@ -5739,15 +4406,6 @@ class PromptRequest(WireModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/prompt-turn#1-user-message)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to send this user message to
@@ -5785,15 +4443,6 @@ class RequestPermissionResponse(WireModel):
     Response to a permission request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
@@ -5842,15 +4491,6 @@ class ErrorAgentResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -5866,15 +4506,6 @@ class ResultClientResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -5902,15 +4533,6 @@ class ErrorClientResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -5926,15 +4548,6 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -5968,15 +4581,6 @@ class SelectSessionConfigOption(SessionConfigSelect):
     Single-value selector (dropdown).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
     Unique identifier for the configuration option.
@@ -6011,15 +4615,6 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     A chunk of the user's message being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -6030,15 +4625,6 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     A chunk of the agent's response being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -6049,15 +4635,6 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     A chunk of the agent's internal reasoning being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
     ]
@@ -6068,15 +4645,6 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
     ]
@@ -6090,15 +4658,6 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
     ]
@@ -6112,15 +4671,6 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
     ]
@@ -6131,15 +4681,6 @@ class ContentToolCallContent(Content):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
 
@@ -6171,15 +4712,6 @@ class ElicitationSchema(WireModel):
     as required by the elicitation specification.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[
         ElicitationSchemaType, Field(alias="type"), DefaultOnError("object")
     ] = "object"
@@ -6233,15 +4765,6 @@ class InitializeResponse(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The protocol version the client specified if supported by the agent,
@@ -6288,7 +4811,7 @@ class InitializeResponse(WireModel):
         Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
-    ] = Field(default_factory=list)
+    ] = Field(default_factory=empty_list)
     """
     Authentication methods supported by the agent.
     """
@@ -6332,15 +4855,6 @@ class LoadSessionResponse(WireModel):
     Response from loading an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
@@ -6373,15 +4887,6 @@ class ResumeSessionResponse(WireModel):
     Response from resuming an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
@@ -6414,15 +4919,6 @@ class SetSessionConfigOptionResponse(WireModel):
     Response to `session/set_config_option` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption],
         Field(alias="configOptions"),
@@ -6454,15 +4950,6 @@ class ToolCall(WireModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     Unique identifier for this tool call within the session.
@@ -6535,15 +5022,6 @@ class ConfigOptionUpdate(WireModel):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption],
         Field(alias="configOptions"),
@@ -6575,15 +5053,6 @@ class ClientCapabilities(WireModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     fs: Annotated[
         FileSystemCapabilities,
         Field(validate_default=True),
@@ -6654,15 +5123,6 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -6675,15 +5135,6 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -6695,15 +5146,6 @@ class ToolCallSessionUpdate(ToolCall):
     Notification that a new tool call has been initiated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
 
@@ -6712,15 +5154,6 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
     ]
@@ -6736,15 +5169,6 @@ class ToolCallUpdate(WireModel):
     See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/tool-calls#updating)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the tool call being updated.
@@ -6816,15 +5240,6 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the created session.
@@ -6867,15 +5282,6 @@ class InitializeRequest(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The latest protocol version supported by the client.
@@ -6927,15 +5333,6 @@ class ResultAgentResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -6966,15 +5363,6 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -6999,15 +5387,6 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -7041,15 +5420,6 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     Update on the status or results of a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
@@ -7062,15 +5432,6 @@ class RequestPermissionRequest(WireModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/tool-calls#requesting-permission)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -7170,15 +5531,6 @@ class ClientRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -7243,15 +5595,6 @@ class AgentRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -7302,15 +5645,6 @@ class SessionNotification(WireModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/prompt-turn#3-agent-reports-output)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -7336,15 +5670,6 @@ class AgentNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.

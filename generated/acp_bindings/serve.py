@@ -17,7 +17,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import IO, Any
 
 from . import methods, models
-from ._runtime.connection import peers
+from ._runtime.connection import serve as _serve
 from ._runtime.connection.event_loop import chosen_loop, run
 from ._runtime.connection.process import AgentStartError
 from ._runtime.resume.stdio import run_on_stdio
@@ -51,10 +51,10 @@ def attach_agent(
 ) -> tuple[Connection, ClientSender]:
     """Connect ``agent`` to its client over ``transport`` (any ``connection.Transport``): the connection (start
     it with ``await connection.run()`` or ``async with``) and the sender ``agent.on_connect`` received."""
-    advertised: peers.Advertised = {
+    advertised: _serve.Advertised = {
         "initialize": ("client_capabilities", models.ClientCapabilities),
     }
-    return peers.attach(
+    return _serve.attach(
         agent,
         transport,
         methods.handled_by("agent", "both"),
@@ -96,8 +96,8 @@ def attach_client(
 ) -> tuple[Connection, AgentSender]:
     """Connect ``client`` to its agent over ``transport`` (any ``connection.Transport``): the connection (start
     it with ``await connection.run()`` or ``async with``) and the sender ``client.on_connect`` received."""
-    advertised: peers.Advertised = {}
-    return peers.attach(
+    advertised: _serve.Advertised = {}
+    return _serve.attach(
         client,
         transport,
         methods.handled_by("client", "both"),
@@ -172,7 +172,7 @@ def spawn_agent(
     running ``grace`` seconds later is terminated, then killed. A command that cannot start raises
     :class:`AgentStartError`; the agent's environment (``env``, or this process's) leaves out the ``ACP_TRACE``
     naming this process's trace (``docs/runtime.md``)."""
-    return peers.spawned(
+    return _serve.spawned(
         command,
         lambda reader, writer: serve_client(
             client,

@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.message_unions import ByEnvelope
@@ -20,6 +20,7 @@ from ._runtime.wire.model_rules import (
     StrictJson,
     TagRouter,
     WireModel,
+    empty_list,
 )
 
 SessionId = TypeAliasType("SessionId", Annotated[str, StrictJson()])
@@ -40,15 +41,6 @@ class ReadTextFileRequest(WireModel):
     Only available if the client supports the `fs.readTextFile` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -135,15 +127,6 @@ class TextResourceContents(WireModel):
     Text-based resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
     """
     MIME type describing the encoded media payload.
@@ -173,15 +156,6 @@ class BlobResourceContents(WireModel):
     Binary resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     blob: str
     """
     Base64-encoded bytes for a binary resource payload.
@@ -215,15 +189,6 @@ class Diff(WireModel):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: str
     """
     The absolute file path being modified.
@@ -263,15 +228,6 @@ class Terminal(WireModel):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     Identifier of the terminal instance to embed in the content stream.
@@ -298,15 +254,6 @@ class ToolCallLocation(WireModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: str
     """
     The absolute file path being accessed or modified.
@@ -354,15 +301,6 @@ class EnvVariable(WireModel):
     An environment variable to set when launching an MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the environment variable.
@@ -388,15 +326,6 @@ class TerminalOutputRequest(WireModel):
     Request to get the current output and status of a terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -422,15 +351,6 @@ class ReleaseTerminalRequest(WireModel):
     Request to release a terminal and free its resources.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -456,15 +376,6 @@ class WaitForTerminalExitRequest(WireModel):
     Request to wait for a terminal command to exit.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -490,15 +401,6 @@ class KillTerminalRequest(WireModel):
     Request to kill a terminal without releasing it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -528,15 +430,6 @@ class ElicitationSessionScope(WireModel):
     during a tool call and needs to redirect it to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session this elicitation is tied to.
@@ -574,15 +467,6 @@ class EnumOption(WireModel):
     A titled enum option with a const value, human-readable title, and optional description.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     const: str
     """
     The constant value for this option.
@@ -619,15 +503,6 @@ class StringPropertySchema(WireModel):
     with `"type": "string"`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -705,15 +580,6 @@ class NumberPropertySchema(WireModel):
     Schema for number (floating-point) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -763,15 +629,6 @@ class IntegerPropertySchema(WireModel):
     Schema for integer properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -830,15 +687,6 @@ class BooleanPropertySchema(WireModel):
     Schema for boolean properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -876,15 +724,6 @@ class StringMultiSelectItems(WireModel):
     String item schema for multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     enum: list[str]
     """
     Allowed enum values.
@@ -908,15 +747,6 @@ class TitledMultiSelectItems(WireModel):
     Items definition for titled multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
     """
     Titled enum options.
@@ -1005,15 +835,6 @@ class PromptCapabilities(WireModel):
     See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     image: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `image` content blocks.
@@ -1048,15 +869,6 @@ class McpCapabilities(WireModel):
     MCP capabilities supported by the agent
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     http: Annotated[bool, DefaultOnError(False)] = False
     """
     Agent supports `http` MCP servers.
@@ -1092,15 +904,6 @@ class SessionListCapabilities(WireModel):
     Supplying `{}` means the agent supports listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1120,15 +923,6 @@ class SessionDeleteCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1151,15 +945,6 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1184,15 +969,6 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
     instructions with the client-provided system prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1216,15 +992,6 @@ class SessionForkCapabilities(WireModel):
     Supplying `{}` means the agent supports forking sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1249,15 +1016,6 @@ class SessionArchiveCapabilities(WireModel):
     `session/list`, and `SessionInfo.archived`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1281,15 +1039,6 @@ class SessionStatusCapabilities(WireModel):
     Supplying `{}` means the agent supports checking session status.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1314,15 +1063,6 @@ class SessionTitleCapabilities(WireModel):
     through `session/list` and `session_info_update` without this capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1342,15 +1082,6 @@ class SessionResumeCapabilities(WireModel):
     Supplying `{}` means the agent supports resuming sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1370,15 +1101,6 @@ class SessionCloseCapabilities(WireModel):
     Supplying `{}` means the agent supports closing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1402,15 +1124,6 @@ class AuthStatusCapabilities(WireModel):
     Supplying `{}` means the agent supports the `auth/status` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1430,15 +1143,6 @@ class LogoutCapabilities(WireModel):
     Supplying `{}` means the agent supports the logout method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1462,15 +1166,6 @@ class ProvidersCapabilities(WireModel):
     Supplying `{}` means the agent supports provider configuration methods.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1500,15 +1195,6 @@ class AuthMethodTerminal(WireModel):
     The client MUST NOT pass this method to `authenticate`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
     Unique identifier for this authentication method.
@@ -1549,15 +1235,6 @@ class AuthMethodAgent(WireModel):
     This is the default authentication method type.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[AuthMethodId, Field(alias="id")]
     """
     Unique identifier for this authentication method.
@@ -1589,15 +1266,6 @@ class Implementation(WireModel):
     title for UI representation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Intended for programmatic or logical use, but can be used as a display
@@ -1632,15 +1300,6 @@ class AuthenticateResponse(WireModel):
     Response to the `authenticate` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1692,15 +1351,6 @@ class ProviderCurrentConfig(WireModel):
     Current effective non-secret routing configuration for a provider.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
     """
     Protocol currently used by this provider.
@@ -1730,15 +1380,6 @@ class SetProviderResponse(WireModel):
     Response to `providers/set`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1760,15 +1401,6 @@ class DisableProviderResponse(WireModel):
     Response to `providers/disable`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1786,15 +1418,6 @@ class LogoutResponse(WireModel):
     Response to the `logout` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1837,15 +1460,6 @@ class AuthAccount(WireModel):
     telemetry.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     label: str
     """
     Human-readable name for the account, suitable for display on its own,
@@ -1902,15 +1516,6 @@ class SessionMode(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionModeId, Field(alias="id")]
     """
     Stable identifier used to refer to this protocol object in later messages.
@@ -1973,15 +1578,6 @@ class SessionConfigSelectOption(WireModel):
     A possible value for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     value: SessionConfigValueId
     """
     Unique identifier for this option value.
@@ -2019,15 +1615,6 @@ class SessionConfigBoolean(WireModel):
     A boolean on/off toggle session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
     The current value of the boolean option.
@@ -2039,15 +1626,6 @@ class SessionInfo(WireModel):
     Information about a session returned by session/list
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the session
@@ -2107,15 +1685,6 @@ class DeleteSessionResponse(WireModel):
     Response from deleting a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2137,15 +1706,6 @@ class ArchiveSessionResponse(WireModel):
     Response from archiving a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2167,15 +1727,6 @@ class UnarchiveSessionResponse(WireModel):
     Response from unarchiving a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2209,15 +1760,6 @@ class SetSessionTitleResponse(WireModel):
     Response from setting the title of a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: str
     """
     The title the Agent stored.
@@ -2242,15 +1784,6 @@ class CloseSessionResponse(WireModel):
     Response from closing a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2268,15 +1801,6 @@ class SetSessionModeResponse(WireModel):
     Response to `session/set_mode` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2312,15 +1836,6 @@ class Usage(WireModel):
     Token usage information for a prompt turn.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     total_tokens: Annotated[
         int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
@@ -2437,15 +1952,6 @@ class PlanFile(WireModel):
     A plan represented by a file URI.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -2475,15 +1981,6 @@ class PlanMarkdown(WireModel):
     A plan represented as raw markdown content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -2513,15 +2010,6 @@ class PlanRemoved(WireModel):
     Removal notice for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to remove.
@@ -2543,15 +2031,6 @@ class UnstructuredCommandInput(WireModel):
     All text that was typed after the command name is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     hint: str
     """
     A hint to display when the input hasn't been provided yet
@@ -2575,15 +2054,6 @@ class CurrentModeUpdate(WireModel):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
     The ID of the current mode
@@ -2608,15 +2078,6 @@ class SessionInfoUpdate(WireModel):
     Clients can use it to keep session titles and state current.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
@@ -2642,15 +2103,6 @@ class Cost(WireModel):
     Cost information for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     amount: float
     """
     Total cumulative cost for session.
@@ -2677,15 +2129,6 @@ class UsageUpdate(WireModel):
     Context window and cost update for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
@@ -2731,15 +2174,6 @@ class Notice(WireModel):
     See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     severity: NoticeSeverity
     """
     Presentation severity hint.
@@ -2792,15 +2226,6 @@ class SessionCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2820,15 +2245,6 @@ class RunningStateUpdate(WireModel):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2846,15 +2262,6 @@ class RequiresActionStateUpdate(WireModel):
     Foreground work is blocked on user action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2882,15 +2289,6 @@ class UnknownStateUpdate(WireModel):
     pending requests, or revoke capabilities. Capabilities are updated separately.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2906,15 +2304,6 @@ class CompleteElicitationNotification(WireModel):
     Notification sent by the agent when a URL-based elicitation is complete.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The ID of the elicitation that completed.
@@ -2946,15 +2335,6 @@ class AuthStatusUpdateNotification(WireModel):
     send it when the reported status differs from the last one sent on the connection.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
@@ -3005,15 +2385,6 @@ class FileSystemCapabilities(WireModel):
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     read_text_file: Annotated[
         bool, Field(alias="readTextFile"), DefaultOnError(False)
     ] = False
@@ -3043,16 +2414,6 @@ class CompactionCapabilities(WireModel):
     Client support for ID-addressed context compaction updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class BooleanConfigOptionCapabilities(WireModel):
     """
@@ -3061,15 +2422,6 @@ class BooleanConfigOptionCapabilities(WireModel):
     Supplying `{}` means the client supports boolean session configuration options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3087,16 +2439,6 @@ class NoticeCapabilities(WireModel):
     Client support for presenting live notices to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class SubagentCapabilities(WireModel):
     """
@@ -3112,15 +2454,6 @@ class SubagentCapabilities(WireModel):
     session-directed messages.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3140,15 +2473,6 @@ class PlanCapabilities(WireModel):
     Capabilities for receiving `plan_update` and `plan_removed` session updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3170,15 +2494,6 @@ class AuthCapabilities(WireModel):
     additional client-side support.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[bool, DefaultOnError(False)] = False
     """
     Whether the client supports `terminal` authentication methods.
@@ -3206,15 +2521,6 @@ class ElicitationFormCapabilities(WireModel):
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3236,15 +2542,6 @@ class ElicitationUrlCapabilities(WireModel):
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3266,15 +2563,6 @@ class AuthenticateRequest(WireModel):
     Specifies which authentication method to use.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     The ID of the authentication method to use.
@@ -3301,15 +2589,6 @@ class ListProvidersRequest(WireModel):
     Request parameters for `providers/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3333,15 +2612,6 @@ class SetProviderRequest(WireModel):
     Replaces the full configuration for one provider ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider ID to configure.
@@ -3380,15 +2650,6 @@ class DisableProviderRequest(WireModel):
     Request parameters for `providers/disable`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider ID to disable.
@@ -3412,15 +2673,6 @@ class LogoutRequest(WireModel):
     Terminates the current authenticated session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3447,15 +2699,6 @@ class AuthStatusRequest(WireModel):
     whether authentication is required.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3473,15 +2716,6 @@ class HttpHeader(WireModel):
     An HTTP header to set when making requests to the MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the HTTP header.
@@ -3507,15 +2741,6 @@ class McpServerHttp(WireModel):
     HTTP transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3545,15 +2770,6 @@ class McpServerSse(WireModel):
     SSE transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3590,15 +2806,6 @@ class McpServerAcp(WireModel):
     using `mcp/message`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3627,15 +2834,6 @@ class McpServerStdio(WireModel):
     Stdio transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3703,15 +2901,6 @@ class DeleteSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to delete.
@@ -3744,15 +2933,6 @@ class ArchiveSessionRequest(WireModel):
     Archiving an archived session succeeds. A session that does not exist gets `-32002`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to archive.
@@ -3786,15 +2966,6 @@ class UnarchiveSessionRequest(WireModel):
     gets `-32002`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to unarchive.
@@ -3826,15 +2997,6 @@ class SessionStatusRequest(WireModel):
     A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to check.
@@ -3868,15 +3030,6 @@ class SetSessionTitleRequest(WireModel):
     Agent SHOULD NOT replace the title with one it generates automatically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to retitle.
@@ -3913,15 +3066,6 @@ class CloseSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.close` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to close.
@@ -3943,15 +3087,6 @@ class SetSessionModeRequest(WireModel):
     Request parameters for setting a session mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the mode for.
@@ -3977,15 +3112,6 @@ class WriteTextFileResponse(WireModel):
     Response to `fs/write_text_file`
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4003,15 +3129,6 @@ class ReadTextFileResponse(WireModel):
     Response containing the contents of a text file.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Content payload returned by this response.
@@ -4033,15 +3150,6 @@ class SelectedPermissionOutcome(WireModel):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     The ID of the option the user selected.
@@ -4063,15 +3171,6 @@ class CreateTerminalResponse(WireModel):
     Response containing the ID of the created terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The unique identifier for the created terminal.
@@ -4093,15 +3192,6 @@ class TerminalExitStatus(WireModel):
     Exit status of a terminal command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=0, le=4294967295),
@@ -4132,15 +3222,6 @@ class ReleaseTerminalResponse(WireModel):
     Response to terminal/release method
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4158,15 +3239,6 @@ class WaitForTerminalExitResponse(WireModel):
     Response containing the exit status of a terminal command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=0, le=4294967295),
@@ -4197,15 +3269,6 @@ class KillTerminalResponse(WireModel):
     Response to `terminal/kill` method
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4228,15 +3291,6 @@ class McpError(WireModel):
     Explicit `null` is preserved separately from an omitted key.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
@@ -4258,15 +3312,6 @@ class CancelNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
@@ -4295,15 +3340,6 @@ class MessageMcpNotification(WireModel):
     subscription acknowledgements and updates). The outer envelope has no `id`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     The declared ACP MCP server handling the associated request.
@@ -4356,15 +3392,6 @@ class ProxySuccessorRequest(WireModel):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     Method name of the wrapped request.
@@ -4420,15 +3447,6 @@ class ProxySuccessorNotification(WireModel):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     Method name of the wrapped notification.
@@ -4463,15 +3481,6 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `authenticate`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -4488,15 +3497,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -4528,15 +3528,6 @@ class DeclineCreateElicitationResponse(WireModel):
     The user declined the elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4557,15 +3548,6 @@ class CancelCreateElicitationResponse(WireModel):
     The elicitation was cancelled.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4594,15 +3576,6 @@ class OtherCreateElicitationResponse(WireModel):
     responses. They MUST NOT treat it as a known elicitation action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4643,15 +3616,6 @@ class StringElicitationPropertySchema(StringPropertySchema):
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -4660,15 +3624,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     Number (floating-point) property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
@@ -4677,15 +3632,6 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     Integer property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
@@ -4694,15 +3640,6 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     Boolean property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
@@ -4719,15 +3656,6 @@ class OtherElicitationPropertySchema(WireModel):
     elicitation requests. They MUST NOT render it as a known input control.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future elicitation property schema type.
@@ -4743,15 +3671,6 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -4780,15 +3699,6 @@ class EndTurnIdleStateUpdate(WireModel):
     The work ended successfully.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4815,15 +3725,6 @@ class MaxTokensIdleStateUpdate(WireModel):
     The work ended because the agent reached the maximum number of tokens.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4851,15 +3752,6 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     agent requests.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4886,15 +3778,6 @@ class RefusalIdleStateUpdate(WireModel):
     The work ended because the agent refused to continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4921,15 +3804,6 @@ class CancelledIdleStateUpdate(WireModel):
     The work was cancelled.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4959,15 +3833,6 @@ class OtherIdleStateUpdate(WireModel):
     extensions. Other unknown values are reserved for future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -4995,15 +3860,6 @@ class NoneIdleStateUpdate(WireModel):
     No stop reason: `stopReason` is omitted or `null`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -5028,15 +3884,6 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
 
@@ -5047,15 +3894,6 @@ class SseMcpServer(McpServerSse):
     Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["sse"], Field(alias="type")]
 
 
@@ -5071,15 +3909,6 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
 
@@ -5090,15 +3919,6 @@ class ResultMessageMcpResponse(WireModel):
     An opaque inner MCP result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     result: Any
     """
     Required, even if JSON null.
@@ -5118,15 +3938,6 @@ class ErrorMessageMcpResponse(WireModel):
     A structured inner MCP error.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     error: McpError
     """
     Required, non-null MCP error object.
@@ -5144,15 +3955,6 @@ class MultiSelectItemsString(StringMultiSelectItems):
     Multi-select string items with plain string values.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -5161,15 +3963,6 @@ class OtherMultiSelectItems(WireModel):
     Custom or future typed multi-select items.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future multi-select item type.
@@ -5187,15 +3980,6 @@ class FilePlanUpdateContent(PlanFile):
     A URI pointing to a file containing the plan.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["file"], Field(alias="type")]
 
 
@@ -5206,15 +3990,6 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     Raw markdown content for the plan.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
 
 
@@ -5242,15 +4017,6 @@ class CancelledRequestPermissionOutcome(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["cancelled"]
 
 
@@ -5259,15 +4025,6 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["selected"]
 
 
@@ -5276,15 +4033,6 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     Boolean on/off toggle.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
     Unique identifier for the configuration option.
@@ -5323,15 +4071,6 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     Removal notice for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
 
 
@@ -5342,15 +4081,6 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["current_mode_update"], Field(alias="sessionUpdate")
     ]
@@ -5361,15 +4091,6 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     Session metadata has been updated (title, timestamps, custom metadata)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
     ]
@@ -5380,15 +4101,6 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     Context window and cost update for the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
 
@@ -5400,15 +4112,6 @@ class NoticeSessionUpdate(Notice):
     the `session.notices` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
@@ -5417,15 +4120,6 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     A boolean value (`type: "boolean"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -5460,15 +4154,6 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     variant.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -5500,15 +4185,6 @@ class StateUpdateRunning(RunningStateUpdate):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["running"]
 
 
@@ -5519,15 +4195,6 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5538,15 +4205,6 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5557,15 +4215,6 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5576,15 +4225,6 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5595,15 +4235,6 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5614,15 +4245,6 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5633,15 +4255,6 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -5652,15 +4265,6 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     Foreground work is blocked on user action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["requires_action"]
 
 
@@ -5673,15 +4277,6 @@ class StateUpdateUnknown(UnknownStateUpdate):
     This replaces previously confirmed activity without ending the work or session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["unknown"]
 
 
@@ -5695,15 +4290,6 @@ class OtherStateUpdate(WireModel):
     extensions. Other unknown values are reserved for future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: str
     """
     Unrecognized state discriminator.
@@ -5715,15 +4301,6 @@ class DiffToolCallContent(Diff):
     File modification shown as a diff.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
@@ -5736,15 +4313,6 @@ class TerminalToolCallContent(Terminal):
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -5771,15 +4339,6 @@ class WriteTextFileRequest(WireModel):
     Only available if the client supports the `fs.writeTextFile` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -5809,15 +4368,6 @@ class Annotations(WireModel):
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -5849,15 +4399,6 @@ class TextContent(WireModel):
     Text provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -5883,15 +4424,6 @@ class ImageContent(WireModel):
     An image provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -5925,15 +4457,6 @@ class AudioContent(WireModel):
     Audio provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -5963,15 +4486,6 @@ class ResourceLink(WireModel):
     A resource that the server is capable of reading, included in a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6031,15 +4545,6 @@ class EmbeddedResource(WireModel):
     The contents of a resource, embedded into a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -6065,15 +4570,6 @@ class PermissionOption(WireModel):
     An option presented to the user when requesting permission.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     Unique identifier for this permission option.
@@ -6103,15 +4599,6 @@ class CreateTerminalRequest(WireModel):
     Request to create a new terminal and execute a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -6165,15 +4652,6 @@ class ElicitationRequestScope(WireModel):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The request this elicitation is tied to.
@@ -6212,15 +4690,6 @@ class MultiSelectPropertySchema(WireModel):
     Schema for multi-select (array) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -6282,15 +4751,6 @@ class MessageMcpRequest(WireModel):
     Request parameters for `mcp/message`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     The declared ACP MCP server receiving this request.
@@ -6333,15 +4793,6 @@ class SessionSystemPromptModeCapabilities(WireModel):
     `sessionCapabilities.systemPrompt` supports it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     override: Annotated[
         SessionSystemPromptOverrideCapabilities | None, DefaultOnError()
     ] = None
@@ -6369,15 +4820,6 @@ class AgentAuthCapabilities(WireModel):
     Authentication-related capabilities supported by the agent.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     status: Annotated[AuthStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -6446,15 +4888,6 @@ class ProviderInfo(WireModel):
     Information about a configurable LLM provider.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider identifier, for example "main" or "openai".
@@ -6494,15 +4927,6 @@ class AuthStatusResponse(WireModel):
     Response to the `auth/status` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
@@ -6541,15 +4965,6 @@ class SessionModeState(WireModel):
     The set of modes and the one currently active.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
     """
     The current mode the Agent is in.
@@ -6580,15 +4995,6 @@ class SessionConfigSelectGroup(WireModel):
     A group of possible values for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     group: SessionConfigGroupId
     """
     Unique identifier for this group.
@@ -6620,15 +5026,6 @@ class ListSessionsResponse(WireModel):
     Response from listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects
@@ -6664,15 +5061,6 @@ class SessionStatusResponse(WireModel):
     the Client's next request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     status: SessionStatus
     """
     Whether the Agent has the session in memory.
@@ -6698,15 +5086,6 @@ class PromptResponse(WireModel):
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
     """
     Indicates why the agent stopped processing the turn.
@@ -6758,15 +5137,6 @@ class PlanEntry(WireModel):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Human-readable description of what this task aims to accomplish.
@@ -6803,15 +5173,6 @@ class Plan(WireModel):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
@@ -6840,15 +5201,6 @@ class PlanItems(WireModel):
     A plan represented as structured entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -6892,15 +5244,6 @@ class SubagentSessionCapabilities(WireModel):
     on ordinary sessions does not grant support on a child.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the client to cancel this child's current work without ending
@@ -6922,15 +5265,6 @@ class SessionConfigOptionsCapabilities(WireModel):
     Session configuration option capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports boolean session configuration options.
@@ -6957,15 +5291,6 @@ class ElicitationCapabilities(WireModel):
     Elicitation capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
@@ -7034,15 +5359,6 @@ class ListSessionsRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
@@ -7121,15 +5437,6 @@ class TerminalOutputResponse(WireModel):
     Response containing the terminal output and exit status.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     output: str
     """
     The terminal output captured so far.
@@ -7174,15 +5481,6 @@ class ElicitationAcceptAction(WireModel):
     The user accepted the elicitation and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
@@ -7212,15 +5510,6 @@ class ClientNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -7248,15 +5537,6 @@ class CancelRequestNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The ID of the request to cancel.
@@ -7280,15 +5560,6 @@ class ProxyNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -7310,15 +5581,6 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -7329,15 +5591,6 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
@@ -7348,15 +5601,6 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
 
@@ -7367,15 +5611,6 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
 
@@ -7388,15 +5623,6 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
 
@@ -7405,15 +5631,6 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -7446,15 +5663,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -7503,15 +5711,6 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     The user accepted and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7532,15 +5731,6 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     Multi-select array property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
@@ -7550,15 +5740,6 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -7576,15 +5757,6 @@ class ItemsPlanUpdateContent(PlanItems):
     Structured plan entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
@@ -7594,15 +5766,6 @@ class PlanSessionUpdate(Plan):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan"], Field(alias="sessionUpdate")]
 
 
@@ -7614,15 +5777,6 @@ class ProtocolLevelMessage(WireModel):
     [1]: https://www.jsonrpc.org/specification#compatibility
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -7670,15 +5824,6 @@ class Content(WireModel):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     The actual content block.
@@ -7749,15 +5894,6 @@ class SessionSystemPromptCapabilities(WireModel):
     requests in `append` mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mode: Annotated[SessionSystemPromptModeCapabilities | None, DefaultOnError()] = None
     """
     Delivery modes the agent supports in addition to `append`.
@@ -7785,15 +5921,6 @@ class ListProvidersResponse(WireModel):
     Response to `providers/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     providers: list[ProviderInfo]
     """
     Configurable providers with current routing info suitable for UI display.
@@ -7826,15 +5953,6 @@ class SessionConfigSelect(WireModel):
     A single-value selector (dropdown) session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
     The currently selected value.
@@ -7855,15 +5973,6 @@ class Error(WireModel):
     See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: ErrorCode
     """
     A number indicating the error type that occurred.
@@ -7886,15 +5995,6 @@ class ContentChunk(WireModel):
     A streamed item of content
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     A single item of content
@@ -7948,15 +6048,6 @@ class PlanUpdate(WireModel):
     A content update for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan: PlanUpdateContent
     """
     The updated plan content.
@@ -7978,15 +6069,6 @@ class AvailableCommand(WireModel):
     Information about a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Command name (e.g., `create_plan`, `research_codebase`).
@@ -8018,15 +6100,6 @@ class AvailableCommandsUpdate(WireModel):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     available_commands: Annotated[
         list[AvailableCommand],
         Field(alias="availableCommands"),
@@ -8060,15 +6133,6 @@ class CompactionUpdate(WireModel):
     `summary: []` also clears the summary.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     The Agent-owned ID of this compaction, unique within the session.
@@ -8103,15 +6167,6 @@ class CompactionSummaryChunk(WireModel):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     ID of the compaction whose summary receives this content.
@@ -8137,15 +6192,6 @@ class ErrorStopReason(WireModel):
     Details of a failure that ended a child's foreground work.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
@@ -8164,15 +6210,6 @@ class SessionMessage(WireModel):
     An upsert for an inter-session message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifier of this message within the enclosing session's transcript.
@@ -8242,15 +6279,6 @@ class SessionMessageChunk(WireModel):
     `session_message` upserts, which can arrive before, between, or after its chunks.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifier of this message within the enclosing session's transcript.
@@ -8274,15 +6302,6 @@ class ClientSessionCapabilities(WireModel):
     Session-related capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction: Annotated[CompactionCapabilities | None, DefaultOnError()] = None
     """
     Support for ID-addressed context compaction updates. Omitted or `null`
@@ -8333,15 +6352,6 @@ class SystemPrompt(WireModel):
     session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mode: SystemPromptMode
     """
     How the Agent combines `content` with its own instructions.
@@ -8382,15 +6392,6 @@ class LoadSessionRequest(WireModel):
     See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/draft/session-setup#loading-sessions)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mcp_servers: Annotated[
         list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
@@ -8459,15 +6460,6 @@ class ForkSessionRequest(WireModel):
     Only available if the Agent supports the `session.fork` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to fork.
@@ -8531,15 +6523,6 @@ class ResumeSessionRequest(WireModel):
     Only available if the Agent supports the `sessionCapabilities.resume` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to resume.
@@ -8603,15 +6586,6 @@ class PromptRequest(WireModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#1-user-message)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to send this user message to
@@ -8649,15 +6623,6 @@ class RequestPermissionResponse(WireModel):
     Response to a permission request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
@@ -8706,15 +6671,6 @@ class ErrorAgentResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -8730,15 +6686,6 @@ class ResultClientResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -8767,15 +6714,6 @@ class ErrorClientResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -8791,15 +6729,6 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -8835,15 +6764,6 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     The work ended because something failed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE** Token usage for completed foreground work.
@@ -8870,15 +6790,6 @@ class ErrorProxyResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -8894,15 +6805,6 @@ class SelectSessionConfigOption(SessionConfigSelect):
     Single-value selector (dropdown).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[SessionConfigId, Field(alias="id")]
     """
     Unique identifier for the configuration option.
@@ -8937,15 +6839,6 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     A chunk of the user's message being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8956,15 +6849,6 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     A chunk of the agent's response being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8975,15 +6859,6 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     A chunk of the agent's internal reasoning being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8998,15 +6873,6 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     A content update for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
 
@@ -9015,15 +6881,6 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
     ]
@@ -9037,15 +6894,6 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
     ]
@@ -9059,15 +6907,6 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     the `session.compaction` Client capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
     ]
@@ -9083,15 +6922,6 @@ class SessionMessageSessionUpdate(SessionMessage):
     received from another session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
 
 
@@ -9104,15 +6934,6 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     One content block appended to a sent or received session message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -9125,15 +6946,6 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     The child is ready to process another prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -9180,15 +6992,6 @@ class ContentToolCallContent(Content):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
 
@@ -9220,15 +7023,6 @@ class ElicitationSchema(WireModel):
     as required by the elicitation specification.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[
         ElicitationSchemaType, Field(alias="type"), DefaultOnError("object")
     ] = "object"
@@ -9286,15 +7080,6 @@ class SessionCapabilities(WireModel):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#session-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     list_: Annotated[
         SessionListCapabilities | None, Field(alias="list"), DefaultOnError()
     ] = None
@@ -9436,15 +7221,6 @@ class LoadSessionResponse(WireModel):
     Response from loading an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
@@ -9481,15 +7257,6 @@ class ForkSessionResponse(WireModel):
     Response from forking an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the newly created forked session.
@@ -9526,15 +7293,6 @@ class ResumeSessionResponse(WireModel):
     Response from resuming an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
@@ -9567,15 +7325,6 @@ class SetSessionConfigOptionResponse(WireModel):
     Response to `session/set_config_option` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption],
         Field(alias="configOptions"),
@@ -9607,15 +7356,6 @@ class ToolCall(WireModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v1/draft/tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     Unique identifier for this tool call within the session.
@@ -9688,15 +7428,6 @@ class ConfigOptionUpdate(WireModel):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption],
         Field(alias="configOptions"),
@@ -9826,15 +7557,6 @@ class SubagentUpdate(WireModel):
     While unset, each inherits the immediate parent's effective value.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The opaque session ID identifying the child in all ACP messages.
@@ -9916,15 +7638,6 @@ class ClientCapabilities(WireModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#client-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     fs: Annotated[
         FileSystemCapabilities,
         Field(validate_default=True),
@@ -10012,15 +7725,6 @@ class NewSessionRequest(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
     """
     The working directory for this session. Must be an absolute path.
@@ -10082,15 +7786,6 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -10103,15 +7798,6 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -10123,15 +7809,6 @@ class ToolCallSessionUpdate(ToolCall):
     Notification that a new tool call has been initiated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
 
@@ -10140,15 +7817,6 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
     ]
@@ -10164,15 +7832,6 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
     that ownership association's metadata.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
 
@@ -10186,15 +7845,6 @@ class ToolCallUpdate(WireModel):
     See protocol docs: [Updating](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#updating)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the tool call being updated.
@@ -10269,15 +7919,6 @@ class AgentCapabilities(WireModel):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#agent-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     load_session: Annotated[bool, Field(alias="loadSession"), DefaultOnError(False)] = (
         False
     )
@@ -10352,15 +7993,6 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the created session.
@@ -10403,15 +8035,6 @@ class InitializeRequest(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The latest protocol version supported by the client.
@@ -10477,30 +8100,12 @@ class InitializeProxyRequest(InitializeRequest):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -10525,15 +8130,6 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -10567,15 +8163,6 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     Update on the status or results of a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
@@ -10588,15 +8175,6 @@ class RequestPermissionRequest(WireModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#requesting-permission)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -10660,15 +8238,6 @@ class InitializeResponse(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/draft/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The protocol version the client specified if supported by the agent,
@@ -10715,7 +8284,7 @@ class InitializeResponse(WireModel):
         Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
-    ] = Field(default_factory=list)
+    ] = Field(default_factory=empty_list)
     """
     Authentication methods supported by the agent.
     """
@@ -10781,15 +8350,6 @@ class ClientRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -10862,15 +8422,6 @@ class ProxyRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -10906,30 +8457,12 @@ class InitializeProxyResponse(InitializeResponse):
     It MUST NOT change `protocolVersion`.
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -10971,15 +8504,6 @@ class ResultProxyResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -11009,15 +8533,6 @@ class AgentRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -11078,15 +8593,6 @@ class SessionNotification(WireModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#3-agent-reports-output)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -11134,15 +8640,6 @@ class AgentNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.

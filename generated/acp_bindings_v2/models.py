@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
+from pydantic import AwareDatetime, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.message_unions import ByEnvelope
@@ -112,15 +112,6 @@ class TextResourceContents(WireModel):
     Text-based resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
     """
     Text payload carried by this content block.
@@ -154,15 +145,6 @@ class BlobResourceContents(WireModel):
     Binary resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded bytes for a binary resource payload.
@@ -214,15 +196,6 @@ class DiffPathChange(WireModel):
     Operation metadata for add, delete, and modify changes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: AbsolutePath
     """
     Absolute path for the operation.
@@ -234,15 +207,6 @@ class DiffPathPairChange(WireModel):
     Operation metadata for move and copy changes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     old_path: Annotated[AbsolutePath, Field(alias="oldPath")]
     """
     Absolute path before the operation.
@@ -275,15 +239,6 @@ class Terminal(WireModel):
     `terminal_update` and `terminal_output_chunk` session updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The ID of the terminal to display.
@@ -310,15 +265,6 @@ class ToolCallLocation(WireModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: AbsolutePath
     """
     The absolute file path being accessed or modified.
@@ -349,15 +295,6 @@ class ToolCallCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -375,15 +312,6 @@ class CommandPermissionSubject(WireModel):
     Permission request details for a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     command: str
     """
     The command that would be run if permission is granted.
@@ -445,15 +373,6 @@ class ElicitationSessionScope(WireModel):
     during a tool call and needs to redirect it to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session this elicitation is tied to.
@@ -491,15 +410,6 @@ class EnumOption(WireModel):
     A titled enum option with a const value, human-readable title, and optional description.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     const: str
     """
     The constant value for this option.
@@ -534,15 +444,6 @@ class StringPropertySchema(WireModel):
     with `"type": "string"`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -622,15 +523,6 @@ class NumberPropertySchema(WireModel):
     Schema for number (floating-point) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -678,15 +570,6 @@ class IntegerPropertySchema(WireModel):
     Schema for integer properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -743,15 +626,6 @@ class BooleanPropertySchema(WireModel):
     Schema for boolean properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -787,15 +661,6 @@ class StringMultiSelectItems(WireModel):
     String item schema for multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     enum: Annotated[list[str], Field(min_length=1)]
     """
     Allowed enum values. Must contain at least one value.
@@ -817,15 +682,6 @@ class TitledMultiSelectItems(WireModel):
     Items definition for titled multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf", min_length=1)]
     """
     Titled enum options. Must contain at least one option.
@@ -877,15 +733,6 @@ class Implementation(WireModel):
     title for UI representation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Intended for programmatic or logical use, but can be used as a display
@@ -924,15 +771,6 @@ class PromptImageCapabilities(WireModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -952,15 +790,6 @@ class PromptAudioCapabilities(WireModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -980,15 +809,6 @@ class PromptEmbeddedContextCapabilities(WireModel):
     Supplying `{}` means the agent supports embedded context in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1008,15 +828,6 @@ class McpStdioCapabilities(WireModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1036,15 +847,6 @@ class McpHttpCapabilities(WireModel):
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1064,15 +866,6 @@ class SessionDeleteCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1095,15 +888,6 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1125,15 +909,6 @@ class AgentAuthCapabilities(WireModel):
     `initialize` response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1157,15 +932,6 @@ class EnvVariable(WireModel):
     An environment variable to set when launching a process.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the environment variable.
@@ -1197,15 +963,6 @@ class AuthMethodTerminal(WireModel):
     The client MUST NOT pass this method to `auth/login`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     Unique identifier for this authentication method.
@@ -1249,15 +1006,6 @@ class AuthMethodAgent(WireModel):
     The `type` discriminator value is `agent`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     Unique identifier for this authentication method.
@@ -1289,15 +1037,6 @@ class LoginAuthResponse(WireModel):
     Response to the `auth/login` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1315,15 +1054,6 @@ class LogoutAuthResponse(WireModel):
     Response to the `auth/logout` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1374,15 +1104,6 @@ class SessionConfigSelectOption(WireModel):
     A possible value for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     value: SessionConfigValueId
     """
     Unique identifier for this option value.
@@ -1422,15 +1143,6 @@ class SessionConfigBoolean(WireModel):
     A boolean on/off toggle session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
     The current value of the boolean option.
@@ -1442,15 +1154,6 @@ class TextCommandInput(WireModel):
     All text that was typed after the command name is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     hint: str
     """
     A hint to display when the input hasn't been provided yet
@@ -1472,15 +1175,6 @@ class SessionInfo(WireModel):
     Information about a session returned by session/list
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the session
@@ -1539,15 +1233,6 @@ class DeleteSessionResponse(WireModel):
     Response from deleting a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1565,15 +1250,6 @@ class CloseSessionResponse(WireModel):
     Response from closing a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1591,15 +1267,6 @@ class CancelToolCallResponse(WireModel):
     Response from cancelling a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1617,15 +1284,6 @@ class CancelTerminalResponse(WireModel):
     Response from cancelling a terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1665,15 +1323,6 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/initialization#version-negotiation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested: ProtocolVersion
     """
     The protocol version the Client requested.
@@ -1702,15 +1351,6 @@ class SessionNotFoundErrorData(WireModel):
     See protocol docs: [Unknown Sessions](https://agentclientprotocol.com/protocol/v2/error#unknown-sessions)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID from the request.
@@ -1732,15 +1372,6 @@ class BackgroundTerminal(WireModel):
     A listed terminal running in the background.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The ID of the listed terminal.
@@ -1762,15 +1393,6 @@ class BackgroundToolCall(WireModel):
     A listed tool call whose work continues in the background.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the listed tool call.
@@ -1792,15 +1414,6 @@ class TerminalOutput(WireModel):
     An authoritative replacement snapshot of terminal output bytes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded replacement terminal output bytes.
@@ -1825,15 +1438,6 @@ class TerminalExitStatus(WireModel):
     an exit code nor a signal is known.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
@@ -1869,15 +1473,6 @@ class TerminalSize(WireModel):
     The size of an agent-owned terminal in character cells.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cols: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of columns.
@@ -1905,15 +1500,6 @@ class TerminalCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1931,15 +1517,6 @@ class TerminalOutputChunk(WireModel):
     A chunk of bytes appended to an agent-owned terminal's output.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The terminal receiving these bytes.
@@ -2005,15 +1582,6 @@ class SessionInfoUpdate(WireModel):
     top-level key.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
@@ -2044,15 +1612,6 @@ class Cost(WireModel):
     Cost information for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     amount: float
     """
     Total cumulative cost for session.
@@ -2079,15 +1638,6 @@ class UsageUpdate(WireModel):
     Context window and cost update for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
@@ -2133,15 +1683,6 @@ class Notice(WireModel):
     See protocol docs: [Session Notices](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#session-notices)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     severity: NoticeSeverity
     """
     Presentation severity hint.
@@ -2192,15 +1733,6 @@ class CompleteElicitationNotification(WireModel):
     This notification is not a foreground state update.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The ID of the elicitation that completed.
@@ -2236,15 +1768,6 @@ class TerminalAuthCapabilities(WireModel):
     methods.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2264,15 +1787,6 @@ class ElicitationFormCapabilities(WireModel):
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2292,15 +1806,6 @@ class ElicitationUrlCapabilities(WireModel):
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2324,15 +1829,6 @@ class LoginAuthRequest(WireModel):
     when `authMethods` was omitted or empty.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     The ID of the authentication method to use.
@@ -2361,15 +1857,6 @@ class LogoutAuthRequest(WireModel):
     when `authMethods` was omitted or empty.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2387,15 +1874,6 @@ class HttpHeader(WireModel):
     An HTTP header to set when making requests to the MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the HTTP header.
@@ -2421,15 +1899,6 @@ class McpServerHttp(WireModel):
     HTTP transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -2460,15 +1929,6 @@ class McpServerStdio(WireModel):
     Stdio transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -2503,15 +1963,6 @@ class ListSessionsRequest(WireModel):
     Request parameters for listing existing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: AbsolutePath | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
@@ -2546,15 +1997,6 @@ class DeleteSessionRequest(WireModel):
     Only available if the Agent supports the `session.delete` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to delete.
@@ -2576,15 +2018,6 @@ class ReplayFromStart(WireModel):
     Inclusive replay cursor requesting replay from the start of retained conversation history.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2621,15 +2054,6 @@ class CloseSessionRequest(WireModel):
     `messageId`. Prompt responses need not precede the close response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to close.
@@ -2662,15 +2086,6 @@ class CancelToolCallRequest(WireModel):
     See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session that owns the tool call.
@@ -2708,15 +2123,6 @@ class CancelTerminalRequest(WireModel):
     See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session that owns the terminal.
@@ -2742,15 +2148,6 @@ class CancelledPermissionOutcome(WireModel):
     The request was not approved and no option was selected.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2768,15 +2165,6 @@ class SelectedPermissionOutcome(WireModel):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     The ID of the option the user selected.
@@ -2800,15 +2188,6 @@ class CancelSessionNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
@@ -2842,15 +2221,6 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -2861,15 +2231,6 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["agent"], Field(alias="type")]
 
 
@@ -2886,15 +2247,6 @@ class OtherAuthMethod(WireModel):
     data, and otherwise ignore the method or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future authentication method type.
@@ -2927,15 +2279,6 @@ class OtherAvailableCommand(WireModel):
     command using its `name` and `description`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future command type.
@@ -2960,15 +2303,6 @@ class TextAvailableCommandInput(TextCommandInput):
     All text after the command name and the whitespace following it is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -2986,15 +2320,6 @@ class OtherAvailableCommandInput(WireModel):
     command without structured input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future command input type.
@@ -3011,15 +2336,6 @@ class TerminalBackgroundWork(BackgroundTerminal):
     Live until its `terminal_update` reports `exitStatus`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -3030,15 +2346,6 @@ class ToolCallBackgroundWork(BackgroundToolCall):
     stay listed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
@@ -3054,15 +2361,6 @@ class OtherBackgroundWork(WireModel):
     cannot show what it is.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future background work type.
@@ -3088,15 +2386,6 @@ class OtherContentBlock(WireModel):
     with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future content block type.
@@ -3120,15 +2409,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -3158,15 +2438,6 @@ class DeclineCreateElicitationResponse(WireModel):
     The user declined the elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3185,15 +2456,6 @@ class CancelCreateElicitationResponse(WireModel):
     The elicitation was cancelled.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3220,15 +2482,6 @@ class OtherCreateElicitationResponse(WireModel):
     responses, and otherwise MUST handle it as `cancel`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3254,15 +2507,6 @@ class AddDiffChange(DiffPathChange):
     A file was added.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3297,15 +2541,6 @@ class DeleteDiffChange(DiffPathChange):
     A file was deleted.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3340,15 +2575,6 @@ class ModifyDiffChange(DiffPathChange):
     A file was modified in place.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3383,15 +2609,6 @@ class MoveDiffChange(DiffPathPairChange):
     A file was moved or renamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3426,15 +2643,6 @@ class CopyDiffChange(DiffPathPairChange):
     A file was copied.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3473,15 +2681,6 @@ class OtherDiffChange(WireModel):
     future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -3536,15 +2735,6 @@ class StringElicitationPropertySchema(StringPropertySchema):
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -3553,15 +2743,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     Number (floating-point) property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
@@ -3570,15 +2751,6 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     Integer property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
@@ -3587,15 +2759,6 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     Boolean property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
@@ -3612,15 +2775,6 @@ class OtherElicitationPropertySchema(WireModel):
     elicitation requests. They MUST NOT render it as a known input control.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future elicitation property schema type.
@@ -3636,15 +2790,6 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -3673,15 +2818,6 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
 
@@ -3692,15 +2828,6 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["stdio"], Field(alias="type")]
 
 
@@ -3718,15 +2845,6 @@ class OtherMcpServer(WireModel):
     with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future MCP server transport type.
@@ -3742,15 +2860,6 @@ class MultiSelectItemsString(StringMultiSelectItems):
     Multi-select string items with plain string values.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -3759,15 +2868,6 @@ class OtherMultiSelectItems(WireModel):
     Custom or future typed multi-select items.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future multi-select item type.
@@ -3792,15 +2892,6 @@ class OtherPlanUpdateContent(WireModel):
     content for the same `planId`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future plan update content type.
@@ -3820,15 +2911,6 @@ class StartReplayFrom(ReplayFromStart):
     Replay all retained conversation history from its first replayable entry.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["start"], Field(alias="type")]
 
 
@@ -3846,15 +2928,6 @@ class OtherReplayFrom(WireModel):
     substituting another cursor or resuming without replay.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future replay cursor type.
@@ -3892,15 +2965,6 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["cancelled"]
 
 
@@ -3912,15 +2976,6 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     approved.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["selected"]
 
 
@@ -3938,15 +2993,6 @@ class OtherRequestPermissionOutcome(WireModel):
     permission request according to policy.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: str
     """
     Custom or future permission outcome.
@@ -3962,15 +3008,6 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     Permission is requested before running a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["command"], Field(alias="type")]
 
 
@@ -3988,15 +3025,6 @@ class OtherRequestPermissionSubject(WireModel):
     according to policy.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future permission subject type.
@@ -4012,15 +3040,6 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     Boolean on/off toggle.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -4067,15 +3086,6 @@ class OtherSessionConfigOption(WireModel):
     data, and otherwise ignore the option. The Agent keeps using its `currentValue`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -4121,15 +3131,6 @@ class IdleStateUpdateSessionUpdate1(WireModel):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -4138,15 +3139,6 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     A chunk of bytes appended to an agent-owned terminal's output.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["terminal_output_chunk"], Field(alias="sessionUpdate")
     ]
@@ -4157,15 +3149,6 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     Session metadata has been updated (title, timestamps, custom metadata)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
     ]
@@ -4176,15 +3159,6 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     Context window and cost update for the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
 
@@ -4196,15 +3170,6 @@ class NoticeSessionUpdate(Notice):
     present notices may ignore them.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
@@ -4221,15 +3186,6 @@ class OtherSessionUpdate(WireModel):
     history, and otherwise ignore it or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
     """
     Custom or future session update type.
@@ -4245,15 +3201,6 @@ class IdSetSessionConfigOptionRequest(WireModel):
     A `SessionConfigValueId` string value (`type: "id"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -4284,15 +3231,6 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     A boolean value (`type: "boolean"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -4330,15 +3268,6 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     they do not support with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -4386,15 +3315,6 @@ class OtherStateUpdate(WireModel):
     state arrives.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: str
     """
     Custom or future session state.
@@ -4410,15 +3330,6 @@ class TerminalToolCallContent(Terminal):
     A display-only reference to an agent-owned terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -4435,15 +3346,6 @@ class OtherToolCallContent(WireModel):
     output, and otherwise ignore it or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future tool call content type.
@@ -4471,15 +3373,6 @@ class Annotations(WireModel):
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -4520,15 +3413,6 @@ class TextContent(WireModel):
     Text provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
     """
     Text payload carried by this content block.
@@ -4556,15 +3440,6 @@ class ImageContent(WireModel):
     An image provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
@@ -4602,15 +3477,6 @@ class AudioContent(WireModel):
     Audio provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
@@ -4642,15 +3508,6 @@ class Icon(WireModel):
     An optionally-sized icon that can be displayed in a user interface.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     src: str
     """
     A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.
@@ -4698,15 +3555,6 @@ class ResourceLink(WireModel):
     A link to a resource that the receiver may be able to read, included in a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name shown for this protocol object.
@@ -4781,15 +3629,6 @@ class EmbeddedResource(WireModel):
     The contents of a resource, embedded into a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
@@ -4849,15 +3688,6 @@ class DiffPatch(WireModel):
     Renderable patch text and its format.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     format_: Annotated[DiffPatchFormat, Field(alias="format")]
     """
     Patch format. The only ACP-defined value is `git_patch`.
@@ -4890,15 +3720,6 @@ class Diff(WireModel):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     changes: Annotated[list[DiffChange], SkipInvalidItems()]
     """
     Structured file changes described by this diff.
@@ -4934,15 +3755,6 @@ class ToolCallCapabilities(WireModel):
     See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[ToolCallCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
@@ -4967,15 +3779,6 @@ class PermissionOption(WireModel):
     An option presented to the user when requesting permission.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     Identifier for this permission option. MUST be unique within the request.
@@ -5006,15 +3809,6 @@ class ElicitationRequestScope(WireModel):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The pending Client-to-Agent request this elicitation is tied to.
@@ -5053,15 +3847,6 @@ class MultiSelectPropertySchema(WireModel):
     Schema for multi-select (array) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -5128,15 +3913,6 @@ class PromptCapabilities(WireModel):
     See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-prompt-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     image: Annotated[PromptImageCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `image` content blocks.
@@ -5182,15 +3958,6 @@ class McpCapabilities(WireModel):
     MCP capabilities supported by the agent for session lifecycle requests.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `stdio` MCP servers.
@@ -5259,15 +4026,6 @@ class SessionConfigSelectGroup(WireModel):
     A group of possible values for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     group_id: Annotated[SessionConfigGroupId, Field(alias="groupId")]
     """
     Unique identifier for this group.
@@ -5329,15 +4087,6 @@ class Command(WireModel):
     The `type` discriminator value is `command`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).
@@ -5373,15 +4122,6 @@ class ListSessionsResponse(WireModel):
     Response from listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects.
@@ -5418,15 +4158,6 @@ class PromptResponse(WireModel):
     See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifies the user message inserted into the ACP conversation.
@@ -5517,15 +4248,6 @@ class RunningStateUpdate(WireModel):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -5561,15 +4283,6 @@ class RequiresActionStateUpdate(WireModel):
     Responding to one request does not itself imply `running`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -5603,15 +4316,6 @@ class TerminalCapabilities(WireModel):
     See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/tool-calls#cancelling-terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[TerminalCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
@@ -5642,15 +4346,6 @@ class TerminalUpdate(WireModel):
     omitted fields start unknown.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     Unique identifier for this terminal within the session.
@@ -5711,15 +4406,6 @@ class PlanEntry(WireModel):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/agent-plan#plan-entries)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Human-readable description of what this task aims to accomplish.
@@ -5750,15 +4436,6 @@ class PlanItems(WireModel):
     A plan represented as structured entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -5791,15 +4468,6 @@ class ClientAuthCapabilities(WireModel):
     additional client-side support.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports `terminal` authentication methods.
@@ -5826,15 +4494,6 @@ class ElicitationCapabilities(WireModel):
     Elicitation capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
@@ -5995,15 +4654,6 @@ class ElicitationAcceptAction(WireModel):
     The user accepted the elicitation and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
@@ -6017,15 +4667,6 @@ class ClientNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -6047,15 +4688,6 @@ class CancelRequestNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The ID of the request to cancel: a request that the sender of this notification issued.
@@ -6078,15 +4710,6 @@ class CommandAvailableCommand(Command):
     A slash command the user can invoke by including it in a prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["command"], Field(alias="type")]
 
 
@@ -6099,15 +4722,6 @@ class TextContentBlock(TextContent):
     extensions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -6118,15 +4732,6 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
@@ -6137,15 +4742,6 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
 
@@ -6156,15 +4752,6 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
 
@@ -6177,15 +4764,6 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
 
@@ -6194,15 +4772,6 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -6233,15 +4802,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -6288,15 +4848,6 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     The user accepted and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6315,15 +4866,6 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     Multi-select array property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
@@ -6333,15 +4875,6 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -6358,15 +4891,6 @@ class EndTurnIdleStateUpdate(WireModel):
     Includes locally handled commands that required no model call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6398,15 +4922,6 @@ class MaxTokensIdleStateUpdate(WireModel):
     The active work ended because the agent reached the maximum number of tokens.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6439,15 +4954,6 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     model requests for the foreground work.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6479,15 +4985,6 @@ class RefusalIdleStateUpdate(WireModel):
     The active work ended because the agent refused to continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6528,15 +5025,6 @@ class CancelledIdleStateUpdate(WireModel):
     `error`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6572,15 +5060,6 @@ class OtherIdleStateUpdate(WireModel):
     future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6617,15 +5096,6 @@ class NoneIdleStateUpdate(WireModel):
     No stop reason: `stopReason` is omitted or `null`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -6655,15 +5125,6 @@ class ItemsPlanUpdateContent(PlanItems):
     Structured plan entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
@@ -6672,15 +5133,6 @@ class OtherStateUpdateSessionUpdate(OtherStateUpdate):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -6689,15 +5141,6 @@ class TerminalUpdateSessionUpdate(TerminalUpdate):
     An agent-owned terminal has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")]
 
 
@@ -6706,15 +5149,6 @@ class StateUpdateRunning(RunningStateUpdate):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["running"]
 
 
@@ -6723,15 +5157,6 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6740,15 +5165,6 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6757,15 +5173,6 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6774,15 +5181,6 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6791,15 +5189,6 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6808,15 +5197,6 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6825,15 +5205,6 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -6842,15 +5213,6 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     Foreground work is blocked on user action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["requires_action"]
 
 
@@ -6859,15 +5221,6 @@ class DiffToolCallContent(Diff):
     File modification shown as a diff.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
@@ -6879,15 +5232,6 @@ class ProtocolLevelMessage(WireModel):
     [1]: https://www.jsonrpc.org/specification#compatibility
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -6946,15 +5290,6 @@ class Content(WireModel):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     The actual content block.
@@ -7028,15 +5363,6 @@ class SessionCapabilities(WireModel):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     prompt: Annotated[PromptCapabilities | None, DefaultOnError()] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
@@ -7109,15 +5435,6 @@ class SessionConfigSelect(WireModel):
     A single-value selector (dropdown) session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
     The currently selected value. MUST be one of the `value`s in `options`.
@@ -7166,15 +5483,6 @@ class Error(WireModel):
     See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: ErrorCode
     """
     A number indicating the error type that occurred.
@@ -7201,15 +5509,6 @@ class ContentChunk(WireModel):
     A streamed item of message content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message this chunk belongs to.
@@ -7251,15 +5550,6 @@ class UserMessage(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message.
@@ -7302,15 +5592,6 @@ class AgentMessage(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message.
@@ -7353,15 +5634,6 @@ class AgentThought(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the thought message.
@@ -7392,15 +5664,6 @@ class ErrorStopReason(WireModel):
     Details of a failure that ended active work.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
@@ -7440,15 +5703,6 @@ class PlanUpdate(WireModel):
     A content update for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan: PlanUpdateContent
     """
     The updated plan content.
@@ -7470,15 +5724,6 @@ class AvailableCommandsUpdate(WireModel):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     available_commands: Annotated[
         list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
@@ -7508,15 +5753,6 @@ class CompactionUpdate(WireModel):
     stored metadata by top-level key instead of replacing it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     The Agent-owned ID of this compaction, unique within the session.
@@ -7556,15 +5792,6 @@ class CompactionSummaryChunk(WireModel):
     an in-progress compaction. Chunks append in receive order.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     ID of the compaction whose summary receives this content.
@@ -7596,15 +5823,6 @@ class ClientCapabilities(WireModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#client-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     auth: Annotated[ClientAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication capabilities supported by the client.
@@ -7641,15 +5859,6 @@ class NewSessionRequest(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
@@ -7693,15 +5902,6 @@ class ResumeSessionRequest(WireModel):
     history according to `replayFrom`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to resume.
@@ -7771,15 +5971,6 @@ class PromptRequest(WireModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to send this user message to
@@ -7820,15 +6011,6 @@ class RequestPermissionResponse(WireModel):
     Response to a permission request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
@@ -7877,15 +6059,6 @@ class ErrorAgentResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -7904,15 +6077,6 @@ class ResultClientResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -7931,15 +6095,6 @@ class ErrorClientResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -7958,15 +6113,6 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -8002,15 +6148,6 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     insertion, the prompt's response remains successful.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -8042,15 +6179,6 @@ class SelectSessionConfigOption(SessionConfigSelect):
     Single-value selector (dropdown).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -8089,15 +6217,6 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     A chunk of the user's message being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8112,15 +6231,6 @@ class UserMessageSessionUpdate(UserMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["user_message"], Field(alias="sessionUpdate")]
 
 
@@ -8129,15 +6239,6 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     A chunk of the agent's response being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8152,15 +6253,6 @@ class AgentMessageSessionUpdate(AgentMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["agent_message"], Field(alias="sessionUpdate")]
 
 
@@ -8169,15 +6261,6 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     A chunk of the agent's internal reasoning being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8192,15 +6275,6 @@ class AgentThoughtSessionUpdate(AgentThought):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["agent_thought"], Field(alias="sessionUpdate")]
 
 
@@ -8209,15 +6283,6 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8228,15 +6293,6 @@ class IdleStateUpdateSessionUpdate2(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8247,15 +6303,6 @@ class IdleStateUpdateSessionUpdate3(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8266,15 +6313,6 @@ class IdleStateUpdateSessionUpdate4(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8285,15 +6323,6 @@ class IdleStateUpdateSessionUpdate5(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8304,15 +6333,6 @@ class IdleStateUpdateSessionUpdate6(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8323,15 +6343,6 @@ class IdleStateUpdateSessionUpdate8(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8340,15 +6351,6 @@ class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionU
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8357,15 +6359,6 @@ class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8375,15 +6368,6 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
 
@@ -8392,15 +6376,6 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
     ]
@@ -8411,15 +6386,6 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     A context compaction has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
     ]
@@ -8430,15 +6396,6 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     A content block appended to a context compaction's retained summary.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
     ]
@@ -8449,15 +6406,6 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8502,15 +6450,6 @@ class ContentToolCallContent(Content):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
 
@@ -8554,15 +6493,6 @@ class ElicitationSchema(WireModel):
     as required by the elicitation specification.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[ElicitationSchemaType, Field(alias="type")]
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
@@ -8611,15 +6541,6 @@ class AgentCapabilities(WireModel):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#agent-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session: Annotated[SessionCapabilities | None, DefaultOnError()] = None
     """
     Session capabilities supported by the agent.
@@ -8688,15 +6609,6 @@ class ResumeSessionResponse(WireModel):
     See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/session-setup#current-state-synchronization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption] | None,
         Field(alias="configOptions"),
@@ -8744,15 +6656,6 @@ class SetSessionConfigOptionResponse(WireModel):
     Response to `session/set_config_option` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
@@ -8893,15 +6796,6 @@ class ToolCallContentChunk(WireModel):
     instead.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the tool call this content belongs to.
@@ -8928,15 +6822,6 @@ class ConfigOptionUpdate(WireModel):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
@@ -8964,15 +6849,6 @@ class InitializeRequest(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The latest protocol version supported by the client.
@@ -9013,15 +6889,6 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -9034,15 +6901,6 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -9056,15 +6914,6 @@ class IdleStateUpdateSessionUpdate7(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -9113,15 +6962,6 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     A chunk of tool-call content being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")
     ]
@@ -9132,15 +6972,6 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
     ]
@@ -9164,15 +6995,6 @@ class ToolCallUpdate(WireModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     Unique identifier for this tool call within the session.
@@ -9256,15 +7078,6 @@ class ToolCallPermissionSubject(WireModel):
     Permission request details for a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
     """
     Details about the tool call requiring permission.
@@ -9303,15 +7116,6 @@ class InitializeResponse(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The highest protocol version supported by the agent that is at or below
@@ -9369,15 +7173,6 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the created session.
@@ -9431,15 +7226,6 @@ class ClientRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -9492,15 +7278,6 @@ class ResultAgentResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -9531,15 +7308,6 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -9562,15 +7330,6 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -9602,15 +7361,6 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     Permission is requested before executing a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
@@ -9619,15 +7369,6 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     A tool call has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
@@ -9801,15 +7542,6 @@ class RequestPermissionRequest(WireModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/tool-calls#requesting-permission)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -9861,15 +7593,6 @@ class UpdateSessionNotification(WireModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -9895,15 +7618,6 @@ class AgentRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -9933,15 +7647,6 @@ class AgentNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.

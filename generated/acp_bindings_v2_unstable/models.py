@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, ConfigDict, Discriminator, Field, Tag
+from pydantic import AwareDatetime, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.message_unions import ByEnvelope
@@ -112,15 +112,6 @@ class TextResourceContents(WireModel):
     Text-based resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
     """
     Text payload carried by this content block.
@@ -154,15 +145,6 @@ class BlobResourceContents(WireModel):
     Binary resource contents.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded bytes for a binary resource payload.
@@ -214,15 +196,6 @@ class DiffPathChange(WireModel):
     Operation metadata for add, delete, and modify changes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: AbsolutePath
     """
     Absolute path for the operation.
@@ -234,15 +207,6 @@ class DiffPathPairChange(WireModel):
     Operation metadata for move and copy changes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     old_path: Annotated[AbsolutePath, Field(alias="oldPath")]
     """
     Absolute path before the operation.
@@ -275,15 +239,6 @@ class Terminal(WireModel):
     `terminal_update` and `terminal_output_chunk` session updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The ID of the terminal to display.
@@ -310,15 +265,6 @@ class ToolCallLocation(WireModel):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: AbsolutePath
     """
     The absolute file path being accessed or modified.
@@ -349,15 +295,6 @@ class ToolCallCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -375,15 +312,6 @@ class CommandPermissionSubject(WireModel):
     Permission request details for a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     command: str
     """
     The command that would be run if permission is granted.
@@ -445,15 +373,6 @@ class ElicitationSessionScope(WireModel):
     during a tool call and needs to redirect it to the user.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session this elicitation is tied to.
@@ -491,15 +410,6 @@ class EnumOption(WireModel):
     A titled enum option with a const value, human-readable title, and optional description.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     const: str
     """
     The constant value for this option.
@@ -534,15 +444,6 @@ class StringPropertySchema(WireModel):
     with `"type": "string"`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -622,15 +523,6 @@ class NumberPropertySchema(WireModel):
     Schema for number (floating-point) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -678,15 +570,6 @@ class IntegerPropertySchema(WireModel):
     Schema for integer properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -743,15 +626,6 @@ class BooleanPropertySchema(WireModel):
     Schema for boolean properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -787,15 +661,6 @@ class StringMultiSelectItems(WireModel):
     String item schema for multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     enum: Annotated[list[str], Field(min_length=1)]
     """
     Allowed enum values. Must contain at least one value.
@@ -817,15 +682,6 @@ class TitledMultiSelectItems(WireModel):
     Items definition for titled multi-select enum properties.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     any_of: Annotated[list[EnumOption], Field(alias="anyOf", min_length=1)]
     """
     Titled enum options. Must contain at least one option.
@@ -900,15 +756,6 @@ class Implementation(WireModel):
     title for UI representation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Intended for programmatic or logical use, but can be used as a display
@@ -947,15 +794,6 @@ class PromptImageCapabilities(WireModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -975,15 +813,6 @@ class PromptAudioCapabilities(WireModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1003,15 +832,6 @@ class PromptEmbeddedContextCapabilities(WireModel):
     Supplying `{}` means the agent supports embedded context in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1031,15 +851,6 @@ class McpStdioCapabilities(WireModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1059,15 +870,6 @@ class McpHttpCapabilities(WireModel):
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1091,15 +893,6 @@ class McpAcpCapabilities(WireModel):
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1119,15 +912,6 @@ class SessionDeleteCapabilities(WireModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1150,15 +934,6 @@ class SessionAdditionalDirectoriesCapabilities(WireModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1183,15 +958,6 @@ class SessionSystemPromptOverrideCapabilities(WireModel):
     instructions with the client-provided system prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1215,15 +981,6 @@ class SessionForkCapabilities(WireModel):
     Supplying `{}` means the agent supports forking sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1248,15 +1005,6 @@ class SessionArchiveCapabilities(WireModel):
     `session/list`, and `SessionInfo.archived`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1280,15 +1028,6 @@ class SessionStatusCapabilities(WireModel):
     Supplying `{}` means the agent supports checking session status.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1313,15 +1052,6 @@ class SessionTitleCapabilities(WireModel):
     through `session/list` and `session_info_update` without this capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1345,15 +1075,6 @@ class AuthStatusCapabilities(WireModel):
     Supplying `{}` means the agent supports the `auth/status` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1377,15 +1098,6 @@ class ProvidersCapabilities(WireModel):
     Supplying `{}` means the agent supports provider configuration methods.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1409,15 +1121,6 @@ class EnvVariable(WireModel):
     An environment variable to set when launching a process.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the environment variable.
@@ -1449,15 +1152,6 @@ class AuthMethodTerminal(WireModel):
     The client MUST NOT pass this method to `auth/login`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     Unique identifier for this authentication method.
@@ -1501,15 +1195,6 @@ class AuthMethodAgent(WireModel):
     The `type` discriminator value is `agent`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     Unique identifier for this authentication method.
@@ -1541,15 +1226,6 @@ class LoginAuthResponse(WireModel):
     Response to the `auth/login` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1601,15 +1277,6 @@ class ProviderCurrentConfig(WireModel):
     Current effective non-secret routing configuration for a provider.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
     """
     Protocol currently used by this provider.
@@ -1639,15 +1306,6 @@ class SetProviderResponse(WireModel):
     Response to `providers/set`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1669,15 +1327,6 @@ class DisableProviderResponse(WireModel):
     Response to `providers/disable`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1695,15 +1344,6 @@ class LogoutAuthResponse(WireModel):
     Response to the `auth/logout` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1746,15 +1386,6 @@ class AuthAccount(WireModel):
     telemetry.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     label: str
     """
     Human-readable name for the account, suitable for display on its own,
@@ -1836,15 +1467,6 @@ class SessionConfigSelectOption(WireModel):
     A possible value for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     value: SessionConfigValueId
     """
     Unique identifier for this option value.
@@ -1884,15 +1506,6 @@ class SessionConfigBoolean(WireModel):
     A boolean on/off toggle session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[bool, Field(alias="currentValue")]
     """
     The current value of the boolean option.
@@ -1904,15 +1517,6 @@ class TextCommandInput(WireModel):
     All text that was typed after the command name is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     hint: str
     """
     A hint to display when the input hasn't been provided yet
@@ -1934,15 +1538,6 @@ class SessionInfo(WireModel):
     Information about a session returned by session/list
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the session
@@ -2012,15 +1607,6 @@ class DeleteSessionResponse(WireModel):
     Response from deleting a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2042,15 +1628,6 @@ class ArchiveSessionResponse(WireModel):
     Response from archiving a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2072,15 +1649,6 @@ class UnarchiveSessionResponse(WireModel):
     Response from unarchiving a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2110,15 +1678,6 @@ class BackgroundTerminal(WireModel):
     A listed terminal running in the background.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The ID of the listed terminal.
@@ -2140,15 +1699,6 @@ class BackgroundToolCall(WireModel):
     A listed tool call whose work continues in the background.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the listed tool call.
@@ -2174,15 +1724,6 @@ class BackgroundSubagent(WireModel):
     A listed subagent session associated with this session through `subagent_update`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the listed session.
@@ -2206,15 +1747,6 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/draft/initialization#version-negotiation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested: ProtocolVersion
     """
     The protocol version the Client requested.
@@ -2243,15 +1775,6 @@ class SessionNotFoundErrorData(WireModel):
     See protocol docs: [Unknown Sessions](https://agentclientprotocol.com/protocol/v2/draft/error#unknown-sessions)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID from the request.
@@ -2277,15 +1800,6 @@ class Usage(WireModel):
     Token usage for the foreground work that just completed, not cumulative for the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     total_tokens: Annotated[
         int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
@@ -2358,15 +1872,6 @@ class SetSessionTitleResponse(WireModel):
     Response from setting the title of a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: str
     """
     The title the Agent stored.
@@ -2391,15 +1896,6 @@ class CloseSessionResponse(WireModel):
     Response from closing a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2417,15 +1913,6 @@ class CancelToolCallResponse(WireModel):
     Response from cancelling a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2443,15 +1930,6 @@ class CancelTerminalResponse(WireModel):
     Response from cancelling a terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2489,15 +1967,6 @@ class TerminalOutput(WireModel):
     An authoritative replacement snapshot of terminal output bytes.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded replacement terminal output bytes.
@@ -2522,15 +1991,6 @@ class TerminalExitStatus(WireModel):
     an exit code nor a signal is known.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     exit_code: Annotated[
         int | None,
         Field(alias="exitCode", ge=-9223372036854775808, le=9223372036854775807),
@@ -2566,15 +2026,6 @@ class TerminalSize(WireModel):
     The size of an agent-owned terminal in character cells.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cols: Annotated[int, Field(ge=1, le=65535), Integral()]
     """
     Number of columns.
@@ -2602,15 +2053,6 @@ class TerminalCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2628,15 +2070,6 @@ class TerminalOutputChunk(WireModel):
     A chunk of bytes appended to an agent-owned terminal's output.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     The terminal receiving these bytes.
@@ -2699,15 +2132,6 @@ class PlanFile(WireModel):
     A plan represented by a file URI.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -2737,15 +2161,6 @@ class PlanMarkdown(WireModel):
     A plan represented as raw markdown content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -2775,15 +2190,6 @@ class PlanRemoved(WireModel):
     Removal notice for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to remove.
@@ -2812,15 +2218,6 @@ class SessionInfoUpdate(WireModel):
     top-level key.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable title for the session. Set to null to clear.
@@ -2851,15 +2248,6 @@ class Cost(WireModel):
     Cost information for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     amount: float
     """
     Total cumulative cost for session.
@@ -2886,15 +2274,6 @@ class UsageUpdate(WireModel):
     Context window and cost update for a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
     """
     Tokens currently in context.
@@ -2940,15 +2319,6 @@ class Notice(WireModel):
     See protocol docs: [Session Notices](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#session-notices)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     severity: NoticeSeverity
     """
     Presentation severity hint.
@@ -3003,15 +2373,6 @@ class SessionCancelCapabilities(WireModel):
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3031,15 +2392,6 @@ class CompleteElicitationNotification(WireModel):
     This notification is not a foreground state update.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The ID of the elicitation that completed.
@@ -3069,15 +2421,6 @@ class AuthStatusUpdateNotification(WireModel):
     send it when the reported status differs from the last one sent on the connection.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
@@ -3130,15 +2473,6 @@ class TerminalAuthCapabilities(WireModel):
     methods.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3158,15 +2492,6 @@ class ElicitationFormCapabilities(WireModel):
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3186,15 +2511,6 @@ class ElicitationUrlCapabilities(WireModel):
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3218,15 +2534,6 @@ class LoginAuthRequest(WireModel):
     when `authMethods` was omitted or empty.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
     """
     The ID of the authentication method to use.
@@ -3253,15 +2560,6 @@ class ListProvidersRequest(WireModel):
     Request parameters for `providers/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3285,15 +2583,6 @@ class SetProviderRequest(WireModel):
     Replaces the full configuration for one provider ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider ID to configure.
@@ -3332,15 +2621,6 @@ class DisableProviderRequest(WireModel):
     Request parameters for `providers/disable`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider ID to disable.
@@ -3368,15 +2648,6 @@ class LogoutAuthRequest(WireModel):
     when `authMethods` was omitted or empty.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3403,15 +2674,6 @@ class AuthStatusRequest(WireModel):
     whether authentication is required.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3429,15 +2691,6 @@ class HttpHeader(WireModel):
     An HTTP header to set when making requests to the MCP server.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     The name of the HTTP header.
@@ -3463,15 +2716,6 @@ class McpServerHttp(WireModel):
     HTTP transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3509,15 +2753,6 @@ class McpServerAcp(WireModel):
     using `mcp/message`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3546,15 +2781,6 @@ class McpServerStdio(WireModel):
     Stdio transport configuration for MCP.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name identifying this MCP server.
@@ -3623,15 +2849,6 @@ class DeleteSessionRequest(WireModel):
     Only available if the Agent supports the `session.delete` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to delete.
@@ -3664,15 +2881,6 @@ class ArchiveSessionRequest(WireModel):
     Archiving an archived session succeeds. A session that does not exist gets `-32002`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to archive.
@@ -3706,15 +2914,6 @@ class UnarchiveSessionRequest(WireModel):
     gets `-32002`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to unarchive.
@@ -3746,15 +2945,6 @@ class SessionStatusRequest(WireModel):
     A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to check.
@@ -3788,15 +2978,6 @@ class SetSessionTitleRequest(WireModel):
     Agent SHOULD NOT replace the title with one it generates automatically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to retitle.
@@ -3827,15 +3008,6 @@ class ReplayFromStart(WireModel):
     Inclusive replay cursor requesting replay from the start of retained conversation history.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3872,15 +3044,6 @@ class CloseSessionRequest(WireModel):
     `messageId`. Prompt responses need not precede the close response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to close.
@@ -3913,15 +3076,6 @@ class CancelToolCallRequest(WireModel):
     See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session that owns the tool call.
@@ -3959,15 +3113,6 @@ class CancelTerminalRequest(WireModel):
     See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session that owns the terminal.
@@ -3993,15 +3138,6 @@ class CancelledPermissionOutcome(WireModel):
     The request was not approved and no option was selected.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4019,15 +3155,6 @@ class SelectedPermissionOutcome(WireModel):
     The user selected one of the provided options.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     The ID of the option the user selected.
@@ -4054,15 +3181,6 @@ class McpError(WireModel):
     Explicit `null` is preserved separately from an omitted key.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
     """
     Inner MCP error code. Never an ACP error code.
@@ -4084,15 +3202,6 @@ class CancelSessionNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to cancel operations for.
@@ -4117,15 +3226,6 @@ class MessageMcpNotification(WireModel):
     Includes subscription acknowledgements and updates.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     The declared ACP MCP server handling the associated request.
@@ -4177,15 +3277,6 @@ class ProxySuccessorRequest(WireModel):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     Method name of the wrapped request.
@@ -4241,15 +3332,6 @@ class ProxySuccessorNotification(WireModel):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     Method name of the wrapped notification.
@@ -4295,15 +3377,6 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -4314,15 +3387,6 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["agent"], Field(alias="type")]
 
 
@@ -4339,15 +3403,6 @@ class OtherAuthMethod(WireModel):
     data, and otherwise ignore the method or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future authentication method type.
@@ -4380,15 +3435,6 @@ class OtherAvailableCommand(WireModel):
     command using its `name` and `description`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future command type.
@@ -4413,15 +3459,6 @@ class TextAvailableCommandInput(TextCommandInput):
     All text after the command name and the whitespace following it is provided as input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -4439,15 +3476,6 @@ class OtherAvailableCommandInput(WireModel):
     command without structured input.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future command input type.
@@ -4464,15 +3492,6 @@ class TerminalBackgroundWork(BackgroundTerminal):
     Live until its `terminal_update` reports `exitStatus`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -4483,15 +3502,6 @@ class ToolCallBackgroundWork(BackgroundToolCall):
     stay listed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
@@ -4505,15 +3515,6 @@ class SubagentBackgroundWork(BackgroundSubagent):
     its own `background` list is non-empty or not reported.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["subagent"], Field(alias="type")]
 
 
@@ -4529,15 +3530,6 @@ class OtherBackgroundWork(WireModel):
     cannot show what it is.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future background work type.
@@ -4563,15 +3555,6 @@ class OtherContentBlock(WireModel):
     with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future content block type.
@@ -4595,15 +3578,6 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -4633,15 +3607,6 @@ class DeclineCreateElicitationResponse(WireModel):
     The user declined the elicitation.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4660,15 +3625,6 @@ class CancelCreateElicitationResponse(WireModel):
     The elicitation was cancelled.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4695,15 +3651,6 @@ class OtherCreateElicitationResponse(WireModel):
     responses, and otherwise MUST handle it as `cancel`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4729,15 +3676,6 @@ class AddDiffChange(DiffPathChange):
     A file was added.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -4772,15 +3710,6 @@ class DeleteDiffChange(DiffPathChange):
     A file was deleted.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -4815,15 +3744,6 @@ class ModifyDiffChange(DiffPathChange):
     A file was modified in place.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -4858,15 +3778,6 @@ class MoveDiffChange(DiffPathPairChange):
     A file was moved or renamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -4901,15 +3812,6 @@ class CopyDiffChange(DiffPathPairChange):
     A file was copied.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -4948,15 +3850,6 @@ class OtherDiffChange(WireModel):
     future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
     ] = None
@@ -5011,15 +3904,6 @@ class StringElicitationPropertySchema(StringPropertySchema):
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -5028,15 +3912,6 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     Number (floating-point) property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
@@ -5045,15 +3920,6 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     Integer property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
@@ -5062,15 +3928,6 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     Boolean property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
 
@@ -5087,15 +3944,6 @@ class OtherElicitationPropertySchema(WireModel):
     elicitation requests. They MUST NOT render it as a known input control.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future elicitation property schema type.
@@ -5111,15 +3959,6 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -5148,15 +3987,6 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
 
@@ -5172,15 +4002,6 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["acp"], Field(alias="type")]
 
 
@@ -5191,15 +4012,6 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["stdio"], Field(alias="type")]
 
 
@@ -5217,15 +4029,6 @@ class OtherMcpServer(WireModel):
     with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future MCP server transport type.
@@ -5243,15 +4046,6 @@ class ResultMessageMcpResponse(WireModel):
     An opaque inner MCP result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     result: Any
     """
     Required, even if JSON null.
@@ -5276,15 +4070,6 @@ class ErrorMessageMcpResponse(WireModel):
     A structured inner MCP error.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     error: McpError
     """
     Required, non-null MCP error object.
@@ -5307,15 +4092,6 @@ class MultiSelectItemsString(StringMultiSelectItems):
     Multi-select string items with plain string values.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
@@ -5324,15 +4100,6 @@ class OtherMultiSelectItems(WireModel):
     Custom or future typed multi-select items.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future multi-select item type.
@@ -5352,15 +4119,6 @@ class FilePlanUpdateContent(PlanFile):
     A URI pointing to a file containing the plan.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["file"], Field(alias="type")]
 
 
@@ -5373,15 +4131,6 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     Raw markdown content for the plan.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["markdown"], Field(alias="type")]
 
 
@@ -5399,15 +4148,6 @@ class OtherPlanUpdateContent(WireModel):
     content for the same `planId`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future plan update content type.
@@ -5427,15 +4167,6 @@ class StartReplayFrom(ReplayFromStart):
     Replay all retained conversation history from its first replayable entry.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["start"], Field(alias="type")]
 
 
@@ -5453,15 +4184,6 @@ class OtherReplayFrom(WireModel):
     substituting another cursor or resuming without replay.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future replay cursor type.
@@ -5499,15 +4221,6 @@ class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["cancelled"]
 
 
@@ -5519,15 +4232,6 @@ class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     approved.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: Literal["selected"]
 
 
@@ -5545,15 +4249,6 @@ class OtherRequestPermissionOutcome(WireModel):
     permission request according to policy.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: str
     """
     Custom or future permission outcome.
@@ -5569,15 +4264,6 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     Permission is requested before running a command.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["command"], Field(alias="type")]
 
 
@@ -5595,15 +4281,6 @@ class OtherRequestPermissionSubject(WireModel):
     according to policy.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future permission subject type.
@@ -5619,15 +4296,6 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     Boolean on/off toggle.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -5674,15 +4342,6 @@ class OtherSessionConfigOption(WireModel):
     data, and otherwise ignore the option. The Agent keeps using its `currentValue`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -5728,15 +4387,6 @@ class IdleStateUpdateSessionUpdate1(WireModel):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -5745,15 +4395,6 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     A chunk of bytes appended to an agent-owned terminal's output.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["terminal_output_chunk"], Field(alias="sessionUpdate")
     ]
@@ -5768,15 +4409,6 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     Removal notice for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_removed"], Field(alias="sessionUpdate")]
 
 
@@ -5785,15 +4417,6 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
     Session metadata has been updated (title, timestamps, custom metadata)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
     ]
@@ -5804,15 +4427,6 @@ class UsageUpdateSessionUpdate(UsageUpdate):
     Context window and cost update for the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
 
@@ -5824,15 +4438,6 @@ class NoticeSessionUpdate(Notice):
     present notices may ignore them.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["notice"], Field(alias="sessionUpdate")]
 
 
@@ -5849,15 +4454,6 @@ class OtherSessionUpdate(WireModel):
     history, and otherwise ignore it or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[str, Field(alias="sessionUpdate")]
     """
     Custom or future session update type.
@@ -5873,15 +4469,6 @@ class IdSetSessionConfigOptionRequest(WireModel):
     A `SessionConfigValueId` string value (`type: "id"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -5912,15 +4499,6 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     A boolean value (`type: "boolean"`).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -5958,15 +4536,6 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     they do not support with `-32602`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to set the configuration option for.
@@ -6014,15 +4583,6 @@ class OtherStateUpdate(WireModel):
     state arrives.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: str
     """
     Custom or future session state.
@@ -6038,15 +4598,6 @@ class TerminalToolCallContent(Terminal):
     A display-only reference to an agent-owned terminal.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
 
@@ -6063,15 +4614,6 @@ class OtherToolCallContent(WireModel):
     output, and otherwise ignore it or display it generically.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[str, Field(alias="type")]
     """
     Custom or future tool call content type.
@@ -6099,15 +4641,6 @@ class Annotations(WireModel):
     Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Intended recipients for this content, such as the user or assistant.
@@ -6148,15 +4681,6 @@ class TextContent(WireModel):
     Text provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
     """
     Text payload carried by this content block.
@@ -6184,15 +4708,6 @@ class ImageContent(WireModel):
     An image provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
@@ -6230,15 +4745,6 @@ class AudioContent(WireModel):
     Audio provided to or from an LLM.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
     Base64-encoded media payload.
@@ -6270,15 +4776,6 @@ class Icon(WireModel):
     An optionally-sized icon that can be displayed in a user interface.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     src: str
     """
     A standard URI pointing to an icon resource. MUST be an `https:` or `data:` URI.
@@ -6326,15 +4823,6 @@ class ResourceLink(WireModel):
     A link to a resource that the receiver may be able to read, included in a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Human-readable name shown for this protocol object.
@@ -6409,15 +4897,6 @@ class EmbeddedResource(WireModel):
     The contents of a resource, embedded into a prompt or tool call result.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     resource: EmbeddedResourceResource
     """
     Embedded resource payload, either text or binary data.
@@ -6477,15 +4956,6 @@ class DiffPatch(WireModel):
     Renderable patch text and its format.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     format_: Annotated[DiffPatchFormat, Field(alias="format")]
     """
     Patch format. The only ACP-defined value is `git_patch`.
@@ -6518,15 +4988,6 @@ class Diff(WireModel):
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     changes: Annotated[list[DiffChange], SkipInvalidItems()]
     """
     Structured file changes described by this diff.
@@ -6562,15 +5023,6 @@ class ToolCallCapabilities(WireModel):
     See protocol docs: [Cancelling Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[ToolCallCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this tool call with `tool_call/cancel`.
@@ -6595,15 +5047,6 @@ class PermissionOption(WireModel):
     An option presented to the user when requesting permission.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
     """
     Identifier for this permission option. MUST be unique within the request.
@@ -6634,15 +5077,6 @@ class ElicitationRequestScope(WireModel):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The pending Client-to-Agent request this elicitation is tied to.
@@ -6681,15 +5115,6 @@ class MultiSelectPropertySchema(WireModel):
     Schema for multi-select (array) properties in an elicitation form.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional title for the property.
@@ -6747,15 +5172,6 @@ class MessageMcpRequest(WireModel):
     Request parameters for `mcp/message`, sent from consumer to provider.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     The declared ACP MCP server receiving this request.
@@ -6801,15 +5217,6 @@ class PromptCapabilities(WireModel):
     See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-prompt-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     image: Annotated[PromptImageCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `image` content blocks.
@@ -6855,15 +5262,6 @@ class McpCapabilities(WireModel):
     MCP capabilities supported by the agent for session lifecycle requests.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
     Agent supports `stdio` MCP servers.
@@ -6913,15 +5311,6 @@ class SessionSystemPromptModeCapabilities(WireModel):
     supports it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     override: Annotated[
         SessionSystemPromptOverrideCapabilities | None, DefaultOnError()
     ] = None
@@ -6953,15 +5342,6 @@ class AgentAuthCapabilities(WireModel):
     `initialize` response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     status: Annotated[AuthStatusCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -7022,15 +5402,6 @@ class ProviderInfo(WireModel):
     Information about a configurable LLM provider.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
     """
     Provider identifier, for example "main" or "openai".
@@ -7070,15 +5441,6 @@ class AuthStatusResponse(WireModel):
     Response to the `auth/status` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: AuthState
     """
     Whether the agent can start sessions without the user signing in first.
@@ -7126,15 +5488,6 @@ class SessionConfigSelectGroup(WireModel):
     A group of possible values for a session configuration option.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     group_id: Annotated[SessionConfigGroupId, Field(alias="groupId")]
     """
     Unique identifier for this group.
@@ -7196,15 +5549,6 @@ class Command(WireModel):
     The `type` discriminator value is `command`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     name: str
     """
     Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).
@@ -7240,15 +5584,6 @@ class ListSessionsResponse(WireModel):
     Response from listing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
     """
     Array of session information objects.
@@ -7310,15 +5645,6 @@ class RunningStateUpdate(WireModel):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7384,15 +5710,6 @@ class RequiresActionStateUpdate(WireModel):
     Responding to one request does not itself imply `running`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7433,15 +5750,6 @@ class UnknownStateUpdate(WireModel):
     pending requests, or revoke capabilities. Capabilities are updated separately.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
     Work running independently of foreground work, as a complete snapshot.
@@ -7479,15 +5787,6 @@ class PromptResponse(WireModel):
     See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifies the user message inserted into the ACP conversation.
@@ -7520,15 +5819,6 @@ class TerminalCapabilities(WireModel):
     See protocol docs: [Cancelling Terminals](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#cancelling-terminals)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[TerminalCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the Client to cancel this terminal with `terminal/cancel`.
@@ -7559,15 +5849,6 @@ class TerminalUpdate(WireModel):
     omitted fields start unknown.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
     """
     Unique identifier for this terminal within the session.
@@ -7628,15 +5909,6 @@ class PlanEntry(WireModel):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v2/draft/agent-plan#plan-entries)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     """
     Human-readable description of what this task aims to accomplish.
@@ -7667,15 +5939,6 @@ class PlanItems(WireModel):
     A plan represented as structured entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[PlanId, Field(alias="planId")]
     """
     The plan ID to update.
@@ -7711,15 +5974,6 @@ class SubagentSessionCapabilities(WireModel):
     on ordinary sessions does not grant support on a child.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError()] = None
     """
     Permits the client to cancel this child's current work without ending
@@ -7747,15 +6001,6 @@ class ClientAuthCapabilities(WireModel):
     additional client-side support.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports `terminal` authentication methods.
@@ -7782,15 +6027,6 @@ class ElicitationCapabilities(WireModel):
     Elicitation capabilities supported by the client.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
     Whether the client supports form-based elicitation.
@@ -7854,15 +6090,6 @@ class ListSessionsRequest(WireModel):
     Request parameters for listing existing sessions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: AbsolutePath | None = None
     """
     Filter sessions by working directory. Must be an absolute path.
@@ -8005,15 +6232,6 @@ class ElicitationAcceptAction(WireModel):
     The user accepted the elicitation and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: dict[str, ElicitationContentValue] | None = None
     """
     The user-provided content, if any, as an object matching the requested schema.
@@ -8045,15 +6263,6 @@ class ClientNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -8081,15 +6290,6 @@ class CancelRequestNotification(WireModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     request_id: Annotated[RequestId, Field(alias="requestId")]
     """
     The ID of the request to cancel: a request that the sender of this notification issued.
@@ -8114,15 +6314,6 @@ class ProxyNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -8141,15 +6332,6 @@ class CommandAvailableCommand(Command):
     A slash command the user can invoke by including it in a prompt.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["command"], Field(alias="type")]
 
 
@@ -8162,15 +6344,6 @@ class TextContentBlock(TextContent):
     extensions.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
@@ -8181,15 +6354,6 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
@@ -8200,15 +6364,6 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["audio"], Field(alias="type")]
 
 
@@ -8219,15 +6374,6 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource_link"], Field(alias="type")]
 
 
@@ -8240,15 +6386,6 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["resource"], Field(alias="type")]
 
 
@@ -8257,15 +6394,6 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -8296,15 +6424,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     They MUST NOT render it as a known elicitation mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -8351,15 +6470,6 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     The user accepted and provided content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8378,15 +6488,6 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     Multi-select array property.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["array"], Field(alias="type")]
 
 
@@ -8396,15 +6497,6 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
     """
     The unique identifier for this elicitation.
@@ -8421,15 +6513,6 @@ class EndTurnIdleStateUpdate(WireModel):
     Includes locally handled commands that required no model call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8472,15 +6555,6 @@ class MaxTokensIdleStateUpdate(WireModel):
     The active work ended because the agent reached the maximum number of tokens.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8524,15 +6598,6 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
     model requests for the foreground work.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8575,15 +6640,6 @@ class RefusalIdleStateUpdate(WireModel):
     The active work ended because the agent refused to continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8635,15 +6691,6 @@ class CancelledIdleStateUpdate(WireModel):
     `error`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8690,15 +6737,6 @@ class OtherIdleStateUpdate(WireModel):
     future ACP variants.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8746,15 +6784,6 @@ class NoneIdleStateUpdate(WireModel):
     No stop reason: `stopReason` is omitted or `null`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8795,15 +6824,6 @@ class ItemsPlanUpdateContent(PlanItems):
     Structured plan entries.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
@@ -8812,15 +6832,6 @@ class OtherStateUpdateSessionUpdate(OtherStateUpdate):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -8829,15 +6840,6 @@ class TerminalUpdateSessionUpdate(TerminalUpdate):
     An agent-owned terminal has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")]
 
 
@@ -8846,15 +6848,6 @@ class StateUpdateRunning(RunningStateUpdate):
     Foreground work is in progress.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["running"]
 
 
@@ -8863,15 +6856,6 @@ class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8880,15 +6864,6 @@ class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8897,15 +6872,6 @@ class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8914,15 +6880,6 @@ class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8931,15 +6888,6 @@ class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8948,15 +6896,6 @@ class OtherStateUpdateIdle(OtherIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8965,15 +6904,6 @@ class NoneStateUpdateIdle(NoneIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -8982,15 +6912,6 @@ class StateUpdateRequiresAction(RequiresActionStateUpdate):
     Foreground work is blocked on user action.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["requires_action"]
 
 
@@ -9004,15 +6925,6 @@ class StateUpdateUnknown(UnknownStateUpdate):
     This replaces previously confirmed activity without ending the work or session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["unknown"]
 
 
@@ -9021,15 +6933,6 @@ class DiffToolCallContent(Diff):
     File modification shown as a diff.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
 
@@ -9041,15 +6944,6 @@ class ProtocolLevelMessage(WireModel):
     [1]: https://www.jsonrpc.org/specification#compatibility
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.
@@ -9108,15 +7002,6 @@ class Content(WireModel):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: ContentBlock
     """
     The actual content block.
@@ -9187,15 +7072,6 @@ class SessionSystemPromptCapabilities(WireModel):
     requests in `append` mode.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mode: Annotated[SessionSystemPromptModeCapabilities | None, DefaultOnError()] = None
     """
     Delivery modes the agent supports in addition to `append`.
@@ -9223,15 +7099,6 @@ class ListProvidersResponse(WireModel):
     Response to `providers/list`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     providers: list[ProviderInfo]
     """
     Configurable providers with current routing info suitable for UI display.
@@ -9271,15 +7138,6 @@ class SessionConfigSelect(WireModel):
     A single-value selector (dropdown) session configuration option payload.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
     """
     The currently selected value. MUST be one of the `value`s in `options`.
@@ -9328,15 +7186,6 @@ class Error(WireModel):
     See protocol docs: [JSON-RPC Error Object](https://www.jsonrpc.org/specification#error_object)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     code: ErrorCode
     """
     A number indicating the error type that occurred.
@@ -9363,15 +7212,6 @@ class ErrorStopReason(WireModel):
     Details of a failure that ended active work.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     error: Annotated[Error | None, DefaultOnError()] = None
     """
     The failure, as a JSON-RPC error object.
@@ -9386,15 +7226,6 @@ class ContentChunk(WireModel):
     A streamed item of message content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message this chunk belongs to.
@@ -9436,15 +7267,6 @@ class UserMessage(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message.
@@ -9487,15 +7309,6 @@ class AgentMessage(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the message.
@@ -9538,15 +7351,6 @@ class AgentThought(WireModel):
     content.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     A unique identifier for the thought message.
@@ -9604,15 +7408,6 @@ class PlanUpdate(WireModel):
     A content update for a plan identified by ID.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan: PlanUpdateContent
     """
     The updated plan content.
@@ -9634,15 +7429,6 @@ class AvailableCommandsUpdate(WireModel):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     available_commands: Annotated[
         list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
@@ -9672,15 +7458,6 @@ class CompactionUpdate(WireModel):
     stored metadata by top-level key instead of replacing it.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     The Agent-owned ID of this compaction, unique within the session.
@@ -9720,15 +7497,6 @@ class CompactionSummaryChunk(WireModel):
     an in-progress compaction. Chunks append in receive order.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
     """
     ID of the compaction whose summary receives this content.
@@ -9759,15 +7527,6 @@ class SessionMessage(WireModel):
     An upsert for an inter-session message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifier of this message within the enclosing session's transcript.
@@ -9842,15 +7601,6 @@ class SessionMessageChunk(WireModel):
     `session_message` upserts, which can arrive before, between, or after its chunks.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
     Identifier of this message within the enclosing session's transcript.
@@ -9882,15 +7632,6 @@ class ClientCapabilities(WireModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#client-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     auth: Annotated[ClientAuthCapabilities | None, DefaultOnError()] = None
     """
     Authentication capabilities supported by the client.
@@ -9934,15 +7675,6 @@ class SystemPrompt(WireModel):
     error instead of creating, resuming, or forking the session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     mode: SystemPromptMode
     """
     How the Agent combines `content` with its own instructions.
@@ -9988,15 +7720,6 @@ class ForkSessionRequest(WireModel):
     Only available if the Agent supports the `session.fork` capability.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to fork.
@@ -10058,15 +7781,6 @@ class ResumeSessionRequest(WireModel):
     history according to `replayFrom`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to resume.
@@ -10150,15 +7864,6 @@ class PromptRequest(WireModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session to send this user message to
@@ -10199,15 +7904,6 @@ class RequestPermissionResponse(WireModel):
     Response to a permission request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     outcome: RequestPermissionOutcome
     """
     The user's decision on the permission request.
@@ -10256,15 +7952,6 @@ class ErrorAgentResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -10283,15 +7970,6 @@ class ResultClientResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -10313,15 +7991,6 @@ class ErrorClientResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -10340,15 +8009,6 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     URL-based elicitation where the client directs the user to a URL.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -10384,15 +8044,6 @@ class ErrorIdleStateUpdate(ErrorStopReason):
     insertion, the prompt's response remains successful.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -10437,15 +8088,6 @@ class ErrorProxyResponse(WireModel):
     A failed JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -10464,15 +8106,6 @@ class SelectSessionConfigOption(SessionConfigSelect):
     Single-value selector (dropdown).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
     """
     Unique identifier for the configuration option.
@@ -10511,15 +8144,6 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     A chunk of the user's message being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -10534,15 +8158,6 @@ class UserMessageSessionUpdate(UserMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["user_message"], Field(alias="sessionUpdate")]
 
 
@@ -10551,15 +8166,6 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
     A chunk of the agent's response being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -10574,15 +8180,6 @@ class AgentMessageSessionUpdate(AgentMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["agent_message"], Field(alias="sessionUpdate")]
 
 
@@ -10591,15 +8188,6 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
     A chunk of the agent's internal reasoning being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
     ]
@@ -10614,15 +8202,6 @@ class AgentThoughtSessionUpdate(AgentThought):
     fields in the new update patch the previous fields for that message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["agent_thought"], Field(alias="sessionUpdate")]
 
 
@@ -10631,15 +8210,6 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10650,15 +8220,6 @@ class IdleStateUpdateSessionUpdate2(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10669,15 +8230,6 @@ class IdleStateUpdateSessionUpdate3(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10688,15 +8240,6 @@ class IdleStateUpdateSessionUpdate4(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10707,15 +8250,6 @@ class IdleStateUpdateSessionUpdate5(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10726,15 +8260,6 @@ class IdleStateUpdateSessionUpdate6(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10745,15 +8270,6 @@ class IdleStateUpdateSessionUpdate8(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10762,15 +8278,6 @@ class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionU
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10779,15 +8286,6 @@ class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10796,15 +8294,6 @@ class UnknownStateUpdateSessionUpdate(StateUpdateUnknown):
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -10814,15 +8303,6 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
 
@@ -10831,15 +8311,6 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
     Available commands are ready or have changed
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
     ]
@@ -10850,15 +8321,6 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
     A context compaction has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
     ]
@@ -10869,15 +8331,6 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
     A content block appended to a context compaction's retained summary.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
     ]
@@ -10893,15 +8346,6 @@ class SessionMessageSessionUpdate(SessionMessage):
     received from another session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["session_message"], Field(alias="sessionUpdate")]
 
 
@@ -10914,15 +8358,6 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
     One content block appended to a sent or received session message.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["session_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -10933,15 +8368,6 @@ class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
     No foreground work is active. Background activity may continue.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     state: Literal["idle"]
 
 
@@ -10986,15 +8412,6 @@ class ContentToolCallContent(Content):
     Standard content block (text, images, resources).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["content"], Field(alias="type")]
 
 
@@ -11038,15 +8455,6 @@ class ElicitationSchema(WireModel):
     as required by the elicitation specification.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[ElicitationSchemaType, Field(alias="type")]
     """
     Type discriminator. Always `"object"`. Any other value is rejected.
@@ -11100,15 +8508,6 @@ class SessionCapabilities(WireModel):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     prompt: Annotated[PromptCapabilities | None, DefaultOnError()] = None
     """
     Prompt capabilities supported by the agent in `session/prompt` requests.
@@ -11256,15 +8655,6 @@ class ForkSessionResponse(WireModel):
     Response from forking an existing session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the newly created forked session.
@@ -11435,15 +8825,6 @@ class ResumeSessionResponse(WireModel):
     See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/draft/session-setup#current-state-synchronization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption] | None,
         Field(alias="configOptions"),
@@ -11491,15 +8872,6 @@ class SetSessionConfigOptionResponse(WireModel):
     Response to `session/set_config_option` method.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
@@ -11528,15 +8900,6 @@ class ToolCallContentChunk(WireModel):
     instead.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     The ID of the tool call this content belongs to.
@@ -11563,15 +8926,6 @@ class ConfigOptionUpdate(WireModel):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
@@ -11630,15 +8984,6 @@ class SubagentUpdate(WireModel):
     change this association.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The opaque session ID identifying the child in all ACP messages.
@@ -11715,15 +9060,6 @@ class InitializeRequest(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The latest protocol version supported by the client.
@@ -11757,15 +9093,6 @@ class NewSessionRequest(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
@@ -11841,30 +9168,12 @@ class InitializeProxyRequest(InitializeRequest):
     See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class SessionElicitationFormMode(ElicitationSessionScope):
     """
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -11877,15 +9186,6 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
     """
     A JSON Schema describing the form fields to present to the user.
@@ -11899,15 +9199,6 @@ class IdleStateUpdateSessionUpdate7(
     A snapshot of the session's aggregate foreground activity.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
@@ -11957,15 +9248,6 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     A chunk of tool-call content being streamed.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")
     ]
@@ -11976,15 +9258,6 @@ class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
     Session configuration options have been updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
     ]
@@ -12000,15 +9273,6 @@ class SubagentUpdateSessionUpdate(SubagentUpdate):
     that ownership association's metadata.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["subagent_update"], Field(alias="sessionUpdate")]
 
 
@@ -12030,15 +9294,6 @@ class ToolCallUpdate(WireModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
     """
     Unique identifier for this tool call within the session.
@@ -12122,15 +9377,6 @@ class ToolCallPermissionSubject(WireModel):
     Permission request details for a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
     """
     Details about the tool call requiring permission.
@@ -12170,15 +9416,6 @@ class AgentCapabilities(WireModel):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#agent-capabilities)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session: Annotated[SessionCapabilities | None, DefaultOnError()] = None
     """
     Session capabilities supported by the agent.
@@ -12232,15 +9469,6 @@ class NewSessionResponse(WireModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     Unique identifier for the created session.
@@ -12301,15 +9529,6 @@ class SessionStatusResponse(WireModel):
     the Client's next request.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     status: SessionStatus
     """
     Whether the Agent has the session in memory.
@@ -12343,15 +9562,6 @@ class ClientRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -12424,15 +9634,6 @@ class ProxyRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -12460,15 +9661,6 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -12491,15 +9683,6 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     Form-based elicitation where the client renders a form from the provided schema.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     message: str
     """
     A human-readable message describing what input is needed.
@@ -12531,15 +9714,6 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     Permission is requested before executing a tool call.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
@@ -12548,15 +9722,6 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     A tool call has been created or updated.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
 
@@ -12649,15 +9814,6 @@ class InitializeResponse(WireModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
     """
     The highest protocol version supported by the agent that is at or below
@@ -12798,30 +9954,12 @@ class InitializeProxyResponse(InitializeResponse):
     It MUST NOT change `protocolVersion`.
     """
 
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
-
 
 class ResultAgentResponse(WireModel):
     """
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -12863,15 +10001,6 @@ class ResultProxyResponse(WireModel):
     A successful JSON-RPC response.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The id of the request this response answers.
@@ -12893,15 +10022,6 @@ class RequestPermissionRequest(WireModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The session ID for this request.
@@ -12961,15 +10081,6 @@ class UpdateSessionNotification(WireModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#3-agent-reports-output)
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[SessionId, Field(alias="sessionId")]
     """
     The ID of the session this update pertains to.
@@ -13017,15 +10128,6 @@ class AgentRequest(WireModel):
     A JSON-RPC request object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     id_: Annotated[RequestId, Field(alias="id")]
     """
     The request id used to correlate the matching response.
@@ -13060,15 +10162,6 @@ class AgentNotification(WireModel):
     A JSON-RPC notification object.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     method: str
     """
     The notification method name.

@@ -281,11 +281,11 @@ def test_initialize_refuses_a_protocol_version_the_client_does_not_speak(variant
         def __init__(self, version: int) -> None:
             self.version = version
 
-        async def request(self, method: str, params: Any) -> Any:
-            assert method == "initialize"
-            return {"protocolVersion": self.version}
+        async def request(self, method: str, params: Any = None, *, serializer: Any = None, read: Any = None) -> Any:
+            assert method == "initialize" and read is not None
+            return read({"protocolVersion": self.version})
 
-        async def notify(self, method: str, params: Any) -> None: ...
+        async def notify(self, method: str, params: Any = None, *, serializer: Any = None) -> None: ...
 
     params = models.InitializeRequest(protocol_version=1)
     answered = asyncio.run(senders.AgentSender(Agent(1)).initialize(params))

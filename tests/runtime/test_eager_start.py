@@ -25,7 +25,7 @@ EAGER = getattr(asyncio, "eager_task_factory", None)
 
 
 def test_the_eager_factory_is_the_running_pythons() -> None:
-    assert in_flight._EAGER is EAGER  # feature-detected: None on 3.11
+    assert in_flight.EAGER is EAGER  # feature-detected: None on 3.11
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         asked.append(coroutine.cr_frame.f_locals["message"]["method"])
         return loop.create_task(coroutine)
 
-    monkeypatch.setattr(in_flight, "_EAGER", factory)
+    monkeypatch.setattr(in_flight, "EAGER", factory)
     return asked
 
 
@@ -58,7 +58,7 @@ def test_a_request_starts_eagerly_unless_a_notification_read_before_it_waits(rec
         assert await b.request("alone") == "alone"
         await b.notify("first")  # handled, waits at the gate
         await b.notify("second")  # waits for its turn
-        while len(handled) < 2 or a._queued < 1:  # "first" is being handled, "second" has been read
+        while len(handled) < 2 or a._reader._queued < 1:  # "first" is being handled, "second" has been read
             await asyncio.sleep(0.01)
         behind = asyncio.ensure_future(b.request("behind"))
         while "behind" not in handled:
@@ -109,7 +109,7 @@ def test_a_handler_is_its_own_task_and_its_time_outs_are_its_own() -> None:
         conn: list[Connection] = []
 
         async def handle(message: dict[str, Any]) -> dict[str, Any] | None:
-            incoming = conn[0]._running[message["id"]]
+            incoming = conn[0]._reader.running[message["id"]]
             started_at_once = not hasattr(incoming, "task")
             me = asyncio.current_task()
             try:
@@ -139,7 +139,7 @@ def test_a_handler_done_before_its_task_is_returned_frees_its_id() -> None:
         a, b = await pair(handle, ignore)
         for n in range(3):
             assert await b.request("m", n) == n
-        while a._running:  # the last answer is written before its handler's task ends
+        while a._reader.running:  # the last answer is written before its handler's task ends
             await asyncio.sleep(0.01)
         await b.close()
         await a.close()

@@ -5,6 +5,7 @@ peer reads what was sent."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import socket
 from collections.abc import Awaitable, Callable
@@ -14,14 +15,13 @@ import pytest
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from acpgen.runtime.connection.connection import Connection
-from acpgen.runtime.connection.dispatcher import _ABSENT, Dispatcher
+from acpgen.runtime.connection.dispatch import Dispatcher, Pending
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport
 from acpgen.runtime.wire.codec import (
     Unreadable,
     encode,
     encode_call,
-    encode_model_notification,
     encode_model_result,
     encode_result,
 )
@@ -67,15 +67,20 @@ def test_a_request_and_a_notification_are_written_as_the_general_path_writes_the
     json.loads(encode_call(None, method, params))  # JSON, whatever the names and values
 
 
+@pytest.mark.parametrize("request_id", [None, 0, 7, 2**63 - 1])
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("params", [v for v in VALUES if type(v) is Deferred])
-def test_a_models_notification_is_written_as_the_general_path_writes_it(method: str, params: Deferred) -> None:
-    """A typed sender's notification written at once (the model and its serializer, no
-    ``Deferred``) is the line ``encode`` writes for it: unknown members and a lone surrogate
-    included."""
-    written = encode_model_notification(method, params.serializer, params.value)
-    assert written == encode({"jsonrpc": "2.0", "method": method, "params": params})
-    assert written == encode_call(None, method, params)
+def test_a_models_call_is_written_as_the_general_path_writes_it(
+    request_id: int | None, method: str, params: Deferred
+) -> None:
+    """A typed sender's request or notification (the model and its serializer, no ``Deferred``)
+    is the line ``encode`` writes for it: unknown members and a lone surrogate included."""
+    written = encode_call(request_id, method, params.value, params.serializer)
+    message = {"jsonrpc": "2.0", "method": method, "params": params}
+    if request_id is not None:
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    assert written == encode(message)
+    assert written == encode_call(request_id, method, params)
 
 
 @pytest.mark.parametrize("request_id", IDS)
@@ -382,80 +387,68 @@ class Greeter:
         return {"hooked": params}
 
 
-async def _general(dispatcher: Dispatcher, message: dict[str, Any]) -> dict[str, Any]:
-    """What the dispatcher answers by its general path (``_request``), mapped as ``dispatch`` maps it."""
-    request_id = message["id"]
-    try:
-        result = await dispatcher._request(message.get("method"), message.get("params", _ABSENT))
-    except RequestError as error:
-        return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
-    except Exception:  # noqa: BLE001 - as dispatch answers it
-        return {"jsonrpc": "2.0", "id": request_id, "error": RequestError.internal_error().to_wire()}
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+_EXPECTED_ANSWERS: list[tuple[dict[str, Any], Any, list[str]]] = [
+    ({"jsonrpc": "2.0", "id": 1, "method": "greet", "params": {"name": "ada"}}, {"greeting": "hello ada"}, ["greet"]),
+    ({"jsonrpc": "2.0", "id": "s", "method": "greet", "params": {"name": "dict"}}, {"greeting": "from a dict"},
+     ["greet"]),
+    ({"jsonrpc": "2.0", "id": None, "method": "greet", "params": {"name": "wrong"}}, -32603, ["greet"]),
+    ({"jsonrpc": "2.0", "id": 2, "method": "greet", "params": {"name": "refused"}}, -32001, ["greet"]),
+    ({"jsonrpc": "2.0", "id": 3, "method": "greet", "params": {"name": "failing"}}, -32603, ["greet"]),
+    ({"jsonrpc": "2.0", "id": 4, "method": "greet", "params": {"name": "none"}}, -32603, ["greet"]),
+    ({"jsonrpc": "2.0", "id": 5, "method": "greet", "params": {"name": 5}}, -32602, []),
+    ({"jsonrpc": "2.0", "id": 6, "method": "greet"}, -32602, []),
+    ({"jsonrpc": "2.0", "id": 7, "method": "greet", "params": [1]}, -32602, []),
+    ({"jsonrpc": "2.0", "id": 8, "method": "_vendor/greet", "params": {"name": "hook"}}, {"hooked": {"name": "hook"}},
+     ["_vendor/greet"]),
+    ({"jsonrpc": "2.0", "id": 9, "method": "absent", "params": {"name": "x"}}, -32601, []),
+    ({"jsonrpc": "2.0", "id": 10, "method": "unknown", "params": {"name": "x"}}, -32601, []),
+    ({"jsonrpc": "2.0", "id": 11, "method": ["greet"], "params": {"name": "x"}}, -32600, []),
+    ({"jsonrpc": "2.0", "id": 12, "method": None}, -32600, []),
+]  # fmt: skip
+"""Requests of every kind a dispatcher meets, what it answers (a result, or an error's code) and the
+handler methods it calls: its table, a result that does not fit, a refusal, a failure, no result,
+invalid params, a hook's name, a method its handler lacks, an unknown one, no method name."""
 
 
-@pytest.mark.parametrize(
-    "message",
-    [
-        {"jsonrpc": "2.0", "id": 1, "method": "greet", "params": {"name": "ada"}},
-        {"jsonrpc": "2.0", "id": "s", "method": "greet", "params": {"name": "dict"}},
-        {"jsonrpc": "2.0", "id": None, "method": "greet", "params": {"name": "wrong"}},
-        {"jsonrpc": "2.0", "id": 2, "method": "greet", "params": {"name": "refused"}},
-        {"jsonrpc": "2.0", "id": 3, "method": "greet", "params": {"name": "failing"}},
-        {"jsonrpc": "2.0", "id": 4, "method": "greet", "params": {"name": "none"}},
-        {"jsonrpc": "2.0", "id": 5, "method": "greet", "params": {"name": 5}},
-        {"jsonrpc": "2.0", "id": 6, "method": "greet"},
-        {"jsonrpc": "2.0", "id": 7, "method": "greet", "params": [1]},
-        {"jsonrpc": "2.0", "id": 8, "method": "_vendor/greet", "params": {"name": "hook"}},
-        {"jsonrpc": "2.0", "id": 9, "method": "absent", "params": {"name": "x"}},
-        {"jsonrpc": "2.0", "id": 10, "method": "unknown", "params": {"name": "x"}},
-        {"jsonrpc": "2.0", "id": 11, "method": ["greet"], "params": {"name": "x"}},
-        {"jsonrpc": "2.0", "id": 12, "method": None},
-    ],
-)
-def test_the_dispatchers_direct_path_answers_as_its_general_path(message: dict[str, Any]) -> None:
-    """``dispatch`` calls a method of the table without the general path's coroutine: the same
-    answer, byte for byte, the same handler calls, the same observers asked."""
-
-    async def answers() -> list[tuple[bytes, list[Any], list[Any]]]:
-        found = []
-        for way in ("direct", "general"):
-            greeter, observed = Greeter(), []
-            dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
-            if way == "direct":
-                answer = await dispatcher.dispatch(message)
-            else:
-                answer = await _general(dispatcher, message)
-            assert answer is not None
-            found.append((encode(answer), greeter.calls, observed))
-        return found
-
-    (direct, general) = asyncio.run(answers())
-    assert direct[0] == general[0]
-    assert direct[1:] == general[1:]
-    if message["method"] == "_vendor/greet":
-        assert direct[1] == [("_vendor/greet", {"name": "hook"})]  # the hook, never the table's route
+@pytest.mark.parametrize(("message", "expected", "called"), _EXPECTED_ANSWERS)
+def test_the_dispatchers_entry_point_answers_every_kind_of_request(
+    message: dict[str, Any], expected: Any, called: list[str]
+) -> None:
+    """``handle`` gives a reply at once for what no handler runs for, else the handler's pending
+    call; ``dispatch`` (the same, awaited) answers with the result or the error's code, and the
+    observers see exactly the params the handler got."""
+    greeter, observed = Greeter(), []
+    dispatcher = Dispatcher(greeter, GREETING_SPECS, observers={"greet": observed.append})
+    handled = dispatcher.handle(message)
+    assert isinstance(handled, Pending) is bool(called)
+    if isinstance(handled, Pending):
+        handled.awaitable.close()  # type: ignore[attr-defined] # (a coroutine, never awaited here)
+    greeter.calls.clear()
+    observed.clear()
+    answer = json.loads(encode(asyncio.run(dispatcher.dispatch(message))))
+    assert answer["id"] == message["id"]
+    assert answer.get("result", answer.get("error", {}).get("code")) == expected
+    assert [name for name, _ in greeter.calls] == called
+    assert observed == [params for name, params in greeter.calls if name == "greet"]
 
 
 class _Forwarding:
-    """A sender's transport that is not a ``Connection`` (so the sender reads each result itself,
-    by its general path), forwarding to one."""
+    """A sender's requester that is not a ``Connection`` (its own coroutines, each awaited),
+    forwarding to one."""
 
     def __init__(self, connection: Any) -> None:
         self._connection = connection
 
-    async def request(self, method: str, params: Any) -> Any:
-        return await self._connection.request(method, params)
+    async def request(self, method: str, params: Any = None, *, serializer: Any = None, read: Any = None) -> Any:
+        return await self._connection.request(method, params, serializer=serializer, read=read)
 
-    async def notify(self, method: str, params: Any) -> None:
-        await self._connection.notify(method, params)
+    async def notify(self, method: str, params: Any = None, *, serializer: Any = None) -> None:
+        await self._connection.notify(method, params, serializer=serializer)
 
 
 async def _bindings_over_a_socket() -> tuple[Any, Any, Any, asyncio.StreamReader, asyncio.StreamWriter]:
     """The generated bindings' ``models`` and ``senders``, and a started connection of their own
     runtime over a real socket (its handler answers nothing); the peer's streams."""
-    import importlib
-
     models = importlib.import_module("acp_bindings.models")
     senders = importlib.import_module("acp_bindings.senders")
     runtime = importlib.import_module("acp_bindings.connection")  # the bindings' own runtime
@@ -472,7 +465,6 @@ async def _typed_calls(direct: bool) -> tuple[bytes, list[Any]]:
     a real socket, with the connection reading each result (direct) or the sender."""
     models, senders, connection, peer_reader, peer_writer = await _bindings_over_a_socket()
     sender = senders.AgentSender(connection if direct else _Forwarding(connection))
-    assert (sender._connection is not None) is direct
     sender.advertised(models.AgentCapabilities())  # no image in prompts
     mode = models.SetSessionModeRequest(session_id="s", mode_id="code")
     text = models.PromptRequest.model_validate({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]})
@@ -586,28 +578,34 @@ _NOTES: list[dict[str, Any]] = [
 hook's name, a method its handler lacks, an unknown one)."""
 
 
-@pytest.mark.parametrize("message", [*_NOTES, {"jsonrpc": "2.0", "method": ["noted"]}])
-def test_the_dispatchers_direct_path_handles_a_notification_as_its_general_path(
-    message: dict[str, Any], caplog: pytest.LogCaptureFixture
+_EXPECTED_NOTES: list[tuple[dict[str, Any], list[str], str | None]] = [
+    (_NOTES[0], ["noted"], None),
+    (_NOTES[1], ["noted"], "WARNING"),  # refused: logged as such
+    (_NOTES[2], ["noted"], "ERROR"),  # failed: logged with its traceback
+    (_NOTES[3], [], "WARNING"),  # invalid params
+    (_NOTES[4], [], "WARNING"),
+    (_NOTES[5], ["_vendor/noted"], None),  # the hook, never the table's route
+    (_NOTES[6], [], None),  # its handler lacks the method
+    (_NOTES[7], [], None),
+    ({"jsonrpc": "2.0", "method": ["noted"]}, [], None),
+]
+"""What a dispatcher's handler is called with for each notification above, and the worst record it
+logs (above DEBUG)."""
+
+
+@pytest.mark.parametrize(("message", "called", "logged"), _EXPECTED_NOTES)
+def test_the_dispatchers_entry_point_handles_every_kind_of_notification(
+    message: dict[str, Any], called: list[str], logged: str | None, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The same handler calls, observers asked and log records (a refusal, a failure, invalid
-    params), and never an answer."""
-    found = []
-    for way in ("direct", "general"):
-        noter, observed = Noter(), []
-        dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
-        caplog.clear()
-        with caplog.at_level("DEBUG", logger="acpgen.runtime.connection.dispatcher"):
-            if way == "direct":
-                assert asyncio.run(dispatcher.dispatch(message)) is None
-            else:
-                asyncio.run(dispatcher._notification(message.get("method"), message.get("params", _ABSENT)))
-        found.append((noter.calls, observed, [(r.levelname, r.getMessage()) for r in caplog.records]))
-    assert found[0] == found[1]
-    if message["method"] == "_vendor/noted":
-        assert found[0][0] == [("_vendor/noted", {"name": "hook"})]
-    if message.get("params") == {"name": "failing"}:
-        assert found[0][2][0][0] == "ERROR"
+    """Never an answer; the handler and the observers called alike; refusals and failures logged."""
+    noter, observed = Noter(), []
+    dispatcher = Dispatcher(noter, NOTE_SPECS, observers={"noted": observed.append})
+    with caplog.at_level("DEBUG", logger="acpgen.runtime.connection.dispatch"):
+        assert asyncio.run(dispatcher.dispatch(message)) is None
+    assert [name for name, _ in noter.calls] == called
+    assert observed == [params for name, params in noter.calls if name == "noted"]
+    levels = {r.levelname for r in caplog.records} - {"DEBUG"}
+    assert levels == ({logged} if logged else set())
 
 
 class _SlowGreeter(Greeter):
@@ -636,7 +634,7 @@ async def _serving_over_a_socket(
 
 async def _answers_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list[Any], bool]:
     """What the peer reads, over a real socket, when it sends the requests of
-    ``test_the_dispatchers_direct_path_answers_as_its_general_path`` (and one it cancels) to a
+    ``test_the_dispatchers_entry_point_answers_every_kind_of_request`` (and one it cancels) to a
     connection whose handler is its dispatcher's ``dispatch`` (prepared) or a function the
     connection does not know (general)."""
     requests: list[dict[str, Any]] = [dict(m, id=n) for n, m in enumerate(_DISPATCHED)]
@@ -651,7 +649,7 @@ async def _answers_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], list
     answers.append(await peer_reader.readline())
     await connection.close()
     peer_writer.close()
-    return b"".join(answers), greeter.calls, observed, connection._dispatcher is not None
+    return b"".join(answers), greeter.calls, observed, _takes_it(connection, dispatcher)
 
 
 _DISPATCHED: list[dict[str, Any]] = [
@@ -668,6 +666,11 @@ _DISPATCHED: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "method": "absent", "params": {"name": "x"}},
     {"jsonrpc": "2.0", "method": "unknown", "params": {"name": "x"}},
 ]
+
+
+def _takes_it(connection: Connection, dispatcher: Dispatcher) -> bool:
+    """Whether the connection hands each message to the dispatcher's entry point itself."""
+    return connection._reader._handle == dispatcher.handle
 
 
 def _both_ways(
@@ -696,7 +699,7 @@ def test_a_connection_answers_its_dispatchers_requests_as_dispatch_answers_them(
 ) -> None:
     """A connection whose handler is a dispatcher's ``dispatch`` handles a request of the
     dispatcher's table in the request's task without ``dispatch``'s coroutine
-    (``Dispatcher.prepare``): over a real socket the peer reads the same answers, byte for byte and
+    (``Dispatcher.handle``): over a real socket the peer reads the same answers, byte for byte and
     in the same order, the handler and the observers are called alike and the same records are
     logged (logger, level, message and exception), cancelled requests included."""
     found = _both_ways(_answers_over_a_socket, caplog)
@@ -721,7 +724,7 @@ async def _notified_over_a_socket(prepared: bool) -> tuple[bytes, list[Any], lis
         await asyncio.sleep(0.01)
     await connection.close()
     peer_writer.close()
-    return await peer_reader.read(), noter.calls, observed, connection._dispatcher is not None
+    return await peer_reader.read(), noter.calls, observed, _takes_it(connection, dispatcher)
 
 
 def test_a_connection_handles_its_dispatchers_notifications_as_dispatch_handles_them(
@@ -729,7 +732,7 @@ def test_a_connection_handles_its_dispatchers_notifications_as_dispatch_handles_
 ) -> None:
     """A connection whose handler is a dispatcher's ``dispatch`` hands a notification of the
     dispatcher's table to the handler without ``dispatch``'s coroutine
-    (``Dispatcher.prepare_notification``): over a real socket, the handler and the observers are
+    (``Dispatcher.handle``): over a real socket, the handler and the observers are
     called alike, the same records are logged (a refusal, a failure, invalid params) and nothing is
     answered."""
     found = _both_ways(_notified_over_a_socket, caplog)
@@ -747,10 +750,15 @@ async def _typed_notifications(direct: bool) -> tuple[bytes, list[Any]]:
     client = senders.ClientSender(connection if direct else _Forwarding(connection))
     client.advertised(models.ClientCapabilities())
     agent = senders.AgentSender(connection if direct else _Forwarding(connection))
-    assert (client._connection is not None) is direct
-    written_at_once = connection.notified_at_once
-    connection.notified_at_once = lambda *args: at_once.append(written_at_once(*args)) or at_once[-1]
+    notify, written = connection.notify, importlib.import_module("acp_bindings._runtime.connection.connection").SENT
     at_once: list[bool] = []
+
+    def recorded(*args: Any, **options: Any) -> Any:
+        sent = notify(*args, **options)
+        at_once.append(sent is written)
+        return sent
+
+    connection.notify = recorded
     chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "é \ud800"}}
     notice = {"sessionUpdate": "notice", "severity": "info", "title": "t"}  # gated towards the client
     outcomes: list[Any] = []
@@ -764,16 +772,16 @@ async def _typed_notifications(direct: bool) -> tuple[bytes, list[Any]]:
             outcomes.append(await call(params))
         except Exception as error:  # noqa: BLE001 - the errors are compared
             outcomes.append((type(error).__name__, str(error)))
-    assert (at_once == [True, True, True]) is direct  # each written at once, the refused never
+    assert at_once == [True, True, True]  # each written at once, the refused never
     await connection.close()
     peer_writer.close()
     return await peer_reader.read(), outcomes
 
 
 def test_a_typed_notification_written_at_once_is_the_one_notify_writes() -> None:
-    """A typed sender over a ``Connection`` writes a notification at once where the connection can
-    (``Connection.notified_at_once``), with no coroutine of the connection's: the peer reads the same
-    bytes, in the same order, and the same refusals are raised as through ``notify``."""
+    """A typed sender over a ``Connection`` has a notification written at once where the connection
+    can (``Connection.notify`` gives ``SENT``, nothing to await): the peer reads the same bytes, in the
+    same order, and the same refusals are raised as through another requester's coroutine."""
     direct, general = (asyncio.run(asyncio.wait_for(_typed_notifications(way), 10)) for way in (True, False))
     assert direct == general
     assert direct[1][:2] == [None, None] and direct[1][3] is None

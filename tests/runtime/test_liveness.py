@@ -23,11 +23,10 @@ from acp_bindings.interfaces import Client
 from acp_bindings.remote import Reconnect, RemoteLimits, ResumeLimits, asgi_app, connect_agent
 
 from tests.support.faults import Proxy
-from tests.support.remote import TurnAgent, serving
+from tests.support.remote import PROFILES, TurnAgent, serving
 
 pytestmark = pytest.mark.slow
 
-PROFILES = ("ws", "http")
 SILENCE = 2.0
 """The client's silence bound in these tests (seconds)."""
 HEARTBEAT = 0.5

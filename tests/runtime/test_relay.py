@@ -39,14 +39,13 @@ from acp_bindings.relay import relay_app
 from acp_bindings.remote import Reconnect, RemoteLimits, ResumeLimits, connect_agent
 
 from tests.support.faults import Proxy, draw_cuts
-from tests.support.remote import TurnClient, expected, serving
+from tests.support.remote import PROFILES, TurnClient, expected, serving
 from tests.support.tools import acpgen
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = [sys.executable, str(ROOT / "tests" / "support" / "peers" / "raw_stdio_agent.py")]
-PROFILES = ("ws", "http")
 LIMIT = 64 * 1024
 TIMEOUT = 30.0
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}'

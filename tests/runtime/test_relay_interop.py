@@ -16,12 +16,11 @@ import pytest
 from acp_bindings.relay import relay_app
 from acp_bindings.remote import ResumeLimits
 
-from tests.support.remote import expected, node_client, serving
+from tests.support.remote import PROFILES, expected, node_client, serving
 from tests.support.sdk import INTEROP, ROOT, node
 
 pytestmark = pytest.mark.interop
 
-PROFILES = ("ws", "http")
 TIMEOUT = 60
 
 

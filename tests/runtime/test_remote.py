@@ -20,12 +20,21 @@ import pytest
 from acp_bindings import PROTOCOL_VERSION, builders, capabilities, errors, models
 from acp_bindings.remote import RemoteLimits, connect_agent
 
-from tests.support.remote import TIMEOUT, TurnClient, expected, node_client, node_server, play, serving, turn_app
+from tests.support.remote import (
+    PROFILES,
+    TIMEOUT,
+    TurnClient,
+    expected,
+    node_client,
+    node_server,
+    play,
+    serving,
+    turn_app,
+)
 
 pytestmark = pytest.mark.slow
 
 CHUNKS = 60
-PROFILES = ("ws", "http")
 
 
 def _run(work: Any) -> Any:

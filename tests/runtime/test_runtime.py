@@ -19,7 +19,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from acpgen.runtime.connection.connection import Connection
-from acpgen.runtime.connection.dispatcher import Dispatcher
+from acpgen.runtime.connection.dispatch import Dispatcher
 from acpgen.runtime.connection.limits import Limits
 from acpgen.runtime.connection.lines import LineTransport, split_lines
 from acpgen.runtime.connection.transport import Oversized
@@ -350,7 +350,7 @@ def test_waiting_notifications_are_bounded_and_still_handled_in_order() -> None:
             await b.notify("note", {"n": n})
         for _ in range(100):
             await asyncio.sleep(0.001)
-            peak = max(peak, a._queued)
+            peak = max(peak, a._reader._queued)
         assert peak <= 5
         release.set()
         await b.close()

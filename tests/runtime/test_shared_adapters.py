@@ -6,6 +6,7 @@ before, ``bench.idle_remote``)."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 from typing import Any
 
 from acp_bindings import builders, dispatch, methods, models, senders
@@ -44,16 +45,21 @@ def test_every_connection_s_dispatcher_reads_and_writes_with_the_same_validator_
 
 
 def test_every_sender_uses_the_same_adapter() -> None:
-    class Peer:
-        async def request(self, method: str, params: Any) -> Any:
-            return {"stopReason": "end_turn"}
+    given: list[tuple[Any, Any]] = []
 
-        async def notify(self, method: str, params: Any) -> None:
+    class Peer:
+        async def request(self, method: str, params: Any = None, *, serializer: Any = None, read: Any = None) -> Any:
+            given.append((serializer, read))
+            return read({"stopReason": "end_turn"})
+
+        async def notify(self, method: str, params: Any = None, *, serializer: Any = None) -> None:
             return None
 
     first, second = senders.AgentSender(Peer()), senders.AgentSender(Peer())
     request = builders.prompt_request("s", [builders.text_content_block("hi")])
     for each in (first, second):
         assert asyncio.run(each.prompt(request)).stop_reason == "end_turn"
-    assert first._adapter(models.PromptRequest) is second._adapter(models.PromptRequest)
-    assert first._adapter(models.PromptResponse) is second._adapter(models.PromptResponse)
+    (serializers, readers) = zip(*given, strict=True)
+    built = importlib.import_module(f"{senders.__package__}._runtime.connection.adapters").built
+    assert serializers[0] is serializers[1] is built(models.PromptRequest).serializer
+    assert readers[0].__self__ is readers[1].__self__ is built(models.PromptResponse).validator

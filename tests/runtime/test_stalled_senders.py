@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.remote import PROFILES
 from tests.support.sdk import ROOT
 
 pytestmark = pytest.mark.slow
@@ -73,6 +74,6 @@ def test_senders_to_a_stalled_peer_over_a_pipe_hold_no_encoded_message() -> None
     _check(_client("stdio"))
 
 
-@pytest.mark.parametrize("transport", ["ws", "http"])
+@pytest.mark.parametrize("transport", PROFILES)
 def test_senders_to_a_stalled_remote_client_hold_no_encoded_message(served: str, transport: str) -> None:
     _check(_client(transport, served))

@@ -23,12 +23,15 @@ import hypercorn.asyncio
 import hypercorn.config
 import uvicorn
 from acp_bindings import PROTOCOL_VERSION, builders, models
+from acp_bindings._runtime.remote.transports import TRANSPORTS
 from acp_bindings.interfaces import Agent, Client
 from acp_bindings.remote import asgi_app
 from acp_bindings.senders import AgentSender
 
 from tests.support.sdk import INTEROP, ROOT, node
 
+PROFILES = tuple(TRANSPORTS)
+"""Every profile of the registry of transports: a new one is tested wherever these are."""
 TIMEOUT = 60.0
 WS_MAX_SIZE = 32 * 1024 * 1024 + 1024
 

@@ -184,31 +184,17 @@ def test_diff_of_two_schema_folders(installed: Installed) -> None:
     assert "Traceback" not in missing.stderr
 
 
-def test_the_tools_run_from_the_installed_acpgen(installed: Installed, tmp_path: Path) -> None:
-    """Issue 44: ``acpgen conformance``, ``acpgen trace`` and ``acpgen relay`` run from an installed acpgen,
-    from an unrelated folder, rendering the package they run from into the cache acpgen is told of."""
-    cache = installed.home / "cache"
-    env = _clean_env() | {"ACPGEN_CACHE_DIR": str(cache)}
-    agent = [str(installed.bin / "python"), str(ROOT / "examples" / "echo_agent.py")]
+def _check_the_tools(acpgen: list[str], agent_python: str, cwd: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """``acpgen conformance`` judges the echo agent, ``acpgen trace show`` shows a trace and ``acpgen relay``
+    answers ``--help``, each run as ``ACPGEN... ARGS`` from ``cwd``, rendering into ``env``'s ACPGEN_CACHE_DIR."""
+    agent = [agent_python, str(ROOT / "examples" / "echo_agent.py")]
     report = tmp_path / "report.json"
-    done = _run(
-        [
-            str(installed.bin / "acpgen"),
-            "conformance",
-            "agent",
-            "-k",
-            "initialize",
-            "--report-json",
-            str(report),
-            "--",
-            *agent,
-        ],
-        installed.home,
-        env,
-    )
+    judge = [*acpgen, "conformance", "agent", "-k", "initialize", "--report-json", str(report), "--", *agent]
+    done = _run(judge, cwd, env)
     assert done.returncode == 1 and "VERDICT: NOT CONFORMANT" in done.stdout, done.stdout + done.stderr  # -k
     found = json.loads(report.read_text(encoding="utf-8"))
     assert {r["id"]: r["status"] for r in found["requirements"]}["ACP-AGENT-INIT-001"] == "PASS"
+    cache = Path(env["ACPGEN_CACHE_DIR"])
     assert [p.name for p in (cache / "tools").iterdir() if p.is_dir()], "nothing rendered into the cache"
     trace = tmp_path / "trace.jsonl"
     trace.write_text(
@@ -216,7 +202,54 @@ def test_the_tools_run_from_the_installed_acpgen(installed: Installed, tmp_path:
                                                     "params": {"protocolVersion": 1}}}) + "\n",
         encoding="utf-8",
     )  # fmt: skip
-    shown = _run([str(installed.bin / "acpgen"), "trace", "show", str(trace)], installed.home, env)
-    assert shown.returncode == 0, shown.stderr
-    helped = _run([str(installed.bin / "acpgen"), "relay", "--help"], installed.home, env)
+    shown = _run([*acpgen, "trace", "show", str(trace)], cwd, env)
+    assert shown.returncode == 0 and "protocol 1" in shown.stdout, shown.stdout + shown.stderr  # read from initialize
+    helped = _run([*acpgen, "relay", "--help"], cwd, env)
     assert helped.returncode == 0 and "--resume" in helped.stdout, helped.stderr
+
+
+def test_the_tools_run_from_the_installed_acpgen(installed: Installed, tmp_path: Path) -> None:
+    """Issue 44: ``acpgen conformance``, ``acpgen trace`` and ``acpgen relay`` run from an installed acpgen,
+    from an unrelated folder, rendering the package they run from into the cache acpgen is told of."""
+    env = _clean_env() | {"ACPGEN_CACHE_DIR": str(installed.home / "cache")}
+    _check_the_tools([str(installed.bin / "acpgen")], str(installed.bin / "python"), installed.home, env, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def wheelhouse() -> Path:
+    """The wheels of acpgen's locked dependencies (``make test-wheelhouse``): missing or stale, the test fails."""
+    from tests.support import wheelhouse
+
+    problem = wheelhouse.stale()
+    if problem is not None:
+        pytest.fail(f"{problem}: {wheelhouse.FILL}")
+    return wheelhouse.WHEELHOUSE
+
+
+@pytest.fixture(scope="session")
+def tools_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """acpgen's cache for the uvx runs: the second reuses the tools package the first rendered, as a user's would."""
+    return tmp_path_factory.mktemp("acpgen-cache")
+
+
+@pytest.mark.parametrize("source", ["wheel", "clone"])
+def test_uvx_runs_the_tools_where_acpgen_is_not_installed(
+    source: str, wheelhouse: Path, tools_cache: Path, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """docs/vendoring.md: ``uvx --from ./acpgen acpgen conformance ...`` (a clone's folder or a wheel file) runs the
+    tools where acpgen is not installed: offline, from the wheelhouse alone, with uv's tool folder and cache new and
+    empty, from an unrelated folder; the agent runs on the user's own Python."""
+    origin = request.getfixturevalue("wheel") if source == "wheel" else ROOT
+    home = tmp_path / "somewhere" / "else"
+    home.mkdir(parents=True)
+    env = _clean_env() | {
+        "UV_TOOL_DIR": str(tmp_path / "uv-tools"),
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "ACPGEN_CACHE_DIR": str(tools_cache),
+    }
+    offline = ["--offline", "--no-index", "--find-links", str(wheelhouse), "--no-config", "--python", sys.executable]
+    uvx = [_uv(), "tool", "run", *offline, "--from", str(origin), "acpgen"]
+    done = _run([*uvx, "--version"], home, env)
+    assert (done.returncode, done.stdout) == (0, f"acpgen {version('acpgen')}\n"), done.stderr
+    assert "Installed" in done.stderr, f"uv installed nothing, so it ran an acpgen it had: {done.stderr}"
+    _check_the_tools(uvx, sys.executable, home, env, tmp_path)

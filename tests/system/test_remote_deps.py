@@ -34,7 +34,9 @@ EVERY_MODULE_BUT_THE_CLIENT = """
 import importlib, pkgutil, sys
 import acp_bindings
 client = ("acp_bindings._runtime.remote.connect", "acp_bindings._runtime.remote.http_client",
-          "acp_bindings._runtime.remote.websocket_client")
+          "acp_bindings._runtime.remote.websocket_client", "acp_bindings._runtime.remote.http_library",
+          "acp_bindings._runtime.remote.websocket_library", "acp_bindings._runtime.remote.http_requests",
+          "acp_bindings._runtime.remote.transports")
 imported = []
 for info in pkgutil.walk_packages(acp_bindings.__path__, "acp_bindings."):
     if info.name not in client:

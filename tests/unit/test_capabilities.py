@@ -217,22 +217,22 @@ def test_senders_refuse_what_the_peer_did_not_advertise() -> None:
     senders = importlib.import_module("acp_bindings.senders")
     sent: list[str] = []
 
-    class Transport:
-        async def request(self, method: str, params: Any) -> Any:
+    class Requester:
+        async def request(self, method: str, params: Any = None, *, serializer: Any = None, read: Any = None) -> Any:
             sent.append(method)
-            return {}
+            return read({}) if read is not None else {}
 
-        async def notify(self, method: str, params: Any) -> None:
+        async def notify(self, method: str, params: Any = None, *, serializer: Any = None) -> None:
             sent.append(method)
 
-    agent = senders.AgentSender(Transport(), peer_capabilities=m.AgentCapabilities())
+    agent = senders.AgentSender(Requester(), peer_capabilities=m.AgentCapabilities())
     request = m.LoadSessionRequest(session_id="s", cwd="/w", mcp_servers=[])
     with pytest.raises(helpers("stable").CapabilityError, match=r"session/load needs agentCapabilities\.loadSession"):
         asyncio.run(agent.load_session(request))
     assert sent == []
     agent.peer_capabilities = m.AgentCapabilities(load_session=True)
     asyncio.run(agent.load_session(request))
-    unchecked = senders.AgentSender(Transport())
+    unchecked = senders.AgentSender(Requester())
     asyncio.run(unchecked.load_session(request))
     assert sent == ["session/load", "session/load"]
 

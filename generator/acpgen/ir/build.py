@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Mapping
 from typing import Any, Literal, cast
@@ -13,6 +12,7 @@ from acpgen.errors import AcpgenError, Problem, pointer
 from acpgen.ir import naming
 from acpgen.ir.builders import builders
 from acpgen.ir.capabilities import RuleTable, gating
+from acpgen.ir.fields import TypeContext, is_integer, is_object_branch, type_fields, types_of
 from acpgen.ir.messages import message_unions
 from acpgen.ir.requirements import RequirementTable, requirements
 from acpgen.ir.session_fold import session_fold
@@ -20,9 +20,6 @@ from acpgen.ir.shapes import canonical
 from acpgen.ir.writers import writers
 from acpgen.load.cycles import check_reference_cycles
 from acpgen.load.inventory import (
-    DEFAULT_ON_ERROR,
-    DEFAULT_ON_NULL,
-    SKIP_INVALID_ITEMS,
     Node,
     const_of,
     description,
@@ -98,7 +95,7 @@ def _build(
     present = unstable_items & frozenset(_keys_in(defs))
     taken = frozenset(_class_names(defs).values())
     open_defs = frozenset(name for name in defs if is_unconstrained(defs[name]))
-    scope = _TypeContext(unstable=present, taken=taken, open_defs=open_defs)
+    scope = TypeContext(unstable=present, taken=taken, open_defs=open_defs)
     types = tuple(_type(name, defs[name], scope) for name in sorted(defs))
     types = _spread_nested_unions(types, defs, taken)
     _check_unique_class_names(types)
@@ -287,19 +284,7 @@ def _distinct_names(methods: list[ir.Method]) -> tuple[ir.Method, ...]:
     return tuple(result)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _TypeContext:
-    """What building a type needs to know of the others."""
-
-    unstable: frozenset[str]
-    """The item keys present in this build that are not stable."""
-    taken: frozenset[str]
-    """The class names of every definition."""
-    open_defs: frozenset[str]
-    """The definitions that admit any JSON value (``ExtRequest``)."""
-
-
-def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
+def _type(name: str, node: Node, scope: TypeContext) -> ir.TypeDef:
     cls = naming.type_class_name(name)
     common: dict[str, Any] = {
         "wire": name,
@@ -315,7 +300,7 @@ def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
     found = union_branches(node)
     common["union_keyword"] = found[0] if found is not None else None
     scalars = _scalar_variants(name, cls, found[1], scope) if found is not None else ()
-    common["integer"] = "integer" in _types_of(node) or any(_is_integer(b) for b in (found[1] if found else []))
+    common["integer"] = "integer" in types_of(node) or any(is_integer(b) for b in (found[1] if found else []))
     if values and found is not None and all(const_of(b) is not None or _is_open_scalar(b) for b in found[1]):
         return ir.TypeDef(
             kind="enum",
@@ -326,16 +311,12 @@ def _type(name: str, node: Node, scope: _TypeContext) -> ir.TypeDef:
         )
     if isinstance(node.get("enum"), list):
         return ir.TypeDef(kind="enum", enum_values=tuple(str(v) for v in node["enum"]), **common)
-    fields = _fields(name, node, scope)
-    if found is not None and any(_is_object_branch(b) for b in found[1]):
+    fields = type_fields(name, node, scope)
+    if found is not None and any(is_object_branch(b) for b in found[1]):
         return _union(name, cls, node, found[1], fields, scope, common)
     if isinstance(node.get("properties"), Mapping) or node.get("type") == "object":
         return ir.TypeDef(kind="object", fields=fields, **common)
     return ir.TypeDef(kind="alias", variants=scalars, **common)
-
-
-def _is_integer(branch: Node) -> bool:
-    return "integer" in _types_of(branch)
 
 
 def _scalar_key(branch: Node, branches: list[Node]) -> str:
@@ -344,22 +325,22 @@ def _scalar_key(branch: Node, branches: list[Node]) -> str:
     has that type (``integer`` in ``null | integer | string``), else none."""
     if any(const_of(b) is not None for b in branches) and _is_open_scalar(branch):
         return "other"
-    types = _types_of(branch)
-    if len(types) == 1 and all(not (_types_of(b) & types) for b in branches if b is not branch):
+    types = types_of(branch)
+    if len(types) == 1 and all(not (types_of(b) & types) for b in branches if b is not branch):
         return next(iter(types))
     return ""
 
 
-def _scalar_variants(name: str, cls: str, branches: list[Node], scope: _TypeContext) -> tuple[ir.UnionVariant, ...]:
+def _scalar_variants(name: str, cls: str, branches: list[Node], scope: TypeContext) -> tuple[ir.UnionVariant, ...]:
     """The branches of a union of scalars (an open enum, ``RequestId``). A bounded integer that is not a
     constant gets a type alias of its own, named from the branch's title (or ``_scalar_key``);
     constants and plain types are written inline."""
-    if any(_is_object_branch(b) for b in branches):
+    if any(is_object_branch(b) for b in branches):
         return ()
     variants = []
     for branch, found_key in zip(branches, variant_keys(branches), strict=True):
         key = found_key or _scalar_key(branch, branches)
-        hoisted = _is_integer(branch) and const_of(branch) is None and ref_name(branch) is None
+        hoisted = is_integer(branch) and const_of(branch) is None and ref_name(branch) is None
         if hoisted and not key:
             raise AcpgenError(
                 Problem(
@@ -391,17 +372,13 @@ def _is_open_scalar(branch: Node) -> bool:
     return branch.get("type") in ("string", "integer") and const_of(branch) is None and "properties" not in branch
 
 
-def _is_object_branch(branch: Node) -> bool:
-    return ref_name(branch) is not None or "properties" in branch or branch.get("type") == "object"
-
-
 def _union(
     name: str,
     cls: str,
     node: Node,
     branches: list[Node],
     shared: tuple[ir.Field, ...],
-    scope: _TypeContext,
+    scope: TypeContext,
     common: dict[str, Any],
 ) -> ir.TypeDef:
     tags = {t[0] for b in branches if not is_catch_all(b) and (t := tag_of(b)) is not None}
@@ -444,7 +421,7 @@ def _branch_key(name: str, node: Node, index: int, key: str | None) -> str:
 
 
 def _variant(
-    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: _TypeContext
+    name: str, cls: str, branch: Node, key: str, *, shared: bool, tagged: bool, scope: TypeContext
 ) -> ir.UnionVariant:
     """One branch of union ``name`` (class ``cls``); ``shared``: the union has fields of its own;
     ``tagged``: its branches are told apart by one tag property."""
@@ -461,7 +438,7 @@ def _variant(
         hoisted=not (adds_nothing or unconstrained),
         stable=f"variant:{name}[{key}]" not in scope.unstable,
         description=description(branch),
-        fields=_fields(f"{name}[{key}]", branch, scope),
+        fields=type_fields(f"{name}[{key}]", branch, scope),
         shape=canonical(branch),
         payload=variant_payload(branch),
         node=branch,
@@ -469,7 +446,7 @@ def _variant(
 
 
 def _variant_class(
-    branch: Node, key: str, cls: str, scope: _TypeContext, *, unconstrained: bool, adds_nothing: bool
+    branch: Node, key: str, cls: str, scope: TypeContext, *, unconstrained: bool, adds_nothing: bool
 ) -> str:
     """A branch's class: ``Any`` for any value, the referenced type's class for a bare reference,
     else a class of its own named after its key."""
@@ -482,87 +459,6 @@ def _variant_class(
 
 def _union_keyword(node: Node) -> str:
     return "oneOf" if "oneOf" in node else "anyOf"
-
-
-def _fields(owner: str, node: Node, scope: _TypeContext) -> tuple[ir.Field, ...]:
-    props = node.get("properties")
-    if not isinstance(props, Mapping):
-        return ()
-    required = set(node.get("required") or [])
-    fields = []
-    seen: dict[str, str] = {}
-    for wire in sorted(props):
-        prop = props[wire] if isinstance(props[wire], Mapping) else {}  # a boolean schema: anything goes
-        attr = naming.snake(wire)
-        if attr in seen:
-            raise AcpgenError(
-                Problem(
-                    what=f"properties {seen[attr]!r} and {wire!r} of {owner} would both become the attribute {attr!r}",
-                    where=pointer("$defs", owner, "properties", wire),
-                    hint="Rename one of the properties in the schema.",
-                )
-            )
-        seen[attr] = wire
-        fields.append(
-            ir.Field(
-                wire=wire,
-                attr=attr,
-                required=wire in required,
-                nullable=_nullable(prop),
-                default_json=json.dumps(prop["default"], sort_keys=True) if "default" in prop else None,
-                is_array=_is_array(prop),
-                is_map=_is_map(prop),
-                integer=_is_integer(prop),
-                ref=ref_name(prop),
-                lenience=ir.Lenience(
-                    default_on_error=prop.get(DEFAULT_ON_ERROR) is True,
-                    skip_invalid_items=prop.get(SKIP_INVALID_ITEMS) is True,
-                    default_on_null=prop.get(DEFAULT_ON_NULL) is True,
-                ),
-                stable=f"field:{owner}.{wire}" not in scope.unstable,
-                description=description(prop),
-                extensible=_extensible(prop, scope.open_defs),
-                shape=canonical(prop),
-            )
-        )
-    return tuple(fields)
-
-
-def _extensible(prop: Node, open_defs: frozenset[str]) -> bool:
-    """A union of object types with a member that admits any value (an envelope's ``params``)."""
-    members: list[Node] = []
-    pending = [prop]
-    while pending:
-        node = pending.pop()
-        for branch in node.get("anyOf") or node.get("oneOf") or []:
-            if isinstance(branch, Mapping):
-                (pending if "anyOf" in branch or "oneOf" in branch else members).append(branch)
-    return any(ref_name(m) in open_defs for m in members) and any(_is_object_branch(m) for m in members)
-
-
-def _types_of(prop: Node) -> set[str]:
-    declared = prop.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return set()
-
-
-def _nullable(prop: Node) -> bool:
-    if "null" in _types_of(prop) or is_unconstrained(prop):  # no constraint at all admits null too
-        return True
-    branches = prop.get("anyOf") or prop.get("oneOf") or []
-    return any(isinstance(b, Mapping) and b.get("type") == "null" for b in branches)
-
-
-def _is_array(prop: Node) -> bool:
-    return "array" in _types_of(prop)
-
-
-def _is_map(prop: Node) -> bool:
-    extra = prop.get("additionalProperties")
-    return "object" in _types_of(prop) and not prop.get("properties") and extra not in (None, False)
 
 
 def _spread_nested_unions(

@@ -39,7 +39,7 @@ from typing import Any
 
 from acpgen import ir
 from acpgen.errors import AcpgenError, Problem, pointer
-from acpgen.ir.conformance_checks import KIT, all_checks, build_checks, kit_modules
+from acpgen.ir.conformance_checks import KIT, all_checks, build_checks
 from acpgen.ir.required import ROLE_SIDES, optional_methods
 from acpgen.runtime.tools.conformance.registry import CheckSpec
 
@@ -118,8 +118,6 @@ def requirements(
 def registry_problems(table: RequirementTable) -> list[Problem]:
     """Where the table's ``check`` names and the kit's registry disagree."""
     known = all_checks()
-    declared = {rid: c.name for c in known.values() for rid in c.judges}
-    ids = {raw["id"] for raw in table.table["requirements"]}
     problems = []
     for index, raw in enumerate(table.table["requirements"]):
         for at, name in enumerate(raw["check"]):
@@ -141,15 +139,6 @@ def registry_problems(table: RequirementTable) -> list[Problem]:
                         hint=f"Add {raw['id']!r} to the check's `judges`, or drop the name here.",
                     )
                 )
-    for rid, name in sorted(declared.items()):
-        if rid not in ids:
-            problems.append(
-                Problem(
-                    what=f"the kit's check {name!r} judges {rid!r}, which the requirement table lacks",
-                    where=_module_of(name),
-                    hint="Add the requirement to the table, or drop it from the check.",
-                )
-            )
     for index, raw in enumerate(table.table["requirements"]):
         for name in sorted(c.name for c in known.values() if raw["id"] in c.judges and c.name not in raw["check"]):
             problems.append(
@@ -160,11 +149,6 @@ def registry_problems(table: RequirementTable) -> list[Problem]:
                 )
             )
     return problems
-
-
-def _module_of(check: str) -> str:
-    module = next((m.name for m in kit_modules() if any(c.name == check for c in m.checks)), "?")
-    return f"{KIT}.{module}"
 
 
 def _judged_by(requirement: ir.Requirement, checks: dict[str, CheckSpec]) -> ir.Requirement:

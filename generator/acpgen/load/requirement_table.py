@@ -116,44 +116,56 @@ def _entry_problems(entry: Any, origin: str, index: int) -> list[Problem]:
             )
         )
     problems += _citation_problems(entry.get("citation"), f"{where}/citation")
+    problems += _applies_problems(entry, where)
+    problems += _schema_problems(entry, where)
+    if "acp_tck" in entry and not isinstance(entry["acp_tck"], str):
+        problems.append(Problem(what="`acp_tck` must be a string", where=f"{where}/acp_tck", hint=_HINT))
+    return problems
+
+
+def _applies_problems(entry: Mapping[str, Any], where: str) -> list[Problem]:
+    """What is wrong with a requirement's ``applies_when``."""
     applies = entry.get("applies_when", [])
     if not isinstance(applies, list) or not all(isinstance(a, str) and a for a in applies):
-        problems.append(
+        return [
             Problem(
                 what="`applies_when` must be a list of capability paths or inferred:<type>",
                 where=f"{where}/applies_when",
                 hint=_HINT,
             )
-        )
-    elif entry.get("tier") == "CAPABILITY" and not applies:
-        problems.append(
+        ]
+    if entry.get("tier") == "CAPABILITY" and not applies:
+        return [
             Problem(
                 what="a CAPABILITY requirement must state when it applies (`applies_when`)",
                 where=f"{where}/applies_when",
                 hint="Give the capability paths (or inferred:<identifier type>) it applies under.",
             )
-        )
+        ]
+    return []
+
+
+def _schema_problems(entry: Mapping[str, Any], where: str) -> list[Problem]:
+    """What is wrong with a requirement's ``schema`` lists."""
     schema = entry.get("schema", {})
     if not isinstance(schema, Mapping) or set(schema) - set(SCHEMA_LISTS):
-        problems.append(
+        return [
             Problem(
                 what=f"`schema` must be an object of the lists {', '.join(SCHEMA_LISTS)}",
                 where=f"{where}/schema",
                 hint=_HINT,
             )
+        ]
+    problems = []
+    for key, items in schema.items():
+        good = isinstance(items, list) and all(
+            (isinstance(i, Mapping) and isinstance(i.get("method"), str) and isinstance(i.get("side"), str))
+            if key == "methods"
+            else isinstance(i, str)
+            for i in items
         )
-    else:
-        for key, items in schema.items():
-            good = isinstance(items, list) and all(
-                (isinstance(i, Mapping) and isinstance(i.get("method"), str) and isinstance(i.get("side"), str))
-                if key == "methods"
-                else isinstance(i, str)
-                for i in items
+        if not good:
+            problems.append(
+                Problem(what=f"`schema.{key}` has the wrong shape", where=f"{where}/schema/{key}", hint=_HINT)
             )
-            if not good:
-                problems.append(
-                    Problem(what=f"`schema.{key}` has the wrong shape", where=f"{where}/schema/{key}", hint=_HINT)
-                )
-    if "acp_tck" in entry and not isinstance(entry["acp_tck"], str):
-        problems.append(Problem(what="`acp_tck` must be a string", where=f"{where}/acp_tck", hint=_HINT))
     return problems

@@ -51,6 +51,8 @@ class Advertisement:
     attr: str
     model: str
     """The class of the capability root, whose defaults stand for a peer that sent nothing."""
+    admits_none: bool
+    """The attribute's type admits None (the field is nullable, or optional without a default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +174,8 @@ def _advertised_in(protocol: ir.Protocol, type_name: str, *, caller: bool, side:
     roots = {c.root for c in protocol.capabilities if c.owner == owner}
     for f in protocol.type(type_name).fields:
         if f.ref in roots:
-            return Advertisement(attr=f.attr, model=protocol.type(f.ref).class_name)
+            admits_none = f.nullable or (not f.required and f.default_json is None)
+            return Advertisement(attr=f.attr, model=protocol.type(f.ref).class_name, admits_none=admits_none)
     return None
 
 

@@ -20,7 +20,9 @@ annotations) are values of :mod:`acpgen.render.expressions`, never text pasted t
   allowed" for optional fields that are not nullable (whose None is then never written),
   integers from integral floats; type aliases get theirs (``acp_alias_rules``): JSON types read
   strictly on their own;
-- every model that extends no other extends ``WireModel`` (``acp_root_base``): dumps are the wire.
+- every model that extends no other extends ``WireModel`` (``acp_root_base``), whose config every
+  model inherits (unknown members kept, JSON types read strictly): a class gets a config of its own
+  only where its schema differs (``additionalProperties: false``); dumps are the wire.
 """
 
 from __future__ import annotations
@@ -39,19 +41,13 @@ from acpgen.render import message_unions
 from acpgen.render.expressions import Annotated, Call, Lambda, Name, names
 from acpgen.render.unstable import UNSTABLE_NOTE
 
-# Model settings every class gets: values are read as JSON types (no "yes" -> True coercion, no NaN
-# or infinity, which JSON does not have), constructors take the Python attribute names as well as
-# the wire names, dumps write the wire names.
-MODEL_CONFIG: tuple[tuple[str, str], ...] = (
-    ("strict", "True"),
-    ("allow_inf_nan", "False"),
-    ("validate_by_alias", "True"),
-    ("validate_by_name", "True"),
-    ("serialize_by_alias", "True"),
-    ("defer_build", "True"),
-)
 ROOT_BASE = "WireModel"
-"""The base of every model that extends no other (from the package's ``_support``): dumps are the wire."""
+"""The base of every model that extends no other (the runtime's ``wire.model_rules``): its config is
+every model's (members the schema does not name kept, values read as JSON types, names both ways,
+validators built when first used), and dumps are the wire."""
+INHERITED_CONFIG = {"extra": "'allow'"}
+"""What datamodel-code-generator may write into a class's config that ``WireModel`` already sets, as
+it writes it: a class whose schema allows unknown members states nothing of its own."""
 SUPPORT_RULES = frozenset({"OrDefault", "TagRouter"})
 MESSAGE_RULES = frozenset({"ByEnvelope"})
 """The reading rules of the package's ``_messages`` module (the others are ``_support``'s)."""
@@ -83,10 +79,12 @@ def prepare(protocol: ir.Protocol) -> ModelInput:
     nodes = {t.wire: t.node for t in protocol.types}
     # a deep copy (as fast as the C JSON codec, many times faster than ``copy.deepcopy``): the IR is read-only
     defs: dict[str, Any] = json.loads(json.dumps({name: nodes[name] for name in protocol.definition_order}))
-    template_data: dict[str, dict[str, Any]] = {"#all#": {"acp_config": list(MODEL_CONFIG), "acp_root_base": ROOT_BASE}}
+    template_data: dict[str, dict[str, Any]] = {
+        "#all#": {"acp_root_base": ROOT_BASE, "acp_inherited_config": INHERITED_CONFIG}
+    }
     aliases: dict[str, str] = {}
     support: set[str] = {ROOT_BASE}
-    pydantic: set[str] = {"ConfigDict"}  # every class sets model_config (MODEL_CONFIG)
+    pydantic: set[str] = set()
     unstable = protocol.variant == "unstable"
     for t in protocol.types:
         node = defs[t.wire]
@@ -109,14 +107,13 @@ def prepare(protocol: ir.Protocol) -> ModelInput:
                 support.update(name for rule in rules for name in names(rule))
             if (default := _model_default(f, protocol)) is not None:
                 template_data.setdefault(holder, {}).setdefault("acp_field_default", {})[f.wire] = default
+                support.update(names(default) & {EMPTY_LIST})
         if unstable:
             _mark_unstable_members(t, node, protocol)
         if t.kind == "enum":
             _merge_constants(t, node)
     _bound_integers(defs)
     _type_nullable_maps(defs)
-    for definition in defs.values():
-        _keep_unknown_members(definition)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
     schema.update(_message_unions(defs, protocol, template_data, support))
     return ModelInput(
@@ -230,7 +227,11 @@ def _model_default(f: ir.Field, protocol: ir.Protocol) -> Call | None:
     return Call("Field", keywords=(("default_factory", Name(empty)),)) if empty else None
 
 
-_EMPTY_FACTORIES = {"[]": "list", "{}": "dict"}
+EMPTY_LIST = "empty_list"
+"""The runtime's factory of an empty list (``model_rules.empty_list``): pyright --strict reads
+``default_factory=list`` as a list of unknown items whatever the field's type, and a consumer's
+linter refuses ``lambda: []``."""
+_EMPTY_FACTORIES = {"[]": EMPTY_LIST, "{}": "dict"}
 _NONE: Any = object()
 """No default: a lenient field reads a bad or null value as absent (None)."""
 
@@ -470,33 +471,6 @@ def _bound_integers(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _bound_integers(value)
-
-
-def _keep_unknown_members(schema: Any) -> None:
-    """Every object schema with properties keeps the members it does not name, unless it says
-    otherwise (``additionalProperties``, ``unevaluatedProperties``): JSON Schema admits them, so a
-    peer may send them, and a model that dropped them would write back another message.
-    datamodel-code-generator renders ``additionalProperties: true`` as ``extra="allow"``."""
-    if not isinstance(schema, dict):
-        return
-    if isinstance(schema.get("properties"), dict) and not {"additionalProperties", "unevaluatedProperties"} & set(
-        schema
-    ):
-        schema["additionalProperties"] = True
-    for key, value in schema.items():
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            for sub in value.values():
-                _keep_unknown_members(sub)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            for sub in value:
-                _keep_unknown_members(sub)
-        elif key in _SCHEMA_KEYS:
-            _keep_unknown_members(value)
-
-
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
-_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
-_SCHEMA_KEYS = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains"})
 
 
 def _type_nullable_maps(node: Any) -> None:

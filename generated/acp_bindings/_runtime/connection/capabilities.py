@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel
 
@@ -119,60 +119,65 @@ class RuleBook:
             if rules
             else []
         )
-        by_class = self._by_class[peer]
         paths_of = self._paths_of[peer]
-        known = paths_of.get(type(payload), _UNKNOWN)  # (only models and plain values)
+        known = paths_of.get(payload.__class__, _UNKNOWN)  # (models, plain values)
         if (
-            by_class
+            self._by_class[peer]
             and known is not None
             and (known is not _UNKNOWN or isinstance(payload, BaseModel))
         ):
-            # the models inside the payload (itself included), in the order they are
-            # written, following only the fields that can hold a gated model
-            stack: list[Any] = [payload]
-            pop, push, put = stack.pop, stack.extend, stack.append
-            while stack:
-                value = pop()
-                kind = type(value)
-                paths = paths_of.get(kind, _UNKNOWN)
-                if paths is None:  # a model holding no gated model, a string, a number
-                    continue
-                if paths is _UNKNOWN:
-                    if (
-                        kind is list
-                        or kind is tuple
-                        or isinstance(value, (list, tuple))
-                    ):
-                        push(reversed(value))
-                        continue
-                    if kind is dict or isinstance(value, dict):
-                        push(reversed(value.values()))
-                        continue
-                    if not isinstance(value, BaseModel):
-                        continue
-                    paths = self._paths(kind, peer)
-                    if paths is None:
-                        continue
-                gated = by_class.get(kind)
-                if gated:
-                    for rule in gated:
-                        if _uses(rule, value) and not self.supports(
-                            advertised, rule.capability.path
-                        ):
-                            found.append(rule)
-                if paths:
-                    held = value.__dict__
-                    for name in paths:
-                        if name in held:
-                            item = held[name]
-                            if type(item) is list:  # its items, in their place
-                                push(reversed(item))
-                            elif paths_of.get(type(item), _UNKNOWN) is not None:
-                                put(item)
+            found += self._broken_inside(peer, advertised, payload)
         if not found:
             return []
         unique = list(dict.fromkeys(found))
         return [Violation(rule, rule.message) for rule in unique]
+
+    def _broken_inside(
+        self, peer: Side, advertised: BaseModel | None, payload: Any
+    ) -> list[Rule]:
+        """The rules for ``peer`` that the models inside ``payload`` (itself included)
+        break, in the order they are written, following only the fields that can hold
+        a gated model."""
+        by_class, paths_of = self._by_class[peer], self._paths_of[peer]
+        found: list[Rule] = []
+        stack: list[Any] = [payload]
+        pop, push, put = stack.pop, stack.extend, stack.append
+        while stack:
+            value = pop()
+            kind: type[Any] = value.__class__  # (type(value), typed)
+            paths = paths_of.get(kind, _UNKNOWN)
+            if paths is None:  # a model holding no gated model, a string, a number
+                continue
+            if paths is _UNKNOWN:
+                if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+                    push(reversed(cast("list[Any]", value)))
+                    continue
+                if kind is dict or isinstance(value, dict):
+                    push(reversed(cast("dict[Any, Any]", value).values()))
+                    continue
+                if not isinstance(value, BaseModel):
+                    continue
+                paths = self._paths(kind, peer)
+                if paths is None:
+                    continue
+            gated = by_class.get(kind)
+            if gated:
+                for rule in gated:
+                    if _uses(rule, value) and not self.supports(
+                        advertised, rule.capability.path
+                    ):
+                        found.append(rule)
+            if paths:
+                held = value.__dict__
+                for name in paths:
+                    if name in held:
+                        item = held[name]
+                        item_kind: type[Any] = item.__class__
+                        if item_kind is list:  # its items, in their place
+                            push(reversed(item))
+                        elif paths_of.get(item_kind, _UNKNOWN) is not None:
+                            put(item)
+        return found
 
     def require(
         self, peer: Side, advertised: BaseModel | None, method: str, payload: Any
@@ -186,22 +191,25 @@ class RuleBook:
         """
         if (peer, method) not in self._by_method:
             paths_of = self._paths_of[peer]
-            kind = type(payload)
+            kind: type[Any] = payload.__class__
             paths = paths_of.get(kind, _UNKNOWN)
             if paths is None:
                 return
             if paths is not _UNKNOWN and kind not in self._by_class[peer]:
-                held = payload.__dict__
+                held: dict[str, Any] = payload.__dict__
                 for name in paths:  # (each break: something to walk)
-                    item = held.get(name)
-                    if type(item) is list:
-                        for element in item:
-                            if paths_of.get(type(element), _UNKNOWN) is not None:
+                    item: Any = held.get(name)
+                    item_kind: type[Any] = item.__class__
+                    if item_kind is list:
+                        elements: list[Any] = item
+                        for element in elements:
+                            element_kind: type[Any] = element.__class__
+                            if paths_of.get(element_kind, _UNKNOWN) is not None:
                                 break
                         else:
                             continue  # the list's items hold nothing gated
                         break
-                    if paths_of.get(type(item), _UNKNOWN) is not None:
+                    if paths_of.get(item_kind, _UNKNOWN) is not None:
                         break
                 else:
                     return  # nothing gated anywhere in it

@@ -53,7 +53,7 @@ class Request:
     """The ``Acp-Connection-Id`` header, if any (not yet checked)."""
     session_id: str | None = None
     """The ``Acp-Session-Id`` header, if any (not yet checked)."""
-    scope: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    scope: Mapping[str, Any] = field(default_factory=dict[str, Any], repr=False)
     """The ASGI scope, for anything else (TLS details, server extensions)."""
 
 

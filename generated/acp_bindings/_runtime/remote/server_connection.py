@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..connection.transport import Oversized
 from ..resume.event_log import After, Precedence
 from ..wire.messages import Routing, glance, id_key
+from ..wire.rpc import Json
 
 if TYPE_CHECKING:
     from ..resume.host import Host
@@ -368,12 +369,12 @@ class RemoteConnection:
                 session = self.pending_routes.pop(key)
             else:
                 session = stream
-            result = message.get("result")
+            result: Json = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             self.validate_id("the session id", created)
             self._push(session, data, event, after)
             return
-        params = message.get("params")
+        params: Json = message.get("params")
         named = params.get("sessionId") if type(params) is dict else None
         session = named if type(named) is str else None
         self.validate_id("the session id", session)

@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
+from ..wire.rpc import Json
 from .vocabulary import EXTENSION, Lost
 
 __all__ = ["After", "Coalescing", "EventLog", "Precedence", "ResumeLimits"]
@@ -113,12 +114,12 @@ class Coalescing:
     text: tuple[str, str, str]
     """The piece's tag member, the tag of text, and the member holding the text."""
 
-    def piece(self, message: Any) -> tuple[str, str] | None:
+    def piece(self, message: Json) -> tuple[str, str] | None:
         """The text of a chunk notification and its shape without the text (the key of
         the runs it may join), or None when it is anything else."""
         if type(message) is not dict or message.get("method") != self.method:
             return None
-        params = message.get("params")
+        params: Json = message.get("params")
         if type(params) is not dict or type(params.get(self.member)) is not dict:
             return None
         update: dict[str, Any] = params[self.member]
@@ -145,7 +146,7 @@ class Coalescing:
         update = params[self.member]
         piece = next(p for k, p in self.kinds if update.get(self.tag) == k)
         content = {**update[piece], self.text[2]: text}
-        meta = params.get("_meta")
+        meta: Json = params.get("_meta")
         mark = {
             **(meta if type(meta) is dict else {}),
             EXTENSION: {"coalesced": [first, last]},

@@ -34,7 +34,9 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from ..wire.rpc import Json
 
 How = Literal["patch", "whole", "append", "remove", "keep"]
 Key = str | int | None
@@ -138,7 +140,9 @@ class Entry:
     """When the update that made it was written (a trace's ``at``), if known."""
     changed_at: str | None = field(default=None, compare=False)
     """When the last update folded into it was written, if known."""
-    cache: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    cache: dict[int, Any] = field(
+        default_factory=dict[int, Any], compare=False, repr=False
+    )
     """Typed readings of :attr:`fields`, by reader (see ``readings``)."""
 
 
@@ -212,7 +216,8 @@ def fold_update(
     """``state`` with one update folded in (its kind, and its wire form without the
     session id; ``at``: when it was written, if known)."""
     rule = rules.kinds.get(kind)
-    if rule is None or rule.how == "keep" or not isinstance(payload, Mapping):
+    fields = as_mapping(payload)
+    if rule is None or rule.how == "keep" or fields is None:
         reason = (
             "an update kind the schema does not name"
             if rule is None or rule.how == "keep"
@@ -220,7 +225,7 @@ def fold_update(
         )
         return keep(state, kind, payload, reason, at)
     slot = rules.slots[rule.slot]
-    record = {k: v for k, v in payload.items() if k != rule.tag}
+    record = {k: v for k, v in fields.items() if k != rule.tag}
     key = _dig(record, rule.key) if rule.key else None
     if rule.key and not isinstance(key, str) and (rule.key_required or key is not None):
         return keep(state, kind, payload, f"no id at {'.'.join(rule.key)}", at)
@@ -264,8 +269,8 @@ def fold_call(
     if rule is None or not answered or error is not None:
         return state
     for member in rule.fields:
-        source = params if member.source == "params" else result
-        value = source.get(member.name) if isinstance(source, Mapping) else None
+        source = as_mapping(params if member.source == "params" else result)
+        value = source.get(member.name) if source is not None else None
         if value is None:
             continue
         if member.kind is not None:
@@ -280,9 +285,10 @@ def _patch_record(
 ) -> Folded:
     assert member.slot is not None
     slot = rules.slots[member.slot]
-    if member.target is None and not isinstance(value, Mapping):
+    fields = as_mapping(value)
+    if member.target is None and fields is None:
         return state
-    record = dict(value) if member.target is None else {member.target: value}
+    record = dict(fields or {}) if member.target is None else {member.target: value}
     old = state.record(slot.name)
     merged = _patch(dict(old.fields) if old is not None else {}, record, slot)
     label = member.label or member.name
@@ -383,7 +389,7 @@ def _history(
 ) -> Mapping[str, tuple[Any, ...]]:
     """The thing's history of open maps with the ones ``sent`` now appended."""
     known: Mapping[str, tuple[Any, ...]] = old.history if old is not None else _NONE
-    added = {
+    added: dict[str, tuple[Any, ...]] = {
         name: (*known.get(name, ()), value)
         for name, value in sent.items()
         if name in merges and isinstance(value, Mapping)
@@ -421,8 +427,14 @@ def keep(
 def _dig(record: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     value: Any = record
     for name in path:
-        value = value.get(name) if isinstance(value, Mapping) else None
+        found = as_mapping(value)
+        value = found.get(name) if found is not None else None
     return value
+
+
+def as_mapping(value: object) -> Mapping[str, Any] | None:
+    """``value`` when it is a mapping (a JSON object, a record's fields), else None."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
 
 
 # -- the wire trace
@@ -461,7 +473,7 @@ class TraceProblems:
     """Lines of a trace that hold no JSON-RPC message (not JSON, or the trace's ``raw``
     entries)."""
 
-    lines: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list[int])
 
 
 def read_trace(
@@ -507,7 +519,7 @@ def read_trace(
 
 def _trace_message(line: str) -> tuple[dict[str, Any] | None, str, str | None]:
     try:
-        entry = json.loads(line)
+        entry: Json = json.loads(line)
     except (ValueError, RecursionError):
         return None, "", None
     if not isinstance(entry, dict) or not isinstance(entry.get("message"), dict):

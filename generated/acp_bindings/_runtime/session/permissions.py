@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from .fold import as_mapping
+
 Req = TypeVar("Req", bound=BaseModel)
 Resp = TypeVar("Resp", bound=BaseModel)
 
@@ -58,7 +60,9 @@ class PermissionPolicy(Generic[Req, Resp]):
         """The answer to ``request`` (use it as the client's ``request_permission``)."""
         wire = request.model_dump(mode="json")
         session, kind = str(wire.get("sessionId")), _tool_kind(wire)
-        options = [o for o in wire.get("options") or [] if isinstance(o, Mapping)]
+        options = [
+            m for o in wire.get("options") or () if (m := as_mapping(o)) is not None
+        ]
         for decision in (self._memory.get(session, {}).get(kind), self._rule(kind)):
             chosen = _option(options, decision)
             if chosen is not None:
@@ -104,8 +108,8 @@ class PermissionPolicy(Generic[Req, Resp]):
 
 
 def _tool_kind(wire: Mapping[str, Any]) -> str:
-    tool = wire.get("toolCall")
-    kind = tool.get("kind") if isinstance(tool, Mapping) else None
+    tool = as_mapping(wire.get("toolCall"))
+    kind = tool.get("kind") if tool is not None else None
     return kind if isinstance(kind, str) else "other"
 
 
@@ -124,8 +128,8 @@ def _option(
 def _picked(
     options: list[Mapping[str, Any]], answer: Mapping[str, Any]
 ) -> Mapping[str, Any] | None:
-    outcome = answer.get("outcome")
-    if not isinstance(outcome, Mapping) or outcome.get("outcome") != "selected":
+    outcome = as_mapping(answer.get("outcome"))
+    if outcome is None or outcome.get("outcome") != "selected":
         return None
     return next(
         (o for o in options if o.get("optionId") == outcome.get("optionId")), None

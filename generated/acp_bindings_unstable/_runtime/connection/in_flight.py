@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ..wire.rpc import INTERNAL_ERROR, RequestError
+from ..wire.rpc import INTERNAL_ERROR, RequestError, read_id
 
 __all__ = [
     "CURRENT",
+    "EAGER",
     "Answer",
+    "Calls",
     "Handling",
     "Incoming",
     "Notification",
     "Outgoing",
-    "error_message",
     "settle",
     "start_task",
 ]
@@ -95,7 +97,7 @@ class Incoming:
         "cancelled" at once."""
 
 
-_EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
+EAGER: Callable[..., asyncio.Task[Any]] | None = getattr(
     asyncio, "eager_task_factory", None
 )
 """The running Python's factory of eager tasks (3.12+), else None."""
@@ -118,8 +120,8 @@ def start_task(
     """
     if loop is None:
         loop = asyncio.get_running_loop()
-    if eager and _EAGER is not None and loop.get_task_factory() is None:
-        task: asyncio.Task[None] = _EAGER(loop, coroutine)
+    if eager and EAGER is not None and loop.get_task_factory() is None:
+        task: asyncio.Task[None] = EAGER(loop, coroutine)
         return task
     return loop.create_task(coroutine)
 
@@ -150,11 +152,6 @@ class Answer:
         self.message = message
 
 
-def error_message(request_id: str | int | None, error: RequestError) -> dict[str, Any]:
-    """The JSON-RPC response answering ``request_id`` with ``error``."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()}
-
-
 def settle(outgoing: Outgoing, message: dict[str, Any]) -> None:
     """Deliver the peer's answer to the caller waiting for it (if it still waits)."""
     future = outgoing.future
@@ -170,3 +167,40 @@ def settle(outgoing: Outgoing, message: dict[str, Any]) -> None:
         future.set_exception(RequestError.from_wire(message["error"]))
     else:
         future.set_result(message["result"])
+
+
+class Calls:
+    """Our requests awaiting their answer, by id (integers from 1), and how many of them
+    the handlers of peer messages (or tasks they started) await."""
+
+    __slots__ = ("awaiting", "ids", "pending")
+
+    def __init__(self) -> None:
+        self.ids = itertools.count(1)
+        self.pending: dict[int, Outgoing] = {}
+        self.awaiting = 0
+
+    def answered(self, response_id: Any) -> Outgoing | None:
+        """The request an answer with ``response_id`` answers, unless it is answered
+        already (or no request of ours has that id)."""
+        pending = self.pending
+        # the common id (an integer, as we sent it) found without read_id: our ids are
+        # 64-bit integers, so what is found is what read_id would have found
+        outgoing = pending.get(response_id) if type(response_id) is int else None
+        if outgoing is None:
+            valid, found = read_id(response_id)
+            outgoing = pending.get(found) if valid and type(found) is int else None
+        return None if outgoing is None or outgoing.answered else outgoing
+
+    def fail(self, error: Exception, *, origin: Handling | None = None) -> None:
+        """Fail every request whose answer has not arrived (only those made by
+        ``origin``'s handler, given one): an answer that arrived is still delivered,
+        in its order."""
+        for outgoing in self.pending.values():
+            if not outgoing.answered and (origin is None or outgoing.origin is origin):
+                outgoing.fail(error)
+
+    def fail_all(self, error: Exception) -> None:
+        """Fail every request still waiting, its answer arrived or not."""
+        for outgoing in self.pending.values():
+            outgoing.fail(error)

@@ -5,9 +5,9 @@
 does, given the schema's routing rules.
 
 Support code: it knows no method of the protocol. It needs the ``remote`` extra (its
-transports import it). The first transport is opened on the profile asked for
-(``"ws"``: a WebSocket, ``"http"``: Streamable HTTP); with a :class:`~..resume.client.
-Reconnect` policy, the client's connection runs over a
+transports import it). The first transport is opened on the profile asked for (one of
+``profiles``: ``"ws"``, a WebSocket, ``"http"``, Streamable HTTP); with a
+:class:`~..resume.client.Reconnect` policy, the client's connection runs over a
 :class:`~..resume.client.ResumingTransport` that opens the next ones (by
 ``Reconnect.profiles`` in turn, else the same profile) and resumes every session, when
 the agent grants it at ``initialize``. Either transport counts a connection silent for
@@ -18,17 +18,17 @@ server's heartbeats (SSE comments), a WebSocket by its pings.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Literal, TypeVar, cast
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import TypeVar
 
 from ..connection.connection import Connection
 from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_client import CookieJar, HttpClientTransport, proxy_for, tls_context
+from .http_requests import CookieJar, proxy_for, tls_context
 from .reach import endpoint, reach
-from .websocket_client import WebSocketClientTransport
+from .transports import TRANSPORTS, Profile, checked
 
 __all__ = ["connect"]
 
@@ -46,7 +46,7 @@ async def connect(
     http2: bool | None,
     limits: Limits | None,
     reconnect: Reconnect | None,
-) -> AsyncIterator[S]:
+) -> AsyncGenerator[S, None]:
     """``attach`` a client to the agent served at ``url`` over the profile
     ``transport``; yield its sender for the agent while the connection runs. An agent
     that cannot be reached raises :class:`~.reach.Unreachable` here, over both
@@ -54,20 +54,19 @@ async def connect(
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
     cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
-    profiles = tuple(reconnect.profiles or (transport,)) if reconnect else (transport,)
-    for profile in (transport, *profiles):
-        if profile not in ("ws", "http"):
-            raise ValueError(f"transport is 'ws' or 'http', not {profile!r}")
-    transport = cast(Literal["ws", "http"], transport)
+    first = checked(transport)
+    profiles: tuple[Profile, ...] = (
+        tuple(checked(p) for p in (reconnect.profiles or (first,)))
+        if reconnect
+        else (first,)
+    )
 
     async def opened(attempt: int) -> Transport:
         """The transport of attempt ``attempt`` (0: the first)."""
-        profile = transport if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
-        if profile == "ws":
-            return await WebSocketClientTransport.open(
-                url, headers or {}, max_bytes, silence=silence, cookies=cookies
-            )
-        return HttpClientTransport(
+        profile: Profile = (
+            first if attempt == 0 else profiles[(attempt - 1) % len(profiles)]
+        )
+        return await TRANSPORTS[profile](
             url,
             headers or {},
             initialize=routing.initialize,
@@ -78,10 +77,8 @@ async def connect(
             cookies=cookies,
         )
 
-    endpoint(
-        url, transport
-    )  # a URL that names no server: Unreachable, over both profiles
-    if transport == "http":  # it sends nothing before initialize: look first
+    endpoint(url, first)  # a URL that names no server: Unreachable, over both profiles
+    if first == "http":  # it sends nothing before initialize: look first
         await reach(url, "http", proxy=proxy_for(url), tls=tls_context())
     moved: Transport = await opened(0)
     if reconnect is not None:

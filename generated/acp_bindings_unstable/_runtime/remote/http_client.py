@@ -6,10 +6,10 @@ under the same connection as stdio.
 
 Support code: it knows no method of the protocol (the one it must name, the
 ``initialize`` that opens a Streamable HTTP connection, is given). It needs the
-``remote`` extra (``deps``). What the peer sends is bounded as on stdio: an SSE line
-longer than the message limit ends the stream (the lines are split by the one line
-splitter, ``connection.lines``), and the messages waiting for the connection are
-bounded in bytes (the SSE readers stop reading meanwhile).
+``remote`` extra (``deps``), through ``http_library``. What the peer sends is bounded
+as on stdio: an SSE line longer than the message limit ends the stream (the lines are
+split by the one line splitter, ``connection.lines``), and the messages waiting for the
+connection are bounded in bytes (the SSE readers stop reading meanwhile).
 
 Streamable HTTP, as the RFD and the TypeScript SDK's ``createHttpStream`` do it: the
 first message (``initialize``) is POSTed alone and answered with ``200`` and the
@@ -38,28 +38,21 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import functools
 import json
 import logging
-import ssl
-import urllib.request
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..connection.lines import split_lines
 from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
-from .deps import missing_extra
+from ..wire.rpc import Json
+from . import http_library as httpx
+from .http_requests import CookieJar, Headers, Requests, http_url
 from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
 
-try:
-    import h2  # noqa: F401 - httpx speaks HTTP/2 with it
-    import httpx
-except ImportError as error:  # the remote extra is not installed
-    raise missing_extra(__name__) from error
-
-__all__ = ["CookieJar", "HttpClientTransport", "http_url", "proxy_for", "tls_context"]
+__all__ = ["CookieJar", "HttpClientTransport", "dial", "http_url"]
 
 _log = logging.getLogger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
@@ -69,177 +62,6 @@ lost."""
 _FAREWELL = 2.0
 """Seconds a DELETE closing the connection may take (a server that does not answer it
 closes the connection after its idle time anyway)."""
-
-
-def http_url(url: str) -> str:
-    """``url`` with the HTTP scheme (``ws`` -> ``http``, ``wss`` -> ``https``)."""
-    for socket, plain in (("ws://", "http://"), ("wss://", "https://")):
-        if url.startswith(socket):
-            return plain + url[len(socket) :]
-    return url
-
-
-class CookieJar:
-    """The cookies one client keeps across its connections, both profiles: what a
-    balancer sets for affinity (HAProxy's ``cookie ... insert``) brings a reconnection
-    back to the worker that holds its agent."""
-
-    def __init__(self) -> None:
-        self.cookies = httpx.Cookies()
-
-    def header(self, url: str, headers: Mapping[str, str]) -> dict[str, str]:
-        """``headers`` with the jar's cookies for ``url`` added to their ``Cookie``."""
-        request = httpx.Request("GET", http_url(url))
-        self.cookies.set_cookie_header(request)
-        ours = request.headers.get("cookie")
-        if not ours:
-            return dict(headers)
-        merged = {k: v for k, v in headers.items() if k.lower() != "cookie"}
-        theirs = [v for k, v in headers.items() if k.lower() == "cookie"]
-        merged["Cookie"] = "; ".join([*theirs, ours])
-        return merged
-
-    def store(self, url: str, status: int, headers: list[tuple[str, str]]) -> None:
-        """Keep the cookies a response to ``url`` sets (its ``Set-Cookie`` headers)."""
-        if not any(name.lower() == "set-cookie" for name, _ in headers):
-            return
-        request = httpx.Request("GET", http_url(url))
-        response = httpx.Response(status, headers=headers, request=request)
-        self.cookies.extract_cookies(response)
-
-    def keep(self, response: httpx.Response) -> None:
-        """Keep what ``response`` (its ``request`` set) sets; the jar is not asked when
-        it sets nothing."""
-        if "set-cookie" in response.headers:
-            self.cookies.extract_cookies(response)
-
-
-_JSON = (b"content-type", b"application/json")
-Headers = list[tuple[bytes, bytes]]
-
-
-class _Requests:
-    """One connection's HTTP requests: httpx's transport (its keep-alive pool, over
-    HTTP/1.1 or HTTP/2) without the per-request layers of ``httpx.AsyncClient``.
-
-    One POST per message is the client's hot path, and ``AsyncClient`` spent more CPU on
-    each than the transport sending it: it parsed and merged the URL, the headers and
-    the cookies again, ran the auth and redirect flows and the event hooks, and took the
-    cookies of every response through ``http.cookiejar``. Here the URL is parsed once,
-    the headers are bytes made once, the jar is asked only when it holds cookies and fed
-    only by responses that set some. Every request goes to the one transport: the POSTs
-    share one kept-alive TCP connection whatever their number (over HTTP/2 the streams
-    share it too; ``tests/runtime/test_http_connections.py`` counts them). A proxy the
-    environment names (``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``...) is used as
-    ``AsyncClient`` would."""
-
-    def __init__(
-        self,
-        url: str,
-        headers: Mapping[str, str],
-        jar: CookieJar,
-        *,
-        http2: bool | None,
-        timeout: httpx.Timeout,
-    ) -> None:
-        self._url = httpx.URL(url)
-        self._text_url = url
-        self._headers = [
-            (k.encode("ascii"), v.encode("ascii")) for k, v in headers.items()
-        ]
-        self._names = {name.lower() for name, _ in self._headers}
-        """The caller's header names: a request's own header of the same name replaces
-        the caller's (as ``AsyncClient`` merged them)."""
-        self._jar = jar
-        self._timeout = timeout.as_dict()
-        self.transport = httpx.AsyncHTTPTransport(
-            verify=_tls(),
-            http1=http2 is not True,
-            http2=http2 is not False,
-            proxy=_proxy(self._url),
-        )
-
-    def _request(
-        self,
-        method: str,
-        headers: Headers,
-        content: bytes | None,
-        timeout: httpx.Timeout | None,
-    ) -> httpx.Request:
-        pairs = self._headers + headers
-        if self._names and any(name in self._names for name, _ in headers):
-            own = {name for name, _ in headers}
-            pairs = [p for p in self._headers if p[0].lower() not in own] + headers
-        if self._jar.cookies.jar:  # the jar's cookies join the caller's
-            text = {k.decode("ascii"): v.decode("ascii") for k, v in pairs}
-            merged = self._jar.header(self._text_url, text)
-            pairs = [(k.encode("ascii"), v.encode("ascii")) for k, v in merged.items()]
-        request = httpx.Request(method, self._url, headers=pairs, content=content)
-        limits = self._timeout if timeout is None else timeout.as_dict()
-        request.extensions = {"timeout": limits}
-        return request
-
-    async def send(
-        self,
-        method: str,
-        headers: Headers,
-        content: bytes | None = None,
-        *,
-        timeout: httpx.Timeout | None = None,
-    ) -> httpx.Response:
-        """One request and its whole response (httpx's errors raised)."""
-        request = self._request(method, headers, content, timeout)
-        response = await self.transport.handle_async_request(request)
-        response.request = request
-        try:
-            await response.aread()
-        finally:
-            await response.aclose()
-        self._jar.keep(response)
-        return response
-
-    async def post(
-        self, data: bytes, headers: Headers, *, timeout: httpx.Timeout | None = None
-    ) -> httpx.Response:
-        """POST one JSON-RPC message."""
-        return await self.send("POST", [_JSON, *headers], data, timeout=timeout)
-
-    @contextlib.asynccontextmanager
-    async def stream(
-        self, headers: Headers, *, timeout: httpx.Timeout | None = None
-    ) -> AsyncIterator[httpx.Response]:
-        """A GET whose body is read as it comes (closed on leaving)."""
-        request = self._request("GET", headers, None, timeout)
-        response = await self.transport.handle_async_request(request)
-        response.request = request
-        try:
-            self._jar.keep(response)
-            yield response
-        finally:
-            await response.aclose()
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
-
-
-def proxy_for(url: str) -> str | None:
-    """The proxy the environment names for ``url``, as the transport uses it."""
-    return _proxy(httpx.URL(http_url(url)))
-
-
-def tls_context() -> ssl.SSLContext:
-    """The TLS context the transport checks servers with."""
-    return _tls()
-
-
-def _proxy(url: httpx.URL) -> str | None:
-    """The proxy the environment names for ``url`` (``<scheme>_proxy``, else
-    ``all_proxy``; none for a host ``no_proxy`` lists)."""
-    proxies = urllib.request.getproxies()
-    chosen = proxies.get(url.scheme) or proxies.get("all")
-    if not chosen or urllib.request.proxy_bypass(url.host):
-        return None
-    return chosen
 
 
 class _Inbox:
@@ -316,7 +138,7 @@ class HttpClientTransport:
         )
         """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
         most (the server's heartbeats come more often), then the connection is lost."""
-        self.requests = _Requests(
+        self.requests = Requests(
             self.url, headers, self._jar, http2=http2, timeout=limits
         )
         self._connection_header: Headers = []
@@ -398,7 +220,7 @@ class HttpClientTransport:
         """DELETE the connection after :meth:`abandon` (the client left for good while
         its connection was lost: the agent need not wait for it); whether the server
         took it."""
-        requests = _Requests(
+        requests = Requests(
             self.url, self._headers, self._jar, http2=False, timeout=httpx.Timeout(5.0)
         )
         try:
@@ -406,7 +228,7 @@ class HttpClientTransport:
         finally:
             await requests.aclose()
 
-    async def _delete(self, requests: _Requests) -> bool:
+    async def _delete(self, requests: Requests) -> bool:
         """DELETE the connection; once more when a kept-alive socket turned out dead
         (DELETE is idempotent). Whether the server took it (2xx)."""
         if self.connection_id is None:
@@ -487,7 +309,7 @@ class HttpClientTransport:
         self._stream(None)
 
     def _session_of(self, message: dict[str, Any]) -> str | None:
-        params = message.get("params")
+        params: Json = message.get("params")
         session = params.get("sessionId") if type(params) is dict else None
         if type(session) is str:
             return session
@@ -660,7 +482,7 @@ class HttpClientTransport:
             key = id_key(message.get("id"))
             if key is not None:
                 self._session_requests.pop(key, None)
-            result = message.get("result")
+            result: Json = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             if (
                 type(created) is str
@@ -695,20 +517,42 @@ class HttpClientTransport:
 def _pairs(after: bytes) -> list[list[Any]]:
     """The ``[stream, number]`` pairs of an ``after:`` line (none when unreadable)."""
     try:
-        pairs = json.loads(after)
+        pairs: Json = json.loads(after)
     except ValueError:
         return []
     if type(pairs) is not list:
         return []
-    return [pair for pair in pairs if type(pair) is list and len(pair) == 2]
+    found: list[list[Any]] = []
+    for element in pairs:
+        pair: Json = element
+        if type(pair) is list and len(pair) == 2:
+            found.append(pair)
+    return found
 
 
-@functools.cache
-def _tls() -> ssl.SSLContext:
-    """httpx's default TLS context, made once: each client would load the trusted
-    certificates again (about a megabyte outside Python's allocator, for every
-    reconnection)."""
-    return httpx.create_ssl_context()
+async def dial(
+    url: str,
+    headers: Mapping[str, str],
+    *,
+    initialize: str,
+    max_bytes: int,
+    http2: bool | None,
+    resumable: bool,
+    silence: float,
+    cookies: CookieJar,
+) -> HttpClientTransport:
+    """The ``"http"`` profile's opening (``transports.Dialer``): nothing is sent before
+    the first message, ``initialize``, which opens the connection on the server."""
+    return HttpClientTransport(
+        url,
+        headers,
+        initialize=initialize,
+        max_bytes=max_bytes,
+        http2=http2,
+        resumable=resumable,
+        silence=silence,
+        cookies=cookies,
+    )
 
 
 def _error_answer(request_id: Any, message: str, data: Any) -> bytes:

@@ -27,6 +27,7 @@ from ..resume.host import Host
 from ..resume.vocabulary import lost_answer, unknown_token
 from ..wire.codec import Unreadable, decode
 from ..wire.messages import id_key
+from ..wire.rpc import Json
 from .asgi import (
     Disconnected,
     Receive,
@@ -86,8 +87,8 @@ async def _post(app: Server, request: Request, receive: Receive, send: Send) -> 
     if body is None:
         return
     message = decode(body, app.max_depth)
-    refusal = _malformed(message)
-    if refusal is not None:
+    if type(message) is not dict:
+        refusal = _malformed(message)
         await respond(send, 400, refusal[0], content_type=refusal[1])
         return
     if message.get("method") == app.routing.initialize and "id" in message:
@@ -175,7 +176,7 @@ def _route(
                 else "Mismatched Acp-Session-Id"
             )
         return (None,)
-    params = message.get("params")
+    params: Json = message.get("params")
     named = params.get("sessionId") if type(params) is dict else None
     named = named if type(named) is str else None
     method = message.get("method")
@@ -311,16 +312,15 @@ async def _delete(app: Server, request: Request, send: Send) -> None:
     await respond(send, 202)
 
 
-def _malformed(message: Any) -> tuple[str, str] | None:
-    """Why a POST body is refused (body text, and its content type), or None."""
+def _malformed(message: Json | Unreadable) -> tuple[str, str]:
+    """Why a POST body that is no JSON object is refused (body text, and its content
+    type)."""
     text = "text/plain; charset=utf-8"
     if type(message) is Unreadable:
         return (message.error.message, text)
     if type(message) is list:
         return (json.dumps(_BATCH), "application/json")
-    if type(message) is not dict:
-        return ("Invalid JSON-RPC message", text)
-    return None
+    return ("Invalid JSON-RPC message", text)
 
 
 async def _pump(

@@ -34,7 +34,7 @@ from pydantic_core import to_json
 
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
-from ..wire.rpc import RequestError
+from ..wire.rpc import Json, RequestError
 from .vocabulary import EXTENSION, LOST, RECEIVED, RESUME_SESSION, coalesced, granted
 
 __all__ = ["SILENCE", "Reconnect", "ResumingTransport"]
@@ -284,7 +284,7 @@ class ResumingTransport:
             stream = mine[1] if mine else None
             if mine:
                 self._confirm(mine[0])
-            result = message.get("result")
+            result: Json = message.get("result")
             created = result.get("sessionId") if type(result) is dict else None
             if type(created) is str:
                 self.seen.setdefault(created, 0)
@@ -304,7 +304,7 @@ class ResumingTransport:
         if "error" in message:
             self._session_lost(stream, message["error"])
             return
-        reasked = json_object(message.get("result")).get("reasked")
+        reasked: Json = json_object(message.get("result")).get("reasked")
         if type(reasked) is list:
             self._reasked.update(
                 k for item in reasked if (k := id_key(item)) is not None

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from ..wire.messages import json_object
+from ..wire.rpc import Json
 
 __all__ = [
     "EXTENSION",
@@ -54,11 +55,11 @@ class Lost:
     """The id of the stream's newest event."""
 
 
-def resume_request(message: Any) -> dict[str, Any] | None:
+def resume_request(message: Json) -> dict[str, Any] | None:
     """The resume extension's ``_meta`` in an ``initialize`` request, if any."""
-    params = message.get("params") if type(message) is dict else None
-    meta = params.get("_meta") if type(params) is dict else None
-    found = meta.get(EXTENSION) if type(meta) is dict else None
+    params: Json = message.get("params") if type(message) is dict else None
+    meta: Json = params.get("_meta") if type(params) is dict else None
+    found: Json = meta.get(EXTENSION) if type(meta) is dict else None
     return found if type(found) is dict else None
 
 
@@ -111,7 +112,7 @@ def lost_answer(stream: str | None, last: int, lost: Lost) -> str:
 
 def with_token(message: dict[str, Any], token: str) -> bytes:
     """The agent's ``initialize`` answer, granting the extension with ``token``."""
-    result = message.get("result")
+    result: Json = message.get("result")
     if type(result) is not dict:
         return to_json(message)
     meta = json_object(result.get("_meta"))
@@ -131,7 +132,7 @@ def granted(message: dict[str, Any]) -> str | None:
 def coalesced(message: dict[str, Any]) -> tuple[int, int] | None:
     """The ids a joined chunk stands for, if it is one."""
     mark = json_object(json_object(message.get("params")).get("_meta")).get(EXTENSION)
-    span = json_object(mark).get("coalesced")
+    span: Json = json_object(mark).get("coalesced")
     if type(span) is list and len(span) == 2 and all(type(n) is int for n in span):
         return span[0], span[1]
     return None

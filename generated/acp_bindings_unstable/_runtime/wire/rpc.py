@@ -12,7 +12,7 @@ is here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -23,8 +23,10 @@ __all__ = [
     "REQUEST_CANCELLED",
     "Deferred",
     "Encoded",
+    "Json",
     "MethodSpec",
     "RequestError",
+    "RequestId",
     "Side",
     "read_id",
     "to_json",
@@ -39,6 +41,11 @@ INTERNAL_ERROR = -32603
 REQUEST_CANCELLED = -32800
 
 Side = Literal["agent", "client", "both", "proxy", "protocol"]
+
+Json: TypeAlias = dict[str, Any] | list[Any] | str | int | float | bool | None
+"""A decoded JSON value. A value declared so and narrowed by ``type(value) is dict``
+reads, to a type checker, as an object of string keys (an ``Any`` narrowed so has keys
+and values of unknown type, which pyright's strict mode refuses)."""
 
 
 class Encoded(bytes):
@@ -169,7 +176,7 @@ class RequestError(Exception):
         return error
 
     @classmethod
-    def from_wire(cls, error: Any) -> RequestError:
+    def from_wire(cls, error: Json) -> RequestError:
         """Read the ``error`` member of a response (tolerating a malformed one)."""
         if not isinstance(error, dict):
             return cls(INTERNAL_ERROR, f"malformed error response: {error!r}")

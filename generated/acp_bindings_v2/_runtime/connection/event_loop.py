@@ -15,9 +15,10 @@ program runs on asyncio's own loop, with the same behaviour and guarantees.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 __all__ = ["ENVIRONMENT", "REQUIREMENT", "chosen_loop", "loop_factory", "run"]
 
@@ -31,6 +32,22 @@ REQUIREMENT = "uvloop==0.23.0"
 _CHOICES = ("auto", "uvloop", "asyncio")
 
 T = TypeVar("T")
+
+
+class Uvloop(Protocol):
+    """What the runtime uses of uvloop (typed here: a type checker of a project without
+    uvloop accepts its absence)."""
+
+    def new_event_loop(self) -> asyncio.AbstractEventLoop: ...
+
+
+def uvloop_module() -> Uvloop | None:
+    """uvloop when it can be imported, else None."""
+    try:
+        found = importlib.import_module("uvloop")
+    except ImportError:
+        return None
+    return cast(Uvloop, found)
 
 
 def chosen_loop(loop: str | None = None) -> str:
@@ -47,26 +64,20 @@ def chosen_loop(loop: str | None = None) -> str:
         raise ValueError(f"{source} is 'auto', 'uvloop' or 'asyncio', not {choice!r}")
     if choice == "asyncio":
         return "asyncio"
-    try:
-        import uvloop  # noqa: F401 - only whether it is there
-    except ImportError:
+    if uvloop_module() is None:
         if choice == "uvloop":
             raise ImportError(
                 f"{source}='uvloop' needs uvloop, which is not installed: "
                 f"pip install '{REQUIREMENT}' (POSIX only), or choose 'asyncio'"
-            ) from None
+            )
         return "asyncio"
     return "uvloop"
 
 
 def loop_factory(loop: str | None = None) -> Callable[[], asyncio.AbstractEventLoop]:
     """What creates the loop :func:`chosen_loop` chooses (for ``asyncio.Runner``)."""
-    if chosen_loop(loop) == "uvloop":
-        import uvloop
-
-        factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-        return factory
-    return asyncio.new_event_loop
+    uvloop = uvloop_module() if chosen_loop(loop) == "uvloop" else None
+    return asyncio.new_event_loop if uvloop is None else uvloop.new_event_loop
 
 
 def run(

@@ -31,6 +31,7 @@ from .fold import (
     TraceProblems,
     TraceUpdate,
     Unknown,
+    as_mapping,
     fold_call,
     fold_update,
     keep,
@@ -360,11 +361,8 @@ class Sessions(Generic[S]):
         if isinstance(notification, BaseModel):
             session = getattr(notification, self._state.SESSION[0], None)
         else:
-            session = (
-                notification.get(self._state.SESSION[1])
-                if isinstance(notification, Mapping)
-                else None
-            )
+            fields = as_mapping(notification)
+            session = fields.get(self._state.SESSION[1]) if fields else None
         if not isinstance(session, str):
             return None
         state = self.states.get(session) or self._state.new(session)
@@ -397,10 +395,8 @@ class Sessions(Generic[S]):
             if rule.session == "params"
             else spec.result
         )
-        wire = _wire(source, model)
-        session = (
-            wire.get(self._state.SESSION[1]) if isinstance(wire, Mapping) else None
-        )
+        wire = as_mapping(_wire(source, model))
+        session = wire.get(self._state.SESSION[1]) if wire is not None else None
         if not isinstance(session, str):
             return None
         state = self.states.get(session) or self._state.new(session)
@@ -446,7 +442,8 @@ def _adapter(model: Any) -> TypeAdapter[Any]:
 
 
 def _kind_of(wire: Any, tag: str | None) -> str:
-    kind = wire.get(tag) if isinstance(wire, Mapping) and tag is not None else None
+    fields = as_mapping(wire)
+    kind = fields.get(tag) if fields is not None and tag is not None else None
     return kind if isinstance(kind, str) else ""
 
 

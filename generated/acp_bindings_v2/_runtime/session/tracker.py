@@ -16,6 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from .fold import as_mapping
+
 C = TypeVar("C", bound=BaseModel)
 U = TypeVar("U", bound=BaseModel)
 
@@ -83,8 +85,8 @@ def _changes(
         name: value for name, value in after.items() if before.get(name) != value
     }
     for name in merges & changes.keys():
-        old, new = before.get(name), changes[name]
-        if isinstance(old, Mapping) and isinstance(new, Mapping):
+        old, new = as_mapping(before.get(name)), as_mapping(changes[name])
+        if old is not None and new is not None:
             changes[name] = {k: v for k, v in new.items() if old.get(k) != v}
             if not changes[name]:
                 del changes[name]  # only members dropped: a merge cannot say so

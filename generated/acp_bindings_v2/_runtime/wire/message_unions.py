@@ -162,7 +162,9 @@ def _members(source: Any) -> list[Any]:
 def _by_shape(members: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
     """A union's members: request envelopes (an ``id`` and a ``method``), the others
     (responses), notification envelopes (a ``method``, no ``id``), in union order."""
-    requests, responses, notifications = [], [], []
+    requests: list[Any] = []
+    responses: list[Any] = []
+    notifications: list[Any] = []
     for member in dict.fromkeys(members):
         fields = _fields(member)
         if "method" not in fields:

@@ -163,7 +163,8 @@ async def _serve(socket: _Socket) -> None:
     message = decode(first, socket.app.max_depth)
     host = socket.app.resumed_host(message) if type(message) is dict else None
     if isinstance(host, bool):
-        await socket.send_text(unknown_token(message.get("id")))
+        request_id = message.get("id") if type(message) is dict else None
+        await socket.send_text(unknown_token(request_id))
         return
     try:
         socket.app.start_agent(remote, ServerTransport(remote, socket.send_frame), host)

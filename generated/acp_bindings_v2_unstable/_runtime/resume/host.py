@@ -37,6 +37,7 @@ from pydantic_core import to_json
 
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
+from ..wire.rpc import Json
 from .event_log import After, Coalescing, EventLog, Precedence, ResumeLimits
 from .vocabulary import (
     EXTENSION,
@@ -301,7 +302,7 @@ class Host:
         handling = meta.get("handling")
         last = meta.get("lastEventId", 0)
         last = last if type(last) is int else -1  # not an id: nothing can follow it
-        named = meta.get("sessions")
+        named: Json = meta.get("sessions")
         sessions: set[Stream] = set()  # the sessions it will resume, logged yet or not
         if type(named) is list:
             sessions = {s for s in named if type(s) is str}
@@ -385,8 +386,10 @@ class Host:
         ]
         return asked + events
 
-    def _reasked(self, stream: Stream, last: int, handling: Any) -> list[_Pending]:
-        busy = {id_key(item) for item in handling} if type(handling) is list else set()
+    def _reasked(self, stream: Stream, last: int, handling: Json) -> list[_Pending]:
+        busy: set[tuple[str, Any] | None] = (
+            {id_key(item) for item in handling} if type(handling) is list else set()
+        )
         return [
             p
             for key, p in self._pending.items()

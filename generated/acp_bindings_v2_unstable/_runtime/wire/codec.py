@@ -23,7 +23,15 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from .rpc import INVALID_REQUEST, PARSE_ERROR, Deferred, Encoded, RequestError, read_id
+from .rpc import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    Deferred,
+    Encoded,
+    Json,
+    RequestError,
+    read_id,
+)
 
 __all__ = [
     "FAST_DEPTH",
@@ -32,7 +40,6 @@ __all__ = [
     "decode",
     "encode",
     "encode_call",
-    "encode_model_notification",
     "encode_model_result",
     "encode_result",
     "find_id",
@@ -58,7 +65,7 @@ class Unreadable:
     error: RequestError
 
 
-def decode(data: bytes, max_depth: int = 512) -> Any:
+def decode(data: bytes, max_depth: int = 512) -> Json | Unreadable:
     """The JSON value a message holds, or :class:`Unreadable` (-32700, or -32600 when
     too deep).
 
@@ -67,20 +74,24 @@ def decode(data: bytes, max_depth: int = 512) -> Any:
     standard library's, which also reads lone surrogates, after an exact depth check
     that never recurses either.
     """
+    value: Json
     if max_depth >= FAST_DEPTH or not too_deep(data, max_depth):
         try:
-            return from_json(data, allow_inf_nan=False)
+            value = from_json(data, allow_inf_nan=False)
         except ValueError:
             pass
+        else:
+            return value
     if too_deep(data, max_depth):
         refusal = RequestError(
             INVALID_REQUEST, "Nesting too deep", {"limit": max_depth}
         )
         return Unreadable(read_id(find_id(data[:ID_WINDOW]))[1], refusal)
     try:
-        return json.loads(data, parse_constant=refuse_constant)
+        value = json.loads(data, parse_constant=refuse_constant)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return Unreadable(None, RequestError(PARSE_ERROR, "Parse error"))
+    return value
 
 
 def refuse_constant(name: str) -> Any:
@@ -102,9 +113,9 @@ def encode(message: dict[str, Any]) -> bytes:
     pydantic-core) are spliced in as they are; a :class:`Deferred` member is serialised
     now. The envelope's own parts are written without the JSON encoder.
     """
-    members = []
+    members: list[bytes] = []
     for key, value in message.items():
-        kind = type(value)
+        kind: type[Any] = value.__class__  # (type(value), typed)
         if kind is str:  # a method, an id, "2.0"
             data = _WORDS.get(value) or _text(value)
         elif kind is Deferred:  # a model: pydantic-core writes it now
@@ -121,18 +132,28 @@ def encode(message: dict[str, Any]) -> bytes:
     return b"{" + b"".join(members)[1:] + b"}"
 
 
-def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
+def encode_call(
+    request_id: int | None, method: str, params: Any, serializer: Any = None
+) -> bytes:
     """A request (``request_id`` an integer) or a notification (None) as :func:`encode`
     writes ``{"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}``
-    (no ``params`` member when ``params`` is None), in one step."""
+    (no ``params`` member when ``params`` is None), in one step. Given ``serializer`` (a
+    pydantic-core serializer), ``params`` is the model it writes: what is written for
+    ``Deferred(serializer, params)``, without the :class:`Deferred` (a typed sender's
+    call)."""
     name = _NAMES.get(method) if type(method) is str else None  # _name's common case
     if name is None:
         name = _name(method)
-    if params is None:
+    if serializer is not None:  # a typed sender's model
+        try:  # Deferred.encode's common case
+            data = serializer.to_json(params, by_alias=True, exclude_unset=True)
+        except ValueError:
+            data = _model(Deferred(serializer, params))
+    elif params is None:
         if request_id is None:
             return b'{"jsonrpc":"2.0","method":%b}' % name
         return b'{"jsonrpc":"2.0","id":%d,"method":%b}' % (request_id, name)
-    if type(params) is Deferred:  # the common params: a model
+    elif type(params) is Deferred:  # a model
         try:  # Deferred.encode's common case, without its call
             data = params.serializer.to_json(
                 params.value,
@@ -151,21 +172,6 @@ def encode_call(request_id: int | None, method: str, params: Any) -> bytes:
         name,
         data,
     )
-
-
-def encode_model_notification(method: str, serializer: Any, value: Any) -> bytes:
-    """The notification ``method`` whose params are the model ``value``, written by
-    ``serializer`` (a pydantic-core serializer): what :func:`encode_call` writes for
-    ``encode_call(None, method, Deferred(serializer, value))``, without the
-    :class:`Deferred` (a typed sender's notification written at once)."""
-    name = _NAMES.get(method) if type(method) is str else None
-    if name is None:
-        name = _name(method)
-    try:  # Deferred.encode's common case
-        data = serializer.to_json(value, by_alias=True, exclude_unset=True)
-    except ValueError:
-        data = _model(Deferred(serializer, value))
-    return b'{"jsonrpc":"2.0","method":%b,"params":%b}' % (name, data)
 
 
 def encode_result(request_id: Any, result: Any) -> bytes:
@@ -214,7 +220,7 @@ def _model(value: Deferred) -> bytes:
 
 def _value(value: Any) -> bytes:
     """A member's value as :func:`encode` writes it."""
-    kind = type(value)
+    kind: type[Any] = value.__class__  # (type(value), typed)
     if kind is Deferred:
         return _model(value)
     if kind is Encoded:

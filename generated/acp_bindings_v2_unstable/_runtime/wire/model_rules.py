@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 from pydantic import VERSION as PYDANTIC_VERSION
 from pydantic import (
     BaseModel,
+    ConfigDict,
     Field,
     GetCoreSchemaHandler,
     TypeAdapter,
@@ -24,6 +25,8 @@ from pydantic import (
 )
 from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError, core_schema
+
+from .rpc import Json
 
 __all__ = [
     "ByMethod",
@@ -38,6 +41,7 @@ __all__ = [
     "StrictJson",
     "TagRouter",
     "WireModel",
+    "empty_list",
 ]
 
 _ABSENT = object()
@@ -140,12 +144,12 @@ class SkipInvalidItems:
             TypeAdapter[Any]
         ] = []  # the item reader, built on first use: valid lists never need it
 
-        def mend(value: Any) -> list[Any]:
+        def mend(value: Json) -> list[Any]:
             if not isinstance(value, list):
                 raise PydanticCustomError("list_type", "Input should be a valid list")
             if not items:
                 items.append(TypeAdapter(item_type))
-            kept = []
+            kept: list[Any] = []
             for item in value:
                 try:
                     kept.append(items[0].validate_python(item))
@@ -179,7 +183,9 @@ class Integral:
         return core_schema.no_info_before_validator_function(_whole, handler(source))
 
 
-def _unrecognised(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+def _unrecognised(
+    value: Json, handler: core_schema.ValidatorFunctionWrapHandler
+) -> Any:
     read = handler(value)
     if (
         isinstance(read, BaseModel)
@@ -242,7 +248,7 @@ class ByMethod:
 
     def _read(
         self,
-        value: Any,
+        value: Json,
         handler: core_schema.ValidatorFunctionWrapHandler,
         info: core_schema.ValidationInfo,
     ) -> Any:
@@ -371,7 +377,7 @@ def TagRouter(
     tags = frozenset(known)
     fallback = other if other is not None else default
 
-    def route(value: Any) -> str | None:
+    def route(value: Json | BaseModel) -> str | None:
         tag = (
             value.get(wire, _ABSENT)
             if isinstance(value, dict)
@@ -434,6 +440,12 @@ class OrDefault:
         return self._reader
 
 
+def empty_list() -> list[Any]:
+    """A new empty list: the default of a list field (``default_factory=list`` reads, to
+    pyright's strict mode, as a list of items of unknown type)."""
+    return []
+
+
 def _is_none(value: Any) -> bool:
     return value is None
 
@@ -477,16 +489,36 @@ else:
 
 
 class WireModel(_Dumps):
-    """The base of every model: a dump is the wire JSON, with no argument needed.
+    """The base of every model: it reads the wire as JSON, keeps what it does not name,
+    and a dump is the wire JSON, with no argument needed.
 
-    Names are the wire's (``serialize_by_alias`` in each model's config), and only what
+    Its config, which every model inherits: members the schema does not name are kept
+    and written back (``extra="allow"``; a model whose schema refuses them says so in a
+    config of its own); values are read as JSON types (``strict``: no ``"yes"`` for
+    ``True``; no NaN or infinity, which JSON does not have); constructors take the
+    Python attribute names as well as the wire names; a model's validator is built when
+    first used (``defer_build``), so importing the models costs little.
+
+    Names are the wire's (``serialize_by_alias``), and only what
     was set is written (``exclude_unset`` defaults to True here): what was read dumps as
     it was read, and defaults the peer did not send stay off the wire. Arguments still
     override both.
 
     The signatures are the newest pydantic's; on pydantic 2.12, which lacks
-    ``polymorphic_serialization``, a dump without it works all the same (``_Dumps``).
+    ``polymorphic_serialization``, a dump without it works all the same (``_Dumps``),
+    and a type checker, which knows only the installed pydantic's signatures, accepts
+    the calls of its dumps (made through ``Callable[..., ...]``) on every supported one.
     """
+
+    model_config = ConfigDict(
+        extra="allow",
+        strict=True,
+        allow_inf_nan=False,
+        validate_by_alias=True,
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+    )
 
     def model_dump(  # the signature of pydantic's, but for the default of exclude_unset
         self,
@@ -506,7 +538,8 @@ class WireModel(_Dumps):
         serialize_as_any: bool = False,
         polymorphic_serialization: bool | None = None,
     ) -> dict[str, Any]:
-        return super().model_dump(
+        dump: Callable[..., dict[str, Any]] = super().model_dump  # (see _Dumps)
+        return dump(
             mode=mode,
             include=include,
             exclude=exclude,
@@ -543,7 +576,8 @@ class WireModel(_Dumps):
         serialize_as_any: bool = False,
         polymorphic_serialization: bool | None = None,
     ) -> str:
-        return super().model_dump_json(
+        dump: Callable[..., str] = super().model_dump_json  # (see _Dumps)
+        return dump(
             indent=indent,
             ensure_ascii=ensure_ascii,
             include=include,

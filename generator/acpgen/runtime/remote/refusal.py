@@ -8,7 +8,12 @@ library, so that a server, which needs no client package, may name it too.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
+
+from ..wire.rpc import Json
+
+if TYPE_CHECKING:  # (transports needs the client's extra: only its name is used here)
+    from .transports import Profile
 
 __all__ = ["Refused", "refused_by_response"]
 
@@ -29,7 +34,7 @@ class Refused(ConnectionError):
     def __init__(
         self,
         url: str,
-        profile: Literal["ws", "http"],
+        profile: Profile,
         *,
         status: int | None = None,
         close_code: int | None = None,
@@ -37,7 +42,7 @@ class Refused(ConnectionError):
         error: dict[str, Any] | None = None,
     ) -> None:
         self.url = url
-        self.profile: Literal["ws", "http"] = profile
+        self.profile: Profile = profile
         """``"ws"`` or ``"http"``: the profile the connection was refused on."""
         self.status = status
         """The HTTP status of the refusal, or None (a WebSocket closed)."""
@@ -55,7 +60,7 @@ class Refused(ConnectionError):
 
 
 def refused_by_response(
-    url: str, profile: Literal["ws", "http"], status: int, body: bytes
+    url: str, profile: Profile, status: int, body: bytes
 ) -> Refused:
     """The refusal an HTTP error response gives: its status and body (a JSON-RPC error
     response read as one)."""
@@ -71,10 +76,10 @@ def _json_rpc_error(body: bytes) -> dict[str, Any] | None:
     if not body.lstrip().startswith(b"{") or len(body) > _MOST * 4:
         return None
     try:
-        value = json.loads(body)
+        value: Json = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    error = value.get("error") if isinstance(value, dict) else None
+    error: Json = value.get("error") if isinstance(value, dict) else None
     if isinstance(error, dict) and isinstance(error.get("code"), int):
         return error
     return None

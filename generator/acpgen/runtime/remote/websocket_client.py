@@ -15,18 +15,13 @@ import logging
 from collections.abc import Mapping
 
 from ..connection.transport import Oversized
-from .deps import missing_extra
-from .http_client import CookieJar
+from . import websocket_library as websockets
+from .http_requests import CookieJar
 from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
+from .websocket_library import ClientConnection, connect
 
-try:
-    import websockets
-    from websockets.asyncio.client import ClientConnection, connect
-except ImportError as error:  # the remote extra is not installed
-    raise missing_extra(__name__) from error
-
-__all__ = ["WebSocketClientTransport", "websocket_url"]
+__all__ = ["WebSocketClientTransport", "dial", "websocket_url"]
 
 _log = logging.getLogger(__name__)
 
@@ -137,3 +132,20 @@ class WebSocketClientTransport:
     async def abandon(self) -> None:
         """Drop the socket without a closing handshake (the agent may be resumed)."""
         self.socket.transport.abort()
+
+
+async def dial(
+    url: str,
+    headers: Mapping[str, str],
+    *,
+    initialize: str,
+    max_bytes: int,
+    http2: bool | None,
+    resumable: bool,
+    silence: float,
+    cookies: CookieJar,
+) -> WebSocketClientTransport:
+    """The ``"ws"`` profile's opening (``transports.Dialer``): the socket, upgraded."""
+    return await WebSocketClientTransport.open(
+        url, headers, max_bytes, silence=silence, cookies=cookies
+    )

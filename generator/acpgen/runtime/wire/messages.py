@@ -21,7 +21,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from .codec import FAST_DEPTH, Unreadable, decode
-from .rpc import INVALID_REQUEST, RequestError, read_id
+from .rpc import INVALID_REQUEST, Json, RequestError, read_id
 
 __all__ = [
     "Routing",
@@ -58,6 +58,7 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
     JSON, -32600 for JSON that is no JSON-RPC message or is nested deeper than
     ``max_depth``.
     """
+    message: Json | Unreadable
     if max_depth >= FAST_DEPTH:  # decode's first step, without its call
         try:
             message = from_json(data, allow_inf_nan=False)
@@ -71,7 +72,9 @@ def read_message(data: bytes, max_depth: int) -> dict[str, Any] | Unreadable:
         return _NOT_AN_OBJECT
     if "method" in message:
         request_id: Any = message.get("id")
-        kind = type(request_id)  # none (a notification), a string, or an integer of
+        kind: type[Any] = (
+            request_id.__class__
+        )  # none (a notification), a string, or an integer of
         # 64 bits: read_id's answer at once
         if (
             request_id is not None
@@ -94,7 +97,7 @@ def glance(data: bytes) -> dict[str, Any]:
     """The JSON object a message holds, decoded as :func:`read_message` decodes it;
     empty when it holds none (not JSON, not an object, nested too deep): for a
     transport that routes a message and leaves refusing it to the connection."""
-    message = decode(data)
+    message: Json | Unreadable = decode(data)
     return message if type(message) is dict else {}
 
 
@@ -107,15 +110,15 @@ def id_key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
-def json_object(value: Any) -> dict[str, Any]:
+def json_object(value: Json) -> dict[str, Any]:
     """``value`` when it is a JSON object, else an empty one."""
     return value if type(value) is dict else {}
 
 
 def session_of(message: dict[str, Any]) -> str | None:
     """The session a request or notification names in its params (``sessionId``)."""
-    params = message.get("params")
-    session = params.get("sessionId") if type(params) is dict else None
+    params: Json = message.get("params")
+    session: Json = params.get("sessionId") if type(params) is dict else None
     return session if type(session) is str else None
 
 

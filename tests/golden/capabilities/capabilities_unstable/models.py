@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -16,39 +16,14 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class SessionResumeCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
 class SessionCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     resume: SessionResumeCapabilities | None = None
     additional_directories: Annotated[
         SessionResumeCapabilities | None, Field(alias="additionalDirectories")
@@ -56,28 +31,10 @@ class SessionCapabilities(WireModel):
 
 
 class PromptCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     image: bool = False
 
 
 class AgentCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     load_session: Annotated[bool, Field(alias="loadSession")] = False
     prompt_capabilities: Annotated[
         PromptCapabilities, Field(alias="promptCapabilities", validate_default=True)
@@ -90,28 +47,10 @@ class AgentCapabilities(WireModel):
 
 
 class FileSystemCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     read_text_file: Annotated[bool, Field(alias="readTextFile")] = False
 
 
 class ClientCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     fs: Annotated[FileSystemCapabilities, Field(validate_default=True)] = Field(
         default_factory=lambda: FileSystemCapabilities.model_validate(
             {"readTextFile": False}
@@ -124,15 +63,6 @@ class ClientCapabilities(WireModel):
 
 
 class InitializeRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[
         int, Field(alias="protocolVersion", ge=0, le=65535), Integral()
     ]
@@ -146,15 +76,6 @@ class InitializeRequest(WireModel):
 
 
 class InitializeResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[
         int, Field(alias="protocolVersion", ge=0, le=65535), Integral()
     ]
@@ -164,117 +85,38 @@ class InitializeResponse(WireModel):
 
 
 class LoadSessionRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class LoadSessionResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class TextContent(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
 class ImageContent(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     data: str
 
 
 class PromptResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class ReadTextFileRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     path: str
 
 
 class ReadTextFileResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
 
 
 class TextContentBlock(TextContent):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["text"], Field(alias="type")]
 
 
 class ImageContentBlock(ImageContent):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["image"], Field(alias="type")]
 
 
@@ -288,15 +130,6 @@ ContentBlock = TypeAliasType(
 
 
 class PromptRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     prompt: list[ContentBlock]
     additional_directories: Annotated[

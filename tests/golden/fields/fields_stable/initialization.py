@@ -11,8 +11,8 @@ the answer (and should close the connection if it does not).
 from collections.abc import Sequence
 from typing import Final
 
-from ._runtime.connection import negotiation as _negotiation
-from ._runtime.connection.negotiation import UnsupportedVersionError
+from ._runtime.connection import initialization as _initialization
+from ._runtime.connection.initialization import UnsupportedVersionError
 from ._runtime.surface import present
 from ._version import PROTOCOL_VERSION
 
@@ -34,18 +34,18 @@ def negotiate_version(
     requested: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> int:
     """Agent side: the version to answer a client that requested ``requested``."""
-    return _negotiation.negotiate_version(requested, supported)
+    return _initialization.negotiate_version(requested, supported)
 
 
 def accepts_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> bool:
     """Client side: whether the version the agent answered is one the client supports."""
-    return _negotiation.accepts_version(answered, supported)
+    return _initialization.accepts_version(answered, supported)
 
 
 def require_version(
     answered: int, supported: Sequence[int] = SUPPORTED_VERSIONS
 ) -> None:
     """Client side: raise :class:`UnsupportedVersionError` unless the client speaks ``answered``."""
-    _negotiation.require_version(answered, supported)
+    _initialization.require_version(answered, supported)

@@ -13,8 +13,8 @@ capabilities (``peer_capabilities``, from the ``initialize`` exchange) refuses, 
 
 from __future__ import annotations
 
-from ._runtime.connection.sender import Transport
+from ._runtime.connection.senders import Requester
 from ._runtime.surface import present
 
-__all__ = ["Transport"]
-present(__name__, Transport)
+__all__ = ["Requester"]
+present(__name__, Requester)

@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -16,14 +16,7 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 SessionMode = TypeAliasType(
@@ -39,15 +32,6 @@ class NewSessionRequest(WireModel):
     Create a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
     mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None
     additional_directories: Annotated[
@@ -66,28 +50,10 @@ class NewSessionRequest(WireModel):
 
 
 class NewSessionResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class Text(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
@@ -98,15 +64,6 @@ class Plan(WireModel):
     This capability is not part of the spec yet.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     steps: list[str]
 
 
@@ -119,15 +76,6 @@ class ForkSessionRequest(WireModel):
     Fork a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
@@ -138,28 +86,10 @@ class ForkSessionResponse(WireModel):
     This capability is not part of the spec yet.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class MessageUpdate(Text):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["message"]
 
 
@@ -170,15 +100,6 @@ class PlanUpdate(Plan):
     This capability is not part of the spec yet.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["plan"]
 
 
@@ -191,15 +112,6 @@ Update = TypeAliasType(
 
 
 class SessionNotification(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Update
 

@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -16,14 +16,7 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 SessionMode = TypeAliasType(
@@ -41,15 +34,6 @@ class NewSessionRequest(WireModel):
     Create a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
     mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None
     additional_directories: Annotated[
@@ -66,28 +50,10 @@ class NewSessionRequest(WireModel):
 
 
 class NewSessionResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class Text(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
@@ -96,15 +62,6 @@ class Plan(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     steps: list[str]
 
 
@@ -115,15 +72,6 @@ class ForkSessionRequest(WireModel):
     Fork a session.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
@@ -132,28 +80,10 @@ class ForkSessionResponse(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class MessageUpdate(Text):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["message"]
 
 
@@ -162,15 +92,6 @@ class PlanUpdate(Plan):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["plan"]
 
 
@@ -183,15 +104,6 @@ Update = TypeAliasType(
 
 
 class SessionNotification(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: Update
 

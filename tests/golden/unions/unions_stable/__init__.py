@@ -39,12 +39,14 @@ if TYPE_CHECKING:
 
 _PYDANTIC_MINIMUM = (2, 12)
 _PYDANTIC_REFUSED = ("2.13.0",)
+# str(): to a type checker, pydantic.VERSION is the installed release's literal
+_PYDANTIC_VERSION = str(_pydantic.VERSION)
 if (
-    tuple(int(part) for part in _pydantic.VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM
-    or _pydantic.VERSION in _PYDANTIC_REFUSED
+    tuple(int(part) for part in _PYDANTIC_VERSION.split(".")[:2]) < _PYDANTIC_MINIMUM
+    or _PYDANTIC_VERSION in _PYDANTIC_REFUSED
 ):
     raise ImportError(
-        f"{__name__} needs pydantic >= 2.12, but not 2.13.0, and pydantic {_pydantic.VERSION} is installed: "
+        f"{__name__} needs pydantic >= 2.12, but not 2.13.0, and pydantic {_PYDANTIC_VERSION} is installed: "
         "upgrade it (pip install --upgrade pydantic)"
     )
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from . import capabilities, models
-from ._runtime.connection.sender import Sender, Transport
+from ._runtime.connection.senders import Requester, Sender
 from ._runtime.surface import present
 from .methods import METHODS, MethodSpec
 
-__all__ = ["AgentSender", "Transport"]
-present(__name__, Transport)
+__all__ = ["AgentSender", "Requester"]
+present(__name__, Requester)
 
 
 class AgentSender(Sender):

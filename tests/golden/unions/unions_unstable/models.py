@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -18,14 +18,7 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class Circle(WireModel):
@@ -33,15 +26,6 @@ class Circle(WireModel):
     A circle.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     radius: float
 
 
@@ -50,54 +34,18 @@ class Square(WireModel):
     A square.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     side: Annotated[int, Field(ge=0, le=4294967295), Integral()]
 
 
 class Stdio(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     command: str
 
 
 class Http(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     url: str
 
 
 class Started(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     at: str
 
 
@@ -114,28 +62,10 @@ A closed enum.
 
 
 class TextBody(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
 class BlobBody(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     blob: str
 
 
@@ -146,15 +76,7 @@ An untagged union of references.
 
 
 class DrawResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 CountAmount = TypeAliasType(
@@ -178,15 +100,6 @@ Any other code.
 
 
 class StartedEvent(Started):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     event: Literal["started"]
 
 
@@ -195,15 +108,6 @@ class OtherEvent(WireModel):
     Any other event.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     event: str
 
 
@@ -222,15 +126,6 @@ class CircleShape(Circle):
     Round.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["circle"]
 
 
@@ -239,28 +134,10 @@ class SquareShape(Square):
     Four sides.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     kind: Literal["square"]
 
 
 class HttpTransport(Http):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     type_: Annotated[Literal["http"], Field(alias="type")]
 
 
@@ -330,15 +207,6 @@ class DrawRequest(WireModel):
     Parameters of `canvas/draw`.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     shapes: list[Shape]
     transport: Annotated[Transport | None, NotNull(), OmitNone] = None
     color: Annotated[Color | None, NotNull(), OmitNone] = None

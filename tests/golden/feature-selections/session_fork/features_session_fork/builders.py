@@ -60,11 +60,12 @@ def _built(cls: type[_Model], fields: dict[str, Any]) -> _Model:
 
 def _as_list(value: Any) -> Any:
     """A sequence given for a list field, as the list the model holds."""
-    return (
-        list(value)
-        if isinstance(value, tuple | Sequence) and not isinstance(value, str | list)
-        else value
+    given: object = (
+        value  # (narrowed, not value: to a checker, its items are of no known type)
     )
+    if isinstance(given, Sequence) and not isinstance(given, str | list):
+        return list(value)
+    return value
 
 
 def agent_message_chunk_session_update(

@@ -7,11 +7,15 @@
 with the method's model, calls the handler's method of the same Python name and answers with
 the result; failures become JSON-RPC errors (unknown method -32601, invalid params -32602, a
 ``RequestError`` its own code, anything else -32603, logged and never detailed to the peer).
+``handle(message)`` is the one entry point a connection calls: a ``Reply`` ready to write, or the
+handler's ``Pending`` (await its ``awaitable``, then ``answered(value)`` or ``failed(error)`` gives
+the reply), or None for a notification with nothing left to run.
 """
 
-from ._runtime.connection.dispatcher import Dispatcher
+from ._runtime.connection.dispatch import Dispatcher, Pending
+from ._runtime.connection.replies import Reply
 from ._runtime.surface import present
 
-__all__ = ["Dispatcher"]
+__all__ = ["Dispatcher", "Pending", "Reply"]
 
-present(__name__, Dispatcher)
+present(__name__, Dispatcher, Pending, Reply)

@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -16,52 +16,18 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class SessionListCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
 class ClientCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[bool | None, NotNull(), OmitNone] = None
 
 
 class ContentChunk(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
@@ -75,15 +41,6 @@ class SessionForkCapabilities(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
@@ -92,15 +49,6 @@ class SessionSystemPromptCapabilities(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     override: Annotated[bool | None, NotNull(), OmitNone] = None
 
 
@@ -117,43 +65,16 @@ class ForkSessionResponse(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
 
 
 class InitializeRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     client_capabilities: Annotated[
         ClientCapabilities | None,
@@ -164,15 +85,6 @@ class InitializeRequest(WireModel):
 
 
 class SessionCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     list_: Annotated[SessionListCapabilities | None, Field(alias="list")] = None
     fork: SessionForkCapabilities | None = None
     """
@@ -187,15 +99,6 @@ class SessionCapabilities(WireModel):
 
 
 class NewSessionResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     stop_reason: Annotated[
         StopReason | None, Field(alias="stopReason"), NotNull(), OmitNone
@@ -218,15 +121,6 @@ class SystemPrompt(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     content: str
     mode: Annotated[SystemPromptMode | None, NotNull(), OmitNone] = None
 
@@ -236,29 +130,11 @@ class ForkSessionRequest(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
 
 
 class AgentCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     load_session: Annotated[
         bool | None, Field(alias="loadSession"), NotNull(), OmitNone
     ] = None
@@ -271,15 +147,6 @@ class AgentCapabilities(WireModel):
 
 
 class NewSessionRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
@@ -288,29 +155,11 @@ class NewSessionRequest(WireModel):
 
 
 class SessionNotification(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: SessionUpdate
 
 
 class InitializeResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     agent_capabilities: Annotated[
         AgentCapabilities | None, Field(alias="agentCapabilities"), NotNull(), OmitNone

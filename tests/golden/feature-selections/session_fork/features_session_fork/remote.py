@@ -7,10 +7,10 @@ sessions across a lost connection; a refusal raises ``Refused``, an agent that c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from ._runtime.remote.app import AcpApp, Authorize, agent_app
 from ._runtime.remote.asgi import Request
@@ -25,6 +25,9 @@ from .relay import relay_app
 from .resume import COALESCING, ROUTING, Reconnect, ResumeLimits
 from .senders import AgentSender
 from .serve import attach_agent, attach_client
+
+if TYPE_CHECKING:  # (the registry of transports needs the remote extra: the client's)
+    from ._runtime.remote.transports import Profile
 
 __all__ = [
     "ROUTING",
@@ -82,14 +85,14 @@ async def connect_agent(
     url: str,
     client: Client,
     *,
-    transport: Literal["ws", "http"] = "ws",
+    transport: Profile = "ws",
     headers: Mapping[str, str] | None = None,
     http2: bool | None = None,
     check_capabilities: bool = True,
     limits: Limits | None = None,
     trace: Trace = None,
     reconnect: Reconnect | None = None,
-) -> AsyncIterator[AgentSender]:
+) -> AsyncGenerator[AgentSender, None]:
     """Connect ``client`` to the agent served at ``url`` (``http(s)://`` or ``ws(s)://``), yield its sender: ``transport`` picks the
     profile, ``"ws"`` (a WebSocket) or ``"http"`` (Streamable HTTP); ``headers`` go with every request; ``http2``: None uses HTTP/2
     where TLS negotiates it, True always, False never. With ``reconnect``, a lost connection is opened again (by

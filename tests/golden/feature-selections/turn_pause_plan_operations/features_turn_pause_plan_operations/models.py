@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 from typing_extensions import TypeAliasType
 
 from ._runtime.wire.model_rules import (
@@ -16,52 +16,18 @@ from ._runtime.wire.model_rules import (
 
 
 class AcpMessage(WireModel):
-    model_config = ConfigDict(
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
+    pass
 
 
 class SessionListCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
 class NewSessionRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     cwd: str
 
 
 class ContentChunk(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     text: str
 
 
@@ -78,15 +44,6 @@ class PlanCapabilities(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
 
 
@@ -95,29 +52,11 @@ class PlanUpdate(WireModel):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     plan_id: Annotated[str, Field(alias="planId")]
     entries: Annotated[list[str] | None, NotNull(), OmitNone] = None
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
     ]
@@ -128,41 +67,14 @@ class PlanUpdateSessionUpdate(PlanUpdate):
     **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
     """
 
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_update: Annotated[Literal["plan_update"], Field(alias="sessionUpdate")]
 
 
 class SessionCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     list_: Annotated[SessionListCapabilities | None, Field(alias="list")] = None
 
 
 class ClientCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     terminal: Annotated[bool | None, NotNull(), OmitNone] = None
     plan: PlanCapabilities | None = None
     """
@@ -171,15 +83,6 @@ class ClientCapabilities(WireModel):
 
 
 class NewSessionResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     stop_reason: Annotated[
         StopReason | None, Field(alias="stopReason"), NotNull(), OmitNone
@@ -199,15 +102,6 @@ SessionUpdate = TypeAliasType(
 
 
 class InitializeRequest(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     client_capabilities: Annotated[
         ClientCapabilities | None,
@@ -218,15 +112,6 @@ class InitializeRequest(WireModel):
 
 
 class AgentCapabilities(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     load_session: Annotated[
         bool | None, Field(alias="loadSession"), NotNull(), OmitNone
     ] = None
@@ -239,29 +124,11 @@ class AgentCapabilities(WireModel):
 
 
 class SessionNotification(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     session_id: Annotated[str, Field(alias="sessionId")]
     update: SessionUpdate
 
 
 class InitializeResponse(WireModel):
-    model_config = ConfigDict(
-        extra="allow",
-        strict=True,
-        allow_inf_nan=False,
-        validate_by_alias=True,
-        validate_by_name=True,
-        serialize_by_alias=True,
-        defer_build=True,
-    )
     protocol_version: Annotated[int, Field(alias="protocolVersion"), Integral()]
     agent_capabilities: Annotated[
         AgentCapabilities | None, Field(alias="agentCapabilities"), NotNull(), OmitNone
