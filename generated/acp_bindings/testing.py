@@ -12,7 +12,7 @@ in one call (initialize, a new session, the prompt) and returns its ``Turn``: ``
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 
 from pydantic import BaseModel
@@ -57,7 +57,7 @@ async def pair(
     check_capabilities: bool = True,
     limits: Limits | None = None,
     trace: Trace = None,
-) -> AsyncIterator[tuple[AgentSender, ClientSender]]:
+) -> AsyncGenerator[tuple[AgentSender, ClientSender], None]:
     """Connect ``agent`` and ``client`` in this process; yield (the sender for the agent, the sender for the client)."""
     async with connected_pair(
         lambda moved: attach_agent(

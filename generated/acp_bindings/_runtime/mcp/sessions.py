@@ -19,9 +19,9 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import IO, Any, Self
+from typing import IO, Any, Self, cast
 
-from .stdio_client import McpConnection, McpError, connect_stdio
+from .stdio_client import McpConnection, McpError, connect_stdio, members
 
 __all__ = ["McpServers"]
 
@@ -69,9 +69,7 @@ class McpServers:
         for wire, outcome in zip(wires, made, strict=True):
             if isinstance(outcome, McpConnection):
                 connected.append(outcome)
-            elif isinstance(outcome, BaseException) and not isinstance(
-                outcome, Exception
-            ):
+            elif not isinstance(outcome, Exception):
                 raise outcome  # a cancellation: not the server's fault
             else:
                 failed.append((str(wire.get("name", "")), str(outcome)))
@@ -112,12 +110,13 @@ class McpServers:
             raise McpError(
                 f"MCP server {name!r}: transport {kind!r} is not connected (stdio only)"
             )
+        pairs = [members(v) or {} for v in _items(wire.get("env"))]
         env = {
-            str(v.get("name")): str(v.get("value"))
-            for v in wire.get("env") or []
-            if isinstance(v, Mapping) and isinstance(v.get("name"), str)
+            str(v["name"]): str(v.get("value"))
+            for v in pairs
+            if isinstance(v.get("name"), str)
         }
-        args = [str(a) for a in wire.get("args") or []]
+        args = [str(a) for a in _items(wire.get("args"))]
         return await connect_stdio(
             name,
             wire["command"],
@@ -130,10 +129,16 @@ class McpServers:
         )
 
 
+def _items(value: object) -> list[object]:
+    """``value`` when it is a JSON array, else none."""
+    return cast("list[object]", value) if isinstance(value, list) else []
+
+
 def _wire(server: Any) -> Mapping[str, Any]:
     """A server entry as its wire members (a pydantic model is dumped as JSON)."""
     dump = getattr(server, "model_dump", None)
     if callable(dump):
-        wire = dump(mode="json")
-        return wire if isinstance(wire, Mapping) else {}
-    return server if isinstance(server, Mapping) else {}
+        return members(dump(mode="json")) or {}
+    if isinstance(server, Mapping):
+        return {str(k): v for k, v in cast("Mapping[object, Any]", server).items()}
+    return {}

@@ -23,14 +23,26 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, cast
 
-__all__ = ["MCP_VERSION", "McpConnection", "McpError", "McpTool", "connect_stdio"]
+__all__ = [
+    "MCP_VERSION",
+    "McpConnection",
+    "McpError",
+    "McpTool",
+    "connect_stdio",
+    "members",
+]
 
 MCP_VERSION = "2025-06-18"
 """The MCP protocol version asked for at ``initialize`` (the server answers its own)."""
 _PAGES = 100
 """``tools/list`` pages read at most (a server whose cursor never ends)."""
+
+
+def members(value: object) -> dict[str, Any] | None:
+    """``value`` when it is a JSON object (a decoded dict), else None."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
 
 
 class McpError(Exception):
@@ -44,7 +56,7 @@ class McpTool:
 
     name: str
     description: str = ""
-    input_schema: Mapping[str, Any] = field(default_factory=dict)
+    input_schema: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
 class McpConnection:
@@ -109,7 +121,7 @@ class McpConnection:
         result = await self.request(
             "tools/call", {"name": name, "arguments": dict(arguments or {})}
         )
-        return result if isinstance(result, Mapping) else {}
+        return members(result) or {}
 
     async def close(self) -> None:
         """Close the server's stdin; terminate it after ``grace`` seconds, then kill
@@ -161,10 +173,10 @@ class McpConnection:
 
     async def _take(self, line: bytes) -> None:
         try:
-            message = json.loads(line)
+            message = members(json.loads(line))
         except ValueError:
             return  # not JSON: skipped
-        if not isinstance(message, dict):
+        if message is None:
             return
         if "method" in message:
             if "id" in message:  # a request of the server's: ping, else not offered
@@ -174,8 +186,8 @@ class McpConnection:
         waiting = self._waiting.get(number) if isinstance(number, int) else None
         if waiting is None or waiting.done():
             return
-        if isinstance(message.get("error"), dict):
-            error = message["error"]
+        error = members(message.get("error"))
+        if error is not None:
             said = f"{error.get('message')} ({error.get('code')})"
             waiting.set_exception(McpError(f"MCP server {self.name!r}: {said}"))
         else:
@@ -252,15 +264,17 @@ async def _initialize(
         "clientInfo": dict(client_info),
     }
     result = await connection.request("initialize", asked)
-    if not isinstance(result, Mapping):
+    answer = members(result)
+    if answer is None:
         raise McpError(
             f"MCP server {connection.name!r}: initialize answered {result!r}"
         )
+    result = answer
     connection.server_info = result.get("serverInfo") or {}
     connection.protocol_version = str(result.get("protocolVersion", ""))
     await connection.notify("notifications/initialized")
-    capabilities = result.get("capabilities")
-    if isinstance(capabilities, Mapping) and "tools" in capabilities:
+    capabilities = members(result.get("capabilities"))
+    if capabilities is not None and "tools" in capabilities:
         connection.tools = await _tools(connection)
 
 
@@ -271,18 +285,19 @@ async def _tools(connection: McpConnection) -> tuple[McpTool, ...]:
         page = await connection.request(
             "tools/list", {"cursor": cursor} if cursor is not None else {}
         )
-        listed = page.get("tools") if isinstance(page, Mapping) else None
-        for tool in listed if isinstance(listed, list) else []:
-            if isinstance(tool, Mapping) and isinstance(tool.get("name"), str):
-                schema = tool.get("inputSchema")
+        answer = members(page) or {}
+        listed: object = answer.get("tools")
+        for item in cast("list[object]", listed) if isinstance(listed, list) else []:
+            tool = members(item)
+            if tool is not None and isinstance(tool.get("name"), str):
                 found.append(
                     McpTool(
-                        tool["name"],
+                        str(tool["name"]),
                         str(tool.get("description") or ""),
-                        schema if isinstance(schema, Mapping) else {},
+                        members(tool.get("inputSchema")) or {},
                     )
                 )
-        cursor = page.get("nextCursor") if isinstance(page, Mapping) else None
+        cursor = answer.get("nextCursor")
         if not cursor:
             break
     return tuple(found)

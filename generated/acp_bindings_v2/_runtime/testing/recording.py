@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -89,10 +89,10 @@ class Recorder(Generic[N, Req, Resp]):
     def __init__(self, permission: Permission[Req, Resp] = "reject_once") -> None:
         if isinstance(permission, str):
             policy = self.POLICY(rules={"*": permission})
-        elif isinstance(permission, Mapping):
-            policy = self.POLICY(rules=dict(permission))
-        else:
+        elif callable(permission):
             policy = self.POLICY(permission, rules={"*": "ask"})
+        else:
+            policy = self.POLICY(rules=dict(permission))
         self._policy: _Policy[Req, Resp] = policy
         self.notifications: list[N] = []
         """Every ``session/update`` notification, in the order handled."""
@@ -145,15 +145,20 @@ def _session(message: BaseModel) -> str | None:
 
 def agent_text(notifications: Sequence[BaseModel]) -> str:
     """The text of the agent's message chunks among ``notifications``, joined."""
-    pieces = []
+    pieces: list[str] = []
     for note in notifications:
-        update = note.model_dump(mode="json").get("update") or {}
-        if not isinstance(update, Mapping) or update.get("sessionUpdate") != CHUNK:
+        update = _members(note.model_dump(mode="json").get("update"))
+        if update.get("sessionUpdate") != CHUNK:
             continue
-        content = update.get("content")
-        if isinstance(content, Mapping) and content.get("type") == "text":
+        content = _members(update.get("content"))
+        if content.get("type") == "text":
             pieces.append(str(content.get("text", "")))
     return "".join(pieces)
+
+
+def _members(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
 def prompt_params(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TypeVar
 
 from ..connection.connection import Connection
@@ -31,7 +31,7 @@ async def connected_pair(
     attach_client: Callable[[Transport], tuple[Connection, A]],
     *,
     limits: Limits | None = None,
-) -> AsyncIterator[tuple[A, C]]:
+) -> AsyncGenerator[tuple[A, C], None]:
     """Connect an agent (``attach_agent``: its connection and its sender for the client)
     to a client (``attach_client``: its connection and its sender for the agent) over a
     socket pair; yield (the sender for the agent, the sender for the client). On

@@ -27,20 +27,7 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
     """``show TRACE [--session ID] [--format text|html|json] [--output FILE]``: exit
     0; 1 for a file that holds no message; 2 for one that cannot be read, or a session
     it does not hold."""
-    parser = argparse.ArgumentParser(prog=prog, description="Read a wire trace of ACP.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    show = commands.add_parser(
-        "show", help="print the sessions of a trace, in text, HTML or JSON"
-    )
-    show.add_argument(
-        "trace", type=Path, help="a trace written with trace= or ACP_TRACE"
-    )
-    show.add_argument("--session", help="only this session (by id)")
-    show.add_argument("--format", choices=("text", "html", "json"), default="text")
-    show.add_argument(
-        "--output", type=Path, help="write to this file (default: stdout)"
-    )
-    args = parser.parse_args(argv)
+    args = _parser(prog).parse_args(argv)
     problems, others = TraceProblems(), list[TraceCall]()
     read = [0]
 
@@ -84,6 +71,23 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
     else:
         args.output.write_text(text, encoding="utf-8")
     return 0
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Read a wire trace of ACP.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    show = commands.add_parser(
+        "show", help="print the sessions of a trace, in text, HTML or JSON"
+    )
+    show.add_argument(
+        "trace", type=Path, help="a trace written with trace= or ACP_TRACE"
+    )
+    show.add_argument("--session", help="only this session (by id)")
+    show.add_argument("--format", choices=("text", "html", "json"), default="text")
+    show.add_argument(
+        "--output", type=Path, help="write to this file (default: stdout)"
+    )
+    return parser
 
 
 def render(

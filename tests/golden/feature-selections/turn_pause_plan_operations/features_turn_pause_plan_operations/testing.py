@@ -8,7 +8,7 @@ written as a line, read and decoded as over stdio; ``agent`` is the typed sender
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 from ._runtime.testing.pair import connected_pair
@@ -28,7 +28,7 @@ async def pair(
     check_capabilities: bool = True,
     limits: Limits | None = None,
     trace: Trace = None,
-) -> AsyncIterator[tuple[AgentSender, ClientSender]]:
+) -> AsyncGenerator[tuple[AgentSender, ClientSender], None]:
     """Connect ``agent`` and ``client`` in this process; yield (the sender for the agent, the sender for the client)."""
     async with connected_pair(
         lambda moved: attach_agent(
