@@ -106,12 +106,15 @@ def test_the_workflow_runs_the_tests_the_check_and_the_kit(project: Path) -> Non
     assert "python -m my_agent._acp.conformance agent --report-json acp-report.json -- python -m my_agent" in workflow
 
 
-def test_init_writes_the_same_project_for_the_same_command(tmp_path: Path) -> None:
+def test_init_writes_the_same_project_for_the_same_command_in_a_new_or_an_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b" / "agent-x").mkdir(parents=True)  # an empty folder is used
     for folder in ("a", "b"):
-        (tmp_path / folder).mkdir()
-        assert _init(tmp_path / folder, "agent-x") == EXIT_OK
-    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")
-    assert not (tmp_path / "a" / "agent-x" / "src" / "agent_x" / "client.py").exists()  # no --client
+        assert _init(tmp_path / folder, "agent-x", "--package", "demo") == EXIT_OK
+    assert snapshot(tmp_path / "a") == snapshot(tmp_path / "b")  # and no staging folder is left beside it
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["agent-x"]
+    assert (tmp_path / "b" / "agent-x" / "src" / "demo" / "agent.py").is_file()
+    assert not (tmp_path / "a" / "agent-x" / "src" / "demo" / "client.py").exists()  # no --client
 
 
 @pytest.mark.parametrize(
@@ -147,13 +150,6 @@ def test_a_bad_package_name_is_refused(
     assert _init(tmp_path, *args) == EXIT_BAD_INPUT
     assert says in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
-
-
-def test_an_empty_folder_is_used(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    assert _init(tmp_path, "empty", "--package", "demo") == EXIT_OK
-    assert (tmp_path / "empty" / "src" / "demo" / "agent.py").is_file()
-    assert [p.name for p in tmp_path.iterdir()] == ["empty"]  # no staging folder left beside it
 
 
 def test_the_project_passes_its_own_mypy_strict(project: Path, tmp_path: Path) -> None:
