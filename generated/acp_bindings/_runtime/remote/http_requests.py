@@ -20,7 +20,15 @@ from collections.abc import AsyncGenerator, Mapping
 
 from . import http_library as httpx
 
-__all__ = ["JSON_CONTENT", "CookieJar", "Headers", "Requests", "http_url"]
+__all__ = [
+    "JSON_CONTENT",
+    "CookieJar",
+    "Headers",
+    "Requests",
+    "http_url",
+    "proxy_for",
+    "tls_context",
+]
 
 
 def http_url(url: str) -> str:
@@ -172,6 +180,16 @@ class Requests:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url``, as the transport uses it."""
+    return _proxy(httpx.URL(http_url(url)))
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context the transport checks servers with."""
+    return _tls()
 
 
 def _proxy(url: httpx.URL) -> str | None:
