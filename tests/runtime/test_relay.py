@@ -602,6 +602,25 @@ def test_the_relay_command_serves_an_agent_and_stops_with_every_agent_on_sigterm
     assert f"connection {http_id}: agent stderr: hello from the agent over http" in log
 
 
+def test_the_relay_commands_first_line_shows_the_whole_agent_command() -> None:
+    """Issue 45: the banner names the command it relays, every word of it, as a shell would take it."""
+    import shlex
+
+    command = [*AGENT, "--name", "my agent"]
+    process = subprocess.Popen(
+        [*acpgen("relay"), "--port", "0", "--", *command],
+        cwd=ROOT / "generated", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()
+    finally:
+        process.kill()
+        process.wait()
+    assert f"relaying `{shlex.join(command)}` at http://127.0.0.1:" in first, first
+
+
 @pytest.mark.parametrize(("choice", "loop"), [("", "uvloop"), ("asyncio", "asyncio")])
 def test_the_relay_command_runs_on_uvloop_when_installed_unless_acp_loop_says_asyncio(choice: str, loop: str) -> None:
     """Issue 33 item 2: the relay picks uvloop as ``run`` does; its first line names the loop it runs on."""

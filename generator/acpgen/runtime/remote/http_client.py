@@ -52,6 +52,7 @@ from ..wire.messages import glance, id_key
 from ..wire.rpc import Json
 from . import http_library as httpx
 from .http_requests import CookieJar, Headers, Requests, http_url, post_failure
+from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
 
 __all__ = ["CookieJar", "HttpClientTransport", "dial", "http_url"]
@@ -280,8 +281,10 @@ class HttpClientTransport:
             )
         try:
             response = await self.requests.post(data, [])
-        except httpx.HTTPError as error:
-            raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
+        except httpx.HTTPError as error:  # reached when the block was entered, not now
+            raise Unreachable(
+                self.url, "http", reason_of(error.__context__ or error)
+            ) from None
         connection_id = response.headers.get("Acp-Connection-Id")
         if (
             response.status_code == 200

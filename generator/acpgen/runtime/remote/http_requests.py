@@ -24,6 +24,8 @@ __all__ = [
     "Requests",
     "http_url",
     "post_failure",
+    "proxy_for",
+    "tls_context",
 ]
 
 
@@ -193,6 +195,16 @@ class Requests:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url``, as the transport uses it."""
+    return _proxy(httpx.URL(http_url(url)))
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context the transport checks servers with."""
+    return _tls()
 
 
 def _proxy(url: httpx.URL) -> str | None:
