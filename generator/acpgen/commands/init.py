@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from acpgen.commands.vendor import VendorSpec, render_vendored
+from acpgen.commands.vendor import VendorSpec, add_build_choice, render_vendored
 from acpgen.errors import EXIT_OK, AcpgenError, Problem
 from acpgen.render.project import ProjectSpec, render_project
 from acpgen.source.config import Settings
@@ -53,15 +53,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--ci", action="store_true", help="also write a GitHub Actions workflow (.github/workflows/ci.yml)"
     )
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
-    which.add_argument(
-        "--unstable-feature",
-        dest="features",
-        action="append",
-        metavar="NAME",
-        help="vendor the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
-    )
+    add_build_choice(parser)
     parser.set_defaults(run=run)
 
 

@@ -70,6 +70,19 @@ class VendorSpec:
         return self.out.resolve()
 
 
+def add_build_choice(parser: Any) -> None:
+    """``--unstable`` or ``--unstable-feature NAME``: which build a copy holds (vendor, init)."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
+    which.add_argument(
+        "--unstable-feature",
+        dest="features",
+        action="append",
+        metavar="NAME",
+        help="vendor the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
+    )
+
+
 def register(commands: Any) -> None:
     """Add the ``vendor`` subcommand to the CLI's subparsers."""
     parser = commands.add_parser(
@@ -83,15 +96,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--package", help="the import name of the copy in your project, e.g. myapp._acp")
     parser.add_argument("--out", type=Path, required=True, help="the package folder to write, e.g. src/myapp/_acp")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--unstable", action="store_true", help="vendor the unstable build (default: stable)")
-    which.add_argument(
-        "--unstable-feature",
-        dest="features",
-        action="append",
-        metavar="NAME",
-        help="vendor the stable protocol plus this unstable feature (repeatable; `acpgen features` lists them)",
-    )
+    add_build_choice(parser)
     parser.add_argument(
         "--protocol", type=int, metavar="N", help="vendor protocol version N (2: the experimental draft v2)"
     )

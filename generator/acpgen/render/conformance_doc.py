@@ -6,24 +6,9 @@ it with ``--update-goldens``."""
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
-
-import jinja2
 
 from acpgen import ir
-from acpgen.resources import templates_dir
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates_dir() / "docs"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+from acpgen.render.templating import environment
 
 
 def _cell(text: str) -> str:
@@ -60,7 +45,7 @@ def conformance_doc(stable: ir.Protocol, unstable: ir.Protocol, draft: ir.Protoc
     """The page, from the IR of the v1 stable and unstable builds and the draft (v2) builds."""
     known = {r.id for r in stable.requirements}
     return (
-        _environment()
+        environment("docs")
         .get_template("conformance.md.jinja")
         .render(
             stable_rows=[_row(r) for r in stable.requirements],

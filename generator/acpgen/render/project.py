@@ -4,14 +4,10 @@ paths and the requirements; the templates lay them out."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import cache
-
-import jinja2
 
 from acpgen.render.pydantic_floor import PYDANTIC_MINIMUM, PYDANTIC_REFUSED
-from acpgen.resources import templates_dir
+from acpgen.render.templating import environment
 
 KIT_PATHS = ("conformance.py", "_schema.json", "_runtime/tools/conformance")
 """What the conformance kit adds to a vendored copy (``--with conformance``), inside it: left out
@@ -82,19 +78,5 @@ def render_project(spec: ProjectSpec) -> dict[str, str]:
         files["tests/test_client.py"] = "tests/test_client.py.jinja"
     if spec.ci:
         files[".github/workflows/ci.yml"] = "ci.yml.jinja"
-    return {path: _environment().get_template(template).render(**data) for path, template in sorted(files.items())}
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates_dir() / "project"),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    env.filters["py"] = repr
-    env.filters["toml"] = json.dumps  # a JSON string is a TOML (and YAML) basic string
-    return env
+    templates = environment("project")
+    return {path: templates.get_template(template).render(**data) for path, template in sorted(files.items())}

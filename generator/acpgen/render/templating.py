@@ -1,7 +1,9 @@
-"""The one Jinja environment for the package templates (``templates/package/``)."""
+"""The one Jinja environment of each template folder: ``templates/package/`` (a generated package),
+``templates/project/`` (what ``acpgen init`` writes), ``templates/docs/``."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from functools import cache
@@ -12,10 +14,11 @@ from acpgen.resources import templates_dir
 
 
 @cache
-def environment() -> jinja2.Environment:
-    """Strict (a typo in a template fails loudly), with whitespace control for readable templates."""
+def environment(folder: str = "package") -> jinja2.Environment:
+    """The templates of ``templates/<folder>``: strict (a typo in a template fails loudly), with
+    whitespace control for readable templates."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates_dir() / "package"),
+        loader=jinja2.FileSystemLoader(templates_dir() / folder),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -25,6 +28,7 @@ def environment() -> jinja2.Environment:
     env.filters["py"] = repr  # Python literals are emitted through repr, never pasted between quotes
     env.filters["docstring"] = docstring
     env.filters["dunder_all"] = dunder_all
+    env.filters["toml"] = json.dumps  # a JSON string is a TOML (and YAML) basic string
     return env
 
 
