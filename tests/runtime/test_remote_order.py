@@ -371,7 +371,7 @@ def test_an_order_the_server_does_not_keep_ends_the_connection_after_the_silence
 
 
 async def _raw_load(url: str) -> tuple[list[str], bool]:
-    """The conformance kit's view (``runtime/conformance/remote_peer.py``): the runtime's Streamable HTTP
+    """The conformance kit's view (``runtime/tools/conformance/remote_agent.py``): the runtime's Streamable HTTP
     transport read as it is, no connection above it. What it gives until ``session/load``'s answer (the
     methods, then ``"answer"``), and whether the server stated an order."""
     transport = HttpClientTransport(url, {}, initialize="initialize", max_bytes=1 << 20)

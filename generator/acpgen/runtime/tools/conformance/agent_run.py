@@ -25,10 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .agent_process import PeerExited
 from .driver import NoAnswer, Unmatched
 from .judge import Judge
 from .kit import Kit
-from .peer import PeerExited
 from .registry import CheckSpec, ScenarioSpec
 from .scenario import Aborted, Options, Scenario, ScenarioRecord, ScenarioTimeout
 

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .agent_process import STDERR_TAIL
 from .client_checks import judge_client, mismatch
 from .judge import Judge
 from .kit import Kit
-from .peer import STDERR_TAIL
 from .probe_agent import MISMATCH_VERSION
 from .requirements import Finding
 from .trace_check import Entry, read_trace

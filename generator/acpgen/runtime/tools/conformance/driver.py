@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...wire.rpc import MethodSpec
+from .agent_process import Peer, PeerExited
 from .judge import Judge
-from .peer import Peer, PeerExited
 
 METHOD_NOT_FOUND = -32601
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .agent_process import AgentProcess, Peer, Transcript
 from .driver import Driver
-from .peer import AgentProcess, Peer, Transcript
 
 if TYPE_CHECKING:
     from .agent_run import Run
@@ -105,7 +105,7 @@ class Scenario:
         self.record.transcripts.append(transcript)
         process: Peer
         if self.options.url is not None:
-            from .remote_peer import RemotePeer  # the remote extra, only for --url
+            from .remote_agent import RemotePeer  # the remote extra, only for --url
 
             process = RemotePeer(
                 self.options.url, self.options.transport, transcript=transcript

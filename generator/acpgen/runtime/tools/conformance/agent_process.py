@@ -69,7 +69,7 @@ class Arrived:
 
 class Peer(Protocol):
     """What a scenario drives: an agent process (:class:`AgentProcess`) or a
-    connection to a remote agent (:class:`.remote_peer.RemotePeer`)."""
+    connection to a remote agent (:class:`.remote_agent.RemotePeer`)."""
 
     transcript: Transcript
 

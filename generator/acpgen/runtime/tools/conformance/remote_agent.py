@@ -2,8 +2,8 @@
 
 The runtime's own client transports (Streamable HTTP or a WebSocket: the ``remote``
 extra) run on an event loop in a thread of their own, behind the surface of
-:class:`.peer.AgentProcess`: every message is a line of the transcript, and closing
-the connection is the shutdown."""
+:class:`.agent_process.AgentProcess`: every message is a line of the transcript, and
+closing the connection is the shutdown."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from ...connection.transport import Oversized
-from .peer import LINE_LIMIT, Arrived, PeerExited, Transcript
+from .agent_process import LINE_LIMIT, Arrived, PeerExited, Transcript
 
 OPEN_TIMEOUT = 30.0
 
