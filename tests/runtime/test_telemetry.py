@@ -10,71 +10,54 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
-import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
-ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "generated")])}
-ECHO_AGENT = str(ROOT / "examples" / "echo_agent.py")
-LIMIT = 60
+from tests.support.otel_files import ECHO_AGENT, ENV, LIMIT, PYTHON, ROOT, counts, points, run, spans, traced
 
+REPORTING_AGENT = """
+import atexit, json, runpy, sys
+path, report = sys.argv[1:]
+def write():
+    with open(report, "w") as file:
+        json.dump(sorted(m for m in sys.modules if m.startswith("opentelemetry") and sys.modules[m]), file)
+atexit.register(write)
+sys.argv = [path]
+runpy.run_path(path, run_name="__main__")
+"""
+"""The echo agent, writing at its exit which modules of OpenTelemetry it holds."""
 
-def traced(prefix: Path) -> list[str]:
-    """The command line that runs a Python program under ``otel_run`` with files at ``prefix``."""
-    return [PYTHON, "-m", "tests.support.otel_run", str(prefix)]
-
-
-def run(argv: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        argv, cwd=ROOT, env={**ENV, **env}, capture_output=True, text=True, timeout=LIMIT, check=False
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
-
-
-def spans(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def points(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """Each metric's data points, by name, from ``otel_run``'s metrics file."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for resource in json.loads(path.read_text(encoding="utf-8"))["resource_metrics"]:
-        for scope in resource["scope_metrics"]:
-            for metric in scope["metrics"]:
-                found.setdefault(metric["name"], []).extend(metric["data"]["data_points"])
-    return found
-
-
-def counts(points: list[dict[str, Any]], *keys: str) -> dict[tuple[Any, ...], int]:
-    """A histogram's counts by the values of attributes ``keys``."""
-    return {tuple(p["attributes"].get(k) for k in keys): p["count"] for p in points}
-
-
-@pytest.mark.slow
-def test_without_opentelemetry_set_up_nothing_of_it_is_imported(tmp_path: Path) -> None:
-    """A turn (echo client and agent, real pipes) imports nothing of OpenTelemetry, installed or not,
-    and where the application imported the API but set no provider, nothing is recorded."""
-    code = """
+CLIENT = """
 import json, runpy, sys
-case, path = sys.argv[1:]
+case, path, *agent = sys.argv[1:]
 if case == "absent":
     sys.modules["opentelemetry"] = None  # as if the otel extra were not installed
-elif case == "no-provider":
-    import opentelemetry.trace, opentelemetry.metrics
-sys.argv = ["echo_client.py", "hi"]
+else:
+    import opentelemetry.trace, opentelemetry.metrics  # imported by the application, no provider set
+sys.argv = ["echo_client.py", "hi", *agent]
 runpy.run_path(path, run_name="__main__")
 from acp_bindings._runtime.connection import telemetry
 print(json.dumps([sorted(m for m in sys.modules if m.startswith("opentelemetry") and sys.modules[m]),
                   telemetry.find() is None, "acp_bindings._runtime.connection.otel_library" in sys.modules]))
 """
-    for case in ("absent", "installed", "no-provider"):
-        lines = run([PYTHON, "-c", code, case, str(ROOT / "examples" / "echo_client.py")]).stdout.splitlines()
+"""The echo client, with OpenTelemetry absent or imported without a provider; then what it holds."""
+
+
+@pytest.mark.slow
+def test_without_opentelemetry_set_up_nothing_of_it_is_imported(tmp_path: Path) -> None:
+    """A turn over real pipes imports nothing of OpenTelemetry where the application did not, installed
+    (the agent) or not (the client, first run); where the application imported the API but set no
+    provider (the client, second run), the runtime looks, finds the API's own no-op providers and records
+    nothing."""
+    for case in ("absent", "no-provider"):
+        report = tmp_path / f"{case}.json"
+        agent = ["--", PYTHON, "-c", REPORTING_AGENT, ECHO_AGENT, str(report)]
+        lines = run([PYTHON, "-c", CLIENT, case, str(ROOT / "examples" / "echo_client.py"), *agent]).stdout.splitlines()
         assert lines[0] == "hi", lines
         modules, found_none, shim = json.loads(lines[-1])
         assert found_none, case
@@ -82,13 +65,21 @@ print(json.dumps([sorted(m for m in sys.modules if m.startswith("opentelemetry")
             assert "opentelemetry.trace" in modules and shim  # looked, found the API's own proxies
         else:
             assert (modules, shim) == ([], False), case
+        assert json.loads(report.read_text(encoding="utf-8")) == [], "the agent imported OpenTelemetry"
 
 
-def test_a_turn_over_stdio_is_one_trace_across_the_client_and_the_agent(tmp_path: Path) -> None:
+def test_a_turn_over_stdio_is_one_trace_across_the_client_and_the_agent_and_is_measured(tmp_path: Path) -> None:
+    """The client and the agent, each its own process under ``otel_run``, over real pipes: one trace whose
+    every request is a CLIENT span in the client and a SERVER span, its child, in the agent, with the RPC
+    and JSON-RPC attributes; then the durations and message sizes each side recorded."""
     client, agent = tmp_path / "client", tmp_path / "agent"
     done = run([*traced(client), "-m", "tests.support.telemetry_client", "--spawn", "--", *traced(agent), ECHO_AGENT])
     assert done.stdout.splitlines() == ["_nope: -32601", "chunks: 5"], done.stdout
-    sent, handled = spans(client.with_suffix(".spans.jsonl")), spans(agent.with_suffix(".spans.jsonl"))
+    check_spans(spans(client.with_suffix(".spans.jsonl")), spans(agent.with_suffix(".spans.jsonl")))
+    check_metrics(points(client.with_suffix(".metrics.json")), points(agent.with_suffix(".metrics.json")))
+
+
+def check_spans(sent: list[dict[str, Any]], handled: list[dict[str, Any]]) -> None:
     (turn,) = [s for s in sent if s["name"] == "turn"]
     calls = [s for s in sent if s["kind"] == "SpanKind.CLIENT"]
     assert [s["name"] for s in calls] == [
@@ -107,25 +98,27 @@ def test_a_turn_over_stdio_is_one_trace_across_the_client_and_the_agent(tmp_path
     assert sorted(by_id[s["parent_id"]]["name"] for s in handled) == sorted(s["name"] for s in calls)
     for each in handled:
         parent = by_id[each["parent_id"]]
-        for key in ("rpc.system", "rpc.method", "rpc.jsonrpc.request_id", "acp.transport"):
+        for key in ("rpc.system", "rpc.method", "rpc.jsonrpc.request_id", "rpc.jsonrpc.version", "acp.transport"):
             assert each["attributes"].get(key) == parent["attributes"].get(key), (key, each, parent)
         assert each["attributes"]["rpc.system"] == "jsonrpc"
+        assert each["attributes"]["rpc.jsonrpc.version"] == "2.0"
         assert each["attributes"]["acp.transport"] == "stdio"
+    assert [by_id[s["parent_id"]]["attributes"]["rpc.jsonrpc.request_id"] for s in handled[:3]] == ["1", "2", "3"]
     prompts = [s for s in sent + handled if s["name"] == "session/prompt"]
     assert [s["attributes"]["acp.session.updates"] for s in prompts] == [3, 2, 3, 2]
     assert {s["attributes"]["acp.session.id"] for s in prompts} == {"echo-1"}
+    created = [s for s in sent + handled if s["name"] == "session/new"]
+    assert [s["attributes"]["acp.session.id"] for s in created] == ["echo-1", "echo-1"]  # from the answer
     failed = [s for s in sent + handled if s["name"] == "_nope"]
     assert [s["attributes"]["rpc.jsonrpc.error_code"] for s in failed] == [-32601, -32601]
     assert [s["status"]["status_code"] for s in failed] == ["ERROR", "ERROR"]
+    assert all(s["status"]["status_code"] == "UNSET" for s in sent + handled if s["name"] != "_nope")
     cancel = next(s for s in handled if s["name"] == "session/cancel")
     assert "rpc.jsonrpc.request_id" not in cancel["attributes"]
     assert by_id[cancel["parent_id"]]["name"] == "session/cancel"
 
 
-def test_the_metrics_of_a_scripted_turn(tmp_path: Path) -> None:
-    client, agent = tmp_path / "client", tmp_path / "agent"
-    run([*traced(client), "-m", "tests.support.telemetry_client", "--spawn", "--", *traced(agent), ECHO_AGENT])
-    mine, its = points(client.with_suffix(".metrics.json")), points(agent.with_suffix(".metrics.json"))
+def check_metrics(mine: dict[str, list[dict[str, Any]]], its: dict[str, list[dict[str, Any]]]) -> None:
     calls = {
         ("initialize", None, "stdio"): 1,
         ("session/new", None, "stdio"): 1,
@@ -136,6 +129,7 @@ def test_the_metrics_of_a_scripted_turn(tmp_path: Path) -> None:
     # a method nobody handles is _OTHER on the side that answers: a peer cannot add series
     assert counts(its["rpc.server.duration"], *keys) == {**calls, ("_OTHER", -32601, "stdio"): 1}
     assert all(p["attributes"]["rpc.system"] == "jsonrpc" for p in mine["rpc.client.duration"])
+    assert "rpc.server.duration" not in mine and "rpc.client.duration" not in its
     sizes = counts(mine["acp.message.size"], "acp.direction")
     # out: 5 requests and a notification; in: 5 answers and 5 updates
     assert sizes == {("out",): 6, ("in",): 10}
@@ -189,7 +183,8 @@ def test_the_trace_context_joins_the_keys_a_client_put_in_meta(tmp_path: Path) -
 
 def test_a_malformed_trace_context_from_the_peer_is_ignored(tmp_path: Path) -> None:
     """The agent reads only string values of the W3C keys, bounded: a number, an object, a string
-    of 9,000 characters or a malformed one start a trace of its own; every request is answered."""
+    of 9,000 characters or a malformed one start a trace of its own; every request is answered. (The
+    agent traces and measures nothing else: a tracer provider without a meter provider.)"""
     hostile = [5, {"a": 1}, "0" * 9000, "00-zz-yy-01", None]
     lines = "".join(
         json.dumps({"jsonrpc": "2.0", "id": n, "method": "_x", "params": {"_meta": {"traceparent": value}}}) + "\n"
@@ -200,14 +195,13 @@ def test_a_malformed_trace_context_from_the_peer_is_ignored(tmp_path: Path) -> N
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=ROOT,
-        env=ENV,
-        text=True,
+        env={**ENV, "OTEL_RUN_METRICS": "0"},
     )
     assert agent.stdin is not None and agent.stdout is not None
     try:
-        agent.stdin.write(lines)
+        agent.stdin.write(lines.encode())
         agent.stdin.flush()
-        answers = [json.loads(agent.stdout.readline()) for _ in hostile]  # then its input ends
+        answers = _lines(agent.stdout.fileno(), len(hostile))  # then its input ends
     finally:
         agent.stdin.close()
         assert agent.wait(LIMIT) == 0
@@ -215,3 +209,15 @@ def test_a_malformed_trace_context_from_the_peer_is_ignored(tmp_path: Path) -> N
     handled = spans(tmp_path / "agent.spans.jsonl")
     assert len(handled) == 5 and {s["parent_id"] for s in handled} == {None}
     assert len({s["context"]["trace_id"] for s in handled}) == 5
+
+
+def _lines(fd: int, count: int) -> list[dict[str, Any]]:
+    """``count`` JSON lines read from ``fd``, or what came within ``LIMIT`` seconds."""
+    data, deadline = b"", time.monotonic() + LIMIT
+    while data.count(b"\n") < count:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 1 << 16) if ready else b""
+        if not chunk:
+            break
+        data += chunk
+    return [json.loads(line) for line in data.splitlines()]

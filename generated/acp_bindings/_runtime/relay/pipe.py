@@ -126,7 +126,7 @@ class AgentPipe:
         """The connection is gone: what the agent still writes is read and dropped."""
         self.ended = asyncio.Event()
         """Set once the agent's process group has ended (or never started)."""
-        self._spans = RelaySpans.found(tag)
+        self._spans = RelaySpans.found(tag, transport)
         """The spans of what it carries, where the application traces."""
 
     # -- lifecycle

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..connection.telemetry import find
+from ..connection.telemetry import find, transport_name
 from ..connection.traced import parent_of
 from ..wire.messages import id_key, session_of
 from ..wire.rpc import Json
@@ -45,21 +45,25 @@ class _Open:
 class RelaySpans:
     """The spans of one relayed connection (``tag``: its ``Acp-Connection-Id``)."""
 
-    def __init__(self, tracer: otel.Tracer, otel_api: Any, tag: str) -> None:
+    def __init__(
+        self, tracer: otel.Tracer, otel_api: Any, tag: str, transport: str
+    ) -> None:
         self._tracer = tracer
         self._otel = otel_api
         self._tag = tag
+        self._transport = transport
         self._open: dict[tuple[str, Any], _Open] = {}
         """By the side that sent the request ("client", "agent") and its id's key."""
         self._sessions: dict[str, _Open] = {}
 
     @classmethod
-    def found(cls, tag: str) -> RelaySpans | None:
-        """The spans of a connection, where the application traces; else None."""
+    def found(cls, tag: str, transport: object) -> RelaySpans | None:
+        """The spans of a connection (``transport``: the client's), where the
+        application traces; else None."""
         telemetry = find()
         if telemetry is None or telemetry.tracer is None:
             return None
-        return cls(telemetry.tracer, telemetry.otel, tag)
+        return cls(telemetry.tracer, telemetry.otel, tag, transport_name(transport))
 
     def carried(self, sender: str, message: dict[str, Any]) -> None:
         """``message`` (decoded), sent by ``sender`` ("client" or "agent"), passes."""
@@ -83,7 +87,9 @@ class RelaySpans:
         session = session_of(message)
         attributes: dict[str, Any] = {
             "rpc.system": "jsonrpc",
+            "rpc.jsonrpc.version": "2.0",
             "rpc.method": method[:100],
+            "acp.transport": self._transport,
             "acp.relay": True,
             "acp.connection.id": self._tag,
         }
@@ -109,6 +115,10 @@ class RelaySpans:
             return
         error: Json = message.get("error")
         code: Json = error.get("code") if type(error) is dict else None
+        result: Json = message.get("result")
+        session: Json = result.get("sessionId") if type(result) is dict else None
+        if opened.session is None and type(session) is str:  # session/new's
+            opened.span.set_attribute("acp.session.id", session)
         self._end(opened, code if type(code) is int else None, "error" in message)
 
     def _end(self, opened: _Open, code: int | None, failed: bool) -> None:

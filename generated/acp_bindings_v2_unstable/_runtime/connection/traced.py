@@ -9,12 +9,13 @@ where ``telemetry.find`` found OpenTelemetry set up (or it was given a ``Telemet
 otherwise none of this runs. Per OpenTelemetry's RPC and JSON-RPC conventions:
 
 - a CLIENT span per request we send, a SERVER span per peer request handled, named by
-  the method, with ``rpc.system`` (``jsonrpc``), ``rpc.method``,
-  ``rpc.jsonrpc.request_id``, ``rpc.jsonrpc.error_code`` (an error answer: the span's
-  status is then an error), ``acp.session.id`` and ``acp.transport`` (``stdio``,
-  ``http``, ``websocket``); ``rpc.client.duration`` and ``rpc.server.duration`` by
-  method, error code and transport (a method the peer named and nobody handles, -32601,
-  counts as ``_OTHER``: a peer cannot grow the metrics' series);
+  the method, with ``rpc.system`` (``jsonrpc``), ``rpc.jsonrpc.version`` (``2.0``),
+  ``rpc.method``, ``rpc.jsonrpc.request_id``, ``rpc.jsonrpc.error_code`` (an error
+  answer: the span's status is then an error), ``acp.session.id`` and
+  ``acp.transport`` (``stdio``, ``http``, ``websocket``); ``rpc.client.duration``
+  and ``rpc.server.duration`` by method, error code and transport (a method the peer
+  named and nobody handles, -32601, counts as ``_OTHER``: a peer cannot grow the
+  metrics' series);
 - a notification is a short span of its own, except ``session/update``: an update
   stream is counted on the span of its session's request (``acp.session.updates``);
 - the span's context travels in ``params._meta`` as the W3C keys ``traceparent``,
@@ -230,7 +231,7 @@ class Traced:
         }
         call = _Call(method, attributes, session)
         if self.tracer is not None:
-            spanned = dict(attributes)
+            spanned = {**attributes, "rpc.jsonrpc.version": "2.0"}
             if call.session is not None:
                 spanned["acp.session.id"] = call.session
             call.span = self.tracer.start_span(method, parent, kind, spanned)
@@ -241,7 +242,8 @@ class Traced:
 
     def end(self, call: _Call, outcome: Any, duration: str | bool) -> None:
         """End ``call``'s span with ``outcome`` (a reply, an exception, None: done) and
-        record its duration (``duration``: ``client`` or ``server``; False: none)."""
+        record its duration (``duration``: ``client`` or ``server``; False: none) where
+        the application measures."""
         self._end(call, outcome, duration)
 
     def _end(self, call: _Call, outcome: Any, duration: str | bool) -> None:
@@ -264,7 +266,7 @@ class Traced:
             if code is not None or text is not None:
                 span.set_status(self.otel.Status(self.otel.StatusCode.ERROR, text))
             span.end()
-        if duration:
+        if duration and self.telemetry.metered:  # (a tracer provider alone: no meter)
             took = (time.perf_counter() - call.start) * 1000.0
             recorder = (
                 self.telemetry.client_duration
