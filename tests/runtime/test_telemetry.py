@@ -221,3 +221,36 @@ def _lines(fd: int, count: int) -> list[dict[str, Any]]:
             break
         data += chunk
     return [json.loads(line) for line in data.splitlines()]
+
+
+def test_a_resumed_session_counts_the_events_caught_up(tmp_path: Path) -> None:
+    """The resumable agent on stdio (issue 22's extension), under ``otel_run``: a turn of 10 chunks,
+    then ``resume_session`` after event 4 sends 7 events again; ``acp.resume.events`` counts them
+    (once: the host looks at the log before it answers, then sends)."""
+    from acp_bindings.resume import EXTENSION, RESUME_SESSION
+
+    from tests.support.peers.raw import RawPeer
+
+    agent = ROOT / "tests" / "support" / "peers" / "resumable_agent.py"
+    peer = RawPeer(ROOT / "tests" / "support" / "otel_run.py", str(tmp_path / "agent"), str(agent))
+    try:
+        params = {"protocolVersion": 1, "_meta": {EXTENSION: {"version": 1}}}
+        peer.send_message({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        assert peer.read()["result"]["_meta"][EXTENSION]["token"]
+        peer.send_message(
+            {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}
+        )
+        session = peer.read()["result"]["sessionId"]
+        prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "stream 10"}]}
+        peer.send_message({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt})
+        assert len(peer.read_until(lambda m: m.get("id") == 2)) == 11
+        resume = {"sessionId": session, "lastEventId": 4}
+        peer.send_message({"jsonrpc": "2.0", "id": "r", "method": RESUME_SESSION, "params": resume})
+        assert peer.read()["result"]["latestEventId"] == 11
+        assert len([peer.read() for _ in range(7)]) == 7
+    finally:
+        assert peer.close() == 0
+    found = points(tmp_path / "agent.metrics.json")
+    assert [p["value"] for p in found["acp.resume.events"]] == [7]
+    transports = {p["attributes"]["acp.transport"] for p in found["rpc.server.duration"]}
+    assert transports == {"resumable"}

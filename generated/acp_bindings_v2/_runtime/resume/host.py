@@ -392,7 +392,6 @@ class Host:
         asked = [
             (p.event, p.data, p.after) for p in self._reasked(stream, last, handling)
         ]
-        telemetry.add("caught_up", len(asked) + len(events), {})
         return asked + events
 
     def _reasked(self, stream: Stream, last: int, handling: Json) -> list[_Pending]:
@@ -425,6 +424,7 @@ class Host:
                 return
             caught[stream] = events
         self.paused -= set(resumed)
+        telemetry.add("caught_up", sum(map(len, caught.values())), {})
         known = {stream: last for stream, (last, _) in resumed.items()}
         for stream, (event, data, after) in _in_order(caught, known):
             await client_side.ready()
@@ -443,6 +443,7 @@ class Host:
             if isinstance(caught, Lost):
                 return caught
             reset(caught)
+            telemetry.add("caught_up", len(caught), {})
             self.paused.discard(stream)
             return None
 
