@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 """ACP over the network (``docs/remote.md``): ``asgi_app(factory)`` serves an agent per connection to any ASGI server, ``relay_app(command)`` a
 stdio agent (``relay``); ``connect_agent(url, client)`` yields the typed ``AgentSender`` of ``serve.spawn_agent``; ``resume=``, ``reconnect=`` keep
-sessions across a lost connection; a refusal raises ``Refused``. The server half needs only pydantic, ``connect_agent`` the ``remote`` extra."""
+sessions across a lost connection; a refusal raises ``Refused``, an agent that cannot be reached ``Unreachable``. The server half needs only pydantic, ``connect_agent`` the ``remote`` extra."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ._runtime.remote.app import AcpApp, Authorize, agent_app
 from ._runtime.remote.asgi import Request
 from ._runtime.remote.deps import client_half
+from ._runtime.remote.reach import Unreachable
 from ._runtime.remote.refusal import Refused
 from ._runtime.remote.server_connection import RemoteLimits
 from ._runtime.surface import present
@@ -37,11 +38,12 @@ __all__ = [
     "RemoteLimits",
     "Request",
     "ResumeLimits",
+    "Unreachable",
     "asgi_app",
     "connect_agent",
     "relay_app",
 ]
-present(__name__, AcpApp, Refused, RemoteLimits, Request)
+present(__name__, AcpApp, Refused, RemoteLimits, Request, Unreachable)
 
 
 def asgi_app(
@@ -94,7 +96,9 @@ async def connect_agent(
     """Connect ``client`` to the agent served at ``url`` (``http(s)://`` or ``ws(s)://``), yield its sender: ``transport`` picks the
     profile, ``"ws"`` (a WebSocket) or ``"http"`` (Streamable HTTP); ``headers`` go with every request; ``http2``: None uses HTTP/2
     where TLS negotiates it, True always, False never. With ``reconnect``, a lost connection is opened again (by
-    ``reconnect.profiles`` in turn, else the same ``transport``) and every session resumed, when the agent grants it."""
+    ``reconnect.profiles`` in turn, else the same ``transport``) and every session resumed, when the agent grants it. An agent that
+    cannot be reached (a bad URL, a name that does not resolve, a connection refused or timed out, TLS) raises ``Unreachable`` on
+    entering the block, over both profiles; a server that answers but refuses, ``Refused``."""
     from ._runtime.remote.connect import connect  # needs the remote extra
 
     async with connect(

@@ -29,6 +29,7 @@ PUBLIC = {
     "errors",
     "initialization",
     "interfaces",
+    "mcp",
     "methods",
     "models",
     "permissions",
@@ -39,6 +40,7 @@ PUBLIC = {
     "serve",
     "session_state",
     "stability",
+    "testing",
 }
 """The public modules of every package."""
 TOOL_MODULES = {"conformance", "trace"}

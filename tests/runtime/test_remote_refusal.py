@@ -118,3 +118,47 @@ def test_a_connection_the_server_answered_ends_as_before_not_as_a_refusal() -> N
 def test_refused_is_public_in_remote_and_importable_without_the_extra() -> None:
     assert remote.Refused is Refused and "Refused" in remote.__all__
     assert Refused.__module__ == "acp_bindings.remote"  # presented there: help() and tracebacks name it there
+
+
+# -- issue 45: an agent that cannot be reached ----------------------------------------------------
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on any more
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        (f"http://127.0.0.1:{_closed_port()}/acp", "refused"),  # nothing listens there
+        ("http://no-such-host.invalid/acp", "resolve"),  # a name that resolves to nothing
+        ("", "not an http(s) or ws(s) URL"),
+        ("ftp://127.0.0.1/acp", "not an http(s) or ws(s) URL"),
+    ],
+    ids=["closed-port", "unknown-host", "empty", "other-scheme"],
+)
+def test_an_agent_that_cannot_be_reached_raises_unreachable_on_entering_the_block(
+    profile: str, url: str, reason: str
+) -> None:
+    """One exception over both profiles, a ``ConnectionError`` naming the URL and the reason, raised
+    where the WebSocket profile raised it (entering the block), before anything is sent."""
+    entered = False
+
+    async def connect() -> None:
+        nonlocal entered
+        async with connect_agent(url, TurnClient(), transport=profile):  # type: ignore[arg-type]
+            entered = True
+
+    with pytest.raises(remote.Unreachable) as caught:
+        asyncio.run(asyncio.wait_for(connect(), TIMEOUT))
+    error = caught.value
+    assert not entered and isinstance(error, ConnectionError)
+    assert (error.url, error.profile) == (url, profile)
+    assert reason in error.reason.lower() or reason in error.reason, error.reason
+    assert str(error).startswith(f"cannot reach {url!r} ({profile}): "), str(error)

@@ -68,6 +68,11 @@ CONCURRENCY = 17
 CROSS_TRIALS = 6
 BASE_SEED = 22_000
 TRIAL_TIMEOUT = 20.0
+"""Seconds a single awaited step of the cut-off trials may take (a hang bound)."""
+STALL = 20.0
+"""Seconds a trial may go without moving (an update or permission request handled, a phase begun, a TCP
+connection accepted or cut by its proxy) before it counts as hung. Not a bound on the whole trial: under
+load (11 to 13 on 2 cores) trials that kept moving took over 20 s and failed when that was the bound."""
 CHUNK_BYTES = 100
 """A lower bound of the bytes a chunk notification takes on the wire (a WebSocket frame or an SSE event
 of about 140 bytes): the cuts are drawn within N * CHUNK_BYTES bytes of the server's stream, so that
@@ -177,8 +182,11 @@ class FaultClient(Client):
         self.on_permission: Callable[[], None] | None = None
         """Run at the first permission request, before its answer goes (a trial's cut)."""
         self.on_text: Callable[[str], None] | None = None
+        self.moved = asyncio.Event()
+        """Set at every update and request the handler sees (and by the trial's phases and proxy)."""
 
     async def session_update(self, params: models.SessionNotification) -> None:
+        self.moved.set()
         await asyncio.sleep(0)  # a handler that awaits: the order must hold all the same
         update = params.update
         if isinstance(update, models.AgentMessageChunkSessionUpdate) and isinstance(
@@ -194,6 +202,7 @@ class FaultClient(Client):
             self.other.append(type(update).__name__)
 
     async def request_permission(self, params: models.RequestPermissionRequest) -> models.RequestPermissionResponse:
+        self.moved.set()
         self.asks += 1
         if self.asks == 1 and self.on_permission is not None:
             self.on_permission()
@@ -357,9 +366,18 @@ class Outcome:
     """Planned cuts not done when ``prompt()`` returned (then disarmed)."""
     profiles: frozenset[str] = frozenset()
     """The profiles of the TCP connections the trial made."""
-    phase: str = "connect"
+    _phase: str = "connect"
     seconds: float = 0.0
     client: FaultClient = field(default_factory=FaultClient)
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @phase.setter
+    def phase(self, phase: str) -> None:
+        self._phase = phase
+        self.client.moved.set()
 
 
 def reconnect(profiles: tuple[str, ...] | None = None) -> Reconnect:
@@ -370,6 +388,7 @@ async def play(plan: Plan, target: str, out: Outcome) -> None:
     """Play ``plan`` through a proxy of its own to the server at ``target``, into ``out``."""
     client = out.client
     async with Proxy(Proxy.address(target)) as proxy:
+        proxy.moved = client.moved
         if plan.at_permission is not None:
             cut = plan.at_permission
             client.on_permission = lambda: proxy.cut(cut.kind, lag=cut.lag, outage=cut.outage)
@@ -405,14 +424,52 @@ async def run_trials(plans: Sequence[Plan], target: str) -> list[tuple[Plan, Out
         out = Outcome()
         async with slots:
             started = time.monotonic()
-            try:
-                await asyncio.wait_for(play(plan, target, out), TRIAL_TIMEOUT)
-            except TimeoutError:
-                out.error = out.error or f"timed out after {TRIAL_TIMEOUT:.0f} s"
+            trial = asyncio.ensure_future(play(plan, target, out))
+            if not await moving(trial, out.client.moved, STALL):
+                out.error = out.error or f"hung: nothing moved for {STALL:.0f} s"
             out.seconds = time.monotonic() - started
         return plan, out
 
     return await asyncio.gather(*(one(plan) for plan in plans))
+
+
+async def moving(task: asyncio.Future[Any], moved: asyncio.Event, stall: float) -> bool:
+    """Wait for ``task`` while it keeps moving (``moved`` set again within ``stall`` seconds each time);
+    when it stops moving, cancel it and say False."""
+    while not task.done():
+        moved.clear()
+        waiter = asyncio.ensure_future(moved.wait())
+        await asyncio.wait({task, waiter}, timeout=stall, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if not task.done() and not moved.is_set():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return False
+    return True
+
+
+def test_a_trial_that_keeps_moving_is_not_hung_however_long_it_takes() -> None:
+    """The harness's bound is on stillness, not on a trial's length: a trial that moves every 0.05 s for
+    0.6 s passes a stall bound of 0.2 s (a load that slows every trial down fails none); one that stops
+    moving is cancelled and reported hung."""
+
+    async def scenario() -> tuple[bool, bool, bool]:
+        moved = asyncio.Event()
+
+        async def slow(steps: int, then_stop: bool) -> None:
+            for _ in range(steps):
+                await asyncio.sleep(0.05)
+                moved.set()
+            if then_stop:
+                await asyncio.Event().wait()
+
+        kept_moving = await moving(asyncio.ensure_future(slow(12, False)), moved, 0.2)
+        stuck = asyncio.ensure_future(slow(2, True))
+        stopped = await moving(stuck, moved, 0.2)
+        return kept_moving, stopped, stuck.cancelled()
+
+    assert asyncio.run(scenario()) == (True, False, True)
 
 
 def verdict(plan: Plan, out: Outcome) -> str | None:
@@ -492,12 +549,19 @@ def _rss() -> int:
 
 
 async def drained(app: Any, within: float = 5.0) -> str | None:
-    """Wait until the app holds no connection nor resumable agent; None then, else what it still holds."""
-    deadline = time.monotonic() + within
+    """Wait until the app holds no connection nor resumable agent; None then, else what it still holds
+    once that number stayed the same for ``within`` seconds (a load that slows the closing is waited
+    for; what is never let go stays)."""
+    still = time.monotonic()
+    held = (len(app.hosts.live), len(app.connections))
     while app.hosts.live or app.connections:
-        if time.monotonic() > deadline:
-            held = f"{len(app.hosts.live)} resumable agents, {len(app.connections)} connections"
-            return f"after {within:.0f} s the app still holds {held}"
+        now = (len(app.hosts.live), len(app.connections))
+        if now != held:
+            held, still = now, time.monotonic()
+        if time.monotonic() - still > within:
+            return (
+                f"the app still holds {held[0]} resumable agents, {held[1]} connections, unchanged for {within:.0f} s"
+            )
         await asyncio.sleep(0.05)
     return None
 

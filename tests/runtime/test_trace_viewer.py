@@ -280,6 +280,20 @@ def test_show_refuses_what_it_cannot_read(tmp_path: Path, showcase: tuple[Path, 
     assert done.returncode == 0 and "3 trace line(s) hold no message" in done.stdout
 
 
+@pytest.mark.parametrize("form", ["text", "json", "html"])
+def test_show_of_a_file_that_holds_no_message_exits_1_with_one_line(tmp_path: Path, form: str) -> None:
+    """Issue 45: ``trace show my_agent.py`` (not a trace) says so in one line, exit 1, nothing on stdout."""
+    script = tmp_path / "my_agent.py"
+    script.write_text("import asyncio\n\nprint('hello')\n", encoding="utf-8")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    for path, lines in ((script, 3), (empty, 0)):
+        done = show(path, form)
+        assert (done.returncode, done.stdout) == (1, ""), done
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"{path} holds no ACP message ({lines} line" in done.stderr, done.stderr
+
+
 def test_claude_shaped_trace_as_text_and_json(update_goldens: bool) -> None:
     """Terminal output that the agent streams in ``_meta`` shows in its tool call, whole and in
     order, with its exit; the turn ends after the reply; who spoke and the times are shown."""

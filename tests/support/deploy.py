@@ -230,10 +230,15 @@ def echoed(count: int, tag: str = "w") -> list[str]:
 class EchoRecorder(Client):
     """Records the echo agent's chunks in the order its handler sees them."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: asyncio.Event | None = None) -> None:
         self.chunks: list[str] = []
         self.first = asyncio.Event()
         """Set at the first chunk: the turn is running."""
+        self.hold = hold
+        """The paced agent's permission request (a prompt that starts with ``ASK``) is answered once
+        this is set: its turn runs until then."""
+        self.asked = asyncio.Event()
+        """Set when the agent asked: its turn waits for the answer."""
 
     async def session_update(self, params: models.SessionNotification) -> None:
         update = params.update
@@ -245,7 +250,11 @@ class EchoRecorder(Client):
             self.first.set()
 
     async def request_permission(self, params: models.RequestPermissionRequest) -> models.RequestPermissionResponse:
-        raise RequestError(-32601, "the echo agent asks no permission")
+        if self.hold is None:
+            raise RequestError(-32601, "the echo agent asks no permission")
+        self.asked.set()
+        await self.hold.wait()
+        return builders.request_permission_response(builders.selected_request_permission_outcome("allow"))
 
 
 def initialize_request() -> models.InitializeRequest:

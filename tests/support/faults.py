@@ -186,6 +186,8 @@ class Proxy:
         """Connections by the profile of their first request (``"ws"``: a WebSocket upgrade)."""
         self.down_bytes = 0
         """Bytes delivered from the server to the client, over every connection."""
+        self.moved: asyncio.Event | None = None
+        """Set (when given) at every connection accepted and every cut: a trial's progress."""
         self._plan: list[Cut] = []
         self._budget: int | None = None
         self._refusing_until = 0.0
@@ -251,6 +253,8 @@ class Proxy:
 
     def _break(self, cut: Cut) -> None:
         self.fired.append(cut)
+        if self.moved is not None:
+            self.moved.set()
         if cut.outage > 0:
             self.refuse(cut.outage)
         for link in list(self.links):
@@ -277,6 +281,8 @@ class Proxy:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
+        if self.moved is not None:
+            self.moved.set()
         if asyncio.get_running_loop().time() < self._refusing_until:
             self.refused += 1
             _reset(writer)

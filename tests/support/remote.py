@@ -145,16 +145,17 @@ def _listening() -> socket.socket:
 
 
 @contextlib.contextmanager
-def serving(app: Any, server: str = "uvicorn", *, ws_max_size: int = WS_MAX_SIZE) -> Iterator[str]:
-    """Serve ``app`` on an ephemeral loopback port in a thread of its own; yield its ``/acp`` URL."""
+def serving(app: Any, server: str = "uvicorn", *, ws_max_size: int = WS_MAX_SIZE, **options: Any) -> Iterator[str]:
+    """Serve ``app`` on an ephemeral loopback port in a thread of its own; yield its ``/acp`` URL.
+    ``options``: the server's own settings (``uvicorn.Config`` arguments, ``hypercorn.config.Config``
+    attributes), over ours."""
     sock = _listening()
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     if server == "uvicorn":
         # served as docs/remote.md says to serve: WebSocket compression off (a compressed message is a bomb)
-        config = uvicorn.Config(
-            app, lifespan="on", log_level="warning", ws_max_size=ws_max_size, ws_per_message_deflate=False
-        )
+        settings: dict[str, Any] = {"ws_max_size": ws_max_size, "ws_per_message_deflate": False, **options}
+        config = uvicorn.Config(app, lifespan="on", log_level="warning", **settings)
         instance = uvicorn.Server(config)
 
         async def main() -> None:
@@ -167,6 +168,8 @@ def serving(app: Any, server: str = "uvicorn", *, ws_max_size: int = WS_MAX_SIZE
         hyper.bind = [f"fd://{sock.fileno()}"]
         hyper.loglevel = "WARNING"
         hyper.websocket_max_message_size = ws_max_size
+        for name, value in options.items():
+            setattr(hyper, name, value)
 
         async def main() -> None:
             await hypercorn.asyncio.serve(app, hyper, shutdown_trigger=stop.wait)  # type: ignore[arg-type]

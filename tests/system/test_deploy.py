@@ -214,7 +214,13 @@ class Resumable:
 
 
 async def _connect(
-    url: str, profile: str, *, reconnect: Reconnect | None = FAST, through_proxy: bool = False, path: str = ""
+    url: str,
+    profile: str,
+    *,
+    reconnect: Reconnect | None = FAST,
+    through_proxy: bool = False,
+    path: str = "",
+    hold: asyncio.Event | None = None,
 ) -> Resumable:
     exit = contextlib.AsyncExitStack()
     proxy = None
@@ -222,7 +228,7 @@ async def _connect(
         proxy = await exit.enter_async_context(Proxy(Proxy.address(url)))
         url = proxy.url()
     url += path
-    client = EchoRecorder()
+    client = EchoRecorder(hold)
     agent = await exit.enter_async_context(connect_agent(url, client, transport=profile, reconnect=reconnect))  # type: ignore[arg-type]
     await asyncio.wait_for(agent.initialize(initialize_request()), STEP_TIMEOUT)
     session = (await asyncio.wait_for(agent.new_session(new_session_request()), STEP_TIMEOUT)).session_id
@@ -418,8 +424,9 @@ def test_a_killed_worker_s_idle_clients_get_the_documented_error_at_their_next_c
     assert all(is_recover_error(c.error) for c in conns), f"the next call after the worker died: {outcomes}"
 
 
-DRAIN_WORDS = 10_000
-"""A turn of a few seconds, shorter than the drain's bound."""
+DRAIN_WORDS = 1_000
+"""Chunks per turn on the draining worker; each turn is held after its first (``ASK``) until the test
+has seen the drain begin and the newcomers served."""
 
 
 def test_a_drained_worker_finishes_its_turns_while_new_connections_go_to_the_others(
@@ -427,25 +434,33 @@ def test_a_drained_worker_finishes_its_turns_while_new_connections_go_to_the_oth
 ) -> None:
     """``deploy/launch.py restart-worker A`` (what a rolling restart does for each worker, and
     systemd's ExecStop before its SIGTERM): resumable connections of both profiles on A are in a
-    turn of 10,000 chunks when it starts. HAProxy puts A in DRAIN; new connections opened meanwhile
-    all go to B (A gets none) and play their turn; every running turn on A finishes whole; once
-    their clients left, A holds no connection, gets SIGTERM and exits, within the drain's bound
-    (30 s); the launcher starts it again and HAProxy takes it back."""
+    turn when it starts, each held by the agent's permission request, which their clients answer
+    only once the test has seen HAProxy put A in DRAIN and the new connections opened meanwhile all
+    go to B (A gets none) and play their turn; then every turn on A finishes whole; once their
+    clients left, A holds no connection, gets SIGTERM and exits, within the drain's bound (30 s); the
+    launcher starts it again and HAProxy takes it back. What the test waits for is explicit (the
+    turns asked, the drain is seen, the newcomers are done), not a turn long enough to outlast the
+    steps before it (10,000 chunks before issue 46, which under load could outlast the bound too)."""
     with stack(tmp_path, haproxy) as running:
         (a, b) = running.ports
         old_pid = next(w.pid for w in running.workers() if w.port == a)
 
         async def main() -> dict[str, Any]:
-            conns = await _on_one_worker(running, a, b, [*PROFILES] * DEAD_TRIALS)
-            turns = [asyncio.ensure_future(_turn(c, words(DRAIN_WORDS, f"d{n}-"))) for n, c in enumerate(conns)]
-            firsts = [asyncio.ensure_future(c.client.first.wait()) for c in conns]
-            await asyncio.wait(firsts, timeout=STEP_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            hold = asyncio.Event()
+            conns = await _on_one_worker(running, a, b, [*PROFILES] * DEAD_TRIALS, path="/paced", hold=hold)
+            turns = [
+                asyncio.ensure_future(_turn(c, "ASK " + words(DRAIN_WORDS, f"d{n}-"))) for n, c in enumerate(conns)
+            ]
+            asked = [asyncio.ensure_future(c.client.asked.wait()) for c in conns]
+            await asyncio.wait_for(asyncio.gather(*asked), STEP_TIMEOUT)  # every turn is running, held
             started = time.monotonic()
             restart = asyncio.ensure_future(asyncio.to_thread(running.launch, "restart-worker", str(a), "--wait", "30"))
             await asyncio.to_thread(running.wait_status, a, "DRAIN")
             newcomers = await asyncio.gather(*(_connect(running.url, p, reconnect=None) for p in PROFILES * 2))
             held = {port: running.worker(port)["connections"] for port in (a, b)}
             await asyncio.gather(*(_turn(c, words(20, f"n{n}-")) for n, c in enumerate(newcomers)))
+            running_then = sum(t.done() for t in turns)
+            hold.set()
             await asyncio.gather(*turns)
             turned = time.monotonic() - started
             await _close_all([*conns, *newcomers])
@@ -453,7 +468,7 @@ def test_a_drained_worker_finishes_its_turns_while_new_connections_go_to_the_oth
             stopped = time.monotonic() - started
             back = await asyncio.to_thread(running.wait_status, a, "UP")
             return {"conns": conns, "newcomers": newcomers, "held": held, "done": done, "turned": turned,
-                    "stopped": stopped, "back": back}  # fmt: skip
+                    "stopped": stopped, "back": back, "ended_early": running_then}  # fmt: skip
 
         figures = asyncio.run(main())
         new_pid = next(w.pid for w in running.workers() if w.port == a)
@@ -463,6 +478,7 @@ def test_a_drained_worker_finishes_its_turns_while_new_connections_go_to_the_oth
         f"the drain began, the worker exited {figures['stopped']:.1f} s after; launch.py said:\n  "
         + done.stdout.strip().replace("\n", "\n  ")
     )
+    assert figures["ended_early"] == 0, "a held turn ended before its client answered"
     assert done.returncode == 0, f"restart-worker failed: {done.stdout}{done.stderr}"
     assert "0 connections left" in done.stdout, done.stdout
     for n, conn in enumerate(figures["conns"]):

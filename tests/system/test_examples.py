@@ -110,3 +110,19 @@ def test_remote_client_of_an_unreachable_url_says_so_in_one_line(transport: str)
     )
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"remote_client: {url}: ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_the_echo_agent_in_process_with_the_testing_helpers() -> None:
+    """The examples' agent tested as a user tests theirs (docs/testing-your-agent.md): one call,
+    no process, over the real connection and codec."""
+    import asyncio
+
+    from acp_bindings.testing import run_turn
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from echo_agent import EchoAgent
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    turn = asyncio.run(asyncio.wait_for(run_turn(EchoAgent(), "hello in process"), 60))
+    assert (turn.stop_reason, turn.text) == ("end_turn", "hello in process ")

@@ -341,3 +341,61 @@ def test_generate_replaces_a_linked_package_folder_only_with_force(
     assert not (tmp_path / "out" / "acp_bindings").is_symlink()
     assert (tmp_path / "out" / "acp_bindings" / "models.py").is_file()
     assert snapshot(mine) == {"keep.py": b"KEEP = 1\n"}
+
+
+# --- issue 45: what --check suggests works as printed; an edit that is replaced is named ---------
+
+
+def _suggested(err: str) -> list[str]:
+    """The command ``vendor --check`` tells the user to run, as words (it is printed between backticks)."""
+    import shlex
+
+    start = err.index("run `") + len("run `")
+    return shlex.split(err[start : err.index("`", start)])
+
+
+def test_the_command_check_suggests_runs_as_printed_even_over_a_file_acpgen_did_not_write(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = project / "src" / "myapp" / "_acp"
+    (target / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with chdir(project):
+        assert main(["vendor", "--check", "--out", "src/myapp/_acp"]) == 1
+    err = capsys.readouterr().err
+    words = _suggested(err)
+    assert words[:2] == ["acpgen", "vendor"] and "--force" in words, err
+    assert "notes.txt" in err  # what --force would delete is named before it is suggested
+    with chdir(project):
+        assert main(words[1:]) == EXIT_OK
+    capsys.readouterr()
+    with chdir(project):
+        assert main(["vendor", "--check", "--out", "src/myapp/_acp"]) == EXIT_OK
+
+
+def test_the_command_check_suggests_for_an_edited_copy_needs_no_force_and_runs(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = project / "src" / "myapp" / "_acp"
+    (target / "errors.py").write_text("# edited\n", encoding="utf-8")
+    with chdir(project):
+        assert main(["vendor", "--check", "--out", "src/myapp/_acp"]) == 1
+    err = capsys.readouterr().err
+    words = _suggested(err)
+    assert "--force" not in words and "edited since acpgen wrote it: errors.py" in err, err
+    with chdir(project):
+        assert main(words[1:]) == EXIT_OK
+    assert "replaced 1 file edited since acpgen wrote it: errors.py" in capsys.readouterr().err
+
+
+def test_vendor_names_every_edited_file_it_replaces_and_nothing_else(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = project / "src" / "myapp" / "_acp"
+    for name in ("models.py", "_runtime/wire/codec.py"):
+        (target / name).write_text((target / name).read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    assert vendor(project, "myapp._acp", "src/myapp/_acp") == EXIT_OK
+    err = capsys.readouterr().err
+    assert "replaced 2 files edited since acpgen wrote them: _runtime/wire/codec.py, models.py" in err, err
+    assert "# mine" not in (target / "models.py").read_text(encoding="utf-8")
+    assert vendor(project, "myapp._acp", "src/myapp/_acp", "--unstable") == EXIT_OK  # a new build: no edit
+    assert "edited" not in capsys.readouterr().err

@@ -224,6 +224,7 @@ def test_a_bump_moves_the_pins_regenerates_runs_the_commands_and_prints_the_repo
     assert "No API change." in out
     assert "acpgen: moved the version named in README.md" in err
     assert "running `acpgen --config pyproject.toml generate`" in err
+    assert f"already at {LOCK.package} {LOCK.version}" in err and "->" not in err  # issue 45
     digests = {name: hashlib.sha256((project / "schema" / name).read_bytes()).hexdigest() for name, _ in LOCK.files}
     assert digests == dict(LOCK.files)
     assert _run(capsys, "schema", "bump", "--check")[0] == 0
@@ -251,3 +252,36 @@ def test_a_failing_command_says_what_is_done_and_what_to_run(
         f"{LOCK.version} (at pyproject.toml#/tool/acpgen/bump/run/0). Fix what it printed, then run "
         f"`acpgen schema bump --version {LOCK.version}` again (it finishes what is left)."
     ) in err
+
+
+def test_python_in_a_command_is_the_interpreter_running_acpgen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: ``{python}`` runs a command with acpgen's own interpreter (its environment's
+    pytest...), so that ``make bump`` needs no ``uv`` on PATH."""
+    import sys
+
+    marker = "import sys, pathlib; pathlib.Path('ran.txt').write_text(sys.executable)"
+    project = _project(tmp_path, f'pins = []\nrun = ["{{python}} -c \\"{marker}\\""]\n')
+    monkeypatch.chdir(project)
+    path = tmp_path / "path"  # on PATH only npm and the node it runs on: no uv, no python
+    path.mkdir()
+    for program in ("npm", "node"):
+        found = shutil.which(program)
+        assert found, f"{program} is needed (README: Node/npm for make bump and the tests)"
+        (path / program).symlink_to(found)
+    monkeypatch.setenv("PATH", str(path))
+    _offline(monkeypatch)
+    code, _, err = _run(capsys, "schema", "bump", "--version", LOCK.version)
+    assert code == 0, err
+    assert (project / "ran.txt").read_text(encoding="utf-8") == sys.executable
+
+
+def test_this_repositorys_bump_runs_nothing_but_python_and_npm() -> None:
+    """``make bump`` needs make, npm and what the Makefile installs: no command of the bump names a
+    program that only a user's PATH could hold (a bare ``uv`` failed where uv came from .tools/uv)."""
+    import shlex
+
+    config = load_bump_config(ROOT / "pyproject.toml")
+    programs = {shlex.split(command)[0] for command in config.run}
+    assert programs <= {"{python}", "npm"}, programs

@@ -133,6 +133,12 @@ def test_check_does_not_depend_on_how_the_folder_is_named_or_where_it_lies(
         (["vendor", "--package", "my-app._acp", "--out", "x/_acp"], "dotted Python import name"),
         (["vendor", "--package", "myapp._acp", "--out", "src/myapp/acp"], "cannot be imported as myapp._acp"),
         (["vendor", "--check", "--out", "nowhere/_acp"], "no readable vendoring manifest"),
+        # issue 45: a keyword or another word Python cannot import is refused, naming it
+        (["vendor", "--package", "class", "--out", "x/class"], "'class' is a Python keyword"),
+        (["vendor", "--package", "myapp.import", "--out", "x/import"], "'import' is a Python keyword"),
+        (["vendor", "--package", "myapp.2nd", "--out", "x/2nd"], "'2nd' is not a Python identifier"),
+        (["vendor", "--package", "myapp..acp", "--out", "x/acp"], "dotted Python import name"),
+        (["vendor", "--out", "x/_acp"], "--package is required"),
     ],
 )
 def test_bad_vendoring_input_is_a_clear_error(
@@ -141,7 +147,7 @@ def test_bad_vendoring_input_is_a_clear_error(
     with chdir(tmp_path):
         assert main(argv) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
-    assert says in err and "Traceback" not in err
+    assert says in err and "Traceback" not in err and "None" not in err
     assert not any(tmp_path.iterdir())  # nothing written
 
 

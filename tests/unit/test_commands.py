@@ -51,6 +51,7 @@ def test_every_command_is_a_module_of_the_commands_package() -> None:
                 else:
                     found[f"{prefix}{name}"] = run.__module__
     assert found == {
+        "init": "acpgen.commands.init",
         "generate": "acpgen.commands.generate",
         "schema fetch": "acpgen.commands.schema_fetch",
         "schema bump": "acpgen.commands.bump",

@@ -102,7 +102,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 "add the command that writes it, or make it a text pin.",
             ),
         )
-    _say(f"bumped {package} {old.version if old else '(none)'} -> {version}; review the changes and the report")
+    if old is not None and old.version == version:
+        _say(f"already at {package} {version}: fetched again, pins moved, regenerated; review the changes")
+    else:
+        _say(f"bumped {package} {old.version if old else '(none)'} -> {version}; review the changes and the report")
     return EXIT_OK
 
 
@@ -116,8 +119,15 @@ def _regenerate(config_file: str, settings: Settings, config: BumpConfig, packag
     )
     _run(config, regenerate, regenerate_words, f"{config_file}#/tool/acpgen/regenerate", version)
     for index, command in enumerate(config.run):
-        words = [w.replace("{version}", version).replace("{package}", package) for w in shlex.split(command)]
+        words = [_filled(w, package, version) for w in shlex.split(command)]
         _run(config, shlex.join(words), words, f"{config.origin}/run/{index}", version)
+
+
+def _filled(word: str, package: str, version: str) -> str:
+    """A word of a ``run`` command with its placeholders filled: ``{version}``, ``{package}``, and
+    ``{python}``, the interpreter running acpgen (whose environment holds what the project
+    installed: ``{python} -m pytest`` needs no ``uv`` on PATH)."""
+    return word.replace("{version}", version).replace("{package}", package).replace("{python}", sys.executable)
 
 
 def _check(config: BumpConfig, settings: Settings) -> int:

@@ -1,4 +1,4 @@
-"""The command line's parser and entry point: ``acpgen generate``, ``acpgen schema fetch``,
+"""The command line's parser and entry point: ``acpgen init``, ``acpgen generate``, ``acpgen schema fetch``,
 ``acpgen schema bump``, ``acpgen diff``, ``acpgen vendor``, ``acpgen features``, and the tools
 (``acpgen conformance``, ``acpgen trace``, ``acpgen relay``).
 
@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from acpgen.commands import bump, diff, features, generate, schema_fetch, tools, vendor
+from acpgen.commands import bump, diff, features, generate, init, schema_fetch, tools, vendor
 from acpgen.errors import EXIT_BAD_INPUT, AcpgenError
 from acpgen.render.header import generator_version
 from acpgen.source.config import load_settings
@@ -45,6 +45,6 @@ def parser() -> argparse.ArgumentParser:
     actions = schema.add_subparsers(required=True, metavar="ACTION")
     schema_fetch.register(actions)
     bump.register(actions)
-    for command in (diff, vendor, features, tools):
+    for command in (init, diff, vendor, features, tools):
         command.register(commands)
     return top

@@ -13,8 +13,8 @@ wherever the folder has moved: a stale copy after an acpgen or schema update, or
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
-import re
 import shlex
 import sys
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ from acpgen.errors import EXIT_OK, EXIT_STALE, AcpgenError, Problem
 from acpgen.render.header import generator_version
 from acpgen.render.runtime_files import TOOL_NAMES
 from acpgen.source.config import Build, Settings, packaged_settings
+from acpgen.source.package_names import refuse_unimportable
 
 if TYPE_CHECKING:
     from acpgen import ir
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 MANIFEST = "_vendor.json"
 OUT_PLACEHOLDER = "<this folder>"
 """How the command a copy records names its folder (the copy does not know where it lies)."""
-_PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +123,19 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     spec = _recorded(args.out) if args.check else _requested(args)
     target = check_or_write.Target(spec.folder.parent, (spec.folder.name,), record=MANIFEST)
     if args.check:
-        return _checked(spec, check_or_write.check(target, lambda: render_vendored(spec)))
+        files: dict[str, str] = {}
+
+        def rendered() -> dict[str, str]:
+            files.update(render_vendored(spec))
+            return files
+
+        return _checked(spec, check_or_write.check(target, rendered), files)
+    edited = edited_files(spec.folder)  # before they are replaced
     done = check_or_write.write(target, lambda: render_vendored(spec), _say, force=args.force)
+    if edited:
+        _say(
+            f"replaced {_files(edited)} since acpgen wrote {'it' if len(edited) == 1 else 'them'}: {', '.join(edited)}"
+        )
     built = "stable + " + ", ".join(spec.features) if spec.features is not None else spec.variant
     if done.changed or args.force:
         _say(f"wrote {spec.package} ({built} build) to {spec.out}")
@@ -133,14 +144,51 @@ def run(args: argparse.Namespace, _settings: Settings) -> int:
     return EXIT_OK
 
 
-def _checked(spec: VendorSpec, done: Outcome) -> int:
-    if done.stale:
-        sys.stdout.writelines(done.stale)
-        command = spec.command.replace(OUT_PLACEHOLDER, shlex.quote(str(spec.out)))
-        _say(f"the copy in {spec.out} is stale ({len(done.stale)} file(s)); run `{command}`")
-        return EXIT_STALE
-    _say(f"the copy in {spec.out} is up to date")
-    return EXIT_OK
+def _checked(spec: VendorSpec, done: Outcome, rendered: dict[str, str]) -> int:
+    """Report a check; a stale copy with the command that rewrites it, as it must be typed: with
+    ``--force`` (after naming what it deletes) when the folder holds files acpgen did not write."""
+    from acpgen.output import ownership
+
+    if not done.stale:
+        _say(f"the copy in {spec.out} is up to date")
+        return EXIT_OK
+    sys.stdout.writelines(done.stale)
+    command = spec.command.replace(OUT_PLACEHOLDER, shlex.quote(str(spec.out)))
+    edited = edited_files(spec.folder)
+    if edited:
+        _say(f"{_files(edited)} since acpgen wrote {'it' if len(edited) == 1 else 'them'}: {', '.join(edited)}")
+    inside = {rel.partition("/")[2]: text.encode("utf-8") for rel, text in rendered.items()}
+    found = ownership.foreign(spec.folder, ownership.Claim(inside, MANIFEST))
+    if found is not None and found.guard is None:
+        _say(f"rewriting it with --force deletes {ownership.what_force_deletes(found)}")
+        command += " --force"
+    _say(f"the copy in {spec.out} is stale ({len(done.stale)} file(s)); run `{command}`")
+    return EXIT_STALE
+
+
+def _files(names: list[str]) -> str:
+    return f"{len(names)} file{'s' if len(names) != 1 else ''} edited"
+
+
+def edited_files(folder: Path) -> list[str]:
+    """The files of the copy in ``folder`` that differ from what acpgen wrote there (by the sha256
+    its manifest records; none known for a manifest without them), sorted."""
+    try:
+        record = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    digests = record.get("sha256") if isinstance(record, dict) else None
+    if not isinstance(digests, dict):
+        return []
+    edited = []
+    for name, digest in sorted(digests.items()):
+        try:
+            data = (folder / name).read_bytes()
+        except OSError:
+            continue  # a missing file loses no edit
+        if hashlib.sha256(data).hexdigest() != digest:
+            edited.append(name)
+    return edited
 
 
 def _say(text: str) -> None:
@@ -160,20 +208,22 @@ def render_vendored(spec: VendorSpec) -> dict[str, str]:
     files = render_builds(
         pinned_revision(settings), [build], regenerate=spec.command, rendered=lambda _, p, __: built.append(p)
     )
-    written = sorted([rel.partition("/")[2] for rel in files] + [MANIFEST])
+    written = {rel.partition("/")[2]: hashlib.sha256(text.encode("utf-8")).hexdigest() for rel, text in files.items()}
     files[f"{folder}/{MANIFEST}"] = manifest(spec, built[0], written)
     return files
 
 
-def manifest(spec: VendorSpec, protocol: ir.Protocol, written: list[str]) -> str:
+def manifest(spec: VendorSpec, protocol: ir.Protocol, written: dict[str, str]) -> str:
     """The manifest of a copy: what it is, what it was built from, the command that wrote it, and
-    every file it wrote (what lets the next run tell them from the user's)."""
+    every file it wrote (what lets the next run tell them from the user's) with its sha256 (what
+    tells an edit)."""
     source = protocol.source
     record = {
         "acpgen": generator_version(),
         "build": spec.variant,
         "features": list(protocol.features),
-        "files": written,
+        "files": sorted([*written, MANIFEST]),
+        "sha256": dict(sorted(written.items())),
         "selected": list(spec.features) if spec.features is not None else None,
         "tools": list(spec.tools),
         "command": spec.command,
@@ -185,14 +235,7 @@ def manifest(spec: VendorSpec, protocol: ir.Protocol, written: list[str]) -> str
 
 
 def _requested(args: argparse.Namespace) -> VendorSpec:
-    if not args.package or not _PACKAGE.fullmatch(args.package):
-        raise AcpgenError(
-            Problem(
-                what=f"--package must be a dotted Python import name, not {args.package!r}",
-                where="--package",
-                hint="Give the name your code will import the copy by, e.g. --package myapp._acp.",
-            )
-        )
+    refuse_unimportable(args.package, "--package", "myapp._acp")
     if args.out.resolve().name != args.package.rpartition(".")[2]:
         raise AcpgenError(
             Problem(

@@ -100,6 +100,13 @@ def notice(found: Foreign) -> str:
     return f"--force: replacing {found.folder}, deleting {_count(found)} acpgen did not write: {_listing(found)}"
 
 
+def what_force_deletes(found: Foreign) -> str:
+    """What ``--force`` would delete to replace ``found.folder`` (for a command that suggests it)."""
+    if found.kind != "folder":
+        return f"the {found.kind} {found.folder}"
+    return f"{_count(found)} acpgen did not write in {found.folder}: {_listing(found)}"
+
+
 def _what(found: Foreign) -> str:
     if found.kind != "folder":
         return f"{found.folder} is a {found.kind}, not a folder acpgen wrote; writing there would replace it"

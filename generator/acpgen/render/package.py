@@ -24,6 +24,7 @@ from acpgen.render.runtime_files import modules as runtime_modules
 from acpgen.render.runtime_files import source as runtime_source
 from acpgen.render.runtime_files import with_needs
 from acpgen.render.templating import render_template
+from acpgen.render.testing_views import testing_data
 
 
 def render(
@@ -94,6 +95,7 @@ def template_data(
         "connection.py": {},
         "dispatch.py": {},
         "initialization.py": {},
+        "mcp.py": {},
         "capabilities.py": {"capabilities": capability_views(protocol), "rules": rule_views(protocol)},
         "errors.py": {"error_codes": error_code_views(protocol)},
         "interfaces.py": {"roles": roles(protocol)},
@@ -106,6 +108,7 @@ def template_data(
         "serve.py": {"connected": connected, "resumable": remote is not None},
         "session_state.py": {"rules": fold},
         "stability.py": {"unstable_items": sorted(protocol.unstable_items), "feature_of": protocol.feature_of},
+        "testing.py": testing_data(protocol, bool(connected)),
     }
     if "conformance" in tools:
         data["conformance.py"] = conformance_data(protocol, package)

@@ -9,7 +9,9 @@
 their client. The deployment's launcher runs it: ``uvicorn tests.support.peers.deploy_worker:app``.
 
 ``/acp/paced`` serves the same agent pacing its turns (``PACE`` seconds after each chunk), so
-that a turn is still running, whatever the machine's speed, when a test stops its worker.
+that a turn is still running, whatever the machine's speed, when a test stops its worker. A prompt
+whose first word is ``ASK`` holds its turn after the first chunk on a ``session/request_permission``
+until the client answers it: the turn runs for as long as the test wants, whatever the machine's load.
 """
 
 from __future__ import annotations
@@ -37,11 +39,24 @@ PACE = 0.001
 class PacedEchoAgent(EchoAgent):
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
         texts = [block.text for block in params.prompt if isinstance(block, models.TextContentBlock)]
-        for word in " ".join(texts).split():
+        words = " ".join(texts).split()
+        ask = words[:1] == [ASK]
+        for n, word in enumerate(words[1:] if ask else words):
             chunk = builders.agent_message_chunk_session_update(builders.text_content_block(word + " "))
             await self.client.session_update(builders.session_notification(params.session_id, chunk))
+            if ask and n == 0:
+                await self.client.request_permission(_permission(params.session_id))
             await asyncio.sleep(PACE)
         return models.PromptResponse(stop_reason="end_turn")
+
+
+ASK = "ASK"
+
+
+def _permission(session_id: str) -> models.RequestPermissionRequest:
+    allow = models.PermissionOption(option_id="allow", name="Allow", kind="allow_once")
+    call = models.ToolCallUpdate(tool_call_id="hold", title="Go on", kind="other")
+    return models.RequestPermissionRequest(session_id=session_id, tool_call=call, options=[allow])
 
 
 paced = asgi_app(PacedEchoAgent, resume=ResumeLimits(), path="/acp/paced")

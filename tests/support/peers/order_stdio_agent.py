@@ -7,6 +7,9 @@ chunks whose texts are ``<tag>:0``, ``<tag>:1``... with ``tag`` from the same ``
 answers. Without a session (the ``_order/ext`` extension request), the notifications name the session
 of ``params.session``.
 
+``session/prompt`` streams 2,000 chunks (``turn:0``, ``turn:1``...) at once and never answers: a turn
+that runs until the agent is killed (``tests/runtime/test_relay_killed.py``).
+
 The other direction: ``_order/ask`` sends the client a request (``_order/call``, or
 ``session/request_permission`` with ``params.sessionId`` when ``params.kind`` is ``"permission"``),
 counts the ``_order/note`` notifications that arrive before the client's answer, and answers the ask
@@ -90,6 +93,8 @@ def main() -> None:
             session = params.get("sessionId", params.get("session"))
             stream(session, order.get("tag", method), int(order.get("count", 0)))
             answer(request_id, STREAMED[method])
+        elif method == "session/prompt":
+            stream(params["sessionId"], "turn", 2000)
         elif method == "_order/ask":
             asks += 1
             request = ask(params, asks)

@@ -26,7 +26,8 @@ from ..connection.limits import Limits
 from ..connection.transport import Transport
 from ..resume.client import SILENCE, Reconnect, ResumingTransport
 from ..wire.messages import Routing
-from .http_requests import CookieJar
+from .http_requests import CookieJar, proxy_for, tls_context
+from .reach import endpoint, reach
 from .transports import TRANSPORTS, Profile, checked
 
 __all__ = ["connect"]
@@ -47,7 +48,9 @@ async def connect(
     reconnect: Reconnect | None,
 ) -> AsyncGenerator[S, None]:
     """``attach`` a client to the agent served at ``url`` over the profile
-    ``transport``; yield its sender for the agent while the connection runs."""
+    ``transport``; yield its sender for the agent while the connection runs. An agent
+    that cannot be reached raises :class:`~.reach.Unreachable` here, over both
+    profiles, before the block is entered."""
     max_bytes = (limits or Limits()).max_message_bytes
     silence = reconnect.silence if reconnect is not None else SILENCE
     cookies = CookieJar()  # one jar for every connection: a balancer's affinity holds
@@ -74,6 +77,9 @@ async def connect(
             cookies=cookies,
         )
 
+    endpoint(url, first)  # a URL that names no server: Unreachable, over both profiles
+    if first == "http":  # it sends nothing before initialize: look first
+        await reach(url, "http", proxy=proxy_for(url), tls=tls_context())
     moved: Transport = await opened(0)
     if reconnect is not None:
         moved = ResumingTransport(

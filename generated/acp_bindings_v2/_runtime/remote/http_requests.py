@@ -6,8 +6,8 @@ cookies a client keeps, without the per-request layers of ``httpx.AsyncClient``.
 
 Support code: it knows no method of the protocol. It needs the ``remote`` extra
 (``deps``), through ``http_library``. The client's transport (``http_client``) sends
-every POST, GET and DELETE of a connection through one :class:`Requests`; both profiles
-keep a client's cookies in one :class:`CookieJar`.
+the POSTs and DELETE of a connection through one :class:`Requests`, its SSE streams'
+GETs through another; both profiles keep a client's cookies in one :class:`CookieJar`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,16 @@ from collections.abc import AsyncGenerator, Mapping
 
 from . import http_library as httpx
 
-__all__ = ["JSON_CONTENT", "CookieJar", "Headers", "Requests", "http_url"]
+__all__ = [
+    "JSON_CONTENT",
+    "CookieJar",
+    "Headers",
+    "Requests",
+    "http_url",
+    "post_failure",
+    "proxy_for",
+    "tls_context",
+]
 
 
 def http_url(url: str) -> str:
@@ -29,6 +38,22 @@ def http_url(url: str) -> str:
         if url.startswith(socket):
             return plain + url[len(socket) :]
     return url
+
+
+def post_failure(error: Exception) -> str:
+    """What a POST that got no answer says: a server's HTTP/2 GOAWAY that ended the
+    connection under it (the POST may have been read: it is not sent again) is named,
+    with what to do; other errors as httpx words them."""
+    terminated = error.__cause__.args[0] if error.__cause__ is not None else None
+    if terminated is None or not hasattr(terminated, "last_stream_id"):
+        return str(error)
+    code = getattr(terminated, "error_code", None)
+    return (
+        f"the server ended its HTTP/2 connection (GOAWAY, error code {code!s}) before "
+        "answering a message it may have read: the connection is lost (a server's "
+        "limit of requests per connection does this, hypercorn's "
+        "keep_alive_max_requests: raise it, or connect with reconnect= to resume)"
+    )
 
 
 class CookieJar:
@@ -80,8 +105,9 @@ class Requests:
     cookies of every response through ``http.cookiejar``. Here the URL is parsed once,
     the headers are bytes made once, the jar is asked only when it holds cookies and fed
     only by responses that set some. Every request goes to the one transport: the POSTs
-    share one kept-alive TCP connection whatever their number (over HTTP/2 the streams
-    share it too; ``tests/runtime/test_http_connections.py`` counts them). A proxy the
+    share one kept-alive TCP connection whatever their number (the SSE streams have a
+    ``Requests`` of their own; ``tests/runtime/test_http_connections.py`` counts the
+    connections). A proxy the
     environment names (``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``...) is used as
     ``AsyncClient`` would."""
 
@@ -172,6 +198,16 @@ class Requests:
 
     async def aclose(self) -> None:
         await self.transport.aclose()
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url``, as the transport uses it."""
+    return _proxy(httpx.URL(http_url(url)))
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS context the transport checks servers with."""
+    return _tls()
 
 
 def _proxy(url: httpx.URL) -> str | None:

@@ -20,6 +20,7 @@ from ..connection.log_ids import logger
 from ..connection.transport import Oversized
 from . import websocket_library as websockets
 from .http_requests import CookieJar
+from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
 from .websocket_library import ClientConnection, connect
 
@@ -85,6 +86,10 @@ class WebSocketClientTransport:
             raise refused_by_response(
                 url, "ws", response.status_code, bytes(response.body or b"")
             ) from None
+        except (OSError, TimeoutError, websockets.InvalidURI) as error:
+            raise Unreachable(url, "ws", reason_of(error)) from None
+        except websockets.InvalidHandshake as error:  # not a WebSocket server there
+            raise Unreachable(url, "ws", f"no WebSocket upgrade: {error}") from None
         if socket.response is not None:
             answer = socket.response
             jar.store(url, answer.status_code, list(answer.headers.raw_items()))

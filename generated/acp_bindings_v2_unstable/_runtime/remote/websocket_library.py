@@ -21,9 +21,18 @@ try:
 except ImportError as error:  # the remote extra is not installed
     raise missing_extra(__name__) from error
 
-__all__ = ["ClientConnection", "ConnectionClosed", "InvalidStatus", "connect"]
+__all__ = [
+    "ClientConnection",
+    "ConnectionClosed",
+    "InvalidHandshake",
+    "InvalidStatus",
+    "InvalidURI",
+    "connect",
+]
 
 ClientConnection = _client.ClientConnection
 ConnectionClosed = _websockets.ConnectionClosed
+InvalidHandshake = _websockets.InvalidHandshake
 InvalidStatus = _websockets.InvalidStatus
+InvalidURI = _websockets.InvalidURI
 connect = _client.connect

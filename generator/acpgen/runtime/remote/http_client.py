@@ -28,6 +28,12 @@ each came on, when the server states that order (ours does: each event's number 
 stream, ``id:`` or ``order:``, and what it comes after on the others, ``after:``): an
 event waits until what it comes after, on the streams this client reads, was handed
 over. So ``session/load``'s answer (on the connection's stream) follows its updates.
+
+The POSTs (and the DELETE) and the SSE streams go on TCP connections of their own (two
+``Requests``): over HTTP/2 httpcore reads a connection for one stream at a time, and a
+POST's answer waited behind an idle stream's read until that stream's next event; and
+a GOAWAY that ends every stream of a connection (hypercorn's at
+``keep_alive_max_requests``) ends the POSTs' connection, not the streams'.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
 from ..wire.rpc import Json
 from . import http_library as httpx
-from .http_requests import CookieJar, Headers, Requests, http_url
+from .http_requests import CookieJar, Headers, Requests, http_url, post_failure
+from .reach import Unreachable, reason_of
 from .refusal import Refused, refused_by_response
 
 __all__ = ["CookieJar", "HttpClientTransport", "dial", "http_url"]
@@ -125,9 +132,8 @@ class HttpClientTransport:
         self._jar = cookies or CookieJar()
         self._farewell_said = False
         self._resumable = resumable
-        """The connection is resumed when lost: a lost stream is opened again after its
-        last event id, and then ends the whole connection (to be resumed), instead of
-        failing only that session's requests."""
+        """Resumed when lost: a lost stream is opened again after its last event id,
+        then ends the connection (resumed), not only that session's requests."""
         self._initialize = initialize
         self._max_bytes = max_bytes
         self._silence = silence
@@ -135,9 +141,11 @@ class HttpClientTransport:
         self._heard = (
             limits if silence is None else httpx.Timeout(timeout or None, read=silence)
         )
-        """A stream's or a message POST's time-outs: a read waits ``silence`` seconds at
-        most (the server's heartbeats come more often), then the connection is lost."""
+        """A stream's or POST's time-outs: a read waits ``silence`` s (heartbeats)."""
         self.requests = Requests(
+            self.url, headers, self._jar, http2=http2, timeout=limits
+        )
+        self._streaming = Requests(  # the SSE streams' own (module doc)
             self.url, headers, self._jar, http2=http2, timeout=limits
         )
         self._connection_header: Headers = []
@@ -199,7 +207,7 @@ class HttpClientTransport:
             response = await self.requests.post(data, headers, timeout=self._heard)
         except httpx.HTTPError as error:
             await self._end(f"POST failed: {error!r}")
-            raise ConnectionError(str(error)) from None
+            raise ConnectionError(post_failure(error)) from None
         if response.status_code != 202:
             await self._refused(message, key, response)
 
@@ -262,6 +270,9 @@ class HttpClientTransport:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(_FAREWELL):  # a silent connection: given up
                 await self.requests.aclose()
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(_FAREWELL):
+                await self._streaming.aclose()
         return said
 
     # -- sending
@@ -273,8 +284,10 @@ class HttpClientTransport:
             )
         try:
             response = await self.requests.post(data, [])
-        except httpx.HTTPError as error:
-            raise ConnectionError(f"{self._initialize} failed: {error!r}") from None
+        except httpx.HTTPError as error:  # reached when the block was entered, not now
+            raise Unreachable(
+                self.url, "http", reason_of(error.__context__ or error)
+            ) from None
         connection_id = response.headers.get("Acp-Connection-Id")
         if (
             response.status_code == 200
@@ -368,13 +381,14 @@ class HttpClientTransport:
 
     async def _read_stream(self, session: str | None) -> None:
         opened = self._opened[session]
+        by_server = False
         try:
-            await self._read_once(session, opened)
+            by_server = await self._read_once(session, opened)
             # a resumable connection's stream ended: open it again after the last
             # event id it brought (SSE ``Last-Event-ID``), once; a stream that
             # brought none is resumed with the connection
             if self._resumable and not self._closed and session in self._last_ids:
-                await self._read_once(session, None)
+                by_server = await self._read_once(session, None) or by_server
         except (httpx.HTTPError, ConnectionError) as error:
             _log.debug("the %s stream ended: %r", session or "connection", error)
         finally:
@@ -382,12 +396,13 @@ class HttpClientTransport:
                 opened.set_exception(ConnectionError("the stream was refused"))
             self._live.discard(session)  # nothing waits for it any more
             self._moved.set()
-            await self._stream_ended(session)
+            await self._stream_ended(session, by_server)
 
     async def _read_once(
         self, session: str | None, opened: asyncio.Future[None] | None
-    ) -> None:
-        """Read one GET of the stream (a reopening when ``opened`` is None)."""
+    ) -> bool:
+        """Read one GET of the stream (a reopening when ``opened`` is None): whether
+        the server ended it (its body ended whole, not cut)."""
         assert self.connection_id is not None
         headers = [(b"accept", b"text/event-stream"), *self._connection_header]
         if session is not None:
@@ -396,14 +411,16 @@ class HttpClientTransport:
             headers.append((b"last-event-id", str(self._last_ids[session]).encode()))
             self.reopened += 1
         try:
-            async with self.requests.stream(headers, timeout=self._heard) as response:
+            async with self._streaming.stream(headers, timeout=self._heard) as response:
                 if response.status_code != 200:
                     raise ConnectionError(f"HTTP {response.status_code}")
                 if opened is not None:
                     opened.set_result(None)
                 await self._events(session, response)
+                return True
         except httpx.HTTPError as error:
             _log.debug("the %s stream broke: %r", session or "connection", error)
+        return False
 
     async def _events(self, session: str | None, response: httpx.Response) -> None:
         lines = split_lines(_Chunks(response.aiter_raw()), self._max_bytes + 16)
@@ -433,7 +450,7 @@ class HttpClientTransport:
                 number = number if number is not None else event
                 if number is not None:
                     self._handed[session] = max(self._handed.get(session, 0), number)
-                    self._moved.set()
+                self._moved.set()
                 data, event, number, after = [], None, None, b""
 
     async def _in_turn(self, session: str | None, after: bytes) -> None:
@@ -491,10 +508,12 @@ class HttpClientTransport:
             await self._in_turn(session, after)
         await self._inbox.put(data)
 
-    async def _stream_ended(self, session: str | None) -> None:
+    async def _stream_ended(self, session: str | None, by_server: bool) -> None:
         if self._closed:
             return
         if session is None or self._resumable:
+            if by_server:
+                await self._others_end()
             await self._end(f"the {session or 'connection'} stream ended")
             return
         self._streams.pop(session, None)
@@ -504,6 +523,20 @@ class HttpClientTransport:
                 await self._inbox.put(
                     _error_answer(request_id, "the session stream ended", None)
                 )
+
+    async def _others_end(self) -> None:
+        """A stream the server ended ends the connection, after what the other streams
+        still bring: the server ends them all when it closes the connection (an agent
+        that died: the errors of the requests it left, on their session's stream), and
+        the client reads each apart. Waits until each ended, or brought nothing for
+        ``silence`` seconds."""
+        while self._live and not self._closed:
+            self._moved.clear()
+            try:
+                async with asyncio.timeout(self._silence):
+                    await self._moved.wait()
+            except TimeoutError:
+                return
 
     async def _end(self, why: str) -> None:
         _log.debug("ending the ACP connection: %s", why)

@@ -4,7 +4,14 @@
 import asyncio
 from collections.abc import Awaitable, Iterable, Mapping
 
-__all__ = ["ClientConnection", "ConnectionClosed", "InvalidStatus", "connect"]
+__all__ = [
+    "ClientConnection",
+    "ConnectionClosed",
+    "InvalidHandshake",
+    "InvalidStatus",
+    "InvalidURI",
+    "connect",
+]
 
 class Headers:
     def get(self, key: str) -> str | None: ...
@@ -35,8 +42,12 @@ class ConnectionClosed(Exception):
     sent: Close | None
     rcvd_then_sent: bool | None
 
-class InvalidStatus(Exception):
+class InvalidHandshake(Exception): ...
+
+class InvalidStatus(InvalidHandshake):
     response: Response
+
+class InvalidURI(Exception): ...
 
 def connect(
     uri: str,

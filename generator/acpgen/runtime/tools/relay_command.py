@@ -15,6 +15,7 @@ import asyncio
 import hmac
 import logging
 import os
+import shlex
 import shutil
 import socket
 import sys
@@ -161,7 +162,7 @@ def main(argv: Sequence[str] | None, build: Callable[..., Any], *, prog: str) ->
     async def serve() -> None:
         running = type(asyncio.get_running_loop()).__module__.partition(".")[0]
         print(
-            f"{prog}: relaying {command[0]!r} at http://{where}:{port}{options.path}"
+            f"{prog}: relaying `{shlex.join(command)}` at http://{where}:{port}{options.path}"
             f"{' (resumable)' if options.resume else ''} on {running}",
             file=sys.stderr,
             flush=True,

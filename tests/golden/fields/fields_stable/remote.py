@@ -3,7 +3,7 @@
 # Do not edit: regenerate with `make generate`.
 """ACP over the network (``docs/remote.md``): ``asgi_app(factory)`` serves an agent per connection to any ASGI server, ``relay_app(command)`` a
 stdio agent (``relay``); ``connect_agent(url, client)`` yields the typed ``AgentSender`` of ``serve.spawn_agent``; ``resume=``, ``reconnect=`` keep
-sessions across a lost connection; a refusal raises ``Refused``. The server half needs only pydantic, ``connect_agent`` the ``remote`` extra."""
+sessions across a lost connection; a refusal raises ``Refused``, an agent that cannot be reached ``Unreachable``. The server half needs only pydantic, ``connect_agent`` the ``remote`` extra."""
 
 from __future__ import annotations
 

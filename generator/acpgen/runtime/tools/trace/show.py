@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,31 +24,37 @@ lines it cannot read and the calls about no session (``initialize``) aside."""
 
 
 def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
-    """``show TRACE [--session ID] [--format text|html|json] [--output FILE]``."""
-    parser = argparse.ArgumentParser(prog=prog, description="Read a wire trace of ACP.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    show = commands.add_parser(
-        "show", help="print the sessions of a trace, in text, HTML or JSON"
-    )
-    show.add_argument(
-        "trace", type=Path, help="a trace written with trace= or ACP_TRACE"
-    )
-    show.add_argument("--session", help="only this session (by id)")
-    show.add_argument("--format", choices=("text", "html", "json"), default="text")
-    show.add_argument(
-        "--output", type=Path, help="write to this file (default: stdout)"
-    )
-    args = parser.parse_args(argv)
+    """``show TRACE [--session ID] [--format text|html|json] [--output FILE]``: exit
+    0; 1 for a file that holds no message; 2 for one that cannot be read, or a session
+    it does not hold."""
+    args = _parser(prog).parse_args(argv)
     problems, others = TraceProblems(), list[TraceCall]()
+    read = [0]
+
+    def counted(lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            read[0] += 1
+            yield line
+
     try:
         with args.trace.open(encoding="utf-8", errors="replace") as lines:
-            states = {k: v.wire for k, v in fold(lines, problems, others).items()}
+            states = {
+                k: v.wire for k, v in fold(counted(lines), problems, others).items()
+            }
     except OSError as error:
         print(
             f"{prog}: error: cannot read {args.trace}: {error.strerror}",
             file=sys.stderr,
         )
         return 2
+    if not states and not others:  # not a trace (a script, an empty file)
+        print(
+            f"{prog}: {args.trace} holds no ACP message ({read[0]} line"
+            f"{'s' * (read[0] != 1)} read): a trace is the JSON lines written with "
+            "trace= or ACP_TRACE",
+            file=sys.stderr,
+        )
+        return 1
     if args.session is not None:
         if args.session not in states:
             known = ", ".join(states) or "none"
@@ -65,6 +71,23 @@ def main(argv: Sequence[str] | None, fold: Fold, prog: str) -> int:
     else:
         args.output.write_text(text, encoding="utf-8")
     return 0
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description="Read a wire trace of ACP.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    show = commands.add_parser(
+        "show", help="print the sessions of a trace, in text, HTML or JSON"
+    )
+    show.add_argument(
+        "trace", type=Path, help="a trace written with trace= or ACP_TRACE"
+    )
+    show.add_argument("--session", help="only this session (by id)")
+    show.add_argument("--format", choices=("text", "html", "json"), default="text")
+    show.add_argument(
+        "--output", type=Path, help="write to this file (default: stdout)"
+    )
+    return parser
 
 
 def render(

@@ -24,7 +24,7 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
-    """Run the command; its exit code (0, or 2 for a trace or session that cannot be read)."""
+    """Run the command; its exit code (0; 1 for a file holding no message; 2 for a trace or session that cannot be read)."""
     return _main(
         argv,
         SessionState.from_lines,
