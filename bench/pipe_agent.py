@@ -1,6 +1,6 @@
 """T3's agent process: answers every request at once, on stdio, built from one side's bindings.
 
-    python -m bench.pipe_agent ours|theirs|echo|floor [asyncio|uvloop]
+    python -m bench.pipe_agent ours|ours-otel|theirs|echo|floor [asyncio|uvloop]
 
 Ours: the generated stable bindings (``serve.run_agent``, what an agent's ``main`` runs);
 theirs: the official Python SDK (``acp.run_agent``). Both answer ``initialize``,
@@ -11,8 +11,10 @@ back each line as it comes, with neither JSON nor models. ``floor`` is the floor
 with typed models and concurrent, cancellable handlers: it parses each line with pydantic-core,
 validates a ``session/prompt``'s params with our model, runs a task per request (what lets a
 handler await and be cancelled alone) that serialises the answer with our model and writes it,
-and nothing else (no envelope checks, limits, capability checks, ordering or error answers). The
-second argument is the event loop (default: stock asyncio).
+and nothing else (no envelope checks, limits, capability checks, ordering or error answers).
+``ours-otel`` is ours in a process that set OpenTelemetry's SDK up as an application does
+(``bench.otel_cost``): the runtime then traces and measures every message. The second argument
+is the event loop (default: stock asyncio).
 """
 
 from __future__ import annotations
@@ -112,6 +114,17 @@ async def serve_ours() -> None:
     await bindings("serve").run_agent(quick_agent())
 
 
+async def serve_ours_traced() -> None:
+    from opentelemetry import metrics, trace
+
+    from bench.otel_cost import providers
+
+    tracer_provider, meter_provider = providers()
+    trace.set_tracer_provider(tracer_provider)  # the application's choice, as a program of ours would
+    metrics.set_meter_provider(meter_provider)
+    await serve_ours()
+
+
 async def serve_theirs() -> None:
     import acp
     import acp.schema as sdk
@@ -176,6 +189,12 @@ async def serve_floor() -> None:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.CRITICAL, stream=sys.stderr)
-    serve = {"ours": serve_ours, "theirs": serve_theirs, "echo": serve_echo, "floor": serve_floor}[sys.argv[1]]
+    serve = {
+        "ours": serve_ours,
+        "ours-otel": serve_ours_traced,
+        "theirs": serve_theirs,
+        "echo": serve_echo,
+        "floor": serve_floor,
+    }[sys.argv[1]]
     with asyncio.Runner(loop_factory=new_loop(sys.argv[2] if len(sys.argv) > 2 else "asyncio")) as runner:
         runner.run(serve())

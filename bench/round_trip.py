@@ -104,13 +104,15 @@ async def _hang_up(child: Child) -> None:
     await child.process.wait()
 
 
-async def connect_ours(profile: str | None = None, loop: str = "asyncio") -> Peer:
+async def connect_ours(profile: str | None = None, loop: str = "asyncio", **options: Any) -> Peer:
+    """Our client and agent; ``options`` go to the client's ``Connection`` (``telemetry``), and
+    ``side="ours-otel"`` starts the agent with OpenTelemetry set up (``bench.otel_cost``)."""
     connection, dispatch, methods, models = (bindings(m) for m in ("connection", "dispatch", "methods", "models"))
     senders, builders = bindings("senders"), bindings("builders")
 
-    child = await _spawn("ours", profile, loop)
+    child = await _spawn(options.pop("side", "ours"), profile, loop)
     handler = dispatch.Dispatcher(quiet_client(), methods.handled_by("client", "both")).dispatch
-    opened = connection.Connection(connection.LineTransport(child.stdout, child.stdin), handler)
+    opened = connection.Connection(connection.LineTransport(child.stdout, child.stdin), handler, **options)
     opened.start()
     agent = senders.AgentSender(opened)
     await agent.initialize(models.InitializeRequest(protocol_version=1))

@@ -10,8 +10,9 @@ bare params validation for P4. What users feel comes first: T1 reading a realist
 (``bench.read_path``), T2 sending it (``bench.send_path``), T3 round trips over a pipe
 (``bench.round_trip``), T4 memory after import (``bench.rss``), T5 and T6 round trips over
 WebSocket and Streamable HTTP against the TypeScript SDK's server (``bench.remote_trip``), T7 round trips
-through the relay against a direct stdio connection to the same agent (``bench.relay_trip``),
-R3 a remote server's memory per idle connection (``bench.idle_remote``). No figure is asserted
+through the relay against a direct stdio connection to the same agent (``bench.relay_trip``), T8
+T3's round trips with OpenTelemetry set up against the same without it (``bench.otel_cost``), R3
+a remote server's memory per idle connection (``bench.idle_remote``). No figure is asserted
 anywhere: the benchmark reports, the reader judges.
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 from bench.cold_start import p2
 from bench.figures import Figure, p1, p3, p4, r1, r2
 from bench.idle_remote import r3
+from bench.otel_cost import t8
 from bench.read_path import t1
 from bench.relay_trip import t7
 from bench.remote_trip import t5_t6
@@ -43,6 +45,7 @@ FIGURES = {
     "T4": t4,
     "T5": t5_t6,
     "T7": t7,
+    "T8": t8,
     "P1": p1,
     "P2": p2,
     "P3": p3,
@@ -58,6 +61,7 @@ ROUNDS = {
     "T4": 5,
     "T5": 7,
     "T7": 7,
+    "T8": 7,
     "P1": 9,
     "P2": 15,
     "P3": 5,

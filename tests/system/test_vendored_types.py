@@ -38,7 +38,7 @@ PYRIGHT = ROOT / "tests" / "interop" / "node_modules" / ".bin" / "pyright"
 PACKAGE = "myapp._acp"
 LIMIT = 300
 """Seconds: only stops a hang."""
-OPTIONAL = {"uvloop", "httpx", "h2", "httpcore", "websockets", "uvicorn", "anyio", "sniffio"}
+OPTIONAL = {"uvloop", "httpx", "h2", "httpcore", "websockets", "uvicorn", "anyio", "sniffio", "opentelemetry-api"}
 """What a user who vendors may lack: the program runs without them (and names them when asked for)."""
 
 RUNTIME = Path(str(RUNTIME_FILES))
@@ -138,13 +138,13 @@ def _with_the_libraries(module: str) -> str:
 
 
 def test_the_stubs_of_the_optional_libraries_agree_with_the_libraries(tmp_path: Path) -> None:
-    """What the stubs (``*_library.pyi``) say of httpx and websockets is what the libraries say: the
-    runtime, with each stubbed module replaced by the plain imports it stands for, passes mypy
-    --strict where the libraries are installed (this development environment)."""
+    """What the stubs (``*_library.pyi``) say of httpx, websockets and OpenTelemetry's API is what the
+    libraries say: the runtime, with each stubbed module replaced by the plain imports it stands for,
+    passes mypy --strict where the libraries are installed (this development environment)."""
     copy = tmp_path / "runtime"
     shutil.copytree(RUNTIME, copy, ignore=shutil.ignore_patterns("__pycache__"))
     stubs = sorted(copy.rglob("*_library.pyi"))
-    assert {p.name for p in stubs} >= {"http_library.pyi", "websocket_library.pyi"}, stubs
+    assert {p.name for p in stubs} >= {"http_library.pyi", "websocket_library.pyi", "otel_library.pyi"}, stubs
     for stub in stubs:
         module = stub.with_suffix(".py")
         real = _with_the_libraries(module.read_text(encoding="utf-8"))
@@ -152,8 +152,9 @@ def test_the_stubs_of_the_optional_libraries_agree_with_the_libraries(tmp_path: 
         assert sorted(line.split()[-1] for line in real.splitlines()) == sorted(declared), real
         module.write_text(real, encoding="utf-8")
         stub.unlink()
+    packages = ["-p", "runtime.remote", "-p", "runtime.connection"]
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "-p", "runtime.remote"],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), *packages],
         cwd=tmp_path,
         capture_output=True,
         text=True,

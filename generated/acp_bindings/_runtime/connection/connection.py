@@ -53,23 +53,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import Awaitable, Callable, Generator
+import functools
+import itertools
+import os
+from collections.abc import Awaitable, Callable, Generator, Iterable
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from ..wire.codec import encode_call
-from .dispatch import Dispatcher, Handler, entry_point
-from .in_flight import CURRENT, Calls, Handling, Outgoing
+from .dispatch import Dispatcher, Handled, Handler, entry_point
+from .in_flight import CURRENT, Calls, Handling, Incoming, Outgoing
 from .limits import Limits
+from .log_ids import logger
 from .reader import CANCEL_REQUEST, Reader
+from .telemetry import FIND, Telemetry, find, transport_name
 from .trace_writer import Trace, TraceWriter
+from .traced import Traced
 from .transport import Transport
 from .writer import Writer
 
 __all__ = ["CANCEL_REQUEST", "SENT", "Connection", "Handler"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
+_NUMBERS = itertools.count(1)
 
 
 class _Sent:
@@ -98,7 +104,9 @@ class Connection:
     connection.run()`` (until the peer closes its end), or ``async with connection:``
     (reading in the background until the block ends). Given ``trace`` (a text file, or a
     path to append to), every message in and out is written to it as one JSON line (see
-    ``trace_writer``).
+    ``trace_writer``). Where the application set OpenTelemetry up (``telemetry.find``),
+    or given ``telemetry``, its requests and the peer's are traced and measured
+    (``traced``; None: not).
     """
 
     def __init__(
@@ -108,16 +116,22 @@ class Connection:
         *,
         limits: Limits | None = None,
         trace: Trace = None,
+        telemetry: Telemetry | object | None = FIND,
     ) -> None:
         self.transport = transport
         self.limits = limits or Limits()
         self._trace = TraceWriter(trace) if trace is not None else None
         self._calls = Calls()
+        self._encode_call: Callable[..., bytes] = encode_call
+        handle = entry_point(handler)
+        found = find() if telemetry is FIND else telemetry
+        if isinstance(found, Telemetry):
+            handle = self._traced(found, handle)
         self._writer = Writer(transport, self._trace)
         self._reader = Reader(
             self,
             transport,
-            entry_point(handler),
+            handle,
             self._writer,
             self._calls,
             self.limits,
@@ -126,6 +140,38 @@ class Connection:
         )
         self._background: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
+        self._number = next(_NUMBERS)
+
+    @property
+    def id(self) -> str:
+        """The connection's id in log records (``log_ids``): the transport's
+        ``connection_id`` (a remote connection's ``Acp-Connection-Id``), else a number
+        of this process's."""
+        found = getattr(self.transport, "connection_id", None)
+        return found if type(found) is str else f"{os.getpid()}.{self._number}"
+
+    def running_messages(self) -> Iterable[Incoming]:
+        """The peer's requests being handled (``log_ids``)."""
+        return self._reader.running.values()
+
+    def _traced(
+        self, telemetry: Telemetry, handle: Callable[[dict[str, Any]], Handled]
+    ) -> Callable[[dict[str, Any]], Handled]:
+        """Trace and measure this connection (``traced``): the instance's ``request``
+        and ``notify`` wrap the class's, its encoder carries the trace context, its
+        trace is tapped for the message sizes. The entry point to use: ``handle``,
+        traced."""
+        traced = Traced(telemetry, transport_name(self.transport))
+        self.request = functools.partial(traced.request, self.request)  # type: ignore[method-assign]
+        self.notify = functools.partial(traced.notify, self.notify)  # type: ignore[method-assign]
+        carry = traced.encode_call
+
+        def encode(*message: Any) -> bytes:
+            return encode_call(*carry(*message))
+
+        self._encode_call = encode
+        self._trace = cast("TraceWriter | None", traced.tap(self._trace))
+        return traced.handling(handle)
 
     # -- our requests
     # ---------------------------------------------------------------------------
@@ -166,10 +212,9 @@ class Connection:
         if origin is not None:
             self._await_peer(origin, 1)
         try:
-            if not writer.now(encode_call, request_id, method, params, serializer):
-                await writer.in_turn(
-                    encode_call, request_id, method, params, serializer
-                )
+            encode = self._encode_call
+            if not writer.now(encode, request_id, method, params, serializer):
+                await writer.in_turn(encode, request_id, method, params, serializer)
             result = await outgoing.future
         except asyncio.CancelledError:
             if not outgoing.answered and not writer.closed:
@@ -195,9 +240,10 @@ class Connection:
         peer is not reading); :data:`SENT` when it was written at once. Given
         ``serializer``, ``params`` is the model it writes, as for :meth:`request`.
         Raises ``ValueError``/``TypeError`` at once when ``params`` is not JSON."""
-        if self._writer.now(encode_call, None, method, params, serializer):
+        encode = self._encode_call
+        if self._writer.now(encode, None, method, params, serializer):
             return SENT
-        return self._writer.in_turn(encode_call, None, method, params, serializer)
+        return self._writer.in_turn(encode, None, method, params, serializer)
 
     def _await_peer(self, origin: Handling, step: int) -> None:
         origin.awaiting += step

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -37,6 +36,7 @@ from .in_flight import (
     start_task,
 )
 from .limits import Limits
+from .log_ids import logger
 from .replies import ErrorReply, Reply
 from .trace_writer import TraceWriter
 from .transport import Oversized, Transport
@@ -44,7 +44,7 @@ from .writer import Writer
 
 __all__ = ["CANCEL_REQUEST", "Reader"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 CANCEL_REQUEST = "$/cancel_request"
 
@@ -189,7 +189,7 @@ class Reader:
             busy = {"limit": self._limits.max_running_requests}
             refusal = RequestError(INTERNAL_ERROR, "Too busy", busy)
             return self._answer_now(ErrorReply(request_id, refusal))
-        incoming = running[request_id] = Incoming()
+        incoming = running[request_id] = Incoming(message)
         answering, loop = self._answer(incoming, request_id, message), self.loop
         if in_flight.EAGER is None and loop is not None:
             # no eager start (Python 3.11): start_task's task, without its call

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import logging
 import os
 from collections.abc import Mapping
 from typing import Any, Literal, TextIO
 
 from ..wire.codec import ID_WINDOW, refuse_constant
+from .log_ids import logger
 
 __all__ = [
     "AGENT_TRACE_VARIABLE",
@@ -40,7 +40,7 @@ __all__ = [
     "traced",
 ]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 TRACE_VARIABLE = "ACP_TRACE"
 """The environment variable naming a file to trace this process's wire to (see

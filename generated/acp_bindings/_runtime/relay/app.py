@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from collections.abc import Collection
 from functools import partial
 from typing import Any
 
+from ..connection import telemetry
 from ..connection.limits import Limits
+from ..connection.log_ids import logger
 from ..connection.transport import Transport
 from ..remote.app import AcpApp, Authorize
 from ..remote.server_connection import RemoteConnection, RemoteLimits, ServerTransport
@@ -33,7 +34,7 @@ from .pipe import AgentPipe, Spawn
 
 __all__ = ["RelayApp", "relay_app"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 class RelayApp(AcpApp):
@@ -65,7 +66,15 @@ class RelayApp(AcpApp):
             settle=partial(_settled, remote) if plain_http and remote else None,
         )
         self.pipes.add(pipe)
+        telemetry.count(self, "acp.relay.agents")
         return pipe
+
+    def gauge(self, name: str) -> list[tuple[int, dict[str, str]]]:
+        """As :meth:`AcpApp.gauge`, and the agent processes running now."""
+        if name != "acp.relay.agents":
+            return super().gauge(name)
+        running = [p for p in list(self.pipes) if p.process and p.exit_code is None]
+        return [(len(running), {})]
 
     def start_agent(
         self,

@@ -45,11 +45,11 @@ import asyncio
 import collections
 import contextlib
 import json
-import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..connection.lines import split_lines
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized
 from ..wire.messages import glance, id_key
 from ..wire.rpc import Json
@@ -60,7 +60,7 @@ from .refusal import Refused, refused_by_response
 
 __all__ = ["CookieJar", "HttpClientTransport", "dial", "http_url"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 _GONE = frozenset({401, 403, 404, 410})
 _GATEWAY = frozenset({502, 503, 504})
 """A balancer's answers when it cannot reach the worker: a resumable connection is
@@ -113,6 +113,9 @@ class _Chunks:
 
 class HttpClientTransport:
     """ACP over Streamable HTTP: POSTs out, SSE streams in."""
+
+    telemetry_name = "http"
+    """``acp.transport`` (``telemetry``)."""
 
     def __init__(
         self,

@@ -82,11 +82,13 @@ class Incoming:
     :func:`start_task` returns); :attr:`task` is set right after.
     """
 
-    __slots__ = ("answering", "cancelled", "started", "task")
+    __slots__ = ("answering", "cancelled", "message", "started", "task")
 
     task: asyncio.Task[None]
 
-    def __init__(self) -> None:
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        """The request (its log records name its session: ``log_ids``)."""
         self.answering = False
         """The handler is done and its answer is being written: too late to cancel."""
         self.started = False

@@ -14,18 +14,18 @@ no more encoded bytes than one.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from ..wire.rpc import RequestError
+from .log_ids import logger
 from .replies import ErrorReply, Reply
 from .trace_writer import TraceWriter
 from .transport import Transport
 
 __all__ = ["Encoder", "Writer"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 Encoder = Callable[..., bytes]
 

@@ -31,13 +31,13 @@ import asyncio
 import collections
 import contextlib
 import json
-import logging
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized
 from ..resume.event_log import After, Precedence
 from ..wire.messages import Routing, glance, id_key
@@ -56,7 +56,7 @@ __all__ = [
     "ServerTransport",
 ]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -443,6 +443,16 @@ class ServerTransport:
     ) -> None:
         self._remote = remote
         self._send_frame = send_frame
+
+    @property
+    def connection_id(self) -> str:
+        """The connection's ``Acp-Connection-Id``."""
+        return self._remote.id
+
+    @property
+    def telemetry_name(self) -> str:
+        """``acp.transport`` (``telemetry``): the connection's profile."""
+        return "websocket" if self._remote.websocket else "http"
 
     async def receive(self, limit: int) -> bytes | Oversized | None:
         remote = self._remote

@@ -18,9 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 from typing import Any
 
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized
 from ..resume.vocabulary import unknown_token
 from ..wire.codec import Unreadable, decode
@@ -29,7 +29,7 @@ from .server_connection import RemoteConnection, Server, ServerTransport
 
 __all__ = ["serve_socket"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 def _error(code: int, message: str, request_id: Any = None) -> str:

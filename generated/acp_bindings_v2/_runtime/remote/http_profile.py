@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 from typing import Any
 
+from ..connection.log_ids import logger
 from ..resume.host import Host
 from ..resume.vocabulary import lost_answer, unknown_token
 from ..wire.codec import Unreadable, decode
@@ -48,7 +48,7 @@ from .server_connection import (
 
 __all__ = ["serve_http"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 _BATCH = {
     "jsonrpc": "2.0",

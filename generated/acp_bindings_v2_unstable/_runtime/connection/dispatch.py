@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -41,11 +40,12 @@ from ..wire.rpc import (
     RequestId,
 )
 from .adapters import built
+from .log_ids import logger
 from .replies import ErrorReply, MessageReply, Reply, ResultReply
 
 __all__ = ["Dispatcher", "Handler", "Pending", "entry_point", "error_reply"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 _ABSENT: Any = object()
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]

@@ -31,23 +31,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic_core import to_json
 
+from ..connection import telemetry
 from ..connection.lines import split_lines
+from ..connection.log_ids import CONNECTION, logger
 from ..connection.process import AgentStartError, spawn, stop
 from ..connection.transport import Oversized, Transport
 from ..wire.codec import Unreadable, decode, find_id, has_member
 from ..wire.messages import glance, id_key
 from ..wire.rpc import INTERNAL_ERROR, INVALID_REQUEST, RequestError, read_id
+from .spans import RelaySpans
 
 __all__ = ["AgentPipe", "Spawn"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 STDERR_LINE = 16 * 1024
 """The longest stderr line logged whole (a longer one is logged by its head)."""
@@ -124,16 +126,21 @@ class AgentPipe:
         """The connection is gone: what the agent still writes is read and dropped."""
         self.ended = asyncio.Event()
         """Set once the agent's process group has ended (or never started)."""
+        self._spans = RelaySpans.found(tag, transport)
+        """The spans of what it carries, where the application traces."""
 
     # -- lifecycle
 
     async def run(self) -> None:
         """Start the agent and carry its messages until it or the connection ends;
         then end its process group."""
+        CONNECTION.set(self.tag)  # (this task's own context, and its tasks')
         try:
             await self._run()
         finally:
             self.ended.set()
+            if self._spans is not None:
+                self._spans.ended()
             self._on_end(self)
             with contextlib.suppress(Exception):
                 await self.transport.close()
@@ -152,9 +159,11 @@ class AgentPipe:
             )
         except AgentStartError as error:
             _log.error("connection %s: %s", self.tag, error)
+            telemetry.add("agents_started", 1, {"acp.outcome": "failed"})
             await self._refuse_start()
             return
         self.process, self._stdin = process, stdin
+        telemetry.add("agents_started", 1, {"acp.outcome": "started"})
         _log.info("connection %s: agent started, pid %d", self.tag, process.pid)
         assert process.stderr is not None
         inbound = asyncio.ensure_future(self._client_to_agent())
@@ -219,6 +228,8 @@ class AgentPipe:
                 await self._send_client(_error(read_id(find_id(data.head))[1], refusal))
                 continue
             message = glance(data)
+            if self._spans is not None:
+                self._spans.carried("client", message)
             if "method" in message and "id" in message:
                 self._track(message["id"])
             if b"\n" in data:  # JSON whitespace: the line must stay one line
@@ -270,6 +281,8 @@ class AgentPipe:
                 )
                 await self._send_agent(_error(message.request_id, message.error))
                 continue
+            if self._spans is not None and type(message) is dict:
+                self._spans.carried("agent", message)
             if type(message) is dict and "method" not in message and "id" in message:
                 key = id_key(message["id"])
                 if key is not None:

@@ -22,14 +22,15 @@ from __future__ import annotations
 import asyncio
 import collections
 import inspect
-import logging
 import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+from ..connection import telemetry
 from ..connection.limits import Limits
+from ..connection.log_ids import CONNECTION, logger
 from ..connection.transport import Transport
 from ..resume.event_log import Coalescing, ResumeLimits
 from ..resume.host import Host, Hosts
@@ -42,7 +43,7 @@ from .websocket_profile import serve_socket
 
 __all__ = ["AcpApp", "Authorize", "Connect", "agent_app"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 Connect = Callable[[Transport], Any]
 """Builds one agent's connection over a transport (``serve.attach_agent`` does)."""
@@ -132,6 +133,7 @@ class AcpApp:
             return 404
         origin = request.headers.get("origin")
         if origin is not None and origin not in self._origins:
+            telemetry.add("refused", 1, {"acp.refusal": "origin"})
             return 403
         if self._authorize is None:
             return None
@@ -141,9 +143,11 @@ class AcpApp:
                 verdict = await verdict
         except Exception:  # noqa: BLE001 - a failing hook refuses, logged here
             _log.exception("the authorize hook failed")
+            telemetry.add("refused", 1, {"acp.refusal": "authorization"})
             return 500
         if verdict is True:
             return None
+        telemetry.add("refused", 1, {"acp.refusal": "authorization"})
         return verdict if verdict in (401, 403) else 403
 
     # -- connections
@@ -151,13 +155,18 @@ class AcpApp:
     def admission(self, request: Request) -> int | None:
         """The status refusing a new connection (503: the app is full; 429: the client's
         address holds its share already), or None."""
-        if len(self.connections) >= self.limits.max_connections:
-            return 503
+        status = None
         address = _address(request)
-        if address is not None and self._addresses[address] >= self.limits.per_address:
+        if len(self.connections) >= self.limits.max_connections:
+            status = 503
+        elif (
+            address is not None and self._addresses[address] >= self.limits.per_address
+        ):
             _log.warning("refused a connection: %s holds its share", address)
-            return 429
-        return None
+            status = 429
+        if status is not None:
+            telemetry.add("refused", 1, {"acp.refusal": "limit"})
+        return status
 
     def register(
         self, *, websocket: bool, address: str | None = None
@@ -170,9 +179,27 @@ class AcpApp:
         if address is not None:
             self._addresses[address] += 1
         remote.on_close.append(lambda: self._forget(remote))
+        CONNECTION.set(remote.id)  # the log records of this request, and its tasks
+        telemetry.count(self, *self.GAUGES)
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.get_running_loop().create_task(self._reap())
         return remote
+
+    GAUGES = ("acp.connections.open", "acp.agents.detached")
+    """What the app reports (:meth:`gauge`) where the application measures."""
+
+    def gauge(self, name: str) -> list[tuple[int, dict[str, str]]]:
+        """The connections open, or the resumable agents waiting for their client, by
+        profile (``telemetry``)."""
+        profiles: collections.Counter[str] = collections.Counter()
+        if name == "acp.connections.open":
+            for remote in list(self.connections.values()):
+                profiles[_profile(remote)] += 1
+        elif self.hosts is not None:
+            for host in list(self.hosts.live.values()):
+                if host.detached_at is not None and host.client_side is None:
+                    profiles[host.profile] += 1
+        return telemetry.gauge(dict(profiles), "acp.profile")
 
     def _forget(self, remote: RemoteConnection) -> None:
         if self.connections.pop(remote.id, None) is None:
@@ -198,6 +225,7 @@ class AcpApp:
             return
         host = host or self.hosts.new()
         remote.host = host
+        host.profile = _profile(remote)
         serving = host.serve(transport, left_on_purpose=lambda: remote.farewell)
         remote.task = loop.create_task(serving)
 
@@ -320,6 +348,10 @@ async def _run(remote: RemoteConnection) -> None:
         _log.exception("ACP connection %s failed", remote.id)
     finally:
         await remote.close()
+
+
+def _profile(remote: RemoteConnection) -> str:
+    return "websocket" if remote.websocket else "http"
 
 
 def _health_probe(request: Request) -> bool:

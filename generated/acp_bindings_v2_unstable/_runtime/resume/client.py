@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -32,6 +31,7 @@ from typing import Any, TypeVar
 
 from pydantic_core import to_json
 
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
 from ..wire.rpc import Json, RequestError
@@ -39,7 +39,7 @@ from .vocabulary import EXTENSION, LOST, RECEIVED, RESUME_SESSION, coalesced, gr
 
 __all__ = ["SILENCE", "Reconnect", "ResumingTransport"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 Stream = str | None
 Key = tuple[str, Any]
@@ -89,6 +89,11 @@ class Reconnect:
 class ResumingTransport:
     """A client's transport that survives the loss of the transport under it."""
 
+    @property
+    def telemetry_name(self) -> str:
+        """``acp.transport`` (``telemetry``): the profile of the first transport."""
+        return self._first
+
     def __init__(
         self,
         transport: Transport,
@@ -99,6 +104,7 @@ class ResumingTransport:
         max_bytes: int,
     ) -> None:
         self._transport = transport
+        self._first = str(getattr(transport, "telemetry_name", "other"))
         self._open = reopen
         """Opens the transport of attempt ``n`` (1, 2...) after a loss."""
         self._policy = policy

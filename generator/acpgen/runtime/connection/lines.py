@@ -177,6 +177,9 @@ class LineTransport:
     GROUP_BYTES = 64 * 1024
     """The most bytes held in a group before it is written."""
 
+    telemetry_name = "stdio"
+    """``acp.transport`` (``telemetry``)."""
+
     def __init__(self, reader: Reader, writer: Any) -> None:
         self._reader = reader
         self._writer = writer

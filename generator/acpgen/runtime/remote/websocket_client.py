@@ -11,9 +11,9 @@ for longer than its ``silence`` bound (a half-open one) counts as lost.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized
 from . import websocket_library as websockets
 from .http_requests import CookieJar
@@ -23,7 +23,7 @@ from .websocket_library import ClientConnection, connect
 
 __all__ = ["WebSocketClientTransport", "dial", "websocket_url"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 def websocket_url(url: str) -> str:
@@ -36,6 +36,9 @@ def websocket_url(url: str) -> str:
 
 class WebSocketClientTransport:
     """ACP over one WebSocket: a text frame per message."""
+
+    telemetry_name = "websocket"
+    """``acp.transport`` (``telemetry``)."""
 
     def __init__(self, socket: ClientConnection, url: str = "") -> None:
         self.socket = socket

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +31,8 @@ from typing import Any
 
 from pydantic_core import to_json
 
+from ..connection import telemetry
+from ..connection.log_ids import logger
 from ..connection.transport import Oversized, Transport
 from ..wire.messages import Routing, glance, id_key, json_object, session_of
 from ..wire.rpc import Json
@@ -50,7 +51,7 @@ from .vocabulary import (
 
 __all__ = ["Host", "Hosts"]
 
-_log = logging.getLogger(__name__)
+_log = logger(__name__)
 
 Stream = str | None
 """A session id, or None for the connection's own messages."""
@@ -71,6 +72,9 @@ class _Pending:
 
 class _AgentSide:
     """The agent connection's transport: what the host reads from and writes to."""
+
+    telemetry_name = "resumable"
+    """``acp.transport`` (``telemetry``): the client's profile may change."""
 
     def __init__(self, host: Host) -> None:
         self._host = host
@@ -149,6 +153,7 @@ class Host:
         self._pump: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self.detached_at: float | None = None
+        self.profile = "http"  # of the connection that last carried it (telemetry)
         self._expiry: asyncio.TimerHandle | None = None
         self.closed = False
 
@@ -292,6 +297,7 @@ class Host:
     ) -> None:
         request_id = message["id"]
         if meta.get("token") != self.token or self._init_answer is None:
+            telemetry.add("resumes", 1, {"acp.resume.outcome": "unknown"})
             await client_side.send(
                 error(request_id, "unknown resume token", {"recover": "session/load"})
             )
@@ -311,6 +317,8 @@ class Host:
             ours = {"version": 1, "token": self.token, "received": self.received}
             result["_meta"] = {**mine, EXTENSION: ours}
             caught = self._catch_up(None, last, handling)
+            outcome = "lost" if isinstance(caught, Lost) else "resumed"
+            telemetry.add("resumes", 1, {"acp.resume.outcome": outcome})
             if isinstance(caught, Lost):
                 await client_side.send(
                     error(request_id, *lost_error(None, last, caught))
@@ -413,6 +421,7 @@ class Host:
                 return
             caught[stream] = events
         self.paused -= set(resumed)
+        telemetry.add("caught_up", sum(map(len, caught.values())), {})
         known = {stream: last for stream, (last, _) in resumed.items()}
         for stream, (event, data, after) in _in_order(caught, known):
             await client_side.ready()
@@ -431,6 +440,7 @@ class Host:
             if isinstance(caught, Lost):
                 return caught
             reset(caught)
+            telemetry.add("caught_up", len(caught), {})
             self.paused.discard(stream)
             return None
 
