@@ -166,8 +166,7 @@ def accept_create_elicitation_response(
     content: dict[str, models.ElicitationContentValue] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcceptCreateElicitationResponse:
-    """
-    A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
+    """A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
 
     The user accepted and provided content.
     """
@@ -187,8 +186,7 @@ def agent_message_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentMessageChunkSessionUpdate:
-    """
-    A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's response being streamed.
     """
@@ -209,8 +207,7 @@ def agent_thought_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentThoughtChunkSessionUpdate:
-    """
-    A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's internal reasoning being streamed.
     """
@@ -235,8 +232,7 @@ def array_elicitation_property_schema(
     default: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArrayElicitationPropertySchema:
-    """
-    A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
+    """A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
 
     Multi-select array property.
     """
@@ -266,8 +262,7 @@ def audio_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AudioContentBlock:
-    """
-    A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
+    """A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
 
     Audio data for transcription or analysis.
     """
@@ -290,8 +285,7 @@ def auth_method_agent(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthMethodAgent:
-    """
-    A ``AuthMethodAgent``: a kind of ``AuthMethod``.
+    """A ``AuthMethodAgent``: a kind of ``AuthMethod``.
 
     Agent handles authentication itself through `authenticate`.
     """
@@ -311,9 +305,7 @@ def authenticate_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthenticateRequest:
-    """
-    Request parameters for the authenticate method.
-    """
+    """Request parameters for the authenticate method."""
     fields: dict[str, Any] = {
         "method_id": method_id,
     }
@@ -326,9 +318,7 @@ def authenticate_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthenticateResponse:
-    """
-    Response to the `authenticate` method.
-    """
+    """Response to the `authenticate` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -340,8 +330,7 @@ def available_commands_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AvailableCommandsUpdateSessionUpdate:
-    """
-    A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
+    """A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
 
     Available commands are ready or have changed
     """
@@ -361,8 +350,7 @@ def blob_resource_contents(
     mime_type: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BlobResourceContents:
-    """
-    A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Binary resource contents embedded directly in the message.
     """
@@ -384,8 +372,7 @@ def boolean_elicitation_property_schema(
     default: bool | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanElicitationPropertySchema:
-    """
-    A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
+    """A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
 
     Boolean property.
     """
@@ -412,8 +399,7 @@ def boolean_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSessionConfigOption:
-    """
-    A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
+    """A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
 
     Boolean on/off toggle.
     """
@@ -439,8 +425,7 @@ def boolean_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSetSessionConfigOptionRequest:
-    """
-    A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
+    """A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
 
     A boolean value (`type: "boolean"`).
     """
@@ -459,8 +444,7 @@ def cancel_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelCreateElicitationResponse:
-    """
-    A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
+    """A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
 
     The elicitation was cancelled.
     """
@@ -477,9 +461,7 @@ def cancel_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelNotification:
-    """
-    Notification to cancel ongoing operations for a session.
-    """
+    """Notification to cancel ongoing operations for a session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -493,9 +475,7 @@ def cancel_request_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelRequestNotification:
-    """
-    Notification to cancel an ongoing request.
-    """
+    """Notification to cancel an ongoing request."""
     fields: dict[str, Any] = {
         "request_id": request_id,
     }
@@ -505,8 +485,7 @@ def cancel_request_notification(
 
 
 def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionOutcome:
-    """
-    A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
+    """A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
 
     The prompt turn was cancelled before the user responded.
     """
@@ -521,9 +500,7 @@ def close_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionRequest:
-    """
-    Request parameters for closing an active session.
-    """
+    """Request parameters for closing an active session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -536,9 +513,7 @@ def close_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionResponse:
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -551,8 +526,7 @@ def compaction_summary_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionSummaryChunkSessionUpdate:
-    """
-    A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
+    """A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
 
     A content block appended to a context compaction's retained summary.
     """
@@ -574,8 +548,7 @@ def compaction_update_session_update(
     error: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionUpdateSessionUpdate:
-    """
-    A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
+    """A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
 
     A context compaction has been created or updated.
     """
@@ -598,9 +571,7 @@ def complete_elicitation_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompleteElicitationNotification:
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
+    """Notification sent by the agent when a URL-based elicitation is complete."""
     fields: dict[str, Any] = {
         "elicitation_id": elicitation_id,
     }
@@ -614,8 +585,7 @@ def config_option_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ConfigOptionUpdateSessionUpdate:
-    """
-    A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
+    """A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
 
     Session configuration options have been updated.
     """
@@ -633,8 +603,7 @@ def content_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ContentToolCallContent:
-    """
-    A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
+    """A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
 
     Standard content block (text, images, resources).
     """
@@ -657,9 +626,7 @@ def create_terminal_request(
     output_byte_limit: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CreateTerminalRequest:
-    """
-    Request to create a new terminal and execute a command.
-    """
+    """Request to create a new terminal and execute a command."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "command": command,
@@ -682,9 +649,7 @@ def create_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CreateTerminalResponse:
-    """
-    Response containing the ID of the created terminal.
-    """
+    """Response containing the ID of the created terminal."""
     fields: dict[str, Any] = {
         "terminal_id": terminal_id,
     }
@@ -698,8 +663,7 @@ def current_mode_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CurrentModeUpdateSessionUpdate:
-    """
-    A ``CurrentModeUpdateSessionUpdate``: the ``"current_mode_update"`` kind of ``SessionUpdate``.
+    """A ``CurrentModeUpdateSessionUpdate``: the ``"current_mode_update"`` kind of ``SessionUpdate``.
 
     The current mode of the session has changed
     """
@@ -716,8 +680,7 @@ def decline_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeclineCreateElicitationResponse:
-    """
-    A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
+    """A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
 
     The user declined the elicitation.
     """
@@ -734,9 +697,7 @@ def delete_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionRequest:
-    """
-    Request parameters for deleting an existing session from `session/list`.
-    """
+    """Request parameters for deleting an existing session from `session/list`."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -749,9 +710,7 @@ def delete_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionResponse:
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -765,8 +724,7 @@ def diff_tool_call_content(
     old_text: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DiffToolCallContent:
-    """
-    A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
+    """A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
 
     File modification shown as a diff.
     """
@@ -786,8 +744,7 @@ def error_agent_response(
     id_: models.RequestId,
     error: models.Error,
 ) -> models.ErrorAgentResponse:
-    """
-    A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
 
     A failed JSON-RPC response.
     """
@@ -802,8 +759,7 @@ def error_client_response(
     id_: models.RequestId,
     error: models.Error,
 ) -> models.ErrorClientResponse:
-    """
-    A ``ErrorClientResponse``: a kind of ``ClientResponse``.
+    """A ``ErrorClientResponse``: a kind of ``ClientResponse``.
 
     A failed JSON-RPC response.
     """
@@ -821,8 +777,7 @@ def http_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.HttpMcpServer:
-    """
-    A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
+    """A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
 
     HTTP transport configuration
     """
@@ -845,8 +800,7 @@ def image_content_block(
     uri: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ImageContentBlock:
-    """
-    A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
+    """A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
 
     Images for visual context or analysis.
     """
@@ -871,9 +825,7 @@ def initialize_request(
     client_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """
-    Request parameters for the initialize method.
-    """
+    """Request parameters for the initialize method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -894,9 +846,7 @@ def initialize_response(
     agent_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """
-    Response to the `initialize` method.
-    """
+    """Response to the `initialize` method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -920,8 +870,7 @@ def integer_elicitation_property_schema(
     default: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.IntegerElicitationPropertySchema:
-    """
-    A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
+    """A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
 
     Integer property.
     """
@@ -949,9 +898,7 @@ def kill_terminal_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.KillTerminalRequest:
-    """
-    Request to kill a terminal without releasing it.
-    """
+    """Request to kill a terminal without releasing it."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -965,9 +912,7 @@ def kill_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.KillTerminalResponse:
-    """
-    Response to `terminal/kill` method
-    """
+    """Response to `terminal/kill` method"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -980,9 +925,7 @@ def list_sessions_request(
     cursor: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsRequest:
-    """
-    Request parameters for listing existing sessions.
-    """
+    """Request parameters for listing existing sessions."""
     fields: dict[str, Any] = {}
     if cwd is not UNSET:
         fields["cwd"] = cwd
@@ -999,9 +942,7 @@ def list_sessions_response(
     next_cursor: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsResponse:
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
     fields: dict[str, Any] = {
         "sessions": _as_list(sessions),
     }
@@ -1020,9 +961,7 @@ def load_session_request(
     additional_directories: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoadSessionRequest:
-    """
-    Request parameters for loading an existing session.
-    """
+    """Request parameters for loading an existing session."""
     fields: dict[str, Any] = {
         "mcp_servers": _as_list(mcp_servers),
         "cwd": cwd,
@@ -1041,9 +980,7 @@ def load_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoadSessionResponse:
-    """
-    Response from loading an existing session.
-    """
+    """Response from loading an existing session."""
     fields: dict[str, Any] = {}
     if modes is not UNSET:
         fields["modes"] = modes
@@ -1058,9 +995,7 @@ def logout_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutRequest:
-    """
-    Request parameters for the logout method.
-    """
+    """Request parameters for the logout method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1071,9 +1006,7 @@ def logout_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutResponse:
-    """
-    Response to the `logout` method.
-    """
+    """Response to the `logout` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1088,8 +1021,7 @@ def mcp_server_stdio(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.McpServerStdio:
-    """
-    A ``McpServerStdio``: a kind of ``McpServer``.
+    """A ``McpServerStdio``: a kind of ``McpServer``.
 
     Stdio transport configuration
     """
@@ -1109,8 +1041,7 @@ def multi_select_items_string(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MultiSelectItemsString:
-    """
-    A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
+    """A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
 
     Multi-select string items with plain string values.
     """
@@ -1130,9 +1061,7 @@ def new_session_request(
     additional_directories: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """
-    Request parameters for creating a new session.
-    """
+    """Request parameters for creating a new session."""
     fields: dict[str, Any] = {
         "cwd": cwd,
         "mcp_servers": _as_list(mcp_servers),
@@ -1151,9 +1080,7 @@ def new_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
-    """
-    Response from creating a new session.
-    """
+    """Response from creating a new session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -1173,8 +1100,7 @@ def notice_session_update(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NoticeSessionUpdate:
-    """
-    A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
+    """A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
 
     Information for the user that is not part of session history.
     """
@@ -1199,8 +1125,7 @@ def number_elicitation_property_schema(
     default: float | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NumberElicitationPropertySchema:
-    """
-    A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
+    """A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
 
     Number (floating-point) property.
     """
@@ -1227,8 +1152,7 @@ def plan_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanSessionUpdate:
-    """
-    A ``PlanSessionUpdate``: the ``"plan"`` kind of ``SessionUpdate``.
+    """A ``PlanSessionUpdate``: the ``"plan"`` kind of ``SessionUpdate``.
 
     The agent's execution plan for complex tasks.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)
@@ -1248,9 +1172,7 @@ def prompt_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptRequest:
-    """
-    Request parameters for sending a user prompt to the agent.
-    """
+    """Request parameters for sending a user prompt to the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "prompt": _as_list(prompt),
@@ -1265,9 +1187,7 @@ def prompt_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptResponse:
-    """
-    Response from processing a user prompt.
-    """
+    """Response from processing a user prompt."""
     fields: dict[str, Any] = {
         "stop_reason": stop_reason,
     }
@@ -1284,9 +1204,7 @@ def read_text_file_request(
     limit: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReadTextFileRequest:
-    """
-    Request to read content from a text file.
-    """
+    """Request to read content from a text file."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "path": path,
@@ -1305,9 +1223,7 @@ def read_text_file_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReadTextFileResponse:
-    """
-    Response containing the contents of a text file.
-    """
+    """Response containing the contents of a text file."""
     fields: dict[str, Any] = {
         "content": content,
     }
@@ -1322,9 +1238,7 @@ def release_terminal_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReleaseTerminalRequest:
-    """
-    Request to release a terminal and free its resources.
-    """
+    """Request to release a terminal and free its resources."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -1338,9 +1252,7 @@ def release_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReleaseTerminalResponse:
-    """
-    Response to terminal/release method
-    """
+    """Response to terminal/release method"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1351,8 +1263,7 @@ def request_elicitation_form_mode(
     request_id: models.RequestId,
     requested_schema: models.ElicitationSchema,
 ) -> models.RequestElicitationFormMode:
-    """
-    A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -1369,8 +1280,7 @@ def request_elicitation_url_mode(
     elicitation_id: models.ElicitationId,
     url: str,
 ) -> models.RequestElicitationUrlMode:
-    """
-    A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -1390,8 +1300,7 @@ def request_form_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestFormCreateElicitationRequest:
-    """
-    A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -1413,9 +1322,7 @@ def request_permission_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionRequest:
-    """
-    Request for user permission to execute a tool call.
-    """
+    """Request for user permission to execute a tool call."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "tool_call": tool_call,
@@ -1431,9 +1338,7 @@ def request_permission_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionResponse:
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
     fields: dict[str, Any] = {
         "outcome": outcome,
     }
@@ -1450,8 +1355,7 @@ def request_url_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestUrlCreateElicitationRequest:
-    """
-    A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -1473,8 +1377,7 @@ def resource_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceContentBlock:
-    """
-    A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
+    """A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
 
     Complete resource contents embedded directly in the message.
     """
@@ -1500,8 +1403,7 @@ def resource_link_content_block(
     title: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceLinkContentBlock:
-    """
-    A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
+    """A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
 
     References to resources that the agent can access.
     """
@@ -1541,8 +1443,7 @@ def result_agent_response(
     | models.PromptResponse
     | models.ExtResponse,
 ) -> models.ResultAgentResponse:
-    """
-    A ``ResultAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ResultAgentResponse``: a kind of ``AgentResponse``.
 
     A successful JSON-RPC response.
     """
@@ -1566,8 +1467,7 @@ def result_client_response(
     | models.CreateElicitationResponse
     | models.ExtResponse,
 ) -> models.ResultClientResponse:
-    """
-    A ``ResultClientResponse``: a kind of ``ClientResponse``.
+    """A ``ResultClientResponse``: a kind of ``ClientResponse``.
 
     A successful JSON-RPC response.
     """
@@ -1586,9 +1486,7 @@ def resume_session_request(
     mcp_servers: Sequence[models.McpServer] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionRequest:
-    """
-    Request parameters for resuming an existing session.
-    """
+    """Request parameters for resuming an existing session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "cwd": cwd,
@@ -1608,9 +1506,7 @@ def resume_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionResponse:
-    """
-    Response from resuming an existing session.
-    """
+    """Response from resuming an existing session."""
     fields: dict[str, Any] = {}
     if modes is not UNSET:
         fields["modes"] = modes
@@ -1631,8 +1527,7 @@ def select_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectSessionConfigOption:
-    """
-    A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
+    """A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
 
     Single-value selector (dropdown).
     """
@@ -1657,8 +1552,7 @@ def selected_request_permission_outcome(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectedRequestPermissionOutcome:
-    """
-    A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
+    """A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
 
     The user selected one of the provided options.
     """
@@ -1677,8 +1571,7 @@ def session_elicitation_form_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationFormMode:
-    """
-    A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -1698,8 +1591,7 @@ def session_elicitation_url_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationUrlMode:
-    """
-    A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -1721,8 +1613,7 @@ def session_form_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionFormCreateElicitationRequest:
-    """
-    A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -1745,8 +1636,7 @@ def session_info_update_session_update(
     updated_at: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionInfoUpdateSessionUpdate:
-    """
-    A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
+    """A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
@@ -1768,9 +1658,7 @@ def session_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionNotification:
-    """
-    Notification containing a session update from the agent.
-    """
+    """Notification containing a session update from the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,
@@ -1789,8 +1677,7 @@ def session_url_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionUrlCreateElicitationRequest:
-    """
-    A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -1813,9 +1700,7 @@ def set_session_config_option_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionConfigOptionResponse:
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
     fields: dict[str, Any] = {
         "config_options": _as_list(config_options),
     }
@@ -1830,9 +1715,7 @@ def set_session_mode_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionModeRequest:
-    """
-    Request parameters for setting a session mode.
-    """
+    """Request parameters for setting a session mode."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "mode_id": mode_id,
@@ -1846,9 +1729,7 @@ def set_session_mode_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionModeResponse:
-    """
-    Response to `session/set_mode` method.
-    """
+    """Response to `session/set_mode` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1862,8 +1743,7 @@ def sse_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SseMcpServer:
-    """
-    A ``SseMcpServer``: the ``"sse"`` kind of ``McpServer``.
+    """A ``SseMcpServer``: the ``"sse"`` kind of ``McpServer``.
 
     SSE transport configuration
     """
@@ -1891,8 +1771,7 @@ def string_elicitation_property_schema(
     one_of: Sequence[models.EnumOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StringElicitationPropertySchema:
-    """
-    A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
+    """A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
@@ -1931,8 +1810,7 @@ def terminal_auth_method(
     env: dict[str, str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalAuthMethod:
-    """
-    A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
+    """A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
 
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `authenticate`.
@@ -1959,9 +1837,7 @@ def terminal_output_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalOutputRequest:
-    """
-    Request to get the current output and status of a terminal.
-    """
+    """Request to get the current output and status of a terminal."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -1978,9 +1854,7 @@ def terminal_output_response(
     exit_status: models.TerminalExitStatus | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalOutputResponse:
-    """
-    Response containing the terminal output and exit status.
-    """
+    """Response containing the terminal output and exit status."""
     fields: dict[str, Any] = {
         "output": output,
         "truncated": truncated,
@@ -1997,8 +1871,7 @@ def terminal_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalToolCallContent:
-    """
-    A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
+    """A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
 
     Embed a terminal created with `terminal/create` by its id.
     """
@@ -2017,8 +1890,7 @@ def text_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextContentBlock:
-    """
-    A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
+    """A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
 
     Text content. May be plain text or formatted with Markdown.
     """
@@ -2040,8 +1912,7 @@ def text_resource_contents(
     mime_type: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextResourceContents:
-    """
-    A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Text resource contents embedded directly in the message.
     """
@@ -2061,8 +1932,7 @@ def titled_multi_select_items(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TitledMultiSelectItems:
-    """
-    A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
+    """A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
 
     Titled multi-select items with human-readable labels.
     """
@@ -2087,8 +1957,7 @@ def tool_call_session_update(
     raw_output: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallSessionUpdate:
-    """
-    A ``ToolCallSessionUpdate``: the ``"tool_call"`` kind of ``SessionUpdate``.
+    """A ``ToolCallSessionUpdate``: the ``"tool_call"`` kind of ``SessionUpdate``.
 
     Notification that a new tool call has been initiated.
     """
@@ -2129,8 +1998,7 @@ def tool_call_update_session_update(
     raw_output: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallUpdateSessionUpdate:
-    """
-    A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
+    """A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
 
     Update on the status or results of a tool call.
     """
@@ -2164,8 +2032,7 @@ def unstructured_command_input(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnstructuredCommandInput:
-    """
-    A ``UnstructuredCommandInput``: a kind of ``AvailableCommandInput``.
+    """A ``UnstructuredCommandInput``: a kind of ``AvailableCommandInput``.
 
     All text that was typed after the command name is provided as input.
     """
@@ -2184,8 +2051,7 @@ def usage_update_session_update(
     cost: models.Cost | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UsageUpdateSessionUpdate:
-    """
-    A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
+    """A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
 
     Context window and cost update for the session.
     """
@@ -2207,8 +2073,7 @@ def user_message_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UserMessageChunkSessionUpdate:
-    """
-    A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the user's message being streamed.
     """
@@ -2230,8 +2095,7 @@ def value_id_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ValueIdSetSessionConfigOptionRequest:
-    """
-    A ``ValueIdSetSessionConfigOptionRequest``: a kind of ``SetSessionConfigOptionRequest``.
+    """A ``ValueIdSetSessionConfigOptionRequest``: a kind of ``SetSessionConfigOptionRequest``.
 
     A `SessionConfigValueId` string value.
     """
@@ -2251,9 +2115,7 @@ def wait_for_terminal_exit_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WaitForTerminalExitRequest:
-    """
-    Request to wait for a terminal command to exit.
-    """
+    """Request to wait for a terminal command to exit."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -2269,9 +2131,7 @@ def wait_for_terminal_exit_response(
     signal: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WaitForTerminalExitResponse:
-    """
-    Response containing the exit status of a terminal command.
-    """
+    """Response containing the exit status of a terminal command."""
     fields: dict[str, Any] = {}
     if exit_code is not UNSET:
         fields["exit_code"] = exit_code
@@ -2289,9 +2149,7 @@ def write_text_file_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WriteTextFileRequest:
-    """
-    Request to write content to a text file.
-    """
+    """Request to write content to a text file."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "path": path,
@@ -2306,9 +2164,7 @@ def write_text_file_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WriteTextFileResponse:
-    """
-    Response to `fs/write_text_file`
-    """
+    """Response to `fs/write_text_file`"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta

@@ -504,8 +504,7 @@ require = _BOOK.require
 
 
 def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.loadSession` (it is true).
+    """Whether the agent advertised `agentCapabilities.loadSession` (it is true).
 
     Whether the agent supports `session/load`.
     """
@@ -513,8 +512,7 @@ def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
 
     Prompt capabilities supported by the agent.
     """
@@ -522,8 +520,7 @@ def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
 
     Agent supports `image` content blocks.
     """
@@ -531,8 +528,7 @@ def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_prompt_audio(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.audio` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.audio` (it is true).
 
     Agent supports `audio` content blocks.
     """
@@ -542,8 +538,7 @@ def supports_agent_prompt_audio(advertised: models.AgentCapabilities | None) -> 
 def supports_agent_prompt_embedded_context(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.embeddedContext` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.embeddedContext` (it is true).
 
     Agent supports embedded context in `session/prompt` requests.
 
@@ -554,8 +549,7 @@ def supports_agent_prompt_embedded_context(
 
 
 def supports_agent_mcp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities` (it is present and not null).
 
     MCP capabilities supported by the agent.
     """
@@ -563,8 +557,7 @@ def supports_agent_mcp(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_mcp_http(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities.http` (it is true).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities.http` (it is true).
 
     Agent supports `http` MCP servers.
     """
@@ -572,8 +565,7 @@ def supports_agent_mcp_http(advertised: models.AgentCapabilities | None) -> bool
 
 
 def supports_agent_mcp_sse(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities.sse` (it is true).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities.sse` (it is true).
 
     Agent supports `sse` MCP servers.
     """
@@ -581,8 +573,7 @@ def supports_agent_mcp_sse(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
 
     Session lifecycle and prompt capabilities advertised by the agent.
     """
@@ -590,8 +581,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_list_(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
 
     Whether the agent supports `session/list`.
 
@@ -602,8 +592,7 @@ def supports_agent_session_list_(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.delete` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.delete` (it is present and not null).
 
     Whether the agent supports `session/delete`.
 
@@ -616,8 +605,7 @@ def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_additional_directories(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
 
     Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -635,8 +623,7 @@ def supports_agent_session_additional_directories(
 
 
 def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
 
     Whether the agent supports `session/resume`.
 
@@ -647,8 +634,7 @@ def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -
 
 
 def supports_agent_session_close(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.close` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.close` (it is present and not null).
 
     Whether the agent supports `session/close`.
 
@@ -659,8 +645,7 @@ def supports_agent_session_close(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
 
     Authentication-related capabilities supported by the agent.
     """
@@ -668,8 +653,7 @@ def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_auth_logout(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth.logout` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth.logout` (it is present and not null).
 
     Whether the agent supports the logout method.
 
@@ -680,8 +664,7 @@ def supports_agent_auth_logout(advertised: models.AgentCapabilities | None) -> b
 
 
 def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.fs` (it is present and not null).
 
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
@@ -692,8 +675,7 @@ def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
 def supports_client_fs_read_text_file(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
+    """Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
 
     Whether the Client supports `fs/read_text_file` requests.
     """
@@ -703,8 +685,7 @@ def supports_client_fs_read_text_file(
 def supports_client_fs_write_text_file(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs.writeTextFile` (it is true).
+    """Whether the client advertised `clientCapabilities.fs.writeTextFile` (it is true).
 
     Whether the Client supports `fs/write_text_file` requests.
     """
@@ -712,8 +693,7 @@ def supports_client_fs_write_text_file(
 
 
 def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.terminal` (it is true).
 
     Whether the Client support all `terminal/*` methods.
     """
@@ -721,8 +701,7 @@ def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bo
 
 
 def supports_client_session(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session` (it is present and not null).
 
     Session-related capabilities supported by the client.
 
@@ -735,8 +714,7 @@ def supports_client_session(advertised: models.ClientCapabilities | None) -> boo
 def supports_client_session_compaction(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.compaction` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.compaction` (it is present and not null).
 
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
@@ -747,8 +725,7 @@ def supports_client_session_compaction(
 def supports_client_session_config_options(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.configOptions` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.configOptions` (it is present and not null).
 
     Config option capabilities supported by the client.
 
@@ -761,8 +738,7 @@ def supports_client_session_config_options(
 def supports_client_session_config_options_boolean(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.configOptions.boolean` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.configOptions.boolean` (it is present and not null).
 
     Whether the client supports boolean session configuration options.
 
@@ -777,8 +753,7 @@ def supports_client_session_config_options_boolean(
 def supports_client_session_notices(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.notices` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.notices` (it is present and not null).
 
     Support for live user-facing `notice` session updates.
 
@@ -789,8 +764,7 @@ def supports_client_session_notices(
 
 
 def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth` (it is present and not null).
 
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -800,8 +774,7 @@ def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
 
 
 def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.auth.terminal` (it is true).
 
     Whether the client supports `terminal` authentication methods.
 
@@ -813,8 +786,7 @@ def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) 
 
 
 def supports_client_elicitation(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
 
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -828,8 +800,7 @@ def supports_client_elicitation(advertised: models.ClientCapabilities | None) ->
 def supports_client_elicitation_form(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
 
     Whether the client supports form-based elicitation.
 
@@ -842,8 +813,7 @@ def supports_client_elicitation_form(
 def supports_client_elicitation_url(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
 
     Whether the client supports URL-based elicitation.
 

@@ -13,45 +13,33 @@ from ._runtime.wire.rpc import RequestError
 present(__name__, RequestError)
 
 PARSE_ERROR: Final = _rpc.PARSE_ERROR
-"""
-**Parse error**: Invalid JSON was received by the server.
+"""**Parse error**: Invalid JSON was received by the server.
 An error occurred on the server while parsing the JSON text.
 """
 
 INVALID_REQUEST: Final = _rpc.INVALID_REQUEST
-"""
-**Invalid request**: The JSON sent is not a valid Request object.
-"""
+"""**Invalid request**: The JSON sent is not a valid Request object."""
 
 METHOD_NOT_FOUND: Final = _rpc.METHOD_NOT_FOUND
-"""
-**Method not found**: The method does not exist or is not available.
-"""
+"""**Method not found**: The method does not exist or is not available."""
 
 INVALID_PARAMS: Final = _rpc.INVALID_PARAMS
-"""
-**Invalid params**: Invalid method parameter(s).
-"""
+"""**Invalid params**: Invalid method parameter(s)."""
 
 INTERNAL_ERROR: Final = _rpc.INTERNAL_ERROR
-"""
-**Internal error**: Internal JSON-RPC error.
-"""
+"""**Internal error**: Internal JSON-RPC error."""
 
 REQUEST_CANCELLED: Final = _rpc.REQUEST_CANCELLED
-"""
-**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
+"""**Request cancelled**: Execution of the method was aborted either due to a cancellation request from the caller or
 because of resource constraints or shutdown.
 """
 
 AUTHENTICATION_REQUIRED: Final = -32000
-"""
-**Authentication required**: Authentication is required before this operation can be performed.
+"""**Authentication required**: Authentication is required before this operation can be performed.
 """
 
 RESOURCE_NOT_FOUND: Final = -32002
-"""
-**Resource not found**: A given resource, such as a session or file, was not found.
+"""**Resource not found**: A given resource, such as a session or file, was not found.
 """
 
 ERROR_CODES: Final[dict[int, str]] = {

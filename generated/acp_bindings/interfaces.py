@@ -38,8 +38,7 @@ class Agent(abc.ABC):
     async def authenticate(
         self, params: models.AuthenticateRequest
     ) -> models.AuthenticateResponse:
-        """
-        Request parameters for the authenticate method.
+        """Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
 
@@ -51,8 +50,7 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -60,8 +58,7 @@ class Agent(abc.ABC):
         """
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
-        """
-        Request parameters for the logout method.
+        """Request parameters for the logout method.
 
         Terminates the current authenticated session.
 
@@ -71,8 +68,7 @@ class Agent(abc.ABC):
 
     @abc.abstractmethod
     async def cancel(self, params: models.CancelNotification) -> None:
-        """
-        Notification to cancel ongoing operations for a session.
+        """Notification to cancel ongoing operations for a session.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
         """
@@ -80,8 +76,7 @@ class Agent(abc.ABC):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         If supported, the agent **must** cancel any ongoing work related to the session
         (treat it as if `session/cancel` was called) and then free up any resources
@@ -96,8 +91,7 @@ class Agent(abc.ABC):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
 
@@ -108,8 +102,7 @@ class Agent(abc.ABC):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
+        """Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
 
@@ -120,8 +113,7 @@ class Agent(abc.ABC):
     async def load_session(
         self, params: models.LoadSessionRequest
     ) -> models.LoadSessionResponse:
-        """
-        Request parameters for loading an existing session.
+        """Request parameters for loading an existing session.
 
         Only available if the Agent supports the `loadSession` capability.
 
@@ -135,16 +127,14 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
 
     @abc.abstractmethod
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -154,8 +144,7 @@ class Agent(abc.ABC):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session without returning previous messages (unlike `session/load`).
         This is useful for agents that can resume sessions but don't implement full session loading.
@@ -169,8 +158,7 @@ class Agent(abc.ABC):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
+        """Request parameters for setting a session configuration option.
 
         A handler may leave it out (the client calls it only with a `SessionConfigId` value that the agent handed out in an answer to `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
         """
@@ -179,8 +167,7 @@ class Agent(abc.ABC):
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
     ) -> models.SetSessionModeResponse:
-        """
-        Request parameters for setting a session mode.
+        """Request parameters for setting a session mode.
 
         A handler may leave it out (the client calls it only with a `SessionModeId` value that the agent handed out in an answer to `session/load`, `session/new`, `session/resume`, which not every agent does): the default answers "method not found".
         """
@@ -207,8 +194,7 @@ class Client(abc.ABC):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
+        """Notification sent by the agent when a URL-based elicitation is complete.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.elicitation.url`): the default ignores it.
         """
@@ -216,8 +202,7 @@ class Client(abc.ABC):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -230,8 +215,7 @@ class Client(abc.ABC):
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
-        """
-        Request to read content from a text file.
+        """Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
 
@@ -242,8 +226,7 @@ class Client(abc.ABC):
     async def write_text_file(
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
-        """
-        Request to write content to a text file.
+        """Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
 
@@ -255,8 +238,7 @@ class Client(abc.ABC):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to execute a tool call.
+        """Request for user permission to execute a tool call.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -265,8 +247,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Used to stream real-time progress and results during prompt processing.
 
@@ -276,8 +257,7 @@ class Client(abc.ABC):
     async def create_terminal(
         self, params: models.CreateTerminalRequest
     ) -> models.CreateTerminalResponse:
-        """
-        Request to create a new terminal and execute a command.
+        """Request to create a new terminal and execute a command.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
@@ -286,8 +266,7 @@ class Client(abc.ABC):
     async def kill_terminal(
         self, params: models.KillTerminalRequest
     ) -> models.KillTerminalResponse:
-        """
-        Request to kill a terminal without releasing it.
+        """Request to kill a terminal without releasing it.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
@@ -296,8 +275,7 @@ class Client(abc.ABC):
     async def terminal_output(
         self, params: models.TerminalOutputRequest
     ) -> models.TerminalOutputResponse:
-        """
-        Request to get the current output and status of a terminal.
+        """Request to get the current output and status of a terminal.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
@@ -306,8 +284,7 @@ class Client(abc.ABC):
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
     ) -> models.ReleaseTerminalResponse:
-        """
-        Request to release a terminal and free its resources.
+        """Request to release a terminal and free its resources.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """
@@ -316,8 +293,7 @@ class Client(abc.ABC):
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
     ) -> models.WaitForTerminalExitResponse:
-        """
-        Request to wait for a terminal command to exit.
+        """Request to wait for a terminal command to exit.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.terminal`): the default answers "method not found".
         """

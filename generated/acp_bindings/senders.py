@@ -39,8 +39,7 @@ class AgentSender(Sender):
     async def authenticate(
         self, params: models.AuthenticateRequest
     ) -> models.AuthenticateResponse:
-        """
-        Request parameters for the authenticate method.
+        """Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
         """
@@ -52,8 +51,7 @@ class AgentSender(Sender):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -66,8 +64,7 @@ class AgentSender(Sender):
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
-        """
-        Request parameters for the logout method.
+        """Request parameters for the logout method.
 
         Terminates the current authenticated session.
         """
@@ -75,8 +72,7 @@ class AgentSender(Sender):
         return result
 
     async def cancel(self, params: models.CancelNotification) -> None:
-        """
-        Notification to cancel ongoing operations for a session.
+        """Notification to cancel ongoing operations for a session.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
         """
@@ -87,8 +83,7 @@ class AgentSender(Sender):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         If supported, the agent **must** cancel any ongoing work related to the session
         (treat it as if `session/cancel` was called) and then free up any resources
@@ -104,8 +99,7 @@ class AgentSender(Sender):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
@@ -117,8 +111,7 @@ class AgentSender(Sender):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
+        """Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
@@ -130,8 +123,7 @@ class AgentSender(Sender):
     async def load_session(
         self, params: models.LoadSessionRequest
     ) -> models.LoadSessionResponse:
-        """
-        Request parameters for loading an existing session.
+        """Request parameters for loading an existing session.
 
         Only available if the Agent supports the `loadSession` capability.
 
@@ -143,8 +135,7 @@ class AgentSender(Sender):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
         """
@@ -152,8 +143,7 @@ class AgentSender(Sender):
         return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -165,8 +155,7 @@ class AgentSender(Sender):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session without returning previous messages (unlike `session/load`).
         This is useful for agents that can resume sessions but don't implement full session loading.
@@ -181,9 +170,7 @@ class AgentSender(Sender):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
-        """
+        """Request parameters for setting a session configuration option."""
         result: models.SetSessionConfigOptionResponse = await self._request(
             "session/set_config_option", params
         )
@@ -192,9 +179,7 @@ class AgentSender(Sender):
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
     ) -> models.SetSessionModeResponse:
-        """
-        Request parameters for setting a session mode.
-        """
+        """Request parameters for setting a session mode."""
         result: models.SetSessionModeResponse = await self._request(
             "session/set_mode", params
         )
@@ -215,9 +200,7 @@ class ClientSender(Sender):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
-        """
+        """Notification sent by the agent when a URL-based elicitation is complete."""
         pending = self._notify("elicitation/complete", params)
         if pending is not None:  # not written at once: it waits for its turn
             await pending
@@ -225,8 +208,7 @@ class ClientSender(Sender):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -240,8 +222,7 @@ class ClientSender(Sender):
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
-        """
-        Request to read content from a text file.
+        """Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
@@ -253,8 +234,7 @@ class ClientSender(Sender):
     async def write_text_file(
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
-        """
-        Request to write content to a text file.
+        """Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
@@ -266,8 +246,7 @@ class ClientSender(Sender):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to execute a tool call.
+        """Request for user permission to execute a tool call.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -279,8 +258,7 @@ class ClientSender(Sender):
         return result
 
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Used to stream real-time progress and results during prompt processing.
 
@@ -293,9 +271,7 @@ class ClientSender(Sender):
     async def create_terminal(
         self, params: models.CreateTerminalRequest
     ) -> models.CreateTerminalResponse:
-        """
-        Request to create a new terminal and execute a command.
-        """
+        """Request to create a new terminal and execute a command."""
         result: models.CreateTerminalResponse = await self._request(
             "terminal/create", params
         )
@@ -304,9 +280,7 @@ class ClientSender(Sender):
     async def kill_terminal(
         self, params: models.KillTerminalRequest
     ) -> models.KillTerminalResponse:
-        """
-        Request to kill a terminal without releasing it.
-        """
+        """Request to kill a terminal without releasing it."""
         result: models.KillTerminalResponse = await self._request(
             "terminal/kill", params
         )
@@ -315,9 +289,7 @@ class ClientSender(Sender):
     async def terminal_output(
         self, params: models.TerminalOutputRequest
     ) -> models.TerminalOutputResponse:
-        """
-        Request to get the current output and status of a terminal.
-        """
+        """Request to get the current output and status of a terminal."""
         result: models.TerminalOutputResponse = await self._request(
             "terminal/output", params
         )
@@ -326,9 +298,7 @@ class ClientSender(Sender):
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
     ) -> models.ReleaseTerminalResponse:
-        """
-        Request to release a terminal and free its resources.
-        """
+        """Request to release a terminal and free its resources."""
         result: models.ReleaseTerminalResponse = await self._request(
             "terminal/release", params
         )
@@ -337,9 +307,7 @@ class ClientSender(Sender):
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
     ) -> models.WaitForTerminalExitResponse:
-        """
-        Request to wait for a terminal command to exit.
-        """
+        """Request to wait for a terminal command to exit."""
         result: models.WaitForTerminalExitResponse = await self._request(
             "terminal/wait_for_exit", params
         )

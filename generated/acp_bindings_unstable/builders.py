@@ -222,8 +222,7 @@ def accept_create_elicitation_response(
     content: dict[str, models.ElicitationContentValue] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcceptCreateElicitationResponse:
-    """
-    A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
+    """A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
 
     The user accepted and provided content.
     """
@@ -243,8 +242,7 @@ def acp_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcpMcpServer:
-    """
-    A ``AcpMcpServer``: the ``"acp"`` kind of ``McpServer``.
+    """A ``AcpMcpServer``: the ``"acp"`` kind of ``McpServer``.
 
     **UNSTABLE**
     """
@@ -264,8 +262,7 @@ def agent_message_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentMessageChunkSessionUpdate:
-    """
-    A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's response being streamed.
     """
@@ -286,8 +283,7 @@ def agent_thought_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentThoughtChunkSessionUpdate:
-    """
-    A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's internal reasoning being streamed.
     """
@@ -307,9 +303,7 @@ def archive_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArchiveSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -322,9 +316,7 @@ def archive_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArchiveSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -341,8 +333,7 @@ def array_elicitation_property_schema(
     default: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArrayElicitationPropertySchema:
-    """
-    A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
+    """A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
 
     Multi-select array property.
     """
@@ -372,8 +363,7 @@ def audio_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AudioContentBlock:
-    """
-    A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
+    """A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
 
     Audio data for transcription or analysis.
     """
@@ -396,8 +386,7 @@ def auth_method_agent(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthMethodAgent:
-    """
-    A ``AuthMethodAgent``: a kind of ``AuthMethod``.
+    """A ``AuthMethodAgent``: a kind of ``AuthMethod``.
 
     Agent handles authentication itself through `authenticate`.
     """
@@ -416,9 +405,7 @@ def auth_status_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -431,9 +418,7 @@ def auth_status_response(
     accounts: Sequence[models.AuthAccount] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "state": state,
     }
@@ -450,9 +435,7 @@ def auth_status_update_notification(
     accounts: Sequence[models.AuthAccount] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusUpdateNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "state": state,
     }
@@ -468,9 +451,7 @@ def authenticate_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthenticateRequest:
-    """
-    Request parameters for the authenticate method.
-    """
+    """Request parameters for the authenticate method."""
     fields: dict[str, Any] = {
         "method_id": method_id,
     }
@@ -483,9 +464,7 @@ def authenticate_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthenticateResponse:
-    """
-    Response to the `authenticate` method.
-    """
+    """Response to the `authenticate` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -497,8 +476,7 @@ def available_commands_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AvailableCommandsUpdateSessionUpdate:
-    """
-    A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
+    """A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
 
     Available commands are ready or have changed
     """
@@ -518,8 +496,7 @@ def blob_resource_contents(
     mime_type: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BlobResourceContents:
-    """
-    A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Binary resource contents embedded directly in the message.
     """
@@ -541,8 +518,7 @@ def boolean_elicitation_property_schema(
     default: bool | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanElicitationPropertySchema:
-    """
-    A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
+    """A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
 
     Boolean property.
     """
@@ -569,8 +545,7 @@ def boolean_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSessionConfigOption:
-    """
-    A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
+    """A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
 
     Boolean on/off toggle.
     """
@@ -596,8 +571,7 @@ def boolean_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSetSessionConfigOptionRequest:
-    """
-    A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
+    """A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
 
     A boolean value (`type: "boolean"`).
     """
@@ -616,8 +590,7 @@ def cancel_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelCreateElicitationResponse:
-    """
-    A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
+    """A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
 
     The elicitation was cancelled.
     """
@@ -634,9 +607,7 @@ def cancel_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelNotification:
-    """
-    Notification to cancel ongoing operations for a session.
-    """
+    """Notification to cancel ongoing operations for a session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -650,9 +621,7 @@ def cancel_request_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelRequestNotification:
-    """
-    Notification to cancel an ongoing request.
-    """
+    """Notification to cancel an ongoing request."""
     fields: dict[str, Any] = {
         "request_id": request_id,
     }
@@ -666,8 +635,7 @@ def cancelled_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelledIdleStateUpdate:
-    """
-    A ``CancelledIdleStateUpdate``: the ``"cancelled"`` kind of ``IdleStateUpdate``.
+    """A ``CancelledIdleStateUpdate``: the ``"cancelled"`` kind of ``IdleStateUpdate``.
 
     The work was cancelled.
     """
@@ -682,8 +650,7 @@ def cancelled_idle_state_update(
 
 
 def cancelled_request_permission_outcome() -> models.CancelledRequestPermissionOutcome:
-    """
-    A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
+    """A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
 
     The prompt turn was cancelled before the user responded.
     """
@@ -699,8 +666,7 @@ def cancelled_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelledStateUpdateIdle:
-    """
-    A ``CancelledStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``CancelledStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -720,9 +686,7 @@ def close_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionRequest:
-    """
-    Request parameters for closing an active session.
-    """
+    """Request parameters for closing an active session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -735,9 +699,7 @@ def close_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionResponse:
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -750,8 +712,7 @@ def compaction_summary_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionSummaryChunkSessionUpdate:
-    """
-    A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
+    """A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
 
     A content block appended to a context compaction's retained summary.
     """
@@ -773,8 +734,7 @@ def compaction_update_session_update(
     error: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionUpdateSessionUpdate:
-    """
-    A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
+    """A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
 
     A context compaction has been created or updated.
     """
@@ -797,9 +757,7 @@ def complete_elicitation_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompleteElicitationNotification:
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
+    """Notification sent by the agent when a URL-based elicitation is complete."""
     fields: dict[str, Any] = {
         "elicitation_id": elicitation_id,
     }
@@ -813,8 +771,7 @@ def config_option_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ConfigOptionUpdateSessionUpdate:
-    """
-    A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
+    """A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
 
     Session configuration options have been updated.
     """
@@ -832,8 +789,7 @@ def content_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ContentToolCallContent:
-    """
-    A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
+    """A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
 
     Standard content block (text, images, resources).
     """
@@ -856,9 +812,7 @@ def create_terminal_request(
     output_byte_limit: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CreateTerminalRequest:
-    """
-    Request to create a new terminal and execute a command.
-    """
+    """Request to create a new terminal and execute a command."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "command": command,
@@ -881,9 +835,7 @@ def create_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CreateTerminalResponse:
-    """
-    Response containing the ID of the created terminal.
-    """
+    """Response containing the ID of the created terminal."""
     fields: dict[str, Any] = {
         "terminal_id": terminal_id,
     }
@@ -897,8 +849,7 @@ def current_mode_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CurrentModeUpdateSessionUpdate:
-    """
-    A ``CurrentModeUpdateSessionUpdate``: the ``"current_mode_update"`` kind of ``SessionUpdate``.
+    """A ``CurrentModeUpdateSessionUpdate``: the ``"current_mode_update"`` kind of ``SessionUpdate``.
 
     The current mode of the session has changed
     """
@@ -915,8 +866,7 @@ def decline_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeclineCreateElicitationResponse:
-    """
-    A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
+    """A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
 
     The user declined the elicitation.
     """
@@ -933,9 +883,7 @@ def delete_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionRequest:
-    """
-    Request parameters for deleting an existing session from `session/list`.
-    """
+    """Request parameters for deleting an existing session from `session/list`."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -948,9 +896,7 @@ def delete_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionResponse:
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -964,8 +910,7 @@ def diff_tool_call_content(
     old_text: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DiffToolCallContent:
-    """
-    A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
+    """A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
 
     File modification shown as a diff.
     """
@@ -986,9 +931,7 @@ def disable_provider_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DisableProviderRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "provider_id": provider_id,
     }
@@ -1001,9 +944,7 @@ def disable_provider_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DisableProviderResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1015,8 +956,7 @@ def end_turn_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.EndTurnIdleStateUpdate:
-    """
-    A ``EndTurnIdleStateUpdate``: the ``"end_turn"`` kind of ``IdleStateUpdate``.
+    """A ``EndTurnIdleStateUpdate``: the ``"end_turn"`` kind of ``IdleStateUpdate``.
 
     The work ended successfully.
     """
@@ -1036,8 +976,7 @@ def end_turn_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.EndTurnStateUpdateIdle:
-    """
-    A ``EndTurnStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``EndTurnStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1056,8 +995,7 @@ def error_agent_response(
     id_: models.RequestId,
     error: models.Error,
 ) -> models.ErrorAgentResponse:
-    """
-    A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1072,8 +1010,7 @@ def error_client_response(
     id_: models.RequestId,
     error: models.Error,
 ) -> models.ErrorClientResponse:
-    """
-    A ``ErrorClientResponse``: a kind of ``ClientResponse``.
+    """A ``ErrorClientResponse``: a kind of ``ClientResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1090,8 +1027,7 @@ def error_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorIdleStateUpdate:
-    """
-    A ``ErrorIdleStateUpdate``: the ``"error"`` kind of ``IdleStateUpdate``.
+    """A ``ErrorIdleStateUpdate``: the ``"error"`` kind of ``IdleStateUpdate``.
 
     The work ended because something failed.
     """
@@ -1112,8 +1048,7 @@ def error_message_mcp_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorMessageMcpResponse:
-    """
-    A ``ErrorMessageMcpResponse``: a kind of ``MessageMcpResponse``.
+    """A ``ErrorMessageMcpResponse``: a kind of ``MessageMcpResponse``.
 
     A structured inner MCP error.
     """
@@ -1129,8 +1064,7 @@ def error_proxy_response(
     id_: models.RequestId,
     error: models.Error,
 ) -> models.ErrorProxyResponse:
-    """
-    A ``ErrorProxyResponse``: a kind of ``ProxyResponse``.
+    """A ``ErrorProxyResponse``: a kind of ``ProxyResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1148,8 +1082,7 @@ def error_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorStateUpdateIdle:
-    """
-    A ``ErrorStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``ErrorStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1172,8 +1105,7 @@ def file_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.FilePlanUpdateContent:
-    """
-    A ``FilePlanUpdateContent``: the ``"file"`` kind of ``PlanUpdateContent``.
+    """A ``FilePlanUpdateContent``: the ``"file"`` kind of ``PlanUpdateContent``.
 
     A URI pointing to a file containing the plan.
     """
@@ -1196,9 +1128,7 @@ def fork_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ForkSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "cwd": cwd,
@@ -1221,9 +1151,7 @@ def fork_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ForkSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -1243,8 +1171,7 @@ def http_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.HttpMcpServer:
-    """
-    A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
+    """A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
 
     HTTP transport configuration
     """
@@ -1267,8 +1194,7 @@ def image_content_block(
     uri: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ImageContentBlock:
-    """
-    A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
+    """A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
 
     Images for visual context or analysis.
     """
@@ -1293,9 +1219,7 @@ def initialize_proxy_request(
     client_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeProxyRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -1316,9 +1240,7 @@ def initialize_proxy_response(
     agent_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeProxyResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -1340,9 +1262,7 @@ def initialize_request(
     client_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """
-    Request parameters for the initialize method.
-    """
+    """Request parameters for the initialize method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -1363,9 +1283,7 @@ def initialize_response(
     agent_info: models.Implementation | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """
-    Response to the `initialize` method.
-    """
+    """Response to the `initialize` method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -1389,8 +1307,7 @@ def integer_elicitation_property_schema(
     default: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.IntegerElicitationPropertySchema:
-    """
-    A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
+    """A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
 
     Integer property.
     """
@@ -1418,8 +1335,7 @@ def items_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ItemsPlanUpdateContent:
-    """
-    A ``ItemsPlanUpdateContent``: the ``"items"`` kind of ``PlanUpdateContent``.
+    """A ``ItemsPlanUpdateContent``: the ``"items"`` kind of ``PlanUpdateContent``.
 
     Structured plan entries.
     """
@@ -1439,9 +1355,7 @@ def kill_terminal_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.KillTerminalRequest:
-    """
-    Request to kill a terminal without releasing it.
-    """
+    """Request to kill a terminal without releasing it."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -1455,9 +1369,7 @@ def kill_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.KillTerminalResponse:
-    """
-    Response to `terminal/kill` method
-    """
+    """Response to `terminal/kill` method"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1468,9 +1380,7 @@ def list_providers_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListProvidersRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1482,9 +1392,7 @@ def list_providers_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListProvidersResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "providers": _as_list(providers),
     }
@@ -1500,9 +1408,7 @@ def list_sessions_request(
     archived: models.SessionArchiveFilter | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsRequest:
-    """
-    Request parameters for listing existing sessions.
-    """
+    """Request parameters for listing existing sessions."""
     fields: dict[str, Any] = {}
     if cwd is not UNSET:
         fields["cwd"] = cwd
@@ -1521,9 +1427,7 @@ def list_sessions_response(
     next_cursor: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsResponse:
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
     fields: dict[str, Any] = {
         "sessions": _as_list(sessions),
     }
@@ -1543,9 +1447,7 @@ def load_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoadSessionRequest:
-    """
-    Request parameters for loading an existing session.
-    """
+    """Request parameters for loading an existing session."""
     fields: dict[str, Any] = {
         "mcp_servers": _as_list(mcp_servers),
         "cwd": cwd,
@@ -1566,9 +1468,7 @@ def load_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoadSessionResponse:
-    """
-    Response from loading an existing session.
-    """
+    """Response from loading an existing session."""
     fields: dict[str, Any] = {}
     if modes is not UNSET:
         fields["modes"] = modes
@@ -1583,9 +1483,7 @@ def logout_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutRequest:
-    """
-    Request parameters for the logout method.
-    """
+    """Request parameters for the logout method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1596,9 +1494,7 @@ def logout_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutResponse:
-    """
-    Response to the `logout` method.
-    """
+    """Response to the `logout` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1611,8 +1507,7 @@ def markdown_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MarkdownPlanUpdateContent:
-    """
-    A ``MarkdownPlanUpdateContent``: the ``"markdown"`` kind of ``PlanUpdateContent``.
+    """A ``MarkdownPlanUpdateContent``: the ``"markdown"`` kind of ``PlanUpdateContent``.
 
     Raw markdown content for the plan.
     """
@@ -1631,8 +1526,7 @@ def max_tokens_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTokensIdleStateUpdate:
-    """
-    A ``MaxTokensIdleStateUpdate``: the ``"max_tokens"`` kind of ``IdleStateUpdate``.
+    """A ``MaxTokensIdleStateUpdate``: the ``"max_tokens"`` kind of ``IdleStateUpdate``.
 
     The work ended because the agent reached the maximum number of tokens.
     """
@@ -1652,8 +1546,7 @@ def max_tokens_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTokensStateUpdateIdle:
-    """
-    A ``MaxTokensStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``MaxTokensStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1673,8 +1566,7 @@ def max_turn_requests_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTurnRequestsIdleStateUpdate:
-    """
-    A ``MaxTurnRequestsIdleStateUpdate``: the ``"max_turn_requests"`` kind of ``IdleStateUpdate``.
+    """A ``MaxTurnRequestsIdleStateUpdate``: the ``"max_turn_requests"`` kind of ``IdleStateUpdate``.
 
     The work ended because the agent reached the maximum number of allowed
     agent requests.
@@ -1695,8 +1587,7 @@ def max_turn_requests_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTurnRequestsStateUpdateIdle:
-    """
-    A ``MaxTurnRequestsStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``MaxTurnRequestsStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1719,8 +1610,7 @@ def mcp_server_stdio(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.McpServerStdio:
-    """
-    A ``McpServerStdio``: a kind of ``McpServer``.
+    """A ``McpServerStdio``: a kind of ``McpServer``.
 
     Stdio transport configuration
     """
@@ -1743,9 +1633,7 @@ def message_mcp_notification(
     params: dict[str, Any] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MessageMcpNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "server_id": server_id,
         "request_id": request_id,
@@ -1766,9 +1654,7 @@ def message_mcp_request(
     params: dict[str, Any] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MessageMcpRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "server_id": server_id,
         "request_id": request_id,
@@ -1786,8 +1672,7 @@ def multi_select_items_string(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MultiSelectItemsString:
-    """
-    A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
+    """A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
 
     Multi-select string items with plain string values.
     """
@@ -1808,9 +1693,7 @@ def new_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """
-    Request parameters for creating a new session.
-    """
+    """Request parameters for creating a new session."""
     fields: dict[str, Any] = {
         "cwd": cwd,
         "mcp_servers": _as_list(mcp_servers),
@@ -1831,9 +1714,7 @@ def new_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
-    """
-    Response from creating a new session.
-    """
+    """Response from creating a new session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -1852,8 +1733,7 @@ def none_idle_state_update(
     meta: dict[str, Any] | None | Unset = UNSET,
     stop_reason: None | Unset = UNSET,
 ) -> models.NoneIdleStateUpdate:
-    """
-    A ``NoneIdleStateUpdate``: a kind of ``IdleStateUpdate``.
+    """A ``NoneIdleStateUpdate``: a kind of ``IdleStateUpdate``.
 
     No stop reason: `stopReason` is omitted or `null`.
     """
@@ -1873,8 +1753,7 @@ def none_state_update_idle(
     meta: dict[str, Any] | None | Unset = UNSET,
     stop_reason: None | Unset = UNSET,
 ) -> models.NoneStateUpdateIdle:
-    """
-    A ``NoneStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``NoneStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1897,8 +1776,7 @@ def notice_session_update(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NoticeSessionUpdate:
-    """
-    A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
+    """A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
 
     Information for the user that is not part of session history.
     """
@@ -1923,8 +1801,7 @@ def number_elicitation_property_schema(
     default: float | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NumberElicitationPropertySchema:
-    """
-    A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
+    """A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
 
     Number (floating-point) property.
     """
@@ -1952,8 +1829,7 @@ def other_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.OtherStateUpdateIdle:
-    """
-    A ``OtherStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``OtherStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -1973,8 +1849,7 @@ def plan_removed_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanRemovedSessionUpdate:
-    """
-    A ``PlanRemovedSessionUpdate``: the ``"plan_removed"`` kind of ``SessionUpdate``.
+    """A ``PlanRemovedSessionUpdate``: the ``"plan_removed"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -1992,8 +1867,7 @@ def plan_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanSessionUpdate:
-    """
-    A ``PlanSessionUpdate``: the ``"plan"`` kind of ``SessionUpdate``.
+    """A ``PlanSessionUpdate``: the ``"plan"`` kind of ``SessionUpdate``.
 
     The agent's execution plan for complex tasks.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
@@ -2012,8 +1886,7 @@ def plan_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanUpdateSessionUpdate:
-    """
-    A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
+    """A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2032,9 +1905,7 @@ def prompt_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptRequest:
-    """
-    Request parameters for sending a user prompt to the agent.
-    """
+    """Request parameters for sending a user prompt to the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "prompt": _as_list(prompt),
@@ -2050,9 +1921,7 @@ def prompt_response(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptResponse:
-    """
-    Response from processing a user prompt.
-    """
+    """Response from processing a user prompt."""
     fields: dict[str, Any] = {
         "stop_reason": stop_reason,
     }
@@ -2069,9 +1938,7 @@ def proxy_successor_notification(
     params: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ProxySuccessorNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "method": method,
     }
@@ -2088,9 +1955,7 @@ def proxy_successor_request(
     params: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ProxySuccessorRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "method": method,
     }
@@ -2109,9 +1974,7 @@ def read_text_file_request(
     limit: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReadTextFileRequest:
-    """
-    Request to read content from a text file.
-    """
+    """Request to read content from a text file."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "path": path,
@@ -2130,9 +1993,7 @@ def read_text_file_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReadTextFileResponse:
-    """
-    Response containing the contents of a text file.
-    """
+    """Response containing the contents of a text file."""
     fields: dict[str, Any] = {
         "content": content,
     }
@@ -2146,8 +2007,7 @@ def refusal_idle_state_update(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RefusalIdleStateUpdate:
-    """
-    A ``RefusalIdleStateUpdate``: the ``"refusal"`` kind of ``IdleStateUpdate``.
+    """A ``RefusalIdleStateUpdate``: the ``"refusal"`` kind of ``IdleStateUpdate``.
 
     The work ended because the agent refused to continue.
     """
@@ -2167,8 +2027,7 @@ def refusal_state_update_idle(
     usage: models.Usage | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RefusalStateUpdateIdle:
-    """
-    A ``RefusalStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``RefusalStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     The child is ready to process another prompt.
     """
@@ -2189,9 +2048,7 @@ def release_terminal_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReleaseTerminalRequest:
-    """
-    Request to release a terminal and free its resources.
-    """
+    """Request to release a terminal and free its resources."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -2205,9 +2062,7 @@ def release_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ReleaseTerminalResponse:
-    """
-    Response to terminal/release method
-    """
+    """Response to terminal/release method"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -2218,8 +2073,7 @@ def request_elicitation_form_mode(
     request_id: models.RequestId,
     requested_schema: models.ElicitationSchema,
 ) -> models.RequestElicitationFormMode:
-    """
-    A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -2236,8 +2090,7 @@ def request_elicitation_url_mode(
     elicitation_id: models.ElicitationId,
     url: str,
 ) -> models.RequestElicitationUrlMode:
-    """
-    A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -2257,8 +2110,7 @@ def request_form_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestFormCreateElicitationRequest:
-    """
-    A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -2280,9 +2132,7 @@ def request_permission_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionRequest:
-    """
-    Request for user permission to execute a tool call.
-    """
+    """Request for user permission to execute a tool call."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "tool_call": tool_call,
@@ -2298,9 +2148,7 @@ def request_permission_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionResponse:
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
     fields: dict[str, Any] = {
         "outcome": outcome,
     }
@@ -2317,8 +2165,7 @@ def request_url_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestUrlCreateElicitationRequest:
-    """
-    A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -2340,8 +2187,7 @@ def resource_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceContentBlock:
-    """
-    A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
+    """A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
 
     Complete resource contents embedded directly in the message.
     """
@@ -2367,8 +2213,7 @@ def resource_link_content_block(
     title: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceLinkContentBlock:
-    """
-    A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
+    """A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
 
     References to resources that the agent can access.
     """
@@ -2417,8 +2262,7 @@ def result_agent_response(
     | models.PromptResponse
     | models.ExtResponse,
 ) -> models.ResultAgentResponse:
-    """
-    A ``ResultAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ResultAgentResponse``: a kind of ``AgentResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2443,8 +2287,7 @@ def result_client_response(
     | models.MessageMcpResponse
     | models.ExtResponse,
 ) -> models.ResultClientResponse:
-    """
-    A ``ResultClientResponse``: a kind of ``ClientResponse``.
+    """A ``ResultClientResponse``: a kind of ``ClientResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2460,8 +2303,7 @@ def result_message_mcp_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResultMessageMcpResponse:
-    """
-    A ``ResultMessageMcpResponse``: a kind of ``MessageMcpResponse``.
+    """A ``ResultMessageMcpResponse``: a kind of ``MessageMcpResponse``.
 
     An opaque inner MCP result.
     """
@@ -2477,8 +2319,7 @@ def result_proxy_response(
     id_: models.RequestId,
     result: models.InitializeProxyResponse | models.ProxySuccessorResponse,
 ) -> models.ResultProxyResponse:
-    """
-    A ``ResultProxyResponse``: a kind of ``ProxyResponse``.
+    """A ``ResultProxyResponse``: a kind of ``ProxyResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2498,9 +2339,7 @@ def resume_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionRequest:
-    """
-    Request parameters for resuming an existing session.
-    """
+    """Request parameters for resuming an existing session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "cwd": cwd,
@@ -2522,9 +2361,7 @@ def resume_session_response(
     config_options: Sequence[models.SessionConfigOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionResponse:
-    """
-    Response from resuming an existing session.
-    """
+    """Response from resuming an existing session."""
     fields: dict[str, Any] = {}
     if modes is not UNSET:
         fields["modes"] = modes
@@ -2545,8 +2382,7 @@ def select_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectSessionConfigOption:
-    """
-    A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
+    """A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
 
     Single-value selector (dropdown).
     """
@@ -2571,8 +2407,7 @@ def selected_request_permission_outcome(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectedRequestPermissionOutcome:
-    """
-    A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
+    """A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
 
     The user selected one of the provided options.
     """
@@ -2591,8 +2426,7 @@ def session_elicitation_form_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationFormMode:
-    """
-    A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -2612,8 +2446,7 @@ def session_elicitation_url_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationUrlMode:
-    """
-    A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -2635,8 +2468,7 @@ def session_form_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionFormCreateElicitationRequest:
-    """
-    A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -2659,8 +2491,7 @@ def session_info_update_session_update(
     updated_at: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionInfoUpdateSessionUpdate:
-    """
-    A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
+    """A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
@@ -2682,8 +2513,7 @@ def session_message_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionMessageChunkSessionUpdate:
-    """
-    A ``SessionMessageChunkSessionUpdate``: the ``"session_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``SessionMessageChunkSessionUpdate``: the ``"session_message_chunk"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2707,8 +2537,7 @@ def session_message_session_update(
     content: Sequence[models.ContentBlock] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionMessageSessionUpdate:
-    """
-    A ``SessionMessageSessionUpdate``: the ``"session_message"`` kind of ``SessionUpdate``.
+    """A ``SessionMessageSessionUpdate``: the ``"session_message"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2737,9 +2566,7 @@ def session_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionNotification:
-    """
-    Notification containing a session update from the agent.
-    """
+    """Notification containing a session update from the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,
@@ -2754,9 +2581,7 @@ def session_status_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionStatusRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -2770,9 +2595,7 @@ def session_status_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionStatusResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "status": status,
     }
@@ -2790,8 +2613,7 @@ def session_url_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionUrlCreateElicitationRequest:
-    """
-    A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -2817,9 +2639,7 @@ def set_provider_request(
     headers: dict[str, str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetProviderRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "provider_id": provider_id,
         "api_type": api_type,
@@ -2836,9 +2656,7 @@ def set_provider_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetProviderResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -2850,9 +2668,7 @@ def set_session_config_option_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionConfigOptionResponse:
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
     fields: dict[str, Any] = {
         "config_options": _as_list(config_options),
     }
@@ -2867,9 +2683,7 @@ def set_session_mode_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionModeRequest:
-    """
-    Request parameters for setting a session mode.
-    """
+    """Request parameters for setting a session mode."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "mode_id": mode_id,
@@ -2883,9 +2697,7 @@ def set_session_mode_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionModeResponse:
-    """
-    Response to `session/set_mode` method.
-    """
+    """Response to `session/set_mode` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -2898,9 +2710,7 @@ def set_session_title_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionTitleRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "title": title,
@@ -2915,9 +2725,7 @@ def set_session_title_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionTitleResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "title": title,
     }
@@ -2933,8 +2741,7 @@ def sse_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SseMcpServer:
-    """
-    A ``SseMcpServer``: the ``"sse"`` kind of ``McpServer``.
+    """A ``SseMcpServer``: the ``"sse"`` kind of ``McpServer``.
 
     SSE transport configuration
     """
@@ -2953,8 +2760,7 @@ def state_update_requires_action(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateRequiresAction:
-    """
-    A ``StateUpdateRequiresAction``: the ``"requires_action"`` kind of ``StateUpdate``.
+    """A ``StateUpdateRequiresAction``: the ``"requires_action"`` kind of ``StateUpdate``.
 
     Foreground work is blocked on user action.
     """
@@ -2970,8 +2776,7 @@ def state_update_running(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateRunning:
-    """
-    A ``StateUpdateRunning``: the ``"running"`` kind of ``StateUpdate``.
+    """A ``StateUpdateRunning``: the ``"running"`` kind of ``StateUpdate``.
 
     Foreground work is in progress.
     """
@@ -2987,8 +2792,7 @@ def state_update_unknown(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateUnknown:
-    """
-    A ``StateUpdateUnknown``: the ``"unknown"`` kind of ``StateUpdate``.
+    """A ``StateUpdateUnknown``: the ``"unknown"`` kind of ``StateUpdate``.
 
     The Agent cannot currently determine foreground activity.
     """
@@ -3013,8 +2817,7 @@ def string_elicitation_property_schema(
     one_of: Sequence[models.EnumOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StringElicitationPropertySchema:
-    """
-    A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
+    """A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
@@ -3055,8 +2858,7 @@ def subagent_update_session_update(
     additional_directories: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SubagentUpdateSessionUpdate:
-    """
-    A ``SubagentUpdateSessionUpdate``: the ``"subagent_update"`` kind of ``SessionUpdate``.
+    """A ``SubagentUpdateSessionUpdate``: the ``"subagent_update"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -3090,8 +2892,7 @@ def terminal_auth_method(
     env: dict[str, str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalAuthMethod:
-    """
-    A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
+    """A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
 
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `authenticate`.
@@ -3118,9 +2919,7 @@ def terminal_output_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalOutputRequest:
-    """
-    Request to get the current output and status of a terminal.
-    """
+    """Request to get the current output and status of a terminal."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -3137,9 +2936,7 @@ def terminal_output_response(
     exit_status: models.TerminalExitStatus | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalOutputResponse:
-    """
-    Response containing the terminal output and exit status.
-    """
+    """Response containing the terminal output and exit status."""
     fields: dict[str, Any] = {
         "output": output,
         "truncated": truncated,
@@ -3156,8 +2953,7 @@ def terminal_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalToolCallContent:
-    """
-    A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
+    """A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
 
     Embed a terminal created with `terminal/create` by its id.
     """
@@ -3176,8 +2972,7 @@ def text_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextContentBlock:
-    """
-    A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
+    """A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
 
     Text content. May be plain text or formatted with Markdown.
     """
@@ -3199,8 +2994,7 @@ def text_resource_contents(
     mime_type: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextResourceContents:
-    """
-    A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Text resource contents embedded directly in the message.
     """
@@ -3220,8 +3014,7 @@ def titled_multi_select_items(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TitledMultiSelectItems:
-    """
-    A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
+    """A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
 
     Titled multi-select items with human-readable labels.
     """
@@ -3246,8 +3039,7 @@ def tool_call_session_update(
     raw_output: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallSessionUpdate:
-    """
-    A ``ToolCallSessionUpdate``: the ``"tool_call"`` kind of ``SessionUpdate``.
+    """A ``ToolCallSessionUpdate``: the ``"tool_call"`` kind of ``SessionUpdate``.
 
     Notification that a new tool call has been initiated.
     """
@@ -3288,8 +3080,7 @@ def tool_call_update_session_update(
     raw_output: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallUpdateSessionUpdate:
-    """
-    A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
+    """A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
 
     Update on the status or results of a tool call.
     """
@@ -3323,9 +3114,7 @@ def unarchive_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnarchiveSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -3338,9 +3127,7 @@ def unarchive_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnarchiveSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -3352,8 +3139,7 @@ def unstructured_command_input(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnstructuredCommandInput:
-    """
-    A ``UnstructuredCommandInput``: a kind of ``AvailableCommandInput``.
+    """A ``UnstructuredCommandInput``: a kind of ``AvailableCommandInput``.
 
     All text that was typed after the command name is provided as input.
     """
@@ -3372,8 +3158,7 @@ def usage_update_session_update(
     cost: models.Cost | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UsageUpdateSessionUpdate:
-    """
-    A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
+    """A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
 
     Context window and cost update for the session.
     """
@@ -3395,8 +3180,7 @@ def user_message_chunk_session_update(
     message_id: models.MessageId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UserMessageChunkSessionUpdate:
-    """
-    A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the user's message being streamed.
     """
@@ -3418,8 +3202,7 @@ def value_id_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ValueIdSetSessionConfigOptionRequest:
-    """
-    A ``ValueIdSetSessionConfigOptionRequest``: a kind of ``SetSessionConfigOptionRequest``.
+    """A ``ValueIdSetSessionConfigOptionRequest``: a kind of ``SetSessionConfigOptionRequest``.
 
     A `SessionConfigValueId` string value.
     """
@@ -3439,9 +3222,7 @@ def wait_for_terminal_exit_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WaitForTerminalExitRequest:
-    """
-    Request to wait for a terminal command to exit.
-    """
+    """Request to wait for a terminal command to exit."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -3457,9 +3238,7 @@ def wait_for_terminal_exit_response(
     signal: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WaitForTerminalExitResponse:
-    """
-    Response containing the exit status of a terminal command.
-    """
+    """Response containing the exit status of a terminal command."""
     fields: dict[str, Any] = {}
     if exit_code is not UNSET:
         fields["exit_code"] = exit_code
@@ -3477,9 +3256,7 @@ def write_text_file_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WriteTextFileRequest:
-    """
-    Request to write content to a text file.
-    """
+    """Request to write content to a text file."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "path": path,
@@ -3494,9 +3271,7 @@ def write_text_file_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.WriteTextFileResponse:
-    """
-    Response to `fs/write_text_file`
-    """
+    """Response to `fs/write_text_file`"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta

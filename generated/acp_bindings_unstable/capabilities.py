@@ -767,8 +767,7 @@ require = _BOOK.require
 
 
 def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.loadSession` (it is true).
+    """Whether the agent advertised `agentCapabilities.loadSession` (it is true).
 
     Whether the agent supports `session/load`.
     """
@@ -776,8 +775,7 @@ def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
 
     Prompt capabilities supported by the agent.
     """
@@ -785,8 +783,7 @@ def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
 
     Agent supports `image` content blocks.
     """
@@ -794,8 +791,7 @@ def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_prompt_audio(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.audio` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.audio` (it is true).
 
     Agent supports `audio` content blocks.
     """
@@ -805,8 +801,7 @@ def supports_agent_prompt_audio(advertised: models.AgentCapabilities | None) -> 
 def supports_agent_prompt_embedded_context(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.embeddedContext` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.embeddedContext` (it is true).
 
     Agent supports embedded context in `session/prompt` requests.
 
@@ -817,8 +812,7 @@ def supports_agent_prompt_embedded_context(
 
 
 def supports_agent_mcp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities` (it is present and not null).
 
     MCP capabilities supported by the agent.
     """
@@ -826,8 +820,7 @@ def supports_agent_mcp(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_mcp_http(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities.http` (it is true).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities.http` (it is true).
 
     Agent supports `http` MCP servers.
     """
@@ -835,8 +828,7 @@ def supports_agent_mcp_http(advertised: models.AgentCapabilities | None) -> bool
 
 
 def supports_agent_mcp_sse(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.mcpCapabilities.sse` (it is true).
+    """Whether the agent advertised `agentCapabilities.mcpCapabilities.sse` (it is true).
 
     Agent supports `sse` MCP servers.
     """
@@ -844,8 +836,7 @@ def supports_agent_mcp_sse(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_mcp_acp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.mcpCapabilities.acp` (it is true).
 
@@ -859,8 +850,7 @@ def supports_agent_mcp_acp(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
 
     Session lifecycle and prompt capabilities advertised by the agent.
     """
@@ -868,8 +858,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_list_(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
 
     Whether the agent supports `session/list`.
 
@@ -880,8 +869,7 @@ def supports_agent_session_list_(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.delete` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.delete` (it is present and not null).
 
     Whether the agent supports `session/delete`.
 
@@ -894,8 +882,7 @@ def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_additional_directories(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
 
     Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -915,8 +902,7 @@ def supports_agent_session_additional_directories(
 def supports_agent_session_system_prompt(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.systemPrompt` (it is present and not null).
 
@@ -935,8 +921,7 @@ def supports_agent_session_system_prompt(
 def supports_agent_session_system_prompt_mode(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.systemPrompt.mode` (it is present and not null).
 
@@ -952,8 +937,7 @@ def supports_agent_session_system_prompt_mode(
 def supports_agent_session_system_prompt_mode_override(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.systemPrompt.mode.override` (it is present and not null).
 
@@ -969,8 +953,7 @@ def supports_agent_session_system_prompt_mode_override(
 
 
 def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.fork` (it is present and not null).
 
@@ -987,8 +970,7 @@ def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_session_archive(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.archive` (it is present and not null).
 
@@ -1006,8 +988,7 @@ def supports_agent_session_archive(advertised: models.AgentCapabilities | None) 
 
 
 def supports_agent_session_status(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.status` (it is present and not null).
 
@@ -1024,8 +1005,7 @@ def supports_agent_session_status(advertised: models.AgentCapabilities | None) -
 
 
 def supports_agent_session_title(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.title` (it is present and not null).
 
@@ -1045,8 +1025,7 @@ def supports_agent_session_title(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
 
     Whether the agent supports `session/resume`.
 
@@ -1057,8 +1036,7 @@ def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -
 
 
 def supports_agent_session_close(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.close` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.close` (it is present and not null).
 
     Whether the agent supports `session/close`.
 
@@ -1069,8 +1047,7 @@ def supports_agent_session_close(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
 
     Authentication-related capabilities supported by the agent.
     """
@@ -1078,8 +1055,7 @@ def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_auth_status(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.auth.status` (it is present and not null).
 
@@ -1096,8 +1072,7 @@ def supports_agent_auth_status(advertised: models.AgentCapabilities | None) -> b
 
 
 def supports_agent_auth_logout(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth.logout` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth.logout` (it is present and not null).
 
     Whether the agent supports the logout method.
 
@@ -1108,8 +1083,7 @@ def supports_agent_auth_logout(advertised: models.AgentCapabilities | None) -> b
 
 
 def supports_agent_providers(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.providers` (it is present and not null).
 
@@ -1126,8 +1100,7 @@ def supports_agent_providers(advertised: models.AgentCapabilities | None) -> boo
 
 
 def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.fs` (it is present and not null).
 
     File system capabilities supported by the client.
     Determines which file operations the agent can request.
@@ -1138,8 +1111,7 @@ def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
 def supports_client_fs_read_text_file(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
+    """Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
 
     Whether the Client supports `fs/read_text_file` requests.
     """
@@ -1149,8 +1121,7 @@ def supports_client_fs_read_text_file(
 def supports_client_fs_write_text_file(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs.writeTextFile` (it is true).
+    """Whether the client advertised `clientCapabilities.fs.writeTextFile` (it is true).
 
     Whether the Client supports `fs/write_text_file` requests.
     """
@@ -1158,8 +1129,7 @@ def supports_client_fs_write_text_file(
 
 
 def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.terminal` (it is true).
 
     Whether the Client support all `terminal/*` methods.
     """
@@ -1167,8 +1137,7 @@ def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bo
 
 
 def supports_client_session(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session` (it is present and not null).
 
     Session-related capabilities supported by the client.
 
@@ -1181,8 +1150,7 @@ def supports_client_session(advertised: models.ClientCapabilities | None) -> boo
 def supports_client_session_compaction(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.compaction` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.compaction` (it is present and not null).
 
     Support for ID-addressed context compaction updates. Omitted or `null`
     means unsupported. `{}` advertises the complete compaction contract.
@@ -1193,8 +1161,7 @@ def supports_client_session_compaction(
 def supports_client_session_config_options(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.configOptions` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.configOptions` (it is present and not null).
 
     Config option capabilities supported by the client.
 
@@ -1207,8 +1174,7 @@ def supports_client_session_config_options(
 def supports_client_session_config_options_boolean(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.configOptions.boolean` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.configOptions.boolean` (it is present and not null).
 
     Whether the client supports boolean session configuration options.
 
@@ -1223,8 +1189,7 @@ def supports_client_session_config_options_boolean(
 def supports_client_session_notices(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.session.notices` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.session.notices` (it is present and not null).
 
     Support for live user-facing `notice` session updates.
 
@@ -1235,8 +1200,7 @@ def supports_client_session_notices(
 
 
 def supports_client_subagents(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the client advertised `clientCapabilities.subagents` (it is present and not null).
 
@@ -1255,8 +1219,7 @@ def supports_client_subagents(advertised: models.ClientCapabilities | None) -> b
 
 
 def supports_client_plan(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the client advertised `clientCapabilities.plan` (it is present and not null).
 
@@ -1273,8 +1236,7 @@ def supports_client_plan(advertised: models.ClientCapabilities | None) -> bool:
 
 
 def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth` (it is present and not null).
 
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -1284,8 +1246,7 @@ def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
 
 
 def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.auth.terminal` (it is true).
 
     Whether the client supports `terminal` authentication methods.
 
@@ -1297,8 +1258,7 @@ def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) 
 
 
 def supports_client_elicitation(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
 
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -1312,8 +1272,7 @@ def supports_client_elicitation(advertised: models.ClientCapabilities | None) ->
 def supports_client_elicitation_form(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
 
     Whether the client supports form-based elicitation.
 
@@ -1326,8 +1285,7 @@ def supports_client_elicitation_form(
 def supports_client_elicitation_url(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
 
     Whether the client supports URL-based elicitation.
 

@@ -42,21 +42,13 @@ class ReadTextFileRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     path: str
-    """
-    Absolute path to the file to read.
-    """
+    """Absolute path to the file to read."""
     line: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
-    """
-    Line number to start reading from (1-based).
-    """
+    """Line number to start reading from (1-based)."""
     limit: Annotated[int | None, Field(ge=0, le=4294967295), Integral()] = None
-    """
-    Maximum number of lines to read.
-    """
+    """Maximum number of lines to read."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -70,9 +62,7 @@ class ReadTextFileRequest(WireModel):
 
 
 ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a tool call within a session.
-"""
+"""Unique identifier for a tool call within a session."""
 
 
 ToolKind = TypeAliasType(
@@ -117,28 +107,18 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v1/draft/to
 
 
 Role = TypeAliasType("Role", Annotated[Literal["assistant", "user"], StrictJson()])
-"""
-The sender or recipient of messages and data in a conversation.
-"""
+"""The sender or recipient of messages and data in a conversation."""
 
 
 class TextResourceContents(WireModel):
-    """
-    Text-based resource contents.
-    """
+    """Text-based resource contents."""
 
     mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -152,22 +132,14 @@ class TextResourceContents(WireModel):
 
 
 class BlobResourceContents(WireModel):
-    """
-    Binary resource contents.
-    """
+    """Binary resource contents."""
 
     blob: str
-    """
-    Base64-encoded bytes for a binary resource payload.
-    """
+    """Base64-encoded bytes for a binary resource payload."""
     mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -190,17 +162,11 @@ class Diff(WireModel):
     """
 
     path: str
-    """
-    The absolute file path being modified.
-    """
+    """The absolute file path being modified."""
     old_text: Annotated[str | None, Field(alias="oldText"), DefaultOnError()] = None
-    """
-    The original content (omitted or `null` for new files).
-    """
+    """The original content (omitted or `null` for new files)."""
     new_text: Annotated[str, Field(alias="newText")]
-    """
-    The new content after modification.
-    """
+    """The new content after modification."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -214,9 +180,7 @@ class Diff(WireModel):
 
 
 TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
-"""
-Typed identifier used for terminal values on the wire.
-"""
+"""Typed identifier used for terminal values on the wire."""
 
 
 class Terminal(WireModel):
@@ -229,9 +193,7 @@ class Terminal(WireModel):
     """
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    Identifier of the terminal instance to embed in the content stream.
-    """
+    """Identifier of the terminal instance to embed in the content stream."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -255,15 +217,11 @@ class ToolCallLocation(WireModel):
     """
 
     path: str
-    """
-    The absolute file path being accessed or modified.
-    """
+    """The absolute file path being accessed or modified."""
     line: Annotated[
         int | None, Field(ge=0, le=4294967295), Integral(), DefaultOnError()
     ] = None
-    """
-    Optional 1-based line number within the file.
-    """
+    """Optional 1-based line number within the file."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -277,9 +235,7 @@ class ToolCallLocation(WireModel):
 
 
 PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a permission option.
-"""
+"""Unique identifier for a permission option."""
 
 
 PermissionOptionKind = TypeAliasType(
@@ -297,18 +253,12 @@ Helps clients choose appropriate icons and UI treatment.
 
 
 class EnvVariable(WireModel):
-    """
-    An environment variable to set when launching an MCP server.
-    """
+    """An environment variable to set when launching an MCP server."""
 
     name: str
-    """
-    The name of the environment variable.
-    """
+    """The name of the environment variable."""
     value: str
-    """
-    The value to set for the environment variable.
-    """
+    """The value to set for the environment variable."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -322,18 +272,12 @@ class EnvVariable(WireModel):
 
 
 class TerminalOutputRequest(WireModel):
-    """
-    Request to get the current output and status of a terminal.
-    """
+    """Request to get the current output and status of a terminal."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to get output from.
-    """
+    """The ID of the terminal to get output from."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -347,18 +291,12 @@ class TerminalOutputRequest(WireModel):
 
 
 class ReleaseTerminalRequest(WireModel):
-    """
-    Request to release a terminal and free its resources.
-    """
+    """Request to release a terminal and free its resources."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to release.
-    """
+    """The ID of the terminal to release."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -372,18 +310,12 @@ class ReleaseTerminalRequest(WireModel):
 
 
 class WaitForTerminalExitRequest(WireModel):
-    """
-    Request to wait for a terminal command to exit.
-    """
+    """Request to wait for a terminal command to exit."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to wait for.
-    """
+    """The ID of the terminal to wait for."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -397,18 +329,12 @@ class WaitForTerminalExitRequest(WireModel):
 
 
 class KillTerminalRequest(WireModel):
-    """
-    Request to kill a terminal without releasing it.
-    """
+    """Request to kill a terminal without releasing it."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to kill.
-    """
+    """The ID of the terminal to kill."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -431,9 +357,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session this elicitation is tied to.
-    """
+    """The session this elicitation is tied to."""
     tool_call_id: Annotated[
         ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
@@ -448,18 +372,14 @@ class ElicitationSessionScope(WireModel):
 ElicitationSchemaType = TypeAliasType(
     "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
 )
-"""
-Type discriminator for elicitation schemas.
-"""
+"""Type discriminator for elicitation schemas."""
 
 
 StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[Literal["email", "uri", "date", "date-time"], StrictJson()],
 )
-"""
-String format types for string properties in elicitation schemas.
-"""
+"""String format types for string properties in elicitation schemas."""
 
 
 class EnumOption(WireModel):
@@ -468,13 +388,9 @@ class EnumOption(WireModel):
     """
 
     const: str
-    """
-    The constant value for this option.
-    """
+    """The constant value for this option."""
     title: str
-    """
-    Human-readable title for this option.
-    """
+    """Human-readable title for this option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
@@ -576,9 +492,7 @@ class StringPropertySchema(WireModel):
 
 
 class NumberPropertySchema(WireModel):
-    """
-    Schema for number (floating-point) properties in an elicitation form.
-    """
+    """Schema for number (floating-point) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -625,9 +539,7 @@ class NumberPropertySchema(WireModel):
 
 
 class IntegerPropertySchema(WireModel):
-    """
-    Schema for integer properties in an elicitation form.
-    """
+    """Schema for integer properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -683,9 +595,7 @@ class IntegerPropertySchema(WireModel):
 
 
 class BooleanPropertySchema(WireModel):
-    """
-    Schema for boolean properties in an elicitation form.
-    """
+    """Schema for boolean properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -720,14 +630,10 @@ class BooleanPropertySchema(WireModel):
 
 
 class StringMultiSelectItems(WireModel):
-    """
-    String item schema for multi-select enum properties.
-    """
+    """String item schema for multi-select enum properties."""
 
     enum: list[str]
-    """
-    Allowed enum values.
-    """
+    """Allowed enum values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -743,14 +649,10 @@ class StringMultiSelectItems(WireModel):
 
 
 class TitledMultiSelectItems(WireModel):
-    """
-    Items definition for titled multi-select enum properties.
-    """
+    """Items definition for titled multi-select enum properties."""
 
     any_of: Annotated[list[EnumOption], Field(alias="anyOf")]
-    """
-    Titled enum options.
-    """
+    """Titled enum options."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -766,9 +668,7 @@ class TitledMultiSelectItems(WireModel):
 
 
 ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
-"""
-Unique identifier for an elicitation.
-"""
+"""Unique identifier for an elicitation."""
 
 
 McpServerAcpId = TypeAliasType("McpServerAcpId", Annotated[str, StrictJson()])
@@ -836,13 +736,9 @@ class PromptCapabilities(WireModel):
     """
 
     image: Annotated[bool, DefaultOnError(False)] = False
-    """
-    Agent supports `image` content blocks.
-    """
+    """Agent supports `image` content blocks."""
     audio: Annotated[bool, DefaultOnError(False)] = False
-    """
-    Agent supports `audio` content blocks.
-    """
+    """Agent supports `audio` content blocks."""
     embedded_context: Annotated[
         bool, Field(alias="embeddedContext"), DefaultOnError(False)
     ] = False
@@ -865,18 +761,12 @@ class PromptCapabilities(WireModel):
 
 
 class McpCapabilities(WireModel):
-    """
-    MCP capabilities supported by the agent
-    """
+    """MCP capabilities supported by the agent"""
 
     http: Annotated[bool, DefaultOnError(False)] = False
-    """
-    Agent supports `http` MCP servers.
-    """
+    """Agent supports `http` MCP servers."""
     sse: Annotated[bool, DefaultOnError(False)] = False
-    """
-    Agent supports `sse` MCP servers.
-    """
+    """Agent supports `sse` MCP servers."""
     acp: Annotated[bool, DefaultOnError(False)] = False
     """
     **UNSTABLE**
@@ -1179,9 +1069,7 @@ class ProvidersCapabilities(WireModel):
 
 
 AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
-"""
-Typed identifier used for auth method values on the wire.
-"""
+"""Typed identifier used for auth method values on the wire."""
 
 
 class AuthMethodTerminal(WireModel):
@@ -1196,17 +1084,11 @@ class AuthMethodTerminal(WireModel):
     """
 
     id_: Annotated[AuthMethodId, Field(alias="id")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional human-readable description of this authentication method.
-    """
+    """Optional human-readable description of this authentication method."""
     args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
     """
     Additional arguments to append to the configured agent invocation for terminal auth.
@@ -1236,17 +1118,11 @@ class AuthMethodAgent(WireModel):
     """
 
     id_: Annotated[AuthMethodId, Field(alias="id")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional human-readable description of this authentication method.
-    """
+    """Optional human-readable description of this authentication method."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1296,9 +1172,7 @@ class Implementation(WireModel):
 
 
 class AuthenticateResponse(WireModel):
-    """
-    Response to the `authenticate` method.
-    """
+    """Response to the `authenticate` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1352,13 +1226,9 @@ class ProviderCurrentConfig(WireModel):
     """
 
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol currently used by this provider.
-    """
+    """Protocol currently used by this provider."""
     base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL currently used by this provider.
-    """
+    """Base URL currently used by this provider."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1414,9 +1284,7 @@ class DisableProviderResponse(WireModel):
 
 
 class LogoutResponse(WireModel):
-    """
-    Response to the `logout` method.
-    """
+    """Response to the `logout` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1504,9 +1372,7 @@ class AuthAccount(WireModel):
 
 
 SessionModeId = TypeAliasType("SessionModeId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a Session Mode.
-"""
+"""Unique identifier for a Session Mode."""
 
 
 class SessionMode(WireModel):
@@ -1517,17 +1383,11 @@ class SessionMode(WireModel):
     """
 
     id_: Annotated[SessionModeId, Field(alias="id")]
-    """
-    Stable identifier used to refer to this protocol object in later messages.
-    """
+    """Stable identifier used to refer to this protocol object in later messages."""
     name: str
-    """
-    Human-readable name shown for this protocol object.
-    """
+    """Human-readable name shown for this protocol object."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional human-readable details shown with this protocol object.
-    """
+    """Optional human-readable details shown with this protocol object."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1541,9 +1401,7 @@ class SessionMode(WireModel):
 
 
 SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a session configuration option.
-"""
+"""Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory = TypeAliasType(
@@ -1568,28 +1426,18 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value.
-"""
+"""Unique identifier for a session configuration option value."""
 
 
 class SessionConfigSelectOption(WireModel):
-    """
-    A possible value for a session configuration option.
-    """
+    """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
-    """
-    Unique identifier for this option value.
-    """
+    """Unique identifier for this option value."""
     name: str
-    """
-    Human-readable label for this option value.
-    """
+    """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional description for this option value.
-    """
+    """Optional description for this option value."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1605,35 +1453,23 @@ class SessionConfigSelectOption(WireModel):
 SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value group.
-"""
+"""Unique identifier for a session configuration option value group."""
 
 
 class SessionConfigBoolean(WireModel):
-    """
-    A boolean on/off toggle session configuration option payload.
-    """
+    """A boolean on/off toggle session configuration option payload."""
 
     current_value: Annotated[bool, Field(alias="currentValue")]
-    """
-    The current value of the boolean option.
-    """
+    """The current value of the boolean option."""
 
 
 class SessionInfo(WireModel):
-    """
-    Information about a session returned by session/list
-    """
+    """Information about a session returned by session/list"""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the session
-    """
+    """Unique identifier for the session"""
     cwd: str
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -1650,13 +1486,9 @@ class SessionInfo(WireModel):
     reports no additional roots.
     """
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable title for the session
-    """
+    """Human-readable title for the session"""
     updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity
-    """
+    """ISO 8601 timestamp of last activity"""
     archived: Annotated[bool | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -1681,9 +1513,7 @@ class SessionInfo(WireModel):
 
 
 class DeleteSessionResponse(WireModel):
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1780,9 +1610,7 @@ class SetSessionTitleResponse(WireModel):
 
 
 class CloseSessionResponse(WireModel):
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1797,9 +1625,7 @@ class CloseSessionResponse(WireModel):
 
 
 class SetSessionModeResponse(WireModel):
-    """
-    Response to `session/set_mode` method.
-    """
+    """Response to `session/set_mode` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1839,48 +1665,36 @@ class Usage(WireModel):
     total_tokens: Annotated[
         int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Sum of all token types across session.
-    """
+    """Sum of all token types across session."""
     input_tokens: Annotated[
         int, Field(alias="inputTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Total input tokens across all turns.
-    """
+    """Total input tokens across all turns."""
     output_tokens: Annotated[
         int, Field(alias="outputTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Total output tokens across all turns.
-    """
+    """Total output tokens across all turns."""
     thought_tokens: Annotated[
         int | None,
         Field(alias="thoughtTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    Total thought/reasoning tokens
-    """
+    """Total thought/reasoning tokens"""
     cached_read_tokens: Annotated[
         int | None,
         Field(alias="cachedReadTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    Total cache read tokens.
-    """
+    """Total cache read tokens."""
     cached_write_tokens: Annotated[
         int | None,
         Field(alias="cachedWriteTokens", ge=0, le=18446744073709551615),
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    Total cache write tokens.
-    """
+    """Total cache write tokens."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1904,9 +1718,7 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 
 
 MessageId = TypeAliasType("MessageId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a message within a session.
-"""
+"""Unique identifier for a message within a session."""
 
 
 PlanEntryPriority = TypeAliasType(
@@ -1953,13 +1765,9 @@ class PlanFile(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     uri: str
-    """
-    The URI of the file containing the plan.
-    """
+    """The URI of the file containing the plan."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1982,13 +1790,9 @@ class PlanMarkdown(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     content: str
-    """
-    Markdown content for the plan.
-    """
+    """Markdown content for the plan."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2011,9 +1815,7 @@ class PlanRemoved(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to remove.
-    """
+    """The plan ID to remove."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2027,14 +1829,10 @@ class PlanRemoved(WireModel):
 
 
 class UnstructuredCommandInput(WireModel):
-    """
-    All text that was typed after the command name is provided as input.
-    """
+    """All text that was typed after the command name is provided as input."""
 
     hint: str
-    """
-    A hint to display when the input hasn't been provided yet
-    """
+    """A hint to display when the input hasn't been provided yet"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2055,9 +1853,7 @@ class CurrentModeUpdate(WireModel):
     """
 
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The ID of the current mode
-    """
+    """The ID of the current mode"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2079,13 +1875,9 @@ class SessionInfoUpdate(WireModel):
     """
 
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable title for the session. Set to null to clear.
-    """
+    """Human-readable title for the session. Set to null to clear."""
     updated_at: Annotated[str | None, Field(alias="updatedAt"), DefaultOnError()] = None
-    """
-    ISO 8601 timestamp of last activity. Set to null to clear.
-    """
+    """ISO 8601 timestamp of last activity. Set to null to clear."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2099,14 +1891,10 @@ class SessionInfoUpdate(WireModel):
 
 
 class Cost(WireModel):
-    """
-    Cost information for a session.
-    """
+    """Cost information for a session."""
 
     amount: float
-    """
-    Total cumulative cost for session.
-    """
+    """Total cumulative cost for session."""
     currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
@@ -2125,22 +1913,14 @@ class Cost(WireModel):
 
 
 class UsageUpdate(WireModel):
-    """
-    Context window and cost update for a session.
-    """
+    """Context window and cost update for a session."""
 
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Tokens currently in context.
-    """
+    """Tokens currently in context."""
     size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Total context window size in tokens.
-    """
+    """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError()] = None
-    """
-    Cumulative session cost (optional).
-    """
+    """Cumulative session cost (optional)."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2156,9 +1936,7 @@ class UsageUpdate(WireModel):
 NoticeSeverity = TypeAliasType(
     "NoticeSeverity", Annotated[Literal["info", "warning", "error"] | str, StrictJson()]
 )
-"""
-Severity hint for a session notice.
-"""
+"""Severity hint for a session notice."""
 
 
 class Notice(WireModel):
@@ -2175,13 +1953,9 @@ class Notice(WireModel):
     """
 
     severity: NoticeSeverity
-    """
-    Presentation severity hint.
-    """
+    """Presentation severity hint."""
     title: Annotated[str, Field(min_length=1)]
-    """
-    Required non-empty plain-text title that can stand alone.
-    """
+    """Required non-empty plain-text title that can stand alone."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
@@ -2199,9 +1973,7 @@ class Notice(WireModel):
 
 
 CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a context compaction within a session.
-"""
+"""Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus = TypeAliasType(
@@ -2210,9 +1982,7 @@ CompactionStatus = TypeAliasType(
         Literal["in_progress", "completed", "failed", "cancelled"] | str, StrictJson()
     ],
 )
-"""
-Lifecycle state of a context compaction.
-"""
+"""Lifecycle state of a context compaction."""
 
 
 class SessionCancelCapabilities(WireModel):
@@ -2300,14 +2070,10 @@ class UnknownStateUpdate(WireModel):
 
 
 class CompleteElicitationNotification(WireModel):
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
+    """Notification sent by the agent when a URL-based elicitation is complete."""
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The ID of the elicitation that completed.
-    """
+    """The ID of the elicitation that completed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2388,15 +2154,11 @@ class FileSystemCapabilities(WireModel):
     read_text_file: Annotated[
         bool, Field(alias="readTextFile"), DefaultOnError(False)
     ] = False
-    """
-    Whether the Client supports `fs/read_text_file` requests.
-    """
+    """Whether the Client supports `fs/read_text_file` requests."""
     write_text_file: Annotated[
         bool, Field(alias="writeTextFile"), DefaultOnError(False)
     ] = False
-    """
-    Whether the Client supports `fs/write_text_file` requests.
-    """
+    """Whether the Client supports `fs/write_text_file` requests."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2410,9 +2172,7 @@ class FileSystemCapabilities(WireModel):
 
 
 class CompactionCapabilities(WireModel):
-    """
-    Client support for ID-addressed context compaction updates.
-    """
+    """Client support for ID-addressed context compaction updates."""
 
 
 class BooleanConfigOptionCapabilities(WireModel):
@@ -2435,9 +2195,7 @@ class BooleanConfigOptionCapabilities(WireModel):
 
 
 class NoticeCapabilities(WireModel):
-    """
-    Client support for presenting live notices to the user.
-    """
+    """Client support for presenting live notices to the user."""
 
 
 class SubagentCapabilities(WireModel):
@@ -2613,17 +2371,11 @@ class SetProviderRequest(WireModel):
     """
 
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to configure.
-    """
+    """Provider ID to configure."""
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol type for this provider.
-    """
+    """Protocol type for this provider."""
     base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL for requests sent through this provider.
-    """
+    """Base URL for requests sent through this provider."""
     headers: Annotated[dict[str, str] | None, NotNull(), OmitNone] = None
     """
     Full headers map for this provider.
@@ -2651,9 +2403,7 @@ class DisableProviderRequest(WireModel):
     """
 
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to disable.
-    """
+    """Provider ID to disable."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2712,18 +2462,12 @@ class AuthStatusRequest(WireModel):
 
 
 class HttpHeader(WireModel):
-    """
-    An HTTP header to set when making requests to the MCP server.
-    """
+    """An HTTP header to set when making requests to the MCP server."""
 
     name: str
-    """
-    The name of the HTTP header.
-    """
+    """The name of the HTTP header."""
     value: str
-    """
-    The value to set for the HTTP header.
-    """
+    """The value to set for the HTTP header."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2737,22 +2481,14 @@ class HttpHeader(WireModel):
 
 
 class McpServerHttp(WireModel):
-    """
-    HTTP transport configuration for MCP.
-    """
+    """HTTP transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     url: str
-    """
-    URL to the MCP server.
-    """
+    """URL to the MCP server."""
     headers: Annotated[list[HttpHeader], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
+    """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2766,22 +2502,14 @@ class McpServerHttp(WireModel):
 
 
 class McpServerSse(WireModel):
-    """
-    SSE transport configuration for MCP.
-    """
+    """SSE transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     url: str
-    """
-    URL to the MCP server.
-    """
+    """URL to the MCP server."""
     headers: Annotated[list[HttpHeader], DefaultOnNull([])]
-    """
-    HTTP headers to set when making requests to the MCP server.
-    """
+    """HTTP headers to set when making requests to the MCP server."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2807,9 +2535,7 @@ class McpServerAcp(WireModel):
     """
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     Unique identifier for this MCP server, generated by the component providing it.
@@ -2830,26 +2556,16 @@ class McpServerAcp(WireModel):
 
 
 class McpServerStdio(WireModel):
-    """
-    Stdio transport configuration for MCP.
-    """
+    """Stdio transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     command: str
-    """
-    Absolute path to the MCP server executable.
-    """
+    """Absolute path to the MCP server executable."""
     args: Annotated[list[str], DefaultOnNull([])]
-    """
-    Command-line arguments to pass to the MCP server.
-    """
+    """Command-line arguments to pass to the MCP server."""
     env: Annotated[list[EnvVariable], DefaultOnNull([])]
-    """
-    Environment variables to set when launching the MCP server.
-    """
+    """Environment variables to set when launching the MCP server."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2902,9 +2618,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to delete.
-    """
+    """The ID of the session to delete."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2934,9 +2648,7 @@ class ArchiveSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to archive.
-    """
+    """The ID of the session to archive."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2967,9 +2679,7 @@ class UnarchiveSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to unarchive.
-    """
+    """The ID of the session to unarchive."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2998,9 +2708,7 @@ class SessionStatusRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to check.
-    """
+    """The ID of the session to check."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3031,9 +2739,7 @@ class SetSessionTitleRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to retitle.
-    """
+    """The ID of the session to retitle."""
     title: str
     """
     The new title for the session.
@@ -3067,9 +2773,7 @@ class CloseSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to close.
-    """
+    """The ID of the session to close."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3083,18 +2787,12 @@ class CloseSessionRequest(WireModel):
 
 
 class SetSessionModeRequest(WireModel):
-    """
-    Request parameters for setting a session mode.
-    """
+    """Request parameters for setting a session mode."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the mode for.
-    """
+    """The ID of the session to set the mode for."""
     mode_id: Annotated[SessionModeId, Field(alias="modeId")]
-    """
-    The ID of the mode to set.
-    """
+    """The ID of the mode to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3108,9 +2806,7 @@ class SetSessionModeRequest(WireModel):
 
 
 class WriteTextFileResponse(WireModel):
-    """
-    Response to `fs/write_text_file`
-    """
+    """Response to `fs/write_text_file`"""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3125,14 +2821,10 @@ class WriteTextFileResponse(WireModel):
 
 
 class ReadTextFileResponse(WireModel):
-    """
-    Response containing the contents of a text file.
-    """
+    """Response containing the contents of a text file."""
 
     content: str
-    """
-    Content payload returned by this response.
-    """
+    """Content payload returned by this response."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3146,14 +2838,10 @@ class ReadTextFileResponse(WireModel):
 
 
 class SelectedPermissionOutcome(WireModel):
-    """
-    The user selected one of the provided options.
-    """
+    """The user selected one of the provided options."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    The ID of the option the user selected.
-    """
+    """The ID of the option the user selected."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3167,14 +2855,10 @@ class SelectedPermissionOutcome(WireModel):
 
 
 class CreateTerminalResponse(WireModel):
-    """
-    Response containing the ID of the created terminal.
-    """
+    """Response containing the ID of the created terminal."""
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The unique identifier for the created terminal.
-    """
+    """The unique identifier for the created terminal."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3188,9 +2872,7 @@ class CreateTerminalResponse(WireModel):
 
 
 class TerminalExitStatus(WireModel):
-    """
-    Exit status of a terminal command.
-    """
+    """Exit status of a terminal command."""
 
     exit_code: Annotated[
         int | None,
@@ -3198,13 +2880,9 @@ class TerminalExitStatus(WireModel):
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
+    """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
+    """The signal that terminated the process (may be null if exited normally)."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3218,9 +2896,7 @@ class TerminalExitStatus(WireModel):
 
 
 class ReleaseTerminalResponse(WireModel):
-    """
-    Response to terminal/release method
-    """
+    """Response to terminal/release method"""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3235,9 +2911,7 @@ class ReleaseTerminalResponse(WireModel):
 
 
 class WaitForTerminalExitResponse(WireModel):
-    """
-    Response containing the exit status of a terminal command.
-    """
+    """Response containing the exit status of a terminal command."""
 
     exit_code: Annotated[
         int | None,
@@ -3245,13 +2919,9 @@ class WaitForTerminalExitResponse(WireModel):
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    The process exit code (may be null if terminated by signal).
-    """
+    """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError()] = None
-    """
-    The signal that terminated the process (may be null if exited normally).
-    """
+    """The signal that terminated the process (may be null if exited normally)."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3265,9 +2935,7 @@ class WaitForTerminalExitResponse(WireModel):
 
 
 class KillTerminalResponse(WireModel):
-    """
-    Response to `terminal/kill` method
-    """
+    """Response to `terminal/kill` method"""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3292,17 +2960,11 @@ class McpError(WireModel):
     """
 
     code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
-    """
-    Inner MCP error code. Never an ACP error code.
-    """
+    """Inner MCP error code. Never an ACP error code."""
     message: str
-    """
-    Inner MCP error message.
-    """
+    """Inner MCP error message."""
     data: Any | None = None
-    """
-    Optional error data. Explicit null is retained.
-    """
+    """Optional error data. Explicit null is retained."""
 
 
 class CancelNotification(WireModel):
@@ -3313,9 +2975,7 @@ class CancelNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to cancel operations for.
-    """
+    """The ID of the session to cancel operations for."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3341,17 +3001,11 @@ class MessageMcpNotification(WireModel):
     """
 
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server handling the associated request.
-    """
+    """The declared ACP MCP server handling the associated request."""
     request_id: Annotated[McpRequestId, Field(alias="requestId")]
-    """
-    The identifier of the active inner MCP request.
-    """
+    """The identifier of the active inner MCP request."""
     method: str
-    """
-    The inner MCP method name.
-    """
+    """The inner MCP method name."""
     params: dict[str, Any] | None = None
     """
     Optional inner MCP params.
@@ -3393,9 +3047,7 @@ class ProxySuccessorRequest(WireModel):
     """
 
     method: str
-    """
-    Method name of the wrapped request.
-    """
+    """Method name of the wrapped request."""
     params: Any | None = None
     """
     Params of the wrapped request, forwarded unchanged.
@@ -3448,9 +3100,7 @@ class ProxySuccessorNotification(WireModel):
     """
 
     method: str
-    """
-    Method name of the wrapped notification.
-    """
+    """Method name of the wrapped notification."""
     params: Any | None = None
     """
     Params of the wrapped notification, forwarded unchanged.
@@ -3498,9 +3148,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3524,9 +3172,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
 
 class DeclineCreateElicitationResponse(WireModel):
-    """
-    The user declined the elicitation.
-    """
+    """The user declined the elicitation."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3544,9 +3190,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
 
 class CancelCreateElicitationResponse(WireModel):
-    """
-    The elicitation was cancelled.
-    """
+    """The elicitation was cancelled."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3606,39 +3250,29 @@ IntegerElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Integer value accepted in elicitation response content.
-"""
+"""Integer value accepted in elicitation response content."""
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
-    """
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
+    """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
-    """
-    Number (floating-point) property.
-    """
+    """Number (floating-point) property."""
 
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """
-    Integer property.
-    """
+    """Integer property."""
 
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """
-    Boolean property.
-    """
+    """Boolean property."""
 
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -3667,18 +3301,12 @@ class OtherElicitationPropertySchema(WireModel):
 
 
 class SessionElicitationUrlMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 OtherErrorCode = TypeAliasType(
@@ -3687,9 +3315,7 @@ OtherErrorCode = TypeAliasType(
         Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
     ],
 )
-"""
-Other undefined error code.
-"""
+"""Other undefined error code."""
 
 
 class EndTurnIdleStateUpdate(WireModel):
@@ -3848,9 +3474,7 @@ class OtherIdleStateUpdate(WireModel):
     Optional. Omitted and `null` mean no metadata for this state snapshot.
     """
     stop_reason: Annotated[str, Field(alias="stopReason"), DefaultOnError()]
-    """
-    Unrecognized stop reason.
-    """
+    """Unrecognized stop reason."""
 
 
 class NoneIdleStateUpdate(WireModel):
@@ -3920,15 +3544,11 @@ class ResultMessageMcpResponse(WireModel):
     """
 
     result: Any
-    """
-    Required, even if JSON null.
-    """
+    """Required, even if JSON null."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
-    """
-    Optional ACP carrier metadata.
-    """
+    """Optional ACP carrier metadata."""
 
 
 class ErrorMessageMcpResponse(WireModel):
@@ -3939,29 +3559,21 @@ class ErrorMessageMcpResponse(WireModel):
     """
 
     error: McpError
-    """
-    Required, non-null MCP error object.
-    """
+    """Required, non-null MCP error object."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
-    """
-    Optional ACP carrier metadata.
-    """
+    """Optional ACP carrier metadata."""
 
 
 class MultiSelectItemsString(StringMultiSelectItems):
-    """
-    Multi-select string items with plain string values.
-    """
+    """Multi-select string items with plain string values."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class OtherMultiSelectItems(WireModel):
-    """
-    Custom or future typed multi-select items.
-    """
+    """Custom or future typed multi-select items."""
 
     type_: Annotated[str, Field(alias="type")]
     """
@@ -4001,9 +3613,7 @@ NumberRequestId = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A numeric JSON-RPC request id.
-"""
+"""A numeric JSON-RPC request id."""
 
 
 class CancelledRequestPermissionOutcome(WireModel):
@@ -4021,34 +3631,22 @@ class CancelledRequestPermissionOutcome(WireModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """
-    The user selected one of the provided options.
-    """
+    """The user selected one of the provided options."""
 
     outcome: Literal["selected"]
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """
-    Boolean on/off toggle.
-    """
+    """Boolean on/off toggle."""
 
     id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional description for the Client to display to the user.
-    """
+    """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
+    """Optional semantic category for this option (UX only)."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4087,9 +3685,7 @@ class CurrentModeUpdateSessionUpdate(CurrentModeUpdate):
 
 
 class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
-    """
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
+    """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
@@ -4097,9 +3693,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
 
 
 class UsageUpdateSessionUpdate(UsageUpdate):
-    """
-    Context window and cost update for the session.
-    """
+    """Context window and cost update for the session."""
 
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -4121,13 +3715,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4140,9 +3730,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
     value: bool
-    """
-    The boolean value.
-    """
+    """The boolean value."""
 
 
 class ValueIdSetSessionConfigOptionRequest(WireModel):
@@ -4155,13 +3743,9 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4173,9 +3757,7 @@ class ValueIdSetSessionConfigOptionRequest(WireModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
     value: SessionConfigValueId
-    """
-    The value ID.
-    """
+    """The value ID."""
 
 
 class StateUpdateRunning(RunningStateUpdate):
@@ -4291,15 +3873,11 @@ class OtherStateUpdate(WireModel):
     """
 
     state: str
-    """
-    Unrecognized state discriminator.
-    """
+    """Unrecognized state discriminator."""
 
 
 class DiffToolCallContent(Diff):
-    """
-    File modification shown as a diff.
-    """
+    """File modification shown as a diff."""
 
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -4340,17 +3918,11 @@ class WriteTextFileRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     path: str
-    """
-    Absolute path to the file to write.
-    """
+    """Absolute path to the file to write."""
     content: str
-    """
-    The text content to write to the file.
-    """
+    """The text content to write to the file."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4369,19 +3941,13 @@ class Annotations(WireModel):
     """
 
     audience: Annotated[list[Role] | None, SkipInvalidItems(), DefaultOnError()] = None
-    """
-    Intended recipients for this content, such as the user or assistant.
-    """
+    """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None, Field(alias="lastModified"), DefaultOnError()
     ] = None
-    """
-    Timestamp indicating when the underlying resource was last modified.
-    """
+    """Timestamp indicating when the underlying resource was last modified."""
     priority: Annotated[float | None, DefaultOnError()] = None
-    """
-    Relative importance of this content when clients choose what to surface.
-    """
+    """Relative importance of this content when clients choose what to surface."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4395,18 +3961,14 @@ class Annotations(WireModel):
 
 
 class TextContent(WireModel):
-    """
-    Text provided to or from an LLM.
-    """
+    """Text provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4420,26 +3982,18 @@ class TextContent(WireModel):
 
 
 class ImageContent(WireModel):
-    """
-    An image provided to or from an LLM.
-    """
+    """An image provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
     data: str
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError()] = None
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4453,22 +4007,16 @@ class ImageContent(WireModel):
 
 
 class AudioContent(WireModel):
-    """
-    Audio provided to or from an LLM.
-    """
+    """Audio provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
     data: str
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[str, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4491,34 +4039,22 @@ class ResourceLink(WireModel):
     Optional annotations that help clients decide how to display or route this content.
     """
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional human-readable details shown with this protocol object.
-    """
+    """Optional human-readable details shown with this protocol object."""
     mime_type: Annotated[str | None, Field(alias="mimeType"), DefaultOnError()] = None
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     name: str
-    """
-    Human-readable name shown for this protocol object.
-    """
+    """Human-readable name shown for this protocol object."""
     size: Annotated[
         int | None,
         Field(ge=-9223372036854775808, le=9223372036854775807),
         Integral(),
         DefaultOnError(),
     ] = None
-    """
-    Optional size of the linked resource in bytes, if known.
-    """
+    """Optional size of the linked resource in bytes, if known."""
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional display title for end-user UI.
-    """
+    """Optional display title for end-user UI."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4535,24 +4071,18 @@ EmbeddedResourceResource = TypeAliasType(
     "EmbeddedResourceResource",
     Annotated[TextResourceContents | BlobResourceContents, StrictJson()],
 )
-"""
-Resource content that can be embedded in a message.
-"""
+"""Resource content that can be embedded in a message."""
 
 
 class EmbeddedResource(WireModel):
-    """
-    The contents of a resource, embedded into a prompt or tool call result.
-    """
+    """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
     """
     resource: EmbeddedResourceResource
-    """
-    Embedded resource payload, either text or binary data.
-    """
+    """Embedded resource payload, either text or binary data."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4566,22 +4096,14 @@ class EmbeddedResource(WireModel):
 
 
 class PermissionOption(WireModel):
-    """
-    An option presented to the user when requesting permission.
-    """
+    """An option presented to the user when requesting permission."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    Unique identifier for this permission option.
-    """
+    """Unique identifier for this permission option."""
     name: str
-    """
-    Human-readable label to display to the user.
-    """
+    """Human-readable label to display to the user."""
     kind: PermissionOptionKind
-    """
-    Hint about the nature of this permission option.
-    """
+    """Hint about the nature of this permission option."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4595,30 +4117,18 @@ class PermissionOption(WireModel):
 
 
 class CreateTerminalRequest(WireModel):
-    """
-    Request to create a new terminal and execute a command.
-    """
+    """Request to create a new terminal and execute a command."""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     command: str
-    """
-    The command to execute.
-    """
+    """The command to execute."""
     args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
-    """
-    Array of command arguments.
-    """
+    """Array of command arguments."""
     env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
-    """
-    Environment variables for the command.
-    """
+    """Environment variables for the command."""
     cwd: str | None = None
-    """
-    Working directory for the command. Must be an absolute path.
-    """
+    """Working directory for the command. Must be an absolute path."""
     output_byte_limit: Annotated[
         int | None,
         Field(alias="outputByteLimit", ge=0, le=18446744073709551615),
@@ -4653,9 +4163,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The request this elicitation is tied to.
-    """
+    """The request this elicitation is tied to."""
 
 
 MultiSelectItems = TypeAliasType(
@@ -4680,15 +4188,11 @@ MultiSelectItems = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Items for a multi-select (array) property schema.
-"""
+"""Items for a multi-select (array) property schema."""
 
 
 class MultiSelectPropertySchema(WireModel):
-    """
-    Schema for multi-select (array) properties in an elicitation form.
-    """
+    """Schema for multi-select (array) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -4719,9 +4223,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
     items: MultiSelectItems
-    """
-    The items definition describing allowed values.
-    """
+    """The items definition describing allowed values."""
     default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
@@ -4752,17 +4254,11 @@ class MessageMcpRequest(WireModel):
     """
 
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server receiving this request.
-    """
+    """The declared ACP MCP server receiving this request."""
     request_id: Annotated[McpRequestId, Field(alias="requestId")]
-    """
-    The caller-generated identifier for the inner MCP request.
-    """
+    """The caller-generated identifier for the inner MCP request."""
     method: str
-    """
-    The inner MCP method name.
-    """
+    """The inner MCP method name."""
     params: dict[str, Any] | None = None
     """
     Optional inner MCP params.
@@ -4816,9 +4312,7 @@ class SessionSystemPromptModeCapabilities(WireModel):
 
 
 class AgentAuthCapabilities(WireModel):
-    """
-    Authentication-related capabilities supported by the agent.
-    """
+    """Authentication-related capabilities supported by the agent."""
 
     status: Annotated[AuthStatusCapabilities | None, DefaultOnError()] = None
     """
@@ -4893,9 +4387,7 @@ class ProviderInfo(WireModel):
     Provider identifier, for example "main" or "openai".
     """
     supported: Annotated[list[LlmProtocol], SkipInvalidItems(), DefaultOnError([])]
-    """
-    Supported protocol types for this provider.
-    """
+    """Supported protocol types for this provider."""
     required: bool
     """
     Whether this provider is mandatory and cannot be disabled via `providers/disable`.
@@ -4961,23 +4453,17 @@ class AuthStatusResponse(WireModel):
 
 
 class SessionModeState(WireModel):
-    """
-    The set of modes and the one currently active.
-    """
+    """The set of modes and the one currently active."""
 
     current_mode_id: Annotated[SessionModeId, Field(alias="currentModeId")]
-    """
-    The current mode the Agent is in.
-    """
+    """The current mode the Agent is in."""
     available_modes: Annotated[
         list[SessionMode],
         Field(alias="availableModes"),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    The set of modes that the Agent can operate in
-    """
+    """The set of modes that the Agent can operate in"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4991,24 +4477,16 @@ class SessionModeState(WireModel):
 
 
 class SessionConfigSelectGroup(WireModel):
-    """
-    A group of possible values for a session configuration option.
-    """
+    """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
-    """
-    Unique identifier for this group.
-    """
+    """Unique identifier for this group."""
     name: str
-    """
-    Human-readable label for this group.
-    """
+    """Human-readable label for this group."""
     options: Annotated[
         list[SessionConfigSelectOption], SkipInvalidItems(), DefaultOnError([])
     ]
-    """
-    The set of option values in this group.
-    """
+    """The set of option values in this group."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5022,14 +4500,10 @@ class SessionConfigSelectGroup(WireModel):
 
 
 class ListSessionsResponse(WireModel):
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
-    """
-    Array of session information objects
-    """
+    """Array of session information objects"""
     next_cursor: Annotated[str | None, Field(alias="nextCursor"), DefaultOnError()] = (
         None
     )
@@ -5087,9 +4561,7 @@ class PromptResponse(WireModel):
     """
 
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
-    """
-    Indicates why the agent stopped processing the turn.
-    """
+    """Indicates why the agent stopped processing the turn."""
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -5138,18 +4610,14 @@ class PlanEntry(WireModel):
     """
 
     content: str
-    """
-    Human-readable description of what this task aims to accomplish.
-    """
+    """Human-readable description of what this task aims to accomplish."""
     priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
     status: PlanEntryStatus
-    """
-    Current execution status of this task.
-    """
+    """Current execution status of this task."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5202,9 +4670,7 @@ class PlanItems(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems(), DefaultOnError([])]
     """
     The list of tasks to be accomplished.
@@ -5227,9 +4693,7 @@ class PlanItems(WireModel):
 AvailableCommandInput = TypeAliasType(
     "AvailableCommandInput", Annotated[UnstructuredCommandInput, StrictJson()]
 )
-"""
-The input specification for a command.
-"""
+"""The input specification for a command."""
 
 
 class SubagentSessionCapabilities(WireModel):
@@ -5261,9 +4725,7 @@ class SubagentSessionCapabilities(WireModel):
 
 
 class SessionConfigOptionsCapabilities(WireModel):
-    """
-    Session configuration option capabilities supported by the client.
-    """
+    """Session configuration option capabilities supported by the client."""
 
     boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError()] = None
     """
@@ -5287,9 +4749,7 @@ class SessionConfigOptionsCapabilities(WireModel):
 
 
 class ElicitationCapabilities(WireModel):
-    """
-    Elicitation capabilities supported by the client.
-    """
+    """Elicitation capabilities supported by the client."""
 
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
@@ -5360,9 +4820,7 @@ class ListSessionsRequest(WireModel):
     """
 
     cwd: str | None = None
-    """
-    Filter sessions by working directory. Must be an absolute path.
-    """
+    """Filter sessions by working directory. Must be an absolute path."""
     cursor: str | None = None
     """
     Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
@@ -5412,9 +4870,7 @@ SetSessionConfigOptionRequest = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Request parameters for setting a session configuration option.
-"""
+"""Request parameters for setting a session configuration option."""
 
 
 RequestPermissionOutcome = TypeAliasType(
@@ -5427,30 +4883,20 @@ RequestPermissionOutcome = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The outcome of a permission request.
-"""
+"""The outcome of a permission request."""
 
 
 class TerminalOutputResponse(WireModel):
-    """
-    Response containing the terminal output and exit status.
-    """
+    """Response containing the terminal output and exit status."""
 
     output: str
-    """
-    The terminal output captured so far.
-    """
+    """The terminal output captured so far."""
     truncated: bool
-    """
-    Whether the output was truncated due to byte limits.
-    """
+    """Whether the output was truncated due to byte limits."""
     exit_status: Annotated[
         TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
-    """
-    Exit status if the command has completed.
-    """
+    """Exit status if the command has completed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5471,20 +4917,14 @@ ElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
+"""Allowed wire representations for `ElicitationContentValue`."""
 
 
 class ElicitationAcceptAction(WireModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
+    """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None = None
-    """
-    The user-provided content, if any, as an object matching the requested schema.
-    """
+    """The user-provided content, if any, as an object matching the requested schema."""
 
 
 MessageMcpResponse = TypeAliasType(
@@ -5506,14 +4946,10 @@ Senders must include exactly one outcome. Receivers prefer `result` if both are 
 
 
 class ClientNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelNotification | MessageMcpNotification | ExtNotification | None,
         KeepUnrecognised(),
@@ -5525,9 +4961,7 @@ class ClientNotification(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 class CancelRequestNotification(WireModel):
@@ -5538,9 +4972,7 @@ class CancelRequestNotification(WireModel):
     """
 
     request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The ID of the request to cancel.
-    """
+    """The ID of the request to cancel."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5561,16 +4993,12 @@ class ProxyNotification(WireModel):
     """
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         ProxySuccessorNotification | None,
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 class TextContentBlock(TextContent):
@@ -5627,14 +5055,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5664,9 +5088,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5707,9 +5129,7 @@ They MUST NOT render it as a known elicitation mode.
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
+    """The user accepted and provided content."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -5727,9 +5147,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """
-    Multi-select array property.
-    """
+    """Multi-select array property."""
 
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -5741,13 +5159,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -5778,16 +5192,12 @@ class ProtocolLevelMessage(WireModel):
     """
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelRequestNotification | None,
         ByMethod({"$/cancel_request": CancelRequestNotification}),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 ContentBlock = TypeAliasType(
@@ -5820,14 +5230,10 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/c
 
 
 class Content(WireModel):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     content: ContentBlock
-    """
-    The actual content block.
-    """
+    """The actual content block."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5877,9 +5283,7 @@ ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
     Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
 )
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
+"""URL-based elicitation mode where the client directs the user to a URL."""
 
 
 class SessionSystemPromptCapabilities(WireModel):
@@ -5922,9 +5326,7 @@ class ListProvidersResponse(WireModel):
     """
 
     providers: list[ProviderInfo]
-    """
-    Configurable providers with current routing info suitable for UI display.
-    """
+    """Configurable providers with current routing info suitable for UI display."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5943,24 +5345,16 @@ SessionConfigSelectOptions = TypeAliasType(
         list[SessionConfigSelectOption] | list[SessionConfigSelectGroup], StrictJson()
     ],
 )
-"""
-Possible values for a session configuration option.
-"""
+"""Possible values for a session configuration option."""
 
 
 class SessionConfigSelect(WireModel):
-    """
-    A single-value selector (dropdown) session configuration option payload.
-    """
+    """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
-    """
-    The currently selected value.
-    """
+    """The currently selected value."""
     options: SessionConfigSelectOptions
-    """
-    The set of selectable options.
-    """
+    """The set of selectable options."""
 
 
 class Error(WireModel):
@@ -5991,14 +5385,10 @@ class Error(WireModel):
 
 
 class ContentChunk(WireModel):
-    """
-    A streamed item of content
-    """
+    """A streamed item of content"""
 
     content: ContentBlock
-    """
-    A single item of content
-    """
+    """A single item of content"""
     message_id: Annotated[
         MessageId | None, Field(alias="messageId"), DefaultOnError()
     ] = None
@@ -6049,9 +5439,7 @@ class PlanUpdate(WireModel):
     """
 
     plan: PlanUpdateContent
-    """
-    The updated plan content.
-    """
+    """The updated plan content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6065,24 +5453,16 @@ class PlanUpdate(WireModel):
 
 
 class AvailableCommand(WireModel):
-    """
-    Information about a command.
-    """
+    """Information about a command."""
 
     name: str
-    """
-    Command name (e.g., `create_plan`, `research_codebase`).
-    """
+    """Command name (e.g., `create_plan`, `research_codebase`)."""
     description: str
-    """
-    Human-readable description of what the command does.
-    """
+    """Human-readable description of what the command does."""
     input_: Annotated[
         AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
-    """
-    Input for the command if required
-    """
+    """Input for the command if required"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6096,9 +5476,7 @@ class AvailableCommand(WireModel):
 
 
 class AvailableCommandsUpdate(WireModel):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand],
@@ -6106,9 +5484,7 @@ class AvailableCommandsUpdate(WireModel):
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    Commands the agent can execute
-    """
+    """Commands the agent can execute"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6134,29 +5510,19 @@ class CompactionUpdate(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    The Agent-owned ID of this compaction, unique within the session.
-    """
+    """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
-    """
-    Current lifecycle status.
-    """
+    """Current lifecycle status."""
     summary: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement user-displayable summary content for the compaction.
-    """
+    """Complete replacement user-displayable summary content for the compaction."""
     error: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable error details for the compaction.
-    """
+    """Human-readable error details for the compaction."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
-    """
-    Extensible metadata patch for this compaction.
-    """
+    """Extensible metadata patch for this compaction."""
 
 
 class CompactionSummaryChunk(WireModel):
@@ -6168,19 +5534,13 @@ class CompactionSummaryChunk(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    ID of the compaction whose summary receives this content.
-    """
+    """ID of the compaction whose summary receives this content."""
     content: ContentBlock
-    """
-    One content block to append.
-    """
+    """One content block to append."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
-    """
-    Metadata scoped to this chunk. Omission and `null` both mean absent.
-    """
+    """Metadata scoped to this chunk. Omission and `null` both mean absent."""
 
 
 class ErrorStopReason(WireModel):
@@ -6211,9 +5571,7 @@ class SessionMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    Identifier of this message within the enclosing session's transcript.
-    """
+    """Identifier of this message within the enclosing session's transcript."""
     sender_session_id: Annotated[
         SessionId | None, Field(alias="senderSessionId"), DefaultOnError()
     ] = None
@@ -6280,13 +5638,9 @@ class SessionMessageChunk(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    Identifier of this message within the enclosing session's transcript.
-    """
+    """Identifier of this message within the enclosing session's transcript."""
     content: ContentBlock
-    """
-    A single content block appended to the message.
-    """
+    """A single content block appended to the message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6298,9 +5652,7 @@ class SessionMessageChunk(WireModel):
 
 
 class ClientSessionCapabilities(WireModel):
-    """
-    Session-related capabilities supported by the client.
-    """
+    """Session-related capabilities supported by the client."""
 
     compaction: Annotated[CompactionCapabilities | None, DefaultOnError()] = None
     """
@@ -6395,13 +5747,9 @@ class LoadSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
-    """
-    List of MCP servers to connect to for this session.
-    """
+    """List of MCP servers to connect to for this session."""
     cwd: str
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -6417,9 +5765,7 @@ class LoadSessionRequest(WireModel):
     the request `cwd` matches the session's `cwd`.
     """
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to load.
-    """
+    """The ID of the session to load."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -6461,13 +5807,9 @@ class ForkSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to fork.
-    """
+    """The ID of the session to fork."""
     cwd: str
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -6484,9 +5826,7 @@ class ForkSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
-    """
-    List of MCP servers to connect to for this session.
-    """
+    """List of MCP servers to connect to for this session."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -6524,13 +5864,9 @@ class ResumeSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to resume.
-    """
+    """The ID of the session to resume."""
     cwd: str
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -6548,9 +5884,7 @@ class ResumeSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
-    """
-    List of MCP servers to connect to for this session.
-    """
+    """List of MCP servers to connect to for this session."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -6587,9 +5921,7 @@ class PromptRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to send this user message to
-    """
+    """The ID of the session to send this user message to"""
     prompt: list[ContentBlock]
     """
     The blocks of content that compose the user's message.
@@ -6619,14 +5951,10 @@ class PromptRequest(WireModel):
 
 
 class RequestPermissionResponse(WireModel):
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
-    """
-    The user's decision on the permission request.
-    """
+    """The user's decision on the permission request."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6661,35 +5989,23 @@ CreateElicitationResponse = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Response from the client to an elicitation request.
-"""
+"""Response from the client to an elicitation request."""
 
 
 class ErrorAgentResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class ResultClientResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         WriteTextFileResponse
         | ReadTextFileResponse
@@ -6704,35 +6020,23 @@ class ResultClientResponse(WireModel):
         | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class ErrorClientResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6752,9 +6056,7 @@ UrlCreateElicitationRequest = TypeAliasType(
     "UrlCreateElicitationRequest",
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
+"""URL-based elicitation where the client directs the user to a URL."""
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
@@ -6791,36 +6093,22 @@ class ErrorProxyResponse(WireModel):
     """
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """
-    Single-value selector (dropdown).
-    """
+    """Single-value selector (dropdown)."""
 
     id_: Annotated[SessionConfigId, Field(alias="id")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
-    """
-    Optional description for the Client to display to the user.
-    """
+    """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError()] = None
-    """
-    Optional semantic category for this option (UX only).
-    """
+    """Optional semantic category for this option (UX only)."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6835,9 +6123,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the user's message being streamed.
-    """
+    """A chunk of the user's message being streamed."""
 
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
@@ -6845,9 +6131,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's response being streamed.
-    """
+    """A chunk of the agent's response being streamed."""
 
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
@@ -6855,9 +6139,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's internal reasoning being streamed.
-    """
+    """A chunk of the agent's internal reasoning being streamed."""
 
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
@@ -6877,9 +6159,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
 
 
 class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
@@ -6988,9 +6268,7 @@ The child is ready to process another prompt.
 
 
 class ContentToolCallContent(Content):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -7038,9 +6316,7 @@ class ElicitationSchema(WireModel):
     properties: Annotated[
         dict[str, ElicitationPropertySchema], Field(validate_default=True)
     ] = Field(default_factory=dict)
-    """
-    Property definitions (must be primitive types).
-    """
+    """Property definitions (must be primitive types)."""
     required: list[str] | None = None
     """
     List of required property names.
@@ -7211,15 +6487,11 @@ SessionConfigOption = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A session configuration option selector and its current state.
-"""
+"""A session configuration option selector and its current state."""
 
 
 class LoadSessionResponse(WireModel):
-    """
-    Response from loading an existing session.
-    """
+    """Response from loading an existing session."""
 
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
@@ -7233,9 +6505,7 @@ class LoadSessionResponse(WireModel):
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
+    """Initial session configuration options if supported by the Agent."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7258,9 +6528,7 @@ class ForkSessionResponse(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the newly created forked session.
-    """
+    """Unique identifier for the newly created forked session."""
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
     Initial mode state if supported by the Agent
@@ -7273,9 +6541,7 @@ class ForkSessionResponse(WireModel):
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
+    """Initial session configuration options if supported by the Agent."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7289,9 +6555,7 @@ class ForkSessionResponse(WireModel):
 
 
 class ResumeSessionResponse(WireModel):
-    """
-    Response from resuming an existing session.
-    """
+    """Response from resuming an existing session."""
 
     modes: Annotated[SessionModeState | None, DefaultOnError()] = None
     """
@@ -7305,9 +6569,7 @@ class ResumeSessionResponse(WireModel):
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
+    """Initial session configuration options if supported by the Agent."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7321,9 +6583,7 @@ class ResumeSessionResponse(WireModel):
 
 
 class SetSessionConfigOptionResponse(WireModel):
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
         list[SessionConfigOption],
@@ -7331,9 +6591,7 @@ class SetSessionConfigOptionResponse(WireModel):
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7357,13 +6615,9 @@ class ToolCall(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    Unique identifier for this tool call within the session.
-    """
+    """Unique identifier for this tool call within the session."""
     title: str
-    """
-    Human-readable title describing what the tool is doing.
-    """
+    """Human-readable title describing what the tool is doing."""
     name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
@@ -7379,9 +6633,7 @@ class ToolCall(WireModel):
     status: Annotated[ToolCallStatus | None, NotNull(), DefaultOnError(), OmitNone] = (
         None
     )
-    """
-    Current execution status of the tool call.
-    """
+    """Current execution status of the tool call."""
     content: Annotated[
         list[ToolCallContent] | None,
         NotNull(),
@@ -7389,9 +6641,7 @@ class ToolCall(WireModel):
         DefaultOnError([]),
         OmitNone,
     ] = None
-    """
-    Content produced by the tool call.
-    """
+    """Content produced by the tool call."""
     locations: Annotated[
         list[ToolCallLocation] | None,
         NotNull(),
@@ -7404,13 +6654,9 @@ class ToolCall(WireModel):
     Enables "follow-along" features in clients.
     """
     raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
-    """
-    Raw input parameters sent to the tool.
-    """
+    """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
-    """
-    Raw output returned by the tool.
-    """
+    """Raw output returned by the tool."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7424,9 +6670,7 @@ class ToolCall(WireModel):
 
 
 class ConfigOptionUpdate(WireModel):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     config_options: Annotated[
         list[SessionConfigOption],
@@ -7434,9 +6678,7 @@ class ConfigOptionUpdate(WireModel):
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7558,9 +6800,7 @@ class SubagentUpdate(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The opaque session ID identifying the child in all ACP messages.
-    """
+    """The opaque session ID identifying the child in all ACP messages."""
     title: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
@@ -7652,9 +6892,7 @@ class ClientCapabilities(WireModel):
     Determines which file operations the agent can request.
     """
     terminal: Annotated[bool, DefaultOnError(False)] = False
-    """
-    Whether the Client support all `terminal/*` methods.
-    """
+    """Whether the Client support all `terminal/*` methods."""
     session: Annotated[ClientSessionCapabilities | None, DefaultOnError()] = None
     """
     Session-related capabilities supported by the client.
@@ -7726,9 +6964,7 @@ class NewSessionRequest(WireModel):
     """
 
     cwd: str
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[str] | None,
         Field(alias="additionalDirectories"),
@@ -7745,9 +6981,7 @@ class NewSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer], Field(alias="mcpServers"), DefaultOnNull([])
     ]
-    """
-    List of MCP (Model Context Protocol) servers the agent should connect to.
-    """
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -7776,20 +7010,14 @@ ClientResponse = TypeAliasType(
     "ClientResponse",
     Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()],
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -7799,23 +7027,17 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class ToolCallSessionUpdate(ToolCall):
-    """
-    Notification that a new tool call has been initiated.
-    """
+    """Notification that a new tool call has been initiated."""
 
     session_update: Annotated[Literal["tool_call"], Field(alias="sessionUpdate")]
 
 
 class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
@@ -7846,21 +7068,13 @@ class ToolCallUpdate(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call being updated.
-    """
+    """The ID of the tool call being updated."""
     kind: Annotated[ToolKind | None, DefaultOnError()] = None
-    """
-    Update the tool kind.
-    """
+    """Update the tool kind."""
     status: Annotated[ToolCallStatus | None, DefaultOnError()] = None
-    """
-    Update the execution status.
-    """
+    """Update the execution status."""
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Update the human-readable title.
-    """
+    """Update the human-readable title."""
     name: Annotated[str | None, DefaultOnError()] = None
     """
     Update the programmatic name of the tool being invoked.
@@ -7871,23 +7085,15 @@ class ToolCallUpdate(WireModel):
     content: Annotated[
         list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Replace the content collection.
-    """
+    """Replace the content collection."""
     locations: Annotated[
         list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Replace the locations collection.
-    """
+    """Replace the locations collection."""
     raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
-    """
-    Update the raw input.
-    """
+    """Update the raw input."""
     raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
-    """
-    Update the raw output.
-    """
+    """Update the raw output."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7922,9 +7128,7 @@ class AgentCapabilities(WireModel):
     load_session: Annotated[bool, Field(alias="loadSession"), DefaultOnError(False)] = (
         False
     )
-    """
-    Whether the agent supports `session/load`.
-    """
+    """Whether the agent supports `session/load`."""
     prompt_capabilities: Annotated[
         PromptCapabilities,
         Field(alias="promptCapabilities", validate_default=True),
@@ -7934,9 +7138,7 @@ class AgentCapabilities(WireModel):
             {"audio": False, "embeddedContext": False, "image": False}
         )
     )
-    """
-    Prompt capabilities supported by the agent.
-    """
+    """Prompt capabilities supported by the agent."""
     mcp_capabilities: Annotated[
         McpCapabilities,
         Field(alias="mcpCapabilities", validate_default=True),
@@ -7946,23 +7148,17 @@ class AgentCapabilities(WireModel):
             {"acp": False, "http": False, "sse": False}
         )
     )
-    """
-    MCP capabilities supported by the agent.
-    """
+    """MCP capabilities supported by the agent."""
     session_capabilities: Annotated[
         SessionCapabilities,
         Field(alias="sessionCapabilities", validate_default=True),
         DefaultOnError({}),
     ] = Field(default_factory=lambda: SessionCapabilities.model_validate({}))
-    """
-    Session lifecycle and prompt capabilities advertised by the agent.
-    """
+    """Session lifecycle and prompt capabilities advertised by the agent."""
     auth: Annotated[
         AgentAuthCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentAuthCapabilities.model_validate({}))
-    """
-    Authentication-related capabilities supported by the agent.
-    """
+    """Authentication-related capabilities supported by the agent."""
     providers: Annotated[ProvidersCapabilities | None, DefaultOnError()] = None
     """
     **UNSTABLE**
@@ -8011,9 +7207,7 @@ class NewSessionResponse(WireModel):
         SkipInvalidItems(),
         DefaultOnError(),
     ] = None
-    """
-    Initial session configuration options if supported by the Agent.
-    """
+    """Initial session configuration options if supported by the Agent."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8036,9 +7230,7 @@ class InitializeRequest(WireModel):
     """
 
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The latest protocol version supported by the client.
-    """
+    """The latest protocol version supported by the client."""
     client_capabilities: Annotated[
         ClientCapabilities,
         Field(alias="clientCapabilities", validate_default=True),
@@ -8058,9 +7250,7 @@ class InitializeRequest(WireModel):
             }
         )
     )
-    """
-    Capabilities supported by the client.
-    """
+    """Capabilities supported by the client."""
     client_info: Annotated[
         Implementation | None, Field(alias="clientInfo"), DefaultOnError()
     ] = None
@@ -8107,9 +7297,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8131,9 +7319,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8153,15 +7339,11 @@ FormCreateElicitationRequest = TypeAliasType(
     "FormCreateElicitationRequest",
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
 )
-"""
-Form-based elicitation where the client renders a form from the provided schema.
-"""
+"""Form-based elicitation where the client renders a form from the provided schema."""
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
-    """
-    Update on the status or results of a tool call.
-    """
+    """Update on the status or results of a tool call."""
 
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -8176,17 +7358,11 @@ class RequestPermissionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
-    """
-    Details about the tool call requiring permission.
-    """
+    """Details about the tool call requiring permission."""
     options: list[PermissionOption]
-    """
-    Available permission options for the user to choose from.
-    """
+    """Available permission options for the user to choose from."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8276,18 +7452,14 @@ class InitializeResponse(WireModel):
             }
         )
     )
-    """
-    Capabilities supported by the agent.
-    """
+    """Capabilities supported by the agent."""
     auth_methods: Annotated[
         list[AuthMethod],
         Field(alias="authMethods", validate_default=True),
         SkipInvalidItems(),
         DefaultOnError([]),
     ] = Field(default_factory=empty_list)
-    """
-    Authentication methods supported by the agent.
-    """
+    """Authentication methods supported by the agent."""
     agent_info: Annotated[
         Implementation | None, Field(alias="agentInfo"), DefaultOnError()
     ] = None
@@ -8346,18 +7518,12 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 
 
 class ClientRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         InitializeRequest
         | AuthenticateRequest
@@ -8410,9 +7576,7 @@ class ClientRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class ProxyRequest(WireModel):
@@ -8423,13 +7587,9 @@ class ProxyRequest(WireModel):
     """
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         InitializeProxyRequest | ProxySuccessorRequest | None,
         ByMethod(
@@ -8439,9 +7599,7 @@ class ProxyRequest(WireModel):
             }
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class InitializeProxyResponse(InitializeResponse):
@@ -8459,14 +7617,10 @@ class InitializeProxyResponse(InitializeResponse):
 
 
 class ResultAgentResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         InitializeResponse
         | AuthenticateResponse
@@ -8492,9 +7646,7 @@ class ResultAgentResponse(WireModel):
         | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class ResultProxyResponse(WireModel):
@@ -8505,15 +7657,11 @@ class ResultProxyResponse(WireModel):
     """
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         InitializeProxyResponse | ProxySuccessorResponse, KeepUnrecognised()
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 ClientOutgoingMessage = TypeAliasType(
@@ -8529,18 +7677,12 @@ A message (request, response, or notification) with `"jsonrpc": "2.0"` specified
 
 
 class AgentRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         WriteTextFileRequest
         | ReadTextFileRequest
@@ -8571,17 +7713,13 @@ class AgentRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 AgentResponse = TypeAliasType(
     "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 class SessionNotification(WireModel):
@@ -8594,13 +7732,9 @@ class SessionNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session this update pertains to.
-    """
+    """The ID of the session this update pertains to."""
     update: SessionUpdate
-    """
-    The actual update content.
-    """
+    """The actual update content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8636,14 +7770,10 @@ A message (request, response, or notification) with `"jsonrpc": "2.0"` specified
 
 
 class AgentNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         SessionNotification
         | CompleteElicitationNotification
@@ -8660,9 +7790,7 @@ class AgentNotification(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 AgentOutgoingMessage = TypeAliasType(
@@ -8690,9 +7818,7 @@ AcpMessage = TypeAliasType(
         ByEnvelope(),
     ],
 )
-"""
-Any message of the protocol, as the schema's root lists them.
-"""
+"""Any message of the protocol, as the schema's root lists them."""
 
 __all__ = [
     "AcceptCreateElicitationResponse",

@@ -39,8 +39,7 @@ class AgentSender(Sender):
     async def auth_status(
         self, params: models.AuthStatusRequest
     ) -> models.AuthStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -57,8 +56,7 @@ class AgentSender(Sender):
     async def authenticate(
         self, params: models.AuthenticateRequest
     ) -> models.AuthenticateResponse:
-        """
-        Request parameters for the authenticate method.
+        """Request parameters for the authenticate method.
 
         Specifies which authentication method to use.
         """
@@ -70,8 +68,7 @@ class AgentSender(Sender):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -84,8 +81,7 @@ class AgentSender(Sender):
         return result
 
     async def logout(self, params: models.LogoutRequest) -> models.LogoutResponse:
-        """
-        Request parameters for the logout method.
+        """Request parameters for the logout method.
 
         Terminates the current authenticated session.
         """
@@ -93,8 +89,7 @@ class AgentSender(Sender):
         return result
 
     async def message_mcp(self, params: models.MessageMcpNotification) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -110,8 +105,7 @@ class AgentSender(Sender):
     async def disable_provider(
         self, params: models.DisableProviderRequest
     ) -> models.DisableProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -125,8 +119,7 @@ class AgentSender(Sender):
     async def list_providers(
         self, params: models.ListProvidersRequest
     ) -> models.ListProvidersResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -140,8 +133,7 @@ class AgentSender(Sender):
     async def set_provider(
         self, params: models.SetProviderRequest
     ) -> models.SetProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -157,8 +149,7 @@ class AgentSender(Sender):
     async def archive_session(
         self, params: models.ArchiveSessionRequest
     ) -> models.ArchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -177,8 +168,7 @@ class AgentSender(Sender):
         return result
 
     async def cancel(self, params: models.CancelNotification) -> None:
-        """
-        Notification to cancel ongoing operations for a session.
+        """Notification to cancel ongoing operations for a session.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
         """
@@ -189,8 +179,7 @@ class AgentSender(Sender):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         If supported, the agent **must** cancel any ongoing work related to the session
         (treat it as if `session/cancel` was called) and then free up any resources
@@ -206,8 +195,7 @@ class AgentSender(Sender):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `sessionCapabilities.delete` capability.
         """
@@ -219,8 +207,7 @@ class AgentSender(Sender):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -237,8 +224,7 @@ class AgentSender(Sender):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
+        """Request parameters for listing existing sessions.
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
@@ -250,8 +236,7 @@ class AgentSender(Sender):
     async def load_session(
         self, params: models.LoadSessionRequest
     ) -> models.LoadSessionResponse:
-        """
-        Request parameters for loading an existing session.
+        """Request parameters for loading an existing session.
 
         Only available if the Agent supports the `loadSession` capability.
 
@@ -263,8 +248,7 @@ class AgentSender(Sender):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
         """
@@ -272,8 +256,7 @@ class AgentSender(Sender):
         return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -285,8 +268,7 @@ class AgentSender(Sender):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session without returning previous messages (unlike `session/load`).
         This is useful for agents that can resume sessions but don't implement full session loading.
@@ -301,9 +283,7 @@ class AgentSender(Sender):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
-        """
+        """Request parameters for setting a session configuration option."""
         result: models.SetSessionConfigOptionResponse = await self._request(
             "session/set_config_option", params
         )
@@ -312,9 +292,7 @@ class AgentSender(Sender):
     async def set_session_mode(
         self, params: models.SetSessionModeRequest
     ) -> models.SetSessionModeResponse:
-        """
-        Request parameters for setting a session mode.
-        """
+        """Request parameters for setting a session mode."""
         result: models.SetSessionModeResponse = await self._request(
             "session/set_mode", params
         )
@@ -323,8 +301,7 @@ class AgentSender(Sender):
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
     ) -> models.SetSessionTitleResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -346,8 +323,7 @@ class AgentSender(Sender):
     async def session_status(
         self, params: models.SessionStatusRequest
     ) -> models.SessionStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -367,8 +343,7 @@ class AgentSender(Sender):
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
     ) -> models.UnarchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -402,8 +377,7 @@ class ClientSender(Sender):
     async def auth_status_update(
         self, params: models.AuthStatusUpdateNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -420,9 +394,7 @@ class ClientSender(Sender):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
-        """
+        """Notification sent by the agent when a URL-based elicitation is complete."""
         pending = self._notify("elicitation/complete", params)
         if pending is not None:  # not written at once: it waits for its turn
             await pending
@@ -430,8 +402,7 @@ class ClientSender(Sender):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -445,8 +416,7 @@ class ClientSender(Sender):
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
-        """
-        Request to read content from a text file.
+        """Request to read content from a text file.
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
@@ -458,8 +428,7 @@ class ClientSender(Sender):
     async def write_text_file(
         self, params: models.WriteTextFileRequest
     ) -> models.WriteTextFileResponse:
-        """
-        Request to write content to a text file.
+        """Request to write content to a text file.
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
@@ -471,8 +440,7 @@ class ClientSender(Sender):
     async def message_mcp(
         self, params: models.MessageMcpRequest
     ) -> models.MessageMcpResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -484,8 +452,7 @@ class ClientSender(Sender):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to execute a tool call.
+        """Request for user permission to execute a tool call.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -497,8 +464,7 @@ class ClientSender(Sender):
         return result
 
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Used to stream real-time progress and results during prompt processing.
 
@@ -511,9 +477,7 @@ class ClientSender(Sender):
     async def create_terminal(
         self, params: models.CreateTerminalRequest
     ) -> models.CreateTerminalResponse:
-        """
-        Request to create a new terminal and execute a command.
-        """
+        """Request to create a new terminal and execute a command."""
         result: models.CreateTerminalResponse = await self._request(
             "terminal/create", params
         )
@@ -522,9 +486,7 @@ class ClientSender(Sender):
     async def kill_terminal(
         self, params: models.KillTerminalRequest
     ) -> models.KillTerminalResponse:
-        """
-        Request to kill a terminal without releasing it.
-        """
+        """Request to kill a terminal without releasing it."""
         result: models.KillTerminalResponse = await self._request(
             "terminal/kill", params
         )
@@ -533,9 +495,7 @@ class ClientSender(Sender):
     async def terminal_output(
         self, params: models.TerminalOutputRequest
     ) -> models.TerminalOutputResponse:
-        """
-        Request to get the current output and status of a terminal.
-        """
+        """Request to get the current output and status of a terminal."""
         result: models.TerminalOutputResponse = await self._request(
             "terminal/output", params
         )
@@ -544,9 +504,7 @@ class ClientSender(Sender):
     async def release_terminal(
         self, params: models.ReleaseTerminalRequest
     ) -> models.ReleaseTerminalResponse:
-        """
-        Request to release a terminal and free its resources.
-        """
+        """Request to release a terminal and free its resources."""
         result: models.ReleaseTerminalResponse = await self._request(
             "terminal/release", params
         )
@@ -555,9 +513,7 @@ class ClientSender(Sender):
     async def wait_for_terminal_exit(
         self, params: models.WaitForTerminalExitRequest
     ) -> models.WaitForTerminalExitResponse:
-        """
-        Request to wait for a terminal command to exit.
-        """
+        """Request to wait for a terminal command to exit."""
         result: models.WaitForTerminalExitResponse = await self._request(
             "terminal/wait_for_exit", params
         )
@@ -574,8 +530,7 @@ class ProxySender(Sender):
     async def initialize_proxy(
         self, params: models.InitializeProxyRequest
     ) -> models.InitializeProxyResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -599,8 +554,7 @@ class ProxySender(Sender):
     async def proxy_successor_notification(
         self, params: models.ProxySuccessorNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -619,8 +573,7 @@ class ProxySender(Sender):
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest
     ) -> models.ProxySuccessorResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 

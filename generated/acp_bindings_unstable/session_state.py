@@ -716,86 +716,62 @@ class SessionState(StateBase):
 
     @property
     def available_commands(self) -> models.AvailableCommandsUpdate | None:
-        """
-        What the update kinds ``available_commands_update`` (whole) fold into.
-        """
+        """What the update kinds ``available_commands_update`` (whole) fold into."""
         return self._record("available_commands", _AVAILABLE_COMMANDS)
 
     @property
     def compactions(self) -> SlotViews[models.CompactionUpdate, models.ContentBlock]:
-        """
-        What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into.
-        """
+        """What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into."""
         return self._views("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
 
     @property
     def config_option(self) -> models.ConfigOptionUpdate | None:
-        """
-        What the update kinds ``config_option_update`` (whole) fold into.
-        """
+        """What the update kinds ``config_option_update`` (whole) fold into."""
         return self._record("config_option", _CONFIG_OPTION)
 
     @property
     def current_mode(self) -> models.SessionModeState | models.CurrentModeUpdate | None:
-        """
-        What the update kinds ``current_mode_update`` (whole) fold into.
-        """
+        """What the update kinds ``current_mode_update`` (whole) fold into."""
         return self._record("current_mode", _CURRENT_MODE)
 
     @property
     def messages(self) -> SlotViews[models.SessionMessage, models.ContentBlock]:
-        """
-        What the update kinds ``user_message_chunk`` (append), ``agent_message_chunk`` (append), ``agent_thought_chunk`` (append), ``session_message`` (patch), ``session_message_chunk`` (append) fold into.
-        """
+        """What the update kinds ``user_message_chunk`` (append), ``agent_message_chunk`` (append), ``agent_thought_chunk`` (append), ``session_message`` (patch), ``session_message_chunk`` (append) fold into."""
         return self._views("messages", _MESSAGES, _MESSAGES_PIECES)
 
     @property
     def notice(self) -> models.Notice | None:
-        """
-        What the update kinds ``notice`` (whole) fold into.
-        """
+        """What the update kinds ``notice`` (whole) fold into."""
         return self._record("notice", _NOTICE)
 
     @property
     def plan(self) -> models.Plan | None:
-        """
-        What the update kinds ``plan`` (whole) fold into.
-        """
+        """What the update kinds ``plan`` (whole) fold into."""
         return self._record("plan", _PLAN)
 
     @property
     def plans(self) -> SlotViews[models.PlanUpdate | models.PlanRemoved, Never]:
-        """
-        What the update kinds ``plan_update`` (patch), ``plan_removed`` (remove) fold into.
-        """
+        """What the update kinds ``plan_update`` (patch), ``plan_removed`` (remove) fold into."""
         return self._views("plans", _PLANS, _PLANS_PIECES)
 
     @property
     def session_info(self) -> models.SessionInfoUpdate | None:
-        """
-        What the update kinds ``session_info_update`` (patch) fold into.
-        """
+        """What the update kinds ``session_info_update`` (patch) fold into."""
         return self._record("session_info", _SESSION_INFO)
 
     @property
     def sessions(self) -> SlotViews[models.SubagentUpdate, Never]:
-        """
-        What the update kinds ``subagent_update`` (patch) fold into.
-        """
+        """What the update kinds ``subagent_update`` (patch) fold into."""
         return self._views("sessions", _SESSIONS, _SESSIONS_PIECES)
 
     @property
     def tool_calls(self) -> SlotViews[models.ToolCall | models.ToolCallUpdate, Never]:
-        """
-        What the update kinds ``tool_call`` (patch), ``tool_call_update`` (patch) fold into.
-        """
+        """What the update kinds ``tool_call`` (patch), ``tool_call_update`` (patch) fold into."""
         return self._views("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
 
     @property
     def usage(self) -> models.UsageUpdate | None:
-        """
-        What the update kinds ``usage_update`` (whole) fold into.
-        """
+        """What the update kinds ``usage_update`` (whole) fold into."""
         return self._record("usage", _USAGE)
 
 

@@ -316,8 +316,7 @@ require = _BOOK.require
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session` (it is present and not null).
 
     Session capabilities supported by the agent.
 
@@ -331,8 +330,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_prompt(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt` (it is present and not null).
 
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -346,8 +344,7 @@ def supports_agent_session_prompt(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_prompt_image(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.image` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.image` (it is present and not null).
 
     Agent supports `image` content blocks.
 
@@ -360,8 +357,7 @@ def supports_agent_session_prompt_image(
 def supports_agent_session_prompt_audio(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.audio` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.audio` (it is present and not null).
 
     Agent supports `audio` content blocks.
 
@@ -374,8 +370,7 @@ def supports_agent_session_prompt_audio(
 def supports_agent_session_prompt_embedded_context(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.embeddedContext` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.embeddedContext` (it is present and not null).
 
     Agent supports embedded context in `session/prompt` requests.
 
@@ -389,8 +384,7 @@ def supports_agent_session_prompt_embedded_context(
 
 
 def supports_agent_session_mcp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp` (it is present and not null).
 
     MCP capabilities supported by the agent for session lifecycle requests.
 
@@ -403,8 +397,7 @@ def supports_agent_session_mcp(advertised: models.AgentCapabilities | None) -> b
 def supports_agent_session_mcp_stdio(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp.stdio` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp.stdio` (it is present and not null).
 
     Agent supports `stdio` MCP servers.
 
@@ -417,8 +410,7 @@ def supports_agent_session_mcp_stdio(
 def supports_agent_session_mcp_http(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp.http` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp.http` (it is present and not null).
 
     Agent supports `http` MCP servers.
 
@@ -429,8 +421,7 @@ def supports_agent_session_mcp_http(
 
 
 def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.delete` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.delete` (it is present and not null).
 
     Whether the agent supports `session/delete`.
 
@@ -443,8 +434,7 @@ def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_additional_directories(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.additionalDirectories` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.additionalDirectories` (it is present and not null).
 
     Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -459,8 +449,7 @@ def supports_agent_session_additional_directories(
 
 
 def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
 
     Authentication-related extension capabilities supported by the agent.
 
@@ -473,8 +462,7 @@ def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth` (it is present and not null).
 
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -487,8 +475,7 @@ def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
 
 
 def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth.terminal` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth.terminal` (it is present and not null).
 
     Whether the client supports `terminal` authentication methods.
 
@@ -501,8 +488,7 @@ def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) 
 
 
 def supports_client_elicitation(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
 
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -516,8 +502,7 @@ def supports_client_elicitation(advertised: models.ClientCapabilities | None) ->
 def supports_client_elicitation_form(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
 
     Whether the client supports form-based elicitation.
 
@@ -530,8 +515,7 @@ def supports_client_elicitation_form(
 def supports_client_elicitation_url(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
 
     Whether the client supports URL-based elicitation.
 

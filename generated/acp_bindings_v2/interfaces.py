@@ -38,8 +38,7 @@ class Agent(abc.ABC):
     async def login_auth(
         self, params: models.LoginAuthRequest
     ) -> models.LoginAuthResponse:
-        """
-        Request parameters for the `auth/login` method.
+        """Request parameters for the `auth/login` method.
 
         Specifies which authentication method to use.
 
@@ -55,8 +54,7 @@ class Agent(abc.ABC):
     async def logout_auth(
         self, params: models.LogoutAuthRequest
     ) -> models.LogoutAuthResponse:
-        """
-        Request parameters for the `auth/logout` method.
+        """Request parameters for the `auth/logout` method.
 
         Terminates the current authenticated session.
 
@@ -69,8 +67,7 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -78,8 +75,7 @@ class Agent(abc.ABC):
         """
 
     async def cancel_session(self, params: models.CancelSessionNotification) -> None:
-        """
-        Notification to cancel a session's foreground work and its prompts not yet inserted.
+        """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
 
@@ -89,8 +85,7 @@ class Agent(abc.ABC):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
         was called, then free the resources associated with the session. Unlike `session/cancel`,
@@ -118,8 +113,7 @@ class Agent(abc.ABC):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
 
@@ -130,8 +124,7 @@ class Agent(abc.ABC):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
+        """Request parameters for listing existing sessions.
 
         A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
@@ -140,8 +133,7 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
 
@@ -150,8 +142,7 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/new")
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -164,8 +155,7 @@ class Agent(abc.ABC):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
@@ -177,8 +167,7 @@ class Agent(abc.ABC):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
+        """Request parameters for setting a session configuration option.
 
         Agents MUST support this method for any session where they advertise config options.
         Agents MUST reject an unknown `configId` or invalid value with `-32602` and leave the
@@ -193,8 +182,7 @@ class Agent(abc.ABC):
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
     ) -> models.CancelTerminalResponse:
-        """
-        Request parameters for cancelling one terminal.
+        """Request parameters for cancelling one terminal.
 
         Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
 
@@ -215,8 +203,7 @@ class Agent(abc.ABC):
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
     ) -> models.CancelToolCallResponse:
-        """
-        Request parameters for cancelling one tool call.
+        """Request parameters for cancelling one tool call.
 
         Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
 
@@ -254,8 +241,7 @@ class Client(abc.ABC):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
+        """Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
 
@@ -265,8 +251,7 @@ class Client(abc.ABC):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -292,8 +277,7 @@ class Client(abc.ABC):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to proceed with an operation.
+        """Request for user permission to proceed with an operation.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -302,8 +286,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def update_session(self, params: models.UpdateSessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Agents can send session updates at any point while the session exists.
 

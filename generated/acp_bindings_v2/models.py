@@ -34,9 +34,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/sess
 
 
 ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a tool call within a session.
-"""
+"""Unique identifier for a tool call within a session."""
 
 
 ToolKind = TypeAliasType(
@@ -88,38 +86,26 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v2/tool-cal
 Role = TypeAliasType(
     "Role", Annotated[Literal["assistant", "user"] | str, StrictJson()]
 )
-"""
-The sender or recipient of messages and data in a conversation.
-"""
+"""The sender or recipient of messages and data in a conversation."""
 
 
 MediaType = TypeAliasType("MediaType", Annotated[str, StrictJson()])
-"""
-An Internet media type identifying the format of protocol content.
-"""
+"""An Internet media type identifying the format of protocol content."""
 
 
 IconTheme = TypeAliasType(
     "IconTheme", Annotated[Literal["light", "dark"] | str, StrictJson()]
 )
-"""
-Theme an icon is designed for.
-"""
+"""Theme an icon is designed for."""
 
 
 class TextResourceContents(WireModel):
-    """
-    Text-based resource contents.
-    """
+    """Text-based resource contents."""
 
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     mime_type: Annotated[
         MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
@@ -141,18 +127,12 @@ class TextResourceContents(WireModel):
 
 
 class BlobResourceContents(WireModel):
-    """
-    Binary resource contents.
-    """
+    """Binary resource contents."""
 
     blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded bytes for a binary resource payload.
-    """
+    """Base64-encoded bytes for a binary resource payload."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     mime_type: Annotated[
         MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
@@ -177,9 +157,7 @@ DiffFileType = TypeAliasType(
     "DiffFileType",
     Annotated[Literal["text", "binary", "directory", "symlink"] | str, StrictJson()],
 )
-"""
-Kind of file content represented by a diff change.
-"""
+"""Kind of file content represented by a diff change."""
 
 
 AbsolutePath = TypeAliasType("AbsolutePath", Annotated[str, StrictJson()])
@@ -192,43 +170,29 @@ Uses the native syntax of the machine the Agent runs on, such as `/home/user/pro
 
 
 class DiffPathChange(WireModel):
-    """
-    Operation metadata for add, delete, and modify changes.
-    """
+    """Operation metadata for add, delete, and modify changes."""
 
     path: AbsolutePath
-    """
-    Absolute path for the operation.
-    """
+    """Absolute path for the operation."""
 
 
 class DiffPathPairChange(WireModel):
-    """
-    Operation metadata for move and copy changes.
-    """
+    """Operation metadata for move and copy changes."""
 
     old_path: Annotated[AbsolutePath, Field(alias="oldPath")]
-    """
-    Absolute path before the operation.
-    """
+    """Absolute path before the operation."""
     path: AbsolutePath
-    """
-    Absolute path after the operation.
-    """
+    """Absolute path after the operation."""
 
 
 DiffPatchFormat = TypeAliasType(
     "DiffPatchFormat", Annotated[Literal["git_patch"] | str, StrictJson()]
 )
-"""
-Text patch format used by `DiffPatch`.
-"""
+"""Text patch format used by `DiffPatch`."""
 
 
 TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
-"""
-Unique identifier for an agent-owned terminal within a session.
-"""
+"""Unique identifier for an agent-owned terminal within a session."""
 
 
 class Terminal(WireModel):
@@ -240,9 +204,7 @@ class Terminal(WireModel):
     """
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to display.
-    """
+    """The ID of the terminal to display."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -266,9 +228,7 @@ class ToolCallLocation(WireModel):
     """
 
     path: AbsolutePath
-    """
-    The absolute file path being accessed or modified.
-    """
+    """The absolute file path being accessed or modified."""
     line: Annotated[
         int | None, Field(ge=1, le=4294967295), Integral(), DefaultOnError()
     ] = None
@@ -308,24 +268,16 @@ class ToolCallCancelCapabilities(WireModel):
 
 
 class CommandPermissionSubject(WireModel):
-    """
-    Permission request details for a command.
-    """
+    """Permission request details for a command."""
 
     command: str
-    """
-    The command that would be run if permission is granted.
-    """
+    """The command that would be run if permission is granted."""
     cwd: AbsolutePath
-    """
-    The absolute working directory for the command.
-    """
+    """The absolute working directory for the command."""
     tool_call_id: Annotated[
         ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
-    """
-    The associated tool call, when known. Omitted and `null` are equivalent.
-    """
+    """The associated tool call, when known. Omitted and `null` are equivalent."""
     terminal_id: Annotated[
         TerminalId | None, Field(alias="terminalId"), DefaultOnError()
     ] = None
@@ -345,9 +297,7 @@ class CommandPermissionSubject(WireModel):
 
 
 PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a permission option.
-"""
+"""Unique identifier for a permission option."""
 
 
 PermissionOptionKind = TypeAliasType(
@@ -374,9 +324,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session this elicitation is tied to.
-    """
+    """The session this elicitation is tied to."""
     tool_call_id: Annotated[
         ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
@@ -391,18 +339,14 @@ class ElicitationSessionScope(WireModel):
 ElicitationSchemaType = TypeAliasType(
     "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
 )
-"""
-Type discriminator for elicitation schemas.
-"""
+"""Type discriminator for elicitation schemas."""
 
 
 StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[Literal["email", "uri", "date", "date-time"] | str, StrictJson()],
 )
-"""
-String format types for string properties in elicitation schemas.
-"""
+"""String format types for string properties in elicitation schemas."""
 
 
 class EnumOption(WireModel):
@@ -411,13 +355,9 @@ class EnumOption(WireModel):
     """
 
     const: str
-    """
-    The constant value for this option.
-    """
+    """The constant value for this option."""
     title: str
-    """
-    Human-readable title for this option.
-    """
+    """Human-readable title for this option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
@@ -519,9 +459,7 @@ class StringPropertySchema(WireModel):
 
 
 class NumberPropertySchema(WireModel):
-    """
-    Schema for number (floating-point) properties in an elicitation form.
-    """
+    """Schema for number (floating-point) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -566,9 +504,7 @@ class NumberPropertySchema(WireModel):
 
 
 class IntegerPropertySchema(WireModel):
-    """
-    Schema for integer properties in an elicitation form.
-    """
+    """Schema for integer properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -622,9 +558,7 @@ class IntegerPropertySchema(WireModel):
 
 
 class BooleanPropertySchema(WireModel):
-    """
-    Schema for boolean properties in an elicitation form.
-    """
+    """Schema for boolean properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -657,14 +591,10 @@ class BooleanPropertySchema(WireModel):
 
 
 class StringMultiSelectItems(WireModel):
-    """
-    String item schema for multi-select enum properties.
-    """
+    """String item schema for multi-select enum properties."""
 
     enum: Annotated[list[str], Field(min_length=1)]
-    """
-    Allowed enum values. Must contain at least one value.
-    """
+    """Allowed enum values. Must contain at least one value."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -678,14 +608,10 @@ class StringMultiSelectItems(WireModel):
 
 
 class TitledMultiSelectItems(WireModel):
-    """
-    Items definition for titled multi-select enum properties.
-    """
+    """Items definition for titled multi-select enum properties."""
 
     any_of: Annotated[list[EnumOption], Field(alias="anyOf", min_length=1)]
-    """
-    Titled enum options. Must contain at least one option.
-    """
+    """Titled enum options. Must contain at least one option."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -699,9 +625,7 @@ class TitledMultiSelectItems(WireModel):
 
 
 ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
-"""
-Unique identifier for an elicitation.
-"""
+"""Unique identifier for an elicitation."""
 
 
 ExtRequest = TypeAliasType("ExtRequest", Annotated[Any, StrictJson()])
@@ -922,24 +846,16 @@ class AgentAuthCapabilities(WireModel):
 
 
 AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
-"""
-Typed identifier used for auth method values on the wire.
-"""
+"""Typed identifier used for auth method values on the wire."""
 
 
 class EnvVariable(WireModel):
-    """
-    An environment variable to set when launching a process.
-    """
+    """An environment variable to set when launching a process."""
 
     name: str
-    """
-    The name of the environment variable.
-    """
+    """The name of the environment variable."""
     value: str
-    """
-    The value to set for the environment variable.
-    """
+    """The value to set for the environment variable."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -964,13 +880,9 @@ class AuthMethodTerminal(WireModel):
     """
 
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
@@ -1007,13 +919,9 @@ class AuthMethodAgent(WireModel):
     """
 
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
@@ -1033,9 +941,7 @@ class AuthMethodAgent(WireModel):
 
 
 class LoginAuthResponse(WireModel):
-    """
-    Response to the `auth/login` method.
-    """
+    """Response to the `auth/login` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1050,9 +956,7 @@ class LoginAuthResponse(WireModel):
 
 
 class LogoutAuthResponse(WireModel):
-    """
-    Response to the `auth/logout` method.
-    """
+    """Response to the `auth/logout` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1067,9 +971,7 @@ class LogoutAuthResponse(WireModel):
 
 
 SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a session configuration option.
-"""
+"""Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory = TypeAliasType(
@@ -1094,24 +996,16 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value.
-"""
+"""Unique identifier for a session configuration option value."""
 
 
 class SessionConfigSelectOption(WireModel):
-    """
-    A possible value for a session configuration option.
-    """
+    """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
-    """
-    Unique identifier for this option value.
-    """
+    """Unique identifier for this option value."""
     name: str
-    """
-    Human-readable label for this option value.
-    """
+    """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
@@ -1133,31 +1027,21 @@ class SessionConfigSelectOption(WireModel):
 SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value group.
-"""
+"""Unique identifier for a session configuration option value group."""
 
 
 class SessionConfigBoolean(WireModel):
-    """
-    A boolean on/off toggle session configuration option payload.
-    """
+    """A boolean on/off toggle session configuration option payload."""
 
     current_value: Annotated[bool, Field(alias="currentValue")]
-    """
-    The current value of the boolean option.
-    """
+    """The current value of the boolean option."""
 
 
 class TextCommandInput(WireModel):
-    """
-    All text that was typed after the command name is provided as input.
-    """
+    """All text that was typed after the command name is provided as input."""
 
     hint: str
-    """
-    A hint to display when the input hasn't been provided yet
-    """
+    """A hint to display when the input hasn't been provided yet"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1171,18 +1055,12 @@ class TextCommandInput(WireModel):
 
 
 class SessionInfo(WireModel):
-    """
-    Information about a session returned by session/list
-    """
+    """Information about a session returned by session/list"""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the session
-    """
+    """Unique identifier for the session"""
     cwd: AbsolutePath
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath] | None,
         Field(alias="additionalDirectories"),
@@ -1223,15 +1101,11 @@ class SessionInfo(WireModel):
 
 
 SessionListCursor = TypeAliasType("SessionListCursor", Annotated[str, StrictJson()])
-"""
-An opaque cursor used to paginate `session/list` results.
-"""
+"""An opaque cursor used to paginate `session/list` results."""
 
 
 class DeleteSessionResponse(WireModel):
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1246,9 +1120,7 @@ class DeleteSessionResponse(WireModel):
 
 
 class CloseSessionResponse(WireModel):
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1263,9 +1135,7 @@ class CloseSessionResponse(WireModel):
 
 
 class CancelToolCallResponse(WireModel):
-    """
-    Response from cancelling a tool call.
-    """
+    """Response from cancelling a tool call."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1280,9 +1150,7 @@ class CancelToolCallResponse(WireModel):
 
 
 class CancelTerminalResponse(WireModel):
-    """
-    Response from cancelling a terminal.
-    """
+    """Response from cancelling a terminal."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1324,13 +1192,9 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
 
     requested: ProtocolVersion
-    """
-    The protocol version the Client requested.
-    """
+    """The protocol version the Client requested."""
     supported: list[ProtocolVersion]
-    """
-    The protocol versions the Agent supports.
-    """
+    """The protocol versions the Agent supports."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1352,9 +1216,7 @@ class SessionNotFoundErrorData(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID from the request.
-    """
+    """The session ID from the request."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1368,14 +1230,10 @@ class SessionNotFoundErrorData(WireModel):
 
 
 class BackgroundTerminal(WireModel):
-    """
-    A listed terminal running in the background.
-    """
+    """A listed terminal running in the background."""
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the listed terminal.
-    """
+    """The ID of the listed terminal."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1389,14 +1247,10 @@ class BackgroundTerminal(WireModel):
 
 
 class BackgroundToolCall(WireModel):
-    """
-    A listed tool call whose work continues in the background.
-    """
+    """A listed tool call whose work continues in the background."""
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the listed tool call.
-    """
+    """The ID of the listed tool call."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1410,14 +1264,10 @@ class BackgroundToolCall(WireModel):
 
 
 class TerminalOutput(WireModel):
-    """
-    An authoritative replacement snapshot of terminal output bytes.
-    """
+    """An authoritative replacement snapshot of terminal output bytes."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded replacement terminal output bytes.
-    """
+    """Base64-encoded replacement terminal output bytes."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1469,18 +1319,12 @@ class TerminalExitStatus(WireModel):
 
 
 class TerminalSize(WireModel):
-    """
-    The size of an agent-owned terminal in character cells.
-    """
+    """The size of an agent-owned terminal in character cells."""
 
     cols: Annotated[int, Field(ge=1, le=65535), Integral()]
-    """
-    Number of columns.
-    """
+    """Number of columns."""
     rows: Annotated[int, Field(ge=1, le=65535), Integral()]
-    """
-    Number of rows.
-    """
+    """Number of rows."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1513,18 +1357,12 @@ class TerminalCancelCapabilities(WireModel):
 
 
 class TerminalOutputChunk(WireModel):
-    """
-    A chunk of bytes appended to an agent-owned terminal's output.
-    """
+    """A chunk of bytes appended to an agent-owned terminal's output."""
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The terminal receiving these bytes.
-    """
+    """The terminal receiving these bytes."""
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Independently base64-encoded terminal output bytes.
-    """
+    """Independently base64-encoded terminal output bytes."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1539,9 +1377,7 @@ class TerminalOutputChunk(WireModel):
 
 
 PlanId = TypeAliasType("PlanId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a plan within a session.
-"""
+"""Unique identifier for a plan within a session."""
 
 
 PlanEntryPriority = TypeAliasType(
@@ -1583,15 +1419,11 @@ class SessionInfoUpdate(WireModel):
     """
 
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable title for the session. Set to null to clear.
-    """
+    """Human-readable title for the session. Set to null to clear."""
     updated_at: Annotated[
         AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
-    """
-    RFC 3339 timestamp of last activity. Set to null to clear.
-    """
+    """RFC 3339 timestamp of last activity. Set to null to clear."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1608,14 +1440,10 @@ class SessionInfoUpdate(WireModel):
 
 
 class Cost(WireModel):
-    """
-    Cost information for a session.
-    """
+    """Cost information for a session."""
 
     amount: float
-    """
-    Total cumulative cost for session.
-    """
+    """Total cumulative cost for session."""
     currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
@@ -1634,18 +1462,12 @@ class Cost(WireModel):
 
 
 class UsageUpdate(WireModel):
-    """
-    Context window and cost update for a session.
-    """
+    """Context window and cost update for a session."""
 
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Tokens currently in context.
-    """
+    """Tokens currently in context."""
     size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Total context window size in tokens.
-    """
+    """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost.
@@ -1667,9 +1489,7 @@ class UsageUpdate(WireModel):
 NoticeSeverity = TypeAliasType(
     "NoticeSeverity", Annotated[Literal["info", "warning", "error"] | str, StrictJson()]
 )
-"""
-Severity hint for a session notice.
-"""
+"""Severity hint for a session notice."""
 
 
 class Notice(WireModel):
@@ -1684,13 +1504,9 @@ class Notice(WireModel):
     """
 
     severity: NoticeSeverity
-    """
-    Presentation severity hint.
-    """
+    """Presentation severity hint."""
     title: Annotated[str, Field(min_length=1)]
-    """
-    Required non-empty plain-text title that can stand alone.
-    """
+    """Required non-empty plain-text title that can stand alone."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
@@ -1710,9 +1526,7 @@ class Notice(WireModel):
 
 
 CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a context compaction within a session.
-"""
+"""Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus = TypeAliasType(
@@ -1721,9 +1535,7 @@ CompactionStatus = TypeAliasType(
         Literal["in_progress", "completed", "failed", "cancelled"] | str, StrictJson()
     ],
 )
-"""
-Lifecycle state of a context compaction.
-"""
+"""Lifecycle state of a context compaction."""
 
 
 class CompleteElicitationNotification(WireModel):
@@ -1734,9 +1546,7 @@ class CompleteElicitationNotification(WireModel):
     """
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The ID of the elicitation that completed.
-    """
+    """The ID of the elicitation that completed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1870,18 +1680,12 @@ class LogoutAuthRequest(WireModel):
 
 
 class HttpHeader(WireModel):
-    """
-    An HTTP header to set when making requests to the MCP server.
-    """
+    """An HTTP header to set when making requests to the MCP server."""
 
     name: str
-    """
-    The name of the HTTP header.
-    """
+    """The name of the HTTP header."""
     value: str
-    """
-    The value to set for the HTTP header.
-    """
+    """The value to set for the HTTP header."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1895,18 +1699,12 @@ class HttpHeader(WireModel):
 
 
 class McpServerHttp(WireModel):
-    """
-    HTTP transport configuration for MCP.
-    """
+    """HTTP transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     url: str
-    """
-    URL to the MCP server.
-    """
+    """URL to the MCP server."""
     headers: Annotated[list[HttpHeader] | None, DefaultOnNull([]), OmitNone] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
@@ -1925,22 +1723,14 @@ class McpServerHttp(WireModel):
 
 
 class McpServerStdio(WireModel):
-    """
-    Stdio transport configuration for MCP.
-    """
+    """Stdio transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     command: AbsolutePath
-    """
-    Absolute path to the MCP server executable.
-    """
+    """Absolute path to the MCP server executable."""
     args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
-    """
-    Command-line arguments to pass to the MCP server.
-    """
+    """Command-line arguments to pass to the MCP server."""
     env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
@@ -1959,9 +1749,7 @@ class McpServerStdio(WireModel):
 
 
 class ListSessionsRequest(WireModel):
-    """
-    Request parameters for listing existing sessions.
-    """
+    """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """
@@ -1998,9 +1786,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to delete.
-    """
+    """The ID of the session to delete."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2055,9 +1841,7 @@ class CloseSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to close.
-    """
+    """The ID of the session to close."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2087,13 +1871,9 @@ class CancelToolCallRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session that owns the tool call.
-    """
+    """The ID of the session that owns the tool call."""
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call to cancel.
-    """
+    """The ID of the tool call to cancel."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2124,13 +1904,9 @@ class CancelTerminalRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session that owns the terminal.
-    """
+    """The ID of the session that owns the terminal."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to cancel.
-    """
+    """The ID of the terminal to cancel."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2144,9 +1920,7 @@ class CancelTerminalRequest(WireModel):
 
 
 class CancelledPermissionOutcome(WireModel):
-    """
-    The request was not approved and no option was selected.
-    """
+    """The request was not approved and no option was selected."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -2161,14 +1935,10 @@ class CancelledPermissionOutcome(WireModel):
 
 
 class SelectedPermissionOutcome(WireModel):
-    """
-    The user selected one of the provided options.
-    """
+    """The user selected one of the provided options."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    The ID of the option the user selected.
-    """
+    """The ID of the option the user selected."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2189,9 +1959,7 @@ class CancelSessionNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to cancel operations for.
-    """
+    """The ID of the session to cancel operations for."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2210,9 +1978,7 @@ Id = TypeAliasType(
         int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")
     ],
 )
-"""
-A numeric request ID.
-"""
+"""A numeric request ID."""
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
@@ -2256,13 +2022,9 @@ class OtherAuthMethod(WireModel):
     future ACP variants.
     """
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
 
 
 class OtherAvailableCommand(WireModel):
@@ -2293,9 +2055,7 @@ class OtherAvailableCommand(WireModel):
     within the command list.
     """
     description: str
-    """
-    Human-readable description of what the command does.
-    """
+    """Human-readable description of what the command does."""
 
 
 class TextAvailableCommandInput(TextCommandInput):
@@ -2410,9 +2170,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2434,9 +2192,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
 
 class DeclineCreateElicitationResponse(WireModel):
-    """
-    The user declined the elicitation.
-    """
+    """The user declined the elicitation."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -2452,9 +2208,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
 
 class CancelCreateElicitationResponse(WireModel):
-    """
-    The elicitation was cancelled.
-    """
+    """The elicitation was cancelled."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -2503,9 +2257,7 @@ class OtherCreateElicitationResponse(WireModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """
-    A file was added.
-    """
+    """A file was added."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -2537,9 +2289,7 @@ class AddDiffChange(DiffPathChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """
-    A file was deleted.
-    """
+    """A file was deleted."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -2571,9 +2321,7 @@ class DeleteDiffChange(DiffPathChange):
 
 
 class ModifyDiffChange(DiffPathChange):
-    """
-    A file was modified in place.
-    """
+    """A file was modified in place."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -2605,9 +2353,7 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """
-    A file was moved or renamed.
-    """
+    """A file was moved or renamed."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -2639,9 +2385,7 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """
-    A file was copied.
-    """
+    """A file was copied."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -2725,39 +2469,29 @@ IntegerElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Integer value accepted in elicitation response content.
-"""
+"""Integer value accepted in elicitation response content."""
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
-    """
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
+    """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
-    """
-    Number (floating-point) property.
-    """
+    """Number (floating-point) property."""
 
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """
-    Integer property.
-    """
+    """Integer property."""
 
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """
-    Boolean property.
-    """
+    """Boolean property."""
 
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -2786,18 +2520,12 @@ class OtherElicitationPropertySchema(WireModel):
 
 
 class SessionElicitationUrlMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 OtherErrorCode = TypeAliasType(
@@ -2806,9 +2534,7 @@ OtherErrorCode = TypeAliasType(
         Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
     ],
 )
-"""
-Other undefined error code.
-"""
+"""Other undefined error code."""
 
 
 class HttpMcpServer(McpServerHttp):
@@ -2856,17 +2582,13 @@ class OtherMcpServer(WireModel):
 
 
 class MultiSelectItemsString(StringMultiSelectItems):
-    """
-    Multi-select string items with plain string values.
-    """
+    """Multi-select string items with plain string values."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class OtherMultiSelectItems(WireModel):
-    """
-    Custom or future typed multi-select items.
-    """
+    """Custom or future typed multi-select items."""
 
     type_: Annotated[str, Field(alias="type")]
     """
@@ -2901,15 +2623,11 @@ class OtherPlanUpdateContent(WireModel):
     future ACP variants.
     """
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
 
 
 class StartReplayFrom(ReplayFromStart):
-    """
-    Replay all retained conversation history from its first replayable entry.
-    """
+    """Replay all retained conversation history from its first replayable entry."""
 
     type_: Annotated[Literal["start"], Field(alias="type")]
 
@@ -2946,9 +2664,7 @@ NumberRequestId = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A numeric request ID.
-"""
+"""A numeric request ID."""
 
 
 class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
@@ -3004,9 +2720,7 @@ class OtherRequestPermissionOutcome(WireModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """
-    Permission is requested before running a command.
-    """
+    """Permission is requested before running a command."""
 
     type_: Annotated[Literal["command"], Field(alias="type")]
 
@@ -3036,18 +2750,12 @@ class OtherRequestPermissionSubject(WireModel):
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """
-    Boolean on/off toggle.
-    """
+    """Boolean on/off toggle."""
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -3087,13 +2795,9 @@ class OtherSessionConfigOption(WireModel):
     """
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -3127,17 +2831,13 @@ class OtherSessionConfigOption(WireModel):
 
 
 class IdleStateUpdateSessionUpdate1(WireModel):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """
-    A chunk of bytes appended to an agent-owned terminal's output.
-    """
+    """A chunk of bytes appended to an agent-owned terminal's output."""
 
     session_update: Annotated[
         Literal["terminal_output_chunk"], Field(alias="sessionUpdate")
@@ -3145,9 +2845,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
 
 class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
-    """
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
+    """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
@@ -3155,9 +2853,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
 
 
 class UsageUpdateSessionUpdate(UsageUpdate):
-    """
-    Context window and cost update for the session.
-    """
+    """Context window and cost update for the session."""
 
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -3202,13 +2898,9 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3221,9 +2913,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
     type_: Annotated[Literal["id"], Field(alias="type")]
     value: SessionConfigValueId
-    """
-    The value ID.
-    """
+    """The value ID."""
 
 
 class BooleanSetSessionConfigOptionRequest(WireModel):
@@ -3232,13 +2922,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3251,9 +2937,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
     value: bool
-    """
-    The boolean value.
-    """
+    """The boolean value."""
 
 
 class OtherSetSessionConfigOptionRequest(WireModel):
@@ -3269,13 +2953,9 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3295,9 +2975,7 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     future ACP variants.
     """
     value: Any
-    """
-    Raw value payload for the custom or future value type.
-    """
+    """Raw value payload for the custom or future value type."""
 
 
 class OtherStateUpdate(WireModel):
@@ -3326,9 +3004,7 @@ class OtherStateUpdate(WireModel):
 
 
 class TerminalToolCallContent(Terminal):
-    """
-    A display-only reference to an agent-owned terminal.
-    """
+    """A display-only reference to an agent-owned terminal."""
 
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -3409,14 +3085,10 @@ class Annotations(WireModel):
 
 
 class TextContent(WireModel):
-    """
-    Text provided to or from an LLM.
-    """
+    """Text provided to or from an LLM."""
 
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3436,18 +3108,12 @@ class TextContent(WireModel):
 
 
 class ImageContent(WireModel):
-    """
-    An image provided to or from an LLM.
-    """
+    """An image provided to or from an LLM."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[MediaType, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
@@ -3473,18 +3139,12 @@ class ImageContent(WireModel):
 
 
 class AudioContent(WireModel):
-    """
-    Audio provided to or from an LLM.
-    """
+    """Audio provided to or from an LLM."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[MediaType, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3504,9 +3164,7 @@ class AudioContent(WireModel):
 
 
 class Icon(WireModel):
-    """
-    An optionally-sized icon that can be displayed in a user interface.
-    """
+    """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
     """
@@ -3556,13 +3214,9 @@ class ResourceLink(WireModel):
     """
 
     name: str
-    """
-    Human-readable name shown for this protocol object.
-    """
+    """Human-readable name shown for this protocol object."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
@@ -3619,20 +3273,14 @@ EmbeddedResourceResource = TypeAliasType(
     "EmbeddedResourceResource",
     Annotated[TextResourceContents | BlobResourceContents, StrictJson()],
 )
-"""
-Resource content that can be embedded in a message.
-"""
+"""Resource content that can be embedded in a message."""
 
 
 class EmbeddedResource(WireModel):
-    """
-    The contents of a resource, embedded into a prompt or tool call result.
-    """
+    """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
-    """
-    Embedded resource payload, either text or binary data.
-    """
+    """Embedded resource payload, either text or binary data."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -3684,18 +3332,12 @@ operations without parsing the text patch.
 
 
 class DiffPatch(WireModel):
-    """
-    Renderable patch text and its format.
-    """
+    """Renderable patch text and its format."""
 
     format_: Annotated[DiffPatchFormat, Field(alias="format")]
-    """
-    Patch format. The only ACP-defined value is `git_patch`.
-    """
+    """Patch format. The only ACP-defined value is `git_patch`."""
     text: str
-    """
-    Patch text in the format named by `format`.
-    """
+    """Patch text in the format named by `format`."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3775,22 +3417,14 @@ class ToolCallCapabilities(WireModel):
 
 
 class PermissionOption(WireModel):
-    """
-    An option presented to the user when requesting permission.
-    """
+    """An option presented to the user when requesting permission."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    Identifier for this permission option. MUST be unique within the request.
-    """
+    """Identifier for this permission option. MUST be unique within the request."""
     name: str
-    """
-    Human-readable label to display to the user.
-    """
+    """Human-readable label to display to the user."""
     kind: PermissionOptionKind
-    """
-    Hint about the nature of this permission option.
-    """
+    """Hint about the nature of this permission option."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3810,9 +3444,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The pending Client-to-Agent request this elicitation is tied to.
-    """
+    """The pending Client-to-Agent request this elicitation is tied to."""
 
 
 MultiSelectItems = TypeAliasType(
@@ -3837,15 +3469,11 @@ MultiSelectItems = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Items for a multi-select (array) property schema.
-"""
+"""Items for a multi-select (array) property schema."""
 
 
 class MultiSelectPropertySchema(WireModel):
-    """
-    Schema for multi-select (array) properties in an elicitation form.
-    """
+    """Schema for multi-select (array) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -3876,9 +3504,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
     items: MultiSelectItems
-    """
-    The items definition describing allowed values.
-    """
+    """The items definition describing allowed values."""
     default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
@@ -3954,9 +3580,7 @@ class PromptCapabilities(WireModel):
 
 
 class McpCapabilities(WireModel):
-    """
-    MCP capabilities supported by the agent for session lifecycle requests.
-    """
+    """MCP capabilities supported by the agent for session lifecycle requests."""
 
     stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
@@ -4016,33 +3640,23 @@ SessionConfigSelectOptions1 = TypeAliasType(
     "SessionConfigSelectOptions1",
     Annotated[list[SessionConfigSelectOption], Field(min_length=1, title="Ungrouped")],
 )
-"""
-A flat list of options with no grouping.
-"""
+"""A flat list of options with no grouping."""
 
 
 class SessionConfigSelectGroup(WireModel):
-    """
-    A group of possible values for a session configuration option.
-    """
+    """A group of possible values for a session configuration option."""
 
     group_id: Annotated[SessionConfigGroupId, Field(alias="groupId")]
-    """
-    Unique identifier for this group.
-    """
+    """Unique identifier for this group."""
     name: str
-    """
-    Human-readable label for this group.
-    """
+    """Human-readable label for this group."""
     options: Annotated[
         list[SessionConfigSelectOption],
         Field(min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    The set of option values in this group. MUST contain at least one value.
-    """
+    """The set of option values in this group. MUST contain at least one value."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4075,9 +3689,7 @@ AvailableCommandInput = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The input specification for a command.
-"""
+"""The input specification for a command."""
 
 
 class Command(WireModel):
@@ -4094,9 +3706,7 @@ class Command(WireModel):
     MUST NOT contain whitespace and MUST be unique within the command list.
     """
     description: str
-    """
-    Human-readable description of what the command does.
-    """
+    """Human-readable description of what the command does."""
     input_: Annotated[
         AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
@@ -4118,14 +3728,10 @@ class Command(WireModel):
 
 
 class ListSessionsResponse(WireModel):
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
-    """
-    Array of session information objects.
-    """
+    """Array of session information objects."""
     next_cursor: Annotated[SessionListCursor | None, Field(alias="nextCursor")] = None
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
@@ -4205,9 +3811,7 @@ ErrorData = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Schema for [`Error::data`]: the shapes ACP defines, or any other value.
-"""
+"""Schema for [`Error::data`]: the shapes ACP defines, or any other value."""
 
 
 BackgroundWork = TypeAliasType(
@@ -4244,9 +3848,7 @@ See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2
 
 
 class RunningStateUpdate(WireModel):
-    """
-    Foreground work is in progress.
-    """
+    """Foreground work is in progress."""
 
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
@@ -4347,27 +3949,17 @@ class TerminalUpdate(WireModel):
     """
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    Unique identifier for this terminal within the session.
-    """
+    """Unique identifier for this terminal within the session."""
     command: Annotated[str | None, DefaultOnError()] = None
-    """
-    The command being run.
-    """
+    """The command being run."""
     cwd: Annotated[AbsolutePath | None, DefaultOnError()] = None
-    """
-    The absolute working directory of the command.
-    """
+    """The absolute working directory of the command."""
     output: Annotated[TerminalOutput | None, DefaultOnError()] = None
-    """
-    An authoritative replacement snapshot of terminal output bytes.
-    """
+    """An authoritative replacement snapshot of terminal output bytes."""
     exit_status: Annotated[
         TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
-    """
-    Exit information. A concrete object marks the terminal as exited.
-    """
+    """Exit information. A concrete object marks the terminal as exited."""
     size: Annotated[TerminalSize | None, DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
@@ -4407,18 +3999,14 @@ class PlanEntry(WireModel):
     """
 
     content: str
-    """
-    Human-readable description of what this task aims to accomplish.
-    """
+    """Human-readable description of what this task aims to accomplish."""
     priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
     status: PlanEntryStatus
-    """
-    Current execution status of this task.
-    """
+    """Current execution status of this task."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4432,14 +4020,10 @@ class PlanEntry(WireModel):
 
 
 class PlanItems(WireModel):
-    """
-    A plan represented as structured entries.
-    """
+    """A plan represented as structured entries."""
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
@@ -4490,9 +4074,7 @@ class ClientAuthCapabilities(WireModel):
 
 
 class ElicitationCapabilities(WireModel):
-    """
-    Elicitation capabilities supported by the client.
-    """
+    """Elicitation capabilities supported by the client."""
 
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
@@ -4631,9 +4213,7 @@ RequestPermissionOutcome = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The outcome of a permission request.
-"""
+"""The outcome of a permission request."""
 
 
 ElicitationContentValue = TypeAliasType(
@@ -4644,15 +4224,11 @@ ElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
+"""Allowed wire representations for `ElicitationContentValue`."""
 
 
 class ElicitationAcceptAction(WireModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
+    """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None = None
     """
@@ -4663,22 +4239,16 @@ class ElicitationAcceptAction(WireModel):
 
 
 class ClientNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelSessionNotification | ExtNotification | None,
         KeepUnrecognised(),
         ByMethod({"session/cancel": CancelSessionNotification}, any_member=True),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 class CancelRequestNotification(WireModel):
@@ -4706,9 +4276,7 @@ class CancelRequestNotification(WireModel):
 
 
 class CommandAvailableCommand(Command):
-    """
-    A slash command the user can invoke by including it in a prompt.
-    """
+    """A slash command the user can invoke by including it in a prompt."""
 
     type_: Annotated[Literal["command"], Field(alias="type")]
 
@@ -4768,14 +4336,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4803,9 +4367,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4844,9 +4406,7 @@ They MUST NOT render it as a known elicitation mode.
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
+    """The user accepted and provided content."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -4862,9 +4422,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """
-    Multi-select array property.
-    """
+    """Multi-select array property."""
 
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -4876,13 +4434,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 class EndTurnIdleStateUpdate(WireModel):
@@ -4918,9 +4472,7 @@ class EndTurnIdleStateUpdate(WireModel):
 
 
 class MaxTokensIdleStateUpdate(WireModel):
-    """
-    The active work ended because the agent reached the maximum number of tokens.
-    """
+    """The active work ended because the agent reached the maximum number of tokens."""
 
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
@@ -4981,9 +4533,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
 
 
 class RefusalIdleStateUpdate(WireModel):
-    """
-    The active work ended because the agent refused to continue.
-    """
+    """The active work ended because the agent refused to continue."""
 
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
@@ -5092,9 +4642,7 @@ class OtherIdleStateUpdate(WireModel):
 
 
 class NoneIdleStateUpdate(WireModel):
-    """
-    No stop reason: `stopReason` is omitted or `null`.
-    """
+    """No stop reason: `stopReason` is omitted or `null`."""
 
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
@@ -5121,105 +4669,79 @@ class NoneIdleStateUpdate(WireModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """
-    Structured plan entries.
-    """
+    """Structured plan entries."""
 
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
 class OtherStateUpdateSessionUpdate(OtherStateUpdate):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class TerminalUpdateSessionUpdate(TerminalUpdate):
-    """
-    An agent-owned terminal has been created or updated.
-    """
+    """An agent-owned terminal has been created or updated."""
 
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")]
 
 
 class StateUpdateRunning(RunningStateUpdate):
-    """
-    Foreground work is in progress.
-    """
+    """Foreground work is in progress."""
 
     state: Literal["running"]
 
 
 class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class OtherStateUpdateIdle(OtherIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class NoneStateUpdateIdle(NoneIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
-    """
-    Foreground work is blocked on user action.
-    """
+    """Foreground work is blocked on user action."""
 
     state: Literal["requires_action"]
 
 
 class DiffToolCallContent(Diff):
-    """
-    File modification shown as a diff.
-    """
+    """File modification shown as a diff."""
 
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -5233,16 +4755,12 @@ class ProtocolLevelMessage(WireModel):
     """
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelRequestNotification | None,
         ByMethod({"$/cancel_request": CancelRequestNotification}),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 ContentBlock = TypeAliasType(
@@ -5286,14 +4804,10 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/content
 
 
 class Content(WireModel):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     content: ContentBlock
-    """
-    The actual content block.
-    """
+    """The actual content block."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5343,9 +4857,7 @@ ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
     Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
 )
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
+"""URL-based elicitation mode where the client directs the user to a URL."""
 
 
 class SessionCapabilities(WireModel):
@@ -5416,29 +4928,21 @@ SessionConfigSelectOptions2 = TypeAliasType(
     "SessionConfigSelectOptions2",
     Annotated[list[SessionConfigSelectGroup], Field(min_length=1, title="Grouped")],
 )
-"""
-A list of options grouped under headers.
-"""
+"""A list of options grouped under headers."""
 
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
     Annotated[SessionConfigSelectOptions1 | SessionConfigSelectOptions2, StrictJson()],
 )
-"""
-Possible values for a session configuration option.
-"""
+"""Possible values for a session configuration option."""
 
 
 class SessionConfigSelect(WireModel):
-    """
-    A single-value selector (dropdown) session configuration option payload.
-    """
+    """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
-    """
-    The currently selected value. MUST be one of the `value`s in `options`.
-    """
+    """The currently selected value. MUST be one of the `value`s in `options`."""
     options: SessionConfigSelectOptions
     """
     The set of selectable options. MUST contain at least one value, and each `value` MUST be
@@ -5505,9 +5009,7 @@ class Error(WireModel):
 
 
 class ContentChunk(WireModel):
-    """
-    A streamed item of message content.
-    """
+    """A streamed item of message content."""
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
@@ -5517,9 +5019,7 @@ class ContentChunk(WireModel):
     Chunks for different messages can interleave.
     """
     content: ContentBlock
-    """
-    A single item of content
-    """
+    """A single item of content"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5551,15 +5051,11 @@ class UserMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the message.
-    """
+    """A unique identifier for the message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this message.
-    """
+    """Complete replacement content for this message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5593,15 +5089,11 @@ class AgentMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the message.
-    """
+    """A unique identifier for the message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this message.
-    """
+    """Complete replacement content for this message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5635,15 +5127,11 @@ class AgentThought(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the thought message.
-    """
+    """A unique identifier for the thought message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this thought message.
-    """
+    """Complete replacement content for this thought message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5660,9 +5148,7 @@ class AgentThought(WireModel):
 
 
 class ErrorStopReason(WireModel):
-    """
-    Details of a failure that ended active work.
-    """
+    """Details of a failure that ended active work."""
 
     error: Annotated[Error | None, DefaultOnError()] = None
     """
@@ -5693,20 +5179,14 @@ PlanUpdateContent = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Updated content for a plan.
-"""
+"""Updated content for a plan."""
 
 
 class PlanUpdate(WireModel):
-    """
-    A content update for a plan identified by ID.
-    """
+    """A content update for a plan identified by ID."""
 
     plan: PlanUpdateContent
-    """
-    The updated plan content.
-    """
+    """The updated plan content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5720,16 +5200,12 @@ class PlanUpdate(WireModel):
 
 
 class AvailableCommandsUpdate(WireModel):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
-    """
-    Commands the agent can execute.
-    """
+    """Commands the agent can execute."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5754,23 +5230,15 @@ class CompactionUpdate(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    The Agent-owned ID of this compaction, unique within the session.
-    """
+    """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
-    """
-    Current lifecycle status.
-    """
+    """Current lifecycle status."""
     summary: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement user-displayable summary content for the compaction.
-    """
+    """Complete replacement user-displayable summary content for the compaction."""
     error: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable error details for the compaction.
-    """
+    """Human-readable error details for the compaction."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5793,13 +5261,9 @@ class CompactionSummaryChunk(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    ID of the compaction whose summary receives this content.
-    """
+    """ID of the compaction whose summary receives this content."""
     content: ContentBlock
-    """
-    One content block to append.
-    """
+    """One content block to append."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5860,9 +5324,7 @@ class NewSessionRequest(WireModel):
     """
 
     cwd: AbsolutePath
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath] | None,
         Field(alias="additionalDirectories"),
@@ -5879,9 +5341,7 @@ class NewSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
-    """
-    List of MCP (Model Context Protocol) servers the agent should connect to.
-    """
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5903,9 +5363,7 @@ class ResumeSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to resume.
-    """
+    """The ID of the session to resume."""
     cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
@@ -5972,9 +5430,7 @@ class PromptRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to send this user message to
-    """
+    """The ID of the session to send this user message to"""
     prompt: Annotated[list[ContentBlock], Field(min_length=1)]
     """
     The blocks of content that compose the user's message.
@@ -6007,14 +5463,10 @@ class PromptRequest(WireModel):
 
 
 class RequestPermissionResponse(WireModel):
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
-    """
-    The user's decision on the permission request.
-    """
+    """The user's decision on the permission request."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6049,15 +5501,11 @@ CreateElicitationResponse = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Response from the client to an elicitation request.
-"""
+"""Response from the client to an elicitation request."""
 
 
 class ErrorAgentResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
@@ -6067,33 +5515,23 @@ class ErrorAgentResponse(WireModel):
     for a parse error or an invalid request.
     """
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class ResultClientResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         RequestPermissionResponse | CreateElicitationResponse | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class ErrorClientResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
@@ -6103,20 +5541,14 @@ class ErrorClientResponse(WireModel):
     for a parse error or an invalid request.
     """
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6134,9 +5566,7 @@ UrlCreateElicitationRequest = TypeAliasType(
     "UrlCreateElicitationRequest",
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
+"""URL-based elicitation where the client directs the user to a URL."""
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
@@ -6175,18 +5605,12 @@ class ErrorIdleStateUpdate(ErrorStopReason):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """
-    Single-value selector (dropdown).
-    """
+    """Single-value selector (dropdown)."""
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -6213,9 +5637,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the user's message being streamed.
-    """
+    """A chunk of the user's message being streamed."""
 
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
@@ -6235,9 +5657,7 @@ class UserMessageSessionUpdate(UserMessage):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's response being streamed.
-    """
+    """A chunk of the agent's response being streamed."""
 
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
@@ -6257,9 +5677,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's internal reasoning being streamed.
-    """
+    """A chunk of the agent's internal reasoning being streamed."""
 
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
@@ -6279,9 +5697,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class RunningStateUpdateSessionUpdate(StateUpdateRunning):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6289,9 +5705,7 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
 class IdleStateUpdateSessionUpdate2(
     EndTurnStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6299,9 +5713,7 @@ class IdleStateUpdateSessionUpdate2(
 class IdleStateUpdateSessionUpdate3(
     MaxTokensStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6309,9 +5721,7 @@ class IdleStateUpdateSessionUpdate3(
 class IdleStateUpdateSessionUpdate4(
     MaxTurnRequestsStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6319,9 +5729,7 @@ class IdleStateUpdateSessionUpdate4(
 class IdleStateUpdateSessionUpdate5(
     RefusalStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6329,9 +5737,7 @@ class IdleStateUpdateSessionUpdate5(
 class IdleStateUpdateSessionUpdate6(
     CancelledStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6339,25 +5745,19 @@ class IdleStateUpdateSessionUpdate6(
 class IdleStateUpdateSessionUpdate8(
     OtherStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionUpdate1):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6372,9 +5772,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
 
 
 class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
@@ -6382,9 +5780,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
 
 
 class CompactionUpdateSessionUpdate(CompactionUpdate):
-    """
-    A context compaction has been created or updated.
-    """
+    """A context compaction has been created or updated."""
 
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
@@ -6392,9 +5788,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
-    """
-    A content block appended to a context compaction's retained summary.
-    """
+    """A content block appended to a context compaction's retained summary."""
 
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
@@ -6402,9 +5796,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
 
 
 class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
@@ -6440,15 +5832,11 @@ StateUpdateIdle = TypeAliasType(
         OrDefault(NoneStateUpdateIdle),
     ],
 )
-"""
-No foreground work is active. Background activity may continue.
-"""
+"""No foreground work is active. Background activity may continue."""
 
 
 class ContentToolCallContent(Content):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -6504,9 +5892,7 @@ class ElicitationSchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: dict[str, ElicitationPropertySchema]
-    """
-    Property definitions (must be primitive types).
-    """
+    """Property definitions (must be primitive types)."""
     required: list[str] | None = None
     """
     List of required property names.
@@ -6593,9 +5979,7 @@ SessionConfigOption = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A session configuration option selector and its current state.
-"""
+"""A session configuration option selector and its current state."""
 
 
 class ResumeSessionResponse(WireModel):
@@ -6652,16 +6036,12 @@ class ResumeSessionResponse(WireModel):
 
 
 class SetSessionConfigOptionResponse(WireModel):
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6797,13 +6177,9 @@ class ToolCallContentChunk(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call this content belongs to.
-    """
+    """The ID of the tool call this content belongs to."""
     content: ToolCallContent
-    """
-    A single item of content produced by the tool call.
-    """
+    """A single item of content produced by the tool call."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6818,16 +6194,12 @@ class ToolCallContentChunk(WireModel):
 
 
 class ConfigOptionUpdate(WireModel):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6850,19 +6222,13 @@ class InitializeRequest(WireModel):
     """
 
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The latest protocol version supported by the client.
-    """
+    """The latest protocol version supported by the client."""
     info: Implementation
-    """
-    Information about the implementation sending this initialize request.
-    """
+    """Information about the implementation sending this initialize request."""
     capabilities: Annotated[
         ClientCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
-    """
-    Capabilities supported by the client.
-    """
+    """Capabilities supported by the client."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6879,20 +6245,14 @@ ClientResponse = TypeAliasType(
     "ClientResponse",
     Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()],
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -6902,17 +6262,13 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class IdleStateUpdateSessionUpdate7(
     ErrorStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -6928,9 +6284,7 @@ IdleStateUpdateSessionUpdate = TypeAliasType(
     | IdleStateUpdateSessionUpdate8
     | IdleStateUpdateSessionUpdate9,
 )
-"""
-A snapshot of the session's aggregate foreground activity.
-"""
+"""A snapshot of the session's aggregate foreground activity."""
 
 
 StateUpdateSessionUpdate = TypeAliasType(
@@ -6952,15 +6306,11 @@ StateUpdateSessionUpdate = TypeAliasType(
         ),
     ],
 )
-"""
-A snapshot of the session's aggregate foreground activity.
-"""
+"""A snapshot of the session's aggregate foreground activity."""
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """
-    A chunk of tool-call content being streamed.
-    """
+    """A chunk of tool-call content being streamed."""
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")
@@ -6968,9 +6318,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
 
 class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
@@ -6996,9 +6344,7 @@ class ToolCallUpdate(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    Unique identifier for this tool call within the session.
-    """
+    """Unique identifier for this tool call within the session."""
     name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
@@ -7033,9 +6379,7 @@ class ToolCallUpdate(WireModel):
     content: Annotated[
         list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Content produced by the tool call.
-    """
+    """Content produced by the tool call."""
     locations: Annotated[
         list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
@@ -7044,13 +6388,9 @@ class ToolCallUpdate(WireModel):
     Enables "follow-along" features in clients.
     """
     raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
-    """
-    Raw input parameters sent to the tool.
-    """
+    """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
-    """
-    Raw output returned by the tool.
-    """
+    """Raw output returned by the tool."""
     capabilities: Annotated[ToolCallCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
@@ -7074,9 +6414,7 @@ class ToolCallUpdate(WireModel):
 
 
 class ToolCallPermissionSubject(WireModel):
-    """
-    Permission request details for a tool call.
-    """
+    """Permission request details for a tool call."""
 
     tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
     """
@@ -7126,15 +6464,11 @@ class InitializeResponse(WireModel):
     if it does not.
     """
     info: Implementation
-    """
-    Information about the implementation sending this initialize response.
-    """
+    """Information about the implementation sending this initialize response."""
     capabilities: Annotated[
         AgentCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
-    """
-    Capabilities supported by the agent.
-    """
+    """Capabilities supported by the agent."""
     auth_methods: Annotated[
         list[AuthMethod] | None,
         Field(alias="authMethods"),
@@ -7222,18 +6556,12 @@ class NewSessionResponse(WireModel):
 
 
 class ClientRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         InitializeRequest
         | LoginAuthRequest
@@ -7268,20 +6596,14 @@ class ClientRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class ResultAgentResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         InitializeResponse
         | LoginAuthResponse
@@ -7298,9 +6620,7 @@ class ResultAgentResponse(WireModel):
         | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
@@ -7309,9 +6629,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7331,9 +6649,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7351,23 +6667,17 @@ FormCreateElicitationRequest = TypeAliasType(
     "FormCreateElicitationRequest",
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
 )
-"""
-Form-based elicitation where the client renders a form from the provided schema.
-"""
+"""Form-based elicitation where the client renders a form from the provided schema."""
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """
-    Permission is requested before executing a tool call.
-    """
+    """Permission is requested before executing a tool call."""
 
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
-    """
-    A tool call has been created or updated.
-    """
+    """A tool call has been created or updated."""
 
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -7405,9 +6715,7 @@ RequestPermissionSubject = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The operation requiring permission.
-"""
+"""The operation requiring permission."""
 
 
 CreateElicitationRequest = TypeAliasType(
@@ -7455,9 +6763,7 @@ See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/eli
 AgentResponse = TypeAliasType(
     "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 SessionUpdate = TypeAliasType(
@@ -7543,9 +6849,7 @@ class RequestPermissionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     title: str
     """
     Human-readable title for the permission prompt.
@@ -7594,13 +6898,9 @@ class UpdateSessionNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session this update pertains to.
-    """
+    """The ID of the session this update pertains to."""
     update: SessionUpdate
-    """
-    The actual update content.
-    """
+    """The actual update content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7614,18 +6914,12 @@ class UpdateSessionNotification(WireModel):
 
 
 class AgentRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         RequestPermissionRequest | CreateElicitationRequest | ExtRequest | None,
         KeepUnrecognised(),
@@ -7637,20 +6931,14 @@ class AgentRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class AgentNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         UpdateSessionNotification
         | CompleteElicitationNotification
@@ -7665,9 +6953,7 @@ class AgentNotification(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 AgentOutgoingMessage = TypeAliasType(
@@ -7692,9 +6978,7 @@ AcpMessage = TypeAliasType(
         ByEnvelope(),
     ],
 )
-"""
-Any message of the protocol, as the schema's root lists them.
-"""
+"""Any message of the protocol, as the schema's root lists them."""
 
 __all__ = [
     "AbsolutePath",

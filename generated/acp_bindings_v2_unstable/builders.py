@@ -228,8 +228,7 @@ def accept_create_elicitation_response(
     content: dict[str, models.ElicitationContentValue] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcceptCreateElicitationResponse:
-    """
-    A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
+    """A ``AcceptCreateElicitationResponse``: the ``"accept"`` kind of ``CreateElicitationResponse``.
 
     The user accepted and provided content.
     """
@@ -249,8 +248,7 @@ def acp_mcp_server(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AcpMcpServer:
-    """
-    A ``AcpMcpServer``: the ``"acp"`` kind of ``McpServer``.
+    """A ``AcpMcpServer``: the ``"acp"`` kind of ``McpServer``.
 
     **UNSTABLE**
     """
@@ -271,8 +269,7 @@ def add_diff_change(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AddDiffChange:
-    """
-    A ``AddDiffChange``: the ``"add"`` kind of ``DiffChange``.
+    """A ``AddDiffChange``: the ``"add"`` kind of ``DiffChange``.
 
     A file was added.
     """
@@ -296,8 +293,7 @@ def agent_auth_method(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentAuthMethod:
-    """
-    A ``AgentAuthMethod``: the ``"agent"`` kind of ``AuthMethod``.
+    """A ``AgentAuthMethod``: the ``"agent"`` kind of ``AuthMethod``.
 
     Agent handles authentication itself through `auth/login`.
     """
@@ -319,8 +315,7 @@ def agent_message_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentMessageChunkSessionUpdate:
-    """
-    A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's response being streamed.
     """
@@ -340,8 +335,7 @@ def agent_message_session_update(
     content: Sequence[models.ContentBlock] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentMessageSessionUpdate:
-    """
-    A ``AgentMessageSessionUpdate``: the ``"agent_message"`` kind of ``SessionUpdate``.
+    """A ``AgentMessageSessionUpdate``: the ``"agent_message"`` kind of ``SessionUpdate``.
 
     An agent message has been created or updated.
     """
@@ -362,8 +356,7 @@ def agent_thought_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentThoughtChunkSessionUpdate:
-    """
-    A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
+    """A ``AgentThoughtChunkSessionUpdate``: the ``"agent_thought_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the agent's internal reasoning being streamed.
     """
@@ -383,8 +376,7 @@ def agent_thought_session_update(
     content: Sequence[models.ContentBlock] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AgentThoughtSessionUpdate:
-    """
-    A ``AgentThoughtSessionUpdate``: the ``"agent_thought"`` kind of ``SessionUpdate``.
+    """A ``AgentThoughtSessionUpdate``: the ``"agent_thought"`` kind of ``SessionUpdate``.
 
     An agent thought or reasoning message has been created or updated.
     """
@@ -404,9 +396,7 @@ def archive_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArchiveSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -419,9 +409,7 @@ def archive_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArchiveSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -438,8 +426,7 @@ def array_elicitation_property_schema(
     default: Sequence[str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ArrayElicitationPropertySchema:
-    """
-    A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
+    """A ``ArrayElicitationPropertySchema``: the ``"array"`` kind of ``ElicitationPropertySchema``.
 
     Multi-select array property.
     """
@@ -469,8 +456,7 @@ def audio_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AudioContentBlock:
-    """
-    A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
+    """A ``AudioContentBlock``: the ``"audio"`` kind of ``ContentBlock``.
 
     Audio data for transcription or analysis.
     """
@@ -490,9 +476,7 @@ def auth_status_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -505,9 +489,7 @@ def auth_status_response(
     accounts: Sequence[models.AuthAccount] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "state": state,
     }
@@ -524,9 +506,7 @@ def auth_status_update_notification(
     accounts: Sequence[models.AuthAccount] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AuthStatusUpdateNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "state": state,
     }
@@ -542,8 +522,7 @@ def available_commands_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.AvailableCommandsUpdateSessionUpdate:
-    """
-    A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
+    """A ``AvailableCommandsUpdateSessionUpdate``: the ``"available_commands_update"`` kind of ``SessionUpdate``.
 
     Available commands are ready or have changed
     """
@@ -563,8 +542,7 @@ def blob_resource_contents(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BlobResourceContents:
-    """
-    A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``BlobResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Binary resource contents embedded directly in the message.
     """
@@ -586,8 +564,7 @@ def boolean_elicitation_property_schema(
     default: bool | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanElicitationPropertySchema:
-    """
-    A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
+    """A ``BooleanElicitationPropertySchema``: the ``"boolean"`` kind of ``ElicitationPropertySchema``.
 
     Boolean property.
     """
@@ -614,8 +591,7 @@ def boolean_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSessionConfigOption:
-    """
-    A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
+    """A ``BooleanSessionConfigOption``: the ``"boolean"`` kind of ``SessionConfigOption``.
 
     Boolean on/off toggle.
     """
@@ -641,8 +617,7 @@ def boolean_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.BooleanSetSessionConfigOptionRequest:
-    """
-    A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
+    """A ``BooleanSetSessionConfigOptionRequest``: the ``"boolean"`` kind of ``SetSessionConfigOptionRequest``.
 
     A boolean value (`type: "boolean"`).
     """
@@ -661,8 +636,7 @@ def cancel_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelCreateElicitationResponse:
-    """
-    A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
+    """A ``CancelCreateElicitationResponse``: the ``"cancel"`` kind of ``CreateElicitationResponse``.
 
     The elicitation was cancelled.
     """
@@ -679,9 +653,7 @@ def cancel_request_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelRequestNotification:
-    """
-    Notification to cancel an ongoing request.
-    """
+    """Notification to cancel an ongoing request."""
     fields: dict[str, Any] = {
         "request_id": request_id,
     }
@@ -695,9 +667,7 @@ def cancel_session_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelSessionNotification:
-    """
-    Notification to cancel a session's foreground work and its prompts not yet inserted.
-    """
+    """Notification to cancel a session's foreground work and its prompts not yet inserted."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -712,9 +682,7 @@ def cancel_terminal_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelTerminalRequest:
-    """
-    Request parameters for cancelling one terminal.
-    """
+    """Request parameters for cancelling one terminal."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "terminal_id": terminal_id,
@@ -728,9 +696,7 @@ def cancel_terminal_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelTerminalResponse:
-    """
-    Response from cancelling a terminal.
-    """
+    """Response from cancelling a terminal."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -743,9 +709,7 @@ def cancel_tool_call_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelToolCallRequest:
-    """
-    Request parameters for cancelling one tool call.
-    """
+    """Request parameters for cancelling one tool call."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "tool_call_id": tool_call_id,
@@ -759,9 +723,7 @@ def cancel_tool_call_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelToolCallResponse:
-    """
-    Response from cancelling a tool call.
-    """
+    """Response from cancelling a tool call."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -774,8 +736,7 @@ def cancelled_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelledIdleStateUpdate:
-    """
-    A ``CancelledIdleStateUpdate``: the ``"cancelled"`` kind of ``IdleStateUpdate``.
+    """A ``CancelledIdleStateUpdate``: the ``"cancelled"`` kind of ``IdleStateUpdate``.
 
     The user or client chose to stop the work: via `session/cancel`, by
     closing the session, or through an interaction the agent offers, such
@@ -799,8 +760,7 @@ def cancelled_request_permission_outcome(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelledRequestPermissionOutcome:
-    """
-    A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
+    """A ``CancelledRequestPermissionOutcome``: the ``"cancelled"`` kind of ``RequestPermissionOutcome``.
 
     The request was not approved and no option was selected: the session's work was
     cancelled, the user dismissed the prompt, or the client declined it by policy.
@@ -821,8 +781,7 @@ def cancelled_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CancelledStateUpdateIdle:
-    """
-    A ``CancelledStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``CancelledStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -844,9 +803,7 @@ def close_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionRequest:
-    """
-    Request parameters for closing an active session.
-    """
+    """Request parameters for closing an active session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -859,9 +816,7 @@ def close_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CloseSessionResponse:
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -875,8 +830,7 @@ def command_available_command(
     input_: models.AvailableCommandInput | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CommandAvailableCommand:
-    """
-    A ``CommandAvailableCommand``: the ``"command"`` kind of ``AvailableCommand``.
+    """A ``CommandAvailableCommand``: the ``"command"`` kind of ``AvailableCommand``.
 
     A slash command the user can invoke by including it in a prompt.
     """
@@ -900,8 +854,7 @@ def command_request_permission_subject(
     terminal_id: models.TerminalId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CommandRequestPermissionSubject:
-    """
-    A ``CommandRequestPermissionSubject``: the ``"command"`` kind of ``RequestPermissionSubject``.
+    """A ``CommandRequestPermissionSubject``: the ``"command"`` kind of ``RequestPermissionSubject``.
 
     Permission is requested before running a command.
     """
@@ -925,8 +878,7 @@ def compaction_summary_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionSummaryChunkSessionUpdate:
-    """
-    A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
+    """A ``CompactionSummaryChunkSessionUpdate``: the ``"compaction_summary_chunk"`` kind of ``SessionUpdate``.
 
     A content block appended to a context compaction's retained summary.
     """
@@ -948,8 +900,7 @@ def compaction_update_session_update(
     error: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompactionUpdateSessionUpdate:
-    """
-    A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
+    """A ``CompactionUpdateSessionUpdate``: the ``"compaction_update"`` kind of ``SessionUpdate``.
 
     A context compaction has been created or updated.
     """
@@ -972,9 +923,7 @@ def complete_elicitation_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CompleteElicitationNotification:
-    """
-    Notification sent by the agent when a URL-based elicitation is complete.
-    """
+    """Notification sent by the agent when a URL-based elicitation is complete."""
     fields: dict[str, Any] = {
         "elicitation_id": elicitation_id,
     }
@@ -988,8 +937,7 @@ def config_option_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ConfigOptionUpdateSessionUpdate:
-    """
-    A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
+    """A ``ConfigOptionUpdateSessionUpdate``: the ``"config_option_update"`` kind of ``SessionUpdate``.
 
     Session configuration options have been updated.
     """
@@ -1007,8 +955,7 @@ def content_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ContentToolCallContent:
-    """
-    A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
+    """A ``ContentToolCallContent``: the ``"content"`` kind of ``ToolCallContent``.
 
     Standard content block (text, images, resources).
     """
@@ -1029,8 +976,7 @@ def copy_diff_change(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.CopyDiffChange:
-    """
-    A ``CopyDiffChange``: the ``"copy"`` kind of ``DiffChange``.
+    """A ``CopyDiffChange``: the ``"copy"`` kind of ``DiffChange``.
 
     A file was copied.
     """
@@ -1052,8 +998,7 @@ def decline_create_elicitation_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeclineCreateElicitationResponse:
-    """
-    A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
+    """A ``DeclineCreateElicitationResponse``: the ``"decline"`` kind of ``CreateElicitationResponse``.
 
     The user declined the elicitation.
     """
@@ -1072,8 +1017,7 @@ def delete_diff_change(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteDiffChange:
-    """
-    A ``DeleteDiffChange``: the ``"delete"`` kind of ``DiffChange``.
+    """A ``DeleteDiffChange``: the ``"delete"`` kind of ``DiffChange``.
 
     A file was deleted.
     """
@@ -1095,9 +1039,7 @@ def delete_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionRequest:
-    """
-    Request parameters for deleting an existing session from `session/list`.
-    """
+    """Request parameters for deleting an existing session from `session/list`."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -1110,9 +1052,7 @@ def delete_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DeleteSessionResponse:
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1125,8 +1065,7 @@ def diff_tool_call_content(
     patch: models.DiffPatch | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DiffToolCallContent:
-    """
-    A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
+    """A ``DiffToolCallContent``: the ``"diff"`` kind of ``ToolCallContent``.
 
     File modification shown as a diff.
     """
@@ -1146,9 +1085,7 @@ def disable_provider_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DisableProviderRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "provider_id": provider_id,
     }
@@ -1161,9 +1098,7 @@ def disable_provider_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.DisableProviderResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1176,8 +1111,7 @@ def end_turn_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.EndTurnIdleStateUpdate:
-    """
-    A ``EndTurnIdleStateUpdate``: the ``"end_turn"`` kind of ``IdleStateUpdate``.
+    """A ``EndTurnIdleStateUpdate``: the ``"end_turn"`` kind of ``IdleStateUpdate``.
 
     The active work ended successfully.
     Includes locally handled commands that required no model call.
@@ -1201,8 +1135,7 @@ def end_turn_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.EndTurnStateUpdateIdle:
-    """
-    A ``EndTurnStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``EndTurnStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -1223,8 +1156,7 @@ def error_agent_response(
     id_: models.Id | str | None,
     error: models.Error,
 ) -> models.ErrorAgentResponse:
-    """
-    A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ErrorAgentResponse``: a kind of ``AgentResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1239,8 +1171,7 @@ def error_client_response(
     id_: models.Id | str | None,
     error: models.Error,
 ) -> models.ErrorClientResponse:
-    """
-    A ``ErrorClientResponse``: a kind of ``ClientResponse``.
+    """A ``ErrorClientResponse``: a kind of ``ClientResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1258,8 +1189,7 @@ def error_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorIdleStateUpdate:
-    """
-    A ``ErrorIdleStateUpdate``: the ``"error"`` kind of ``IdleStateUpdate``.
+    """A ``ErrorIdleStateUpdate``: the ``"error"`` kind of ``IdleStateUpdate``.
 
     The active work ended because something failed.
     """
@@ -1282,8 +1212,7 @@ def error_message_mcp_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorMessageMcpResponse:
-    """
-    A ``ErrorMessageMcpResponse``: a kind of ``MessageMcpResponse``.
+    """A ``ErrorMessageMcpResponse``: a kind of ``MessageMcpResponse``.
 
     A structured inner MCP error.
     """
@@ -1299,8 +1228,7 @@ def error_proxy_response(
     id_: models.Id | str | None,
     error: models.Error,
 ) -> models.ErrorProxyResponse:
-    """
-    A ``ErrorProxyResponse``: a kind of ``ProxyResponse``.
+    """A ``ErrorProxyResponse``: a kind of ``ProxyResponse``.
 
     A failed JSON-RPC response.
     """
@@ -1319,8 +1247,7 @@ def error_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ErrorStateUpdateIdle:
-    """
-    A ``ErrorStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``ErrorStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -1345,8 +1272,7 @@ def file_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.FilePlanUpdateContent:
-    """
-    A ``FilePlanUpdateContent``: the ``"file"`` kind of ``PlanUpdateContent``.
+    """A ``FilePlanUpdateContent``: the ``"file"`` kind of ``PlanUpdateContent``.
 
     **UNSTABLE**
     """
@@ -1369,9 +1295,7 @@ def fork_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ForkSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "cwd": cwd,
@@ -1394,9 +1318,7 @@ def fork_session_response(
     available_commands: Sequence[models.AvailableCommand] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ForkSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -1416,8 +1338,7 @@ def http_mcp_server(
     headers: Sequence[models.HttpHeader] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.HttpMcpServer:
-    """
-    A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
+    """A ``HttpMcpServer``: the ``"http"`` kind of ``McpServer``.
 
     HTTP transport configuration
     """
@@ -1440,8 +1361,7 @@ def id_set_session_config_option_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.IdSetSessionConfigOptionRequest:
-    """
-    A ``IdSetSessionConfigOptionRequest``: the ``"id"`` kind of ``SetSessionConfigOptionRequest``.
+    """A ``IdSetSessionConfigOptionRequest``: the ``"id"`` kind of ``SetSessionConfigOptionRequest``.
 
     A `SessionConfigValueId` string value (`type: "id"`).
     """
@@ -1464,8 +1384,7 @@ def image_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ImageContentBlock:
-    """
-    A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
+    """A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
 
     Images for visual context or analysis.
     """
@@ -1490,9 +1409,7 @@ def initialize_proxy_request(
     capabilities: models.ClientCapabilities | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeProxyRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
         "info": info,
@@ -1512,9 +1429,7 @@ def initialize_proxy_response(
     auth_methods: Sequence[models.AuthMethod] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeProxyResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
         "info": info,
@@ -1535,9 +1450,7 @@ def initialize_request(
     capabilities: models.ClientCapabilities | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """
-    Request parameters for the initialize method.
-    """
+    """Request parameters for the initialize method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
         "info": info,
@@ -1557,9 +1470,7 @@ def initialize_response(
     auth_methods: Sequence[models.AuthMethod] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """
-    Response to the `initialize` method.
-    """
+    """Response to the `initialize` method."""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
         "info": info,
@@ -1582,8 +1493,7 @@ def integer_elicitation_property_schema(
     default: int | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.IntegerElicitationPropertySchema:
-    """
-    A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
+    """A ``IntegerElicitationPropertySchema``: the ``"integer"`` kind of ``ElicitationPropertySchema``.
 
     Integer property.
     """
@@ -1611,8 +1521,7 @@ def items_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ItemsPlanUpdateContent:
-    """
-    A ``ItemsPlanUpdateContent``: the ``"items"`` kind of ``PlanUpdateContent``.
+    """A ``ItemsPlanUpdateContent``: the ``"items"`` kind of ``PlanUpdateContent``.
 
     Structured plan entries.
     """
@@ -1630,9 +1539,7 @@ def list_providers_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListProvidersRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1644,9 +1551,7 @@ def list_providers_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListProvidersResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "providers": _as_list(providers),
     }
@@ -1662,9 +1567,7 @@ def list_sessions_request(
     archived: models.SessionArchiveFilter | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsRequest:
-    """
-    Request parameters for listing existing sessions.
-    """
+    """Request parameters for listing existing sessions."""
     fields: dict[str, Any] = {}
     if cwd is not UNSET:
         fields["cwd"] = cwd
@@ -1683,9 +1586,7 @@ def list_sessions_response(
     next_cursor: models.SessionListCursor | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ListSessionsResponse:
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
     fields: dict[str, Any] = {
         "sessions": _as_list(sessions),
     }
@@ -1701,9 +1602,7 @@ def login_auth_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoginAuthRequest:
-    """
-    Request parameters for the `auth/login` method.
-    """
+    """Request parameters for the `auth/login` method."""
     fields: dict[str, Any] = {
         "method_id": method_id,
     }
@@ -1716,9 +1615,7 @@ def login_auth_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LoginAuthResponse:
-    """
-    Response to the `auth/login` method.
-    """
+    """Response to the `auth/login` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1729,9 +1626,7 @@ def logout_auth_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutAuthRequest:
-    """
-    Request parameters for the `auth/logout` method.
-    """
+    """Request parameters for the `auth/logout` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1742,9 +1637,7 @@ def logout_auth_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.LogoutAuthResponse:
-    """
-    Response to the `auth/logout` method.
-    """
+    """Response to the `auth/logout` method."""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -1757,8 +1650,7 @@ def markdown_plan_update_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MarkdownPlanUpdateContent:
-    """
-    A ``MarkdownPlanUpdateContent``: the ``"markdown"`` kind of ``PlanUpdateContent``.
+    """A ``MarkdownPlanUpdateContent``: the ``"markdown"`` kind of ``PlanUpdateContent``.
 
     **UNSTABLE**
     """
@@ -1778,8 +1670,7 @@ def max_tokens_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTokensIdleStateUpdate:
-    """
-    A ``MaxTokensIdleStateUpdate``: the ``"max_tokens"`` kind of ``IdleStateUpdate``.
+    """A ``MaxTokensIdleStateUpdate``: the ``"max_tokens"`` kind of ``IdleStateUpdate``.
 
     The active work ended because the agent reached the maximum number of tokens.
     """
@@ -1802,8 +1693,7 @@ def max_tokens_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTokensStateUpdateIdle:
-    """
-    A ``MaxTokensStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``MaxTokensStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -1826,8 +1716,7 @@ def max_turn_requests_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTurnRequestsIdleStateUpdate:
-    """
-    A ``MaxTurnRequestsIdleStateUpdate``: the ``"max_turn_requests"`` kind of ``IdleStateUpdate``.
+    """A ``MaxTurnRequestsIdleStateUpdate``: the ``"max_turn_requests"`` kind of ``IdleStateUpdate``.
 
     The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
@@ -1851,8 +1740,7 @@ def max_turn_requests_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MaxTurnRequestsStateUpdateIdle:
-    """
-    A ``MaxTurnRequestsStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``MaxTurnRequestsStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -1877,9 +1765,7 @@ def message_mcp_notification(
     params: dict[str, Any] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MessageMcpNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "server_id": server_id,
         "request_id": request_id,
@@ -1900,9 +1786,7 @@ def message_mcp_request(
     params: dict[str, Any] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MessageMcpRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "server_id": server_id,
         "request_id": request_id,
@@ -1922,8 +1806,7 @@ def modify_diff_change(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ModifyDiffChange:
-    """
-    A ``ModifyDiffChange``: the ``"modify"`` kind of ``DiffChange``.
+    """A ``ModifyDiffChange``: the ``"modify"`` kind of ``DiffChange``.
 
     A file was modified in place.
     """
@@ -1948,8 +1831,7 @@ def move_diff_change(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MoveDiffChange:
-    """
-    A ``MoveDiffChange``: the ``"move"`` kind of ``DiffChange``.
+    """A ``MoveDiffChange``: the ``"move"`` kind of ``DiffChange``.
 
     A file was moved or renamed.
     """
@@ -1972,8 +1854,7 @@ def multi_select_items_string(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.MultiSelectItemsString:
-    """
-    A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
+    """A ``MultiSelectItemsString``: the ``"string"`` kind of ``MultiSelectItems``.
 
     Multi-select string items with plain string values.
     """
@@ -1994,9 +1875,7 @@ def new_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """
-    Request parameters for creating a new session.
-    """
+    """Request parameters for creating a new session."""
     fields: dict[str, Any] = {
         "cwd": cwd,
     }
@@ -2018,9 +1897,7 @@ def new_session_response(
     available_commands: Sequence[models.AvailableCommand] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
-    """
-    Response from creating a new session.
-    """
+    """Response from creating a new session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -2040,8 +1917,7 @@ def none_idle_state_update(
     meta: dict[str, Any] | None | Unset = UNSET,
     stop_reason: None | Unset = UNSET,
 ) -> models.NoneIdleStateUpdate:
-    """
-    A ``NoneIdleStateUpdate``: a kind of ``IdleStateUpdate``.
+    """A ``NoneIdleStateUpdate``: a kind of ``IdleStateUpdate``.
 
     No stop reason: `stopReason` is omitted or `null`.
     """
@@ -2064,8 +1940,7 @@ def none_state_update_idle(
     meta: dict[str, Any] | None | Unset = UNSET,
     stop_reason: None | Unset = UNSET,
 ) -> models.NoneStateUpdateIdle:
-    """
-    A ``NoneStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``NoneStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -2090,8 +1965,7 @@ def notice_session_update(
     description: str | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NoticeSessionUpdate:
-    """
-    A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
+    """A ``NoticeSessionUpdate``: the ``"notice"`` kind of ``SessionUpdate``.
 
     Information for the user that is not part of session history.
     """
@@ -2116,8 +1990,7 @@ def number_elicitation_property_schema(
     default: float | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.NumberElicitationPropertySchema:
-    """
-    A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
+    """A ``NumberElicitationPropertySchema``: the ``"number"`` kind of ``ElicitationPropertySchema``.
 
     Number (floating-point) property.
     """
@@ -2146,8 +2019,7 @@ def other_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.OtherStateUpdateIdle:
-    """
-    A ``OtherStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``OtherStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -2167,8 +2039,7 @@ def other_state_update_idle(
 def other_state_update_session_update(
     state: str,
 ) -> models.OtherStateUpdateSessionUpdate:
-    """
-    A ``OtherStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
+    """A ``OtherStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
 
     A snapshot of the session's aggregate foreground activity.
     """
@@ -2184,8 +2055,7 @@ def plan_removed_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanRemovedSessionUpdate:
-    """
-    A ``PlanRemovedSessionUpdate``: the ``"plan_removed"`` kind of ``SessionUpdate``.
+    """A ``PlanRemovedSessionUpdate``: the ``"plan_removed"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2203,8 +2073,7 @@ def plan_update_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PlanUpdateSessionUpdate:
-    """
-    A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
+    """A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
 
     A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
@@ -2224,9 +2093,7 @@ def prompt_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptRequest:
-    """
-    Request parameters for sending a user prompt to the agent.
-    """
+    """Request parameters for sending a user prompt to the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "prompt": _as_list(prompt),
@@ -2241,9 +2108,7 @@ def prompt_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.PromptResponse:
-    """
-    Response acknowledging that a user prompt was inserted into the ACP conversation.
-    """
+    """Response acknowledging that a user prompt was inserted into the ACP conversation."""
     fields: dict[str, Any] = {
         "message_id": message_id,
     }
@@ -2258,9 +2123,7 @@ def proxy_successor_notification(
     params: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ProxySuccessorNotification:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "method": method,
     }
@@ -2277,9 +2140,7 @@ def proxy_successor_request(
     params: Any | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ProxySuccessorRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "method": method,
     }
@@ -2296,8 +2157,7 @@ def refusal_idle_state_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RefusalIdleStateUpdate:
-    """
-    A ``RefusalIdleStateUpdate``: the ``"refusal"`` kind of ``IdleStateUpdate``.
+    """A ``RefusalIdleStateUpdate``: the ``"refusal"`` kind of ``IdleStateUpdate``.
 
     The active work ended because the agent refused to continue.
     """
@@ -2320,8 +2180,7 @@ def refusal_state_update_idle(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RefusalStateUpdateIdle:
-    """
-    A ``RefusalStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
+    """A ``RefusalStateUpdateIdle``: the ``"idle"`` kind of ``StateUpdate``.
 
     No foreground work is active. Background activity may continue.
     """
@@ -2342,8 +2201,7 @@ def request_elicitation_form_mode(
     request_id: models.RequestId,
     requested_schema: models.ElicitationSchema,
 ) -> models.RequestElicitationFormMode:
-    """
-    A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``RequestElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -2360,8 +2218,7 @@ def request_elicitation_url_mode(
     elicitation_id: models.ElicitationId,
     url: str,
 ) -> models.RequestElicitationUrlMode:
-    """
-    A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``RequestElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -2381,8 +2238,7 @@ def request_form_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestFormCreateElicitationRequest:
-    """
-    A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -2406,9 +2262,7 @@ def request_permission_request(
     subject: models.RequestPermissionSubject | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionRequest:
-    """
-    Request for user permission to proceed with an operation.
-    """
+    """Request for user permission to proceed with an operation."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "title": title,
@@ -2428,9 +2282,7 @@ def request_permission_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestPermissionResponse:
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
     fields: dict[str, Any] = {
         "outcome": outcome,
     }
@@ -2447,8 +2299,7 @@ def request_url_create_elicitation_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequestUrlCreateElicitationRequest:
-    """
-    A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``RequestUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -2470,8 +2321,7 @@ def requires_action_state_update_session_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RequiresActionStateUpdateSessionUpdate:
-    """
-    A ``RequiresActionStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
+    """A ``RequiresActionStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
 
     A snapshot of the session's aggregate foreground activity.
     """
@@ -2492,8 +2342,7 @@ def resource_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceContentBlock:
-    """
-    A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
+    """A ``ResourceContentBlock``: the ``"resource"`` kind of ``ContentBlock``.
 
     Complete resource contents embedded directly in the message.
     """
@@ -2520,8 +2369,7 @@ def resource_link_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResourceLinkContentBlock:
-    """
-    A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
+    """A ``ResourceLinkContentBlock``: the ``"resource_link"`` kind of ``ContentBlock``.
 
     References to resources that the receiver may be able to read.
     """
@@ -2572,8 +2420,7 @@ def result_agent_response(
     | models.PromptResponse
     | models.ExtResponse,
 ) -> models.ResultAgentResponse:
-    """
-    A ``ResultAgentResponse``: a kind of ``AgentResponse``.
+    """A ``ResultAgentResponse``: a kind of ``AgentResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2591,8 +2438,7 @@ def result_client_response(
     | models.MessageMcpResponse
     | models.ExtResponse,
 ) -> models.ResultClientResponse:
-    """
-    A ``ResultClientResponse``: a kind of ``ClientResponse``.
+    """A ``ResultClientResponse``: a kind of ``ClientResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2608,8 +2454,7 @@ def result_message_mcp_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResultMessageMcpResponse:
-    """
-    A ``ResultMessageMcpResponse``: a kind of ``MessageMcpResponse``.
+    """A ``ResultMessageMcpResponse``: a kind of ``MessageMcpResponse``.
 
     An opaque inner MCP result.
     """
@@ -2625,8 +2470,7 @@ def result_proxy_response(
     id_: models.RequestId,
     result: models.InitializeProxyResponse | models.ProxySuccessorResponse,
 ) -> models.ResultProxyResponse:
-    """
-    A ``ResultProxyResponse``: a kind of ``ProxyResponse``.
+    """A ``ResultProxyResponse``: a kind of ``ProxyResponse``.
 
     A successful JSON-RPC response.
     """
@@ -2647,9 +2491,7 @@ def resume_session_request(
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionRequest:
-    """
-    Request parameters for resuming an existing session.
-    """
+    """Request parameters for resuming an existing session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "cwd": cwd,
@@ -2673,9 +2515,7 @@ def resume_session_response(
     available_commands: Sequence[models.AvailableCommand] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ResumeSessionResponse:
-    """
-    Response from resuming an existing session.
-    """
+    """Response from resuming an existing session."""
     fields: dict[str, Any] = {}
     if config_options is not UNSET:
         fields["config_options"] = _as_list(config_options)
@@ -2692,8 +2532,7 @@ def running_state_update_session_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.RunningStateUpdateSessionUpdate:
-    """
-    A ``RunningStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
+    """A ``RunningStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
 
     A snapshot of the session's aggregate foreground activity.
     """
@@ -2718,8 +2557,7 @@ def select_session_config_option(
     category: models.SessionConfigOptionCategory | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectSessionConfigOption:
-    """
-    A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
+    """A ``SelectSessionConfigOption``: the ``"select"`` kind of ``SessionConfigOption``.
 
     Single-value selector (dropdown).
     """
@@ -2744,8 +2582,7 @@ def selected_request_permission_outcome(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SelectedRequestPermissionOutcome:
-    """
-    A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
+    """A ``SelectedRequestPermissionOutcome``: the ``"selected"`` kind of ``RequestPermissionOutcome``.
 
     The user selected one of the provided options.
     """
@@ -2764,8 +2601,7 @@ def session_elicitation_form_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationFormMode:
-    """
-    A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
+    """A ``SessionElicitationFormMode``: a kind of ``ElicitationFormMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -2785,8 +2621,7 @@ def session_elicitation_url_mode(
     *,
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
 ) -> models.SessionElicitationUrlMode:
-    """
-    A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
+    """A ``SessionElicitationUrlMode``: a kind of ``ElicitationUrlMode``.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -2808,8 +2643,7 @@ def session_form_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionFormCreateElicitationRequest:
-    """
-    A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionFormCreateElicitationRequest``: the ``"form"`` kind of ``CreateElicitationRequest``.
 
     Form-based elicitation where the client renders a form from the provided schema.
     """
@@ -2832,8 +2666,7 @@ def session_info_update_session_update(
     updated_at: AwareDatetime | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionInfoUpdateSessionUpdate:
-    """
-    A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
+    """A ``SessionInfoUpdateSessionUpdate``: the ``"session_info_update"`` kind of ``SessionUpdate``.
 
     Session metadata has been updated (title, timestamps, custom metadata)
     """
@@ -2855,8 +2688,7 @@ def session_message_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionMessageChunkSessionUpdate:
-    """
-    A ``SessionMessageChunkSessionUpdate``: the ``"session_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``SessionMessageChunkSessionUpdate``: the ``"session_message_chunk"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2880,8 +2712,7 @@ def session_message_session_update(
     content: Sequence[models.ContentBlock] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionMessageSessionUpdate:
-    """
-    A ``SessionMessageSessionUpdate``: the ``"session_message"`` kind of ``SessionUpdate``.
+    """A ``SessionMessageSessionUpdate``: the ``"session_message"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -2909,8 +2740,7 @@ def session_not_found_error_data(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionNotFoundErrorData:
-    """
-    A ``SessionNotFoundErrorData``: a kind of ``ErrorData``.
+    """A ``SessionNotFoundErrorData``: a kind of ``ErrorData``.
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
@@ -2927,9 +2757,7 @@ def session_status_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionStatusRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -2944,9 +2772,7 @@ def session_status_response(
     state: models.StateUpdate | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionStatusResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "status": status,
     }
@@ -2966,8 +2792,7 @@ def session_url_create_elicitation_request(
     tool_call_id: models.ToolCallId | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SessionUrlCreateElicitationRequest:
-    """
-    A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
+    """A ``SessionUrlCreateElicitationRequest``: the ``"url"`` kind of ``CreateElicitationRequest``.
 
     URL-based elicitation where the client directs the user to a URL.
     """
@@ -2993,9 +2818,7 @@ def set_provider_request(
     headers: dict[str, str] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetProviderRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "provider_id": provider_id,
         "api_type": api_type,
@@ -3012,9 +2835,7 @@ def set_provider_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetProviderResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -3026,9 +2847,7 @@ def set_session_config_option_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionConfigOptionResponse:
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
     fields: dict[str, Any] = {
         "config_options": _as_list(config_options),
     }
@@ -3043,9 +2862,7 @@ def set_session_title_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionTitleRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "title": title,
@@ -3060,9 +2877,7 @@ def set_session_title_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SetSessionTitleResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "title": title,
     }
@@ -3075,8 +2890,7 @@ def start_replay_from(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StartReplayFrom:
-    """
-    A ``StartReplayFrom``: the ``"start"`` kind of ``ReplayFrom``.
+    """A ``StartReplayFrom``: the ``"start"`` kind of ``ReplayFrom``.
 
     Replay all retained conversation history from its first replayable entry.
     """
@@ -3093,8 +2907,7 @@ def state_update_requires_action(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateRequiresAction:
-    """
-    A ``StateUpdateRequiresAction``: the ``"requires_action"`` kind of ``StateUpdate``.
+    """A ``StateUpdateRequiresAction``: the ``"requires_action"`` kind of ``StateUpdate``.
 
     Foreground work is blocked on user action.
     """
@@ -3113,8 +2926,7 @@ def state_update_running(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateRunning:
-    """
-    A ``StateUpdateRunning``: the ``"running"`` kind of ``StateUpdate``.
+    """A ``StateUpdateRunning``: the ``"running"`` kind of ``StateUpdate``.
 
     Foreground work is in progress.
     """
@@ -3133,8 +2945,7 @@ def state_update_unknown(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StateUpdateUnknown:
-    """
-    A ``StateUpdateUnknown``: the ``"unknown"`` kind of ``StateUpdate``.
+    """A ``StateUpdateUnknown``: the ``"unknown"`` kind of ``StateUpdate``.
 
     **UNSTABLE**
     """
@@ -3156,8 +2967,7 @@ def stdio_mcp_server(
     env: Sequence[models.EnvVariable] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StdioMcpServer:
-    """
-    A ``StdioMcpServer``: the ``"stdio"`` kind of ``McpServer``.
+    """A ``StdioMcpServer``: the ``"stdio"`` kind of ``McpServer``.
 
     Stdio transport configuration
     """
@@ -3188,8 +2998,7 @@ def string_elicitation_property_schema(
     one_of: Sequence[models.EnumOption] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.StringElicitationPropertySchema:
-    """
-    A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
+    """A ``StringElicitationPropertySchema``: the ``"string"`` kind of ``ElicitationPropertySchema``.
 
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
@@ -3224,8 +3033,7 @@ def subagent_background_work(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SubagentBackgroundWork:
-    """
-    A ``SubagentBackgroundWork``: the ``"subagent"`` kind of ``BackgroundWork``.
+    """A ``SubagentBackgroundWork``: the ``"subagent"`` kind of ``BackgroundWork``.
 
     **UNSTABLE**
     """
@@ -3249,8 +3057,7 @@ def subagent_update_session_update(
     additional_directories: Sequence[models.AbsolutePath] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.SubagentUpdateSessionUpdate:
-    """
-    A ``SubagentUpdateSessionUpdate``: the ``"subagent_update"`` kind of ``SessionUpdate``.
+    """A ``SubagentUpdateSessionUpdate``: the ``"subagent_update"`` kind of ``SessionUpdate``.
 
     **UNSTABLE**
     """
@@ -3284,8 +3091,7 @@ def terminal_auth_method(
     env: Sequence[models.EnvVariable] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalAuthMethod:
-    """
-    A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
+    """A ``TerminalAuthMethod``: the ``"terminal"`` kind of ``AuthMethod``.
 
     Client runs the configured agent program as a separate interactive
     process, without passing this method to `auth/login`.
@@ -3311,8 +3117,7 @@ def terminal_background_work(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalBackgroundWork:
-    """
-    A ``TerminalBackgroundWork``: the ``"terminal"`` kind of ``BackgroundWork``.
+    """A ``TerminalBackgroundWork``: the ``"terminal"`` kind of ``BackgroundWork``.
 
     A process that keeps running after its tool call returned control to the model.
     Live until its `terminal_update` reports `exitStatus`.
@@ -3332,8 +3137,7 @@ def terminal_output_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalOutputChunkSessionUpdate:
-    """
-    A ``TerminalOutputChunkSessionUpdate``: the ``"terminal_output_chunk"`` kind of ``SessionUpdate``.
+    """A ``TerminalOutputChunkSessionUpdate``: the ``"terminal_output_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of bytes appended to an agent-owned terminal's output.
     """
@@ -3352,8 +3156,7 @@ def terminal_tool_call_content(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalToolCallContent:
-    """
-    A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
+    """A ``TerminalToolCallContent``: the ``"terminal"`` kind of ``ToolCallContent``.
 
     A display-only reference to an agent-owned terminal.
     """
@@ -3377,8 +3180,7 @@ def terminal_update_session_update(
     capabilities: models.TerminalCapabilities | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TerminalUpdateSessionUpdate:
-    """
-    A ``TerminalUpdateSessionUpdate``: the ``"terminal_update"`` kind of ``SessionUpdate``.
+    """A ``TerminalUpdateSessionUpdate``: the ``"terminal_update"`` kind of ``SessionUpdate``.
 
     An agent-owned terminal has been created or updated.
     """
@@ -3408,8 +3210,7 @@ def text_available_command_input(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextAvailableCommandInput:
-    """
-    A ``TextAvailableCommandInput``: the ``"text"`` kind of ``AvailableCommandInput``.
+    """A ``TextAvailableCommandInput``: the ``"text"`` kind of ``AvailableCommandInput``.
 
     All text after the command name and the whitespace following it is provided as input.
     """
@@ -3428,8 +3229,7 @@ def text_content_block(
     annotations: models.Annotations | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextContentBlock:
-    """
-    A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
+    """A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
 
     Text content. May be plain text or formatted with Markdown.
     """
@@ -3451,8 +3251,7 @@ def text_resource_contents(
     mime_type: models.MediaType | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TextResourceContents:
-    """
-    A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
+    """A ``TextResourceContents``: a kind of ``EmbeddedResourceResource``.
 
     Text resource contents embedded directly in the message.
     """
@@ -3472,8 +3271,7 @@ def titled_multi_select_items(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.TitledMultiSelectItems:
-    """
-    A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
+    """A ``TitledMultiSelectItems``: a kind of ``MultiSelectItems``.
 
     Titled multi-select items with human-readable labels.
     """
@@ -3490,8 +3288,7 @@ def tool_call_background_work(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallBackgroundWork:
-    """
-    A ``ToolCallBackgroundWork``: the ``"tool_call"`` kind of ``BackgroundWork``.
+    """A ``ToolCallBackgroundWork``: the ``"tool_call"`` kind of ``BackgroundWork``.
 
     Work started by a tool call that continues without a process of its own, such as
     a watcher, a workflow, or a scheduled wakeup. `pending` and `paused` tool calls
@@ -3512,8 +3309,7 @@ def tool_call_content_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallContentChunkSessionUpdate:
-    """
-    A ``ToolCallContentChunkSessionUpdate``: the ``"tool_call_content_chunk"`` kind of ``SessionUpdate``.
+    """A ``ToolCallContentChunkSessionUpdate``: the ``"tool_call_content_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of tool-call content being streamed.
     """
@@ -3532,8 +3328,7 @@ def tool_call_request_permission_subject(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallRequestPermissionSubject:
-    """
-    A ``ToolCallRequestPermissionSubject``: the ``"tool_call"`` kind of ``RequestPermissionSubject``.
+    """A ``ToolCallRequestPermissionSubject``: the ``"tool_call"`` kind of ``RequestPermissionSubject``.
 
     Permission is requested before executing a tool call.
     """
@@ -3560,8 +3355,7 @@ def tool_call_update_session_update(
     capabilities: models.ToolCallCapabilities | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.ToolCallUpdateSessionUpdate:
-    """
-    A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
+    """A ``ToolCallUpdateSessionUpdate``: the ``"tool_call_update"`` kind of ``SessionUpdate``.
 
     A tool call has been created or updated.
     """
@@ -3597,9 +3391,7 @@ def unarchive_session_request(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnarchiveSessionRequest:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -3612,9 +3404,7 @@ def unarchive_session_response(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnarchiveSessionResponse:
-    """
-    **UNSTABLE**
-    """
+    """**UNSTABLE**"""
     fields: dict[str, Any] = {}
     if meta is not UNSET:
         fields["meta"] = meta
@@ -3627,8 +3417,7 @@ def unknown_state_update_session_update(
     background: Sequence[models.BackgroundWork] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnknownStateUpdateSessionUpdate:
-    """
-    A ``UnknownStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
+    """A ``UnknownStateUpdateSessionUpdate``: the ``"state_update"`` kind of ``SessionUpdate``.
 
     A snapshot of the session's aggregate foreground activity.
     """
@@ -3649,8 +3438,7 @@ def unsupported_protocol_version_error_data(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UnsupportedProtocolVersionErrorData:
-    """
-    A ``UnsupportedProtocolVersionErrorData``: a kind of ``ErrorData``.
+    """A ``UnsupportedProtocolVersionErrorData``: a kind of ``ErrorData``.
 
     Schema for [`Error::data`]: the shapes ACP defines, or any other value.
     """
@@ -3669,9 +3457,7 @@ def update_session_notification(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UpdateSessionNotification:
-    """
-    Notification containing a session update from the agent.
-    """
+    """Notification containing a session update from the agent."""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,
@@ -3688,8 +3474,7 @@ def usage_update_session_update(
     cost: models.Cost | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UsageUpdateSessionUpdate:
-    """
-    A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
+    """A ``UsageUpdateSessionUpdate``: the ``"usage_update"`` kind of ``SessionUpdate``.
 
     Context window and cost update for the session.
     """
@@ -3711,8 +3496,7 @@ def user_message_chunk_session_update(
     *,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UserMessageChunkSessionUpdate:
-    """
-    A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
+    """A ``UserMessageChunkSessionUpdate``: the ``"user_message_chunk"`` kind of ``SessionUpdate``.
 
     A chunk of the user's message being streamed.
     """
@@ -3732,8 +3516,7 @@ def user_message_session_update(
     content: Sequence[models.ContentBlock] | None | Unset = UNSET,
     meta: dict[str, Any] | None | Unset = UNSET,
 ) -> models.UserMessageSessionUpdate:
-    """
-    A ``UserMessageSessionUpdate``: the ``"user_message"`` kind of ``SessionUpdate``.
+    """A ``UserMessageSessionUpdate``: the ``"user_message"`` kind of ``SessionUpdate``.
 
     A user message has been created or updated.
     """

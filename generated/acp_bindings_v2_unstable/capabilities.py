@@ -503,8 +503,7 @@ require = _BOOK.require
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session` (it is present and not null).
 
     Session capabilities supported by the agent.
 
@@ -518,8 +517,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_prompt(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt` (it is present and not null).
 
     Prompt capabilities supported by the agent in `session/prompt` requests.
 
@@ -533,8 +531,7 @@ def supports_agent_session_prompt(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_prompt_image(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.image` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.image` (it is present and not null).
 
     Agent supports `image` content blocks.
 
@@ -547,8 +544,7 @@ def supports_agent_session_prompt_image(
 def supports_agent_session_prompt_audio(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.audio` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.audio` (it is present and not null).
 
     Agent supports `audio` content blocks.
 
@@ -561,8 +557,7 @@ def supports_agent_session_prompt_audio(
 def supports_agent_session_prompt_embedded_context(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.prompt.embeddedContext` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.prompt.embeddedContext` (it is present and not null).
 
     Agent supports embedded context in `session/prompt` requests.
 
@@ -576,8 +571,7 @@ def supports_agent_session_prompt_embedded_context(
 
 
 def supports_agent_session_mcp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp` (it is present and not null).
 
     MCP capabilities supported by the agent for session lifecycle requests.
 
@@ -590,8 +584,7 @@ def supports_agent_session_mcp(advertised: models.AgentCapabilities | None) -> b
 def supports_agent_session_mcp_stdio(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp.stdio` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp.stdio` (it is present and not null).
 
     Agent supports `stdio` MCP servers.
 
@@ -604,8 +597,7 @@ def supports_agent_session_mcp_stdio(
 def supports_agent_session_mcp_http(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.mcp.http` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.mcp.http` (it is present and not null).
 
     Agent supports `http` MCP servers.
 
@@ -616,8 +608,7 @@ def supports_agent_session_mcp_http(
 
 
 def supports_agent_session_mcp_acp(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.mcp.acp` (it is present and not null).
 
@@ -634,8 +625,7 @@ def supports_agent_session_mcp_acp(advertised: models.AgentCapabilities | None) 
 
 
 def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.delete` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.delete` (it is present and not null).
 
     Whether the agent supports `session/delete`.
 
@@ -648,8 +638,7 @@ def supports_agent_session_delete(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_additional_directories(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.session.additionalDirectories` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.session.additionalDirectories` (it is present and not null).
 
     Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -666,8 +655,7 @@ def supports_agent_session_additional_directories(
 def supports_agent_session_system_prompt(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.systemPrompt` (it is present and not null).
 
@@ -686,8 +674,7 @@ def supports_agent_session_system_prompt(
 def supports_agent_session_system_prompt_mode(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.systemPrompt.mode` (it is present and not null).
 
@@ -701,8 +688,7 @@ def supports_agent_session_system_prompt_mode(
 def supports_agent_session_system_prompt_mode_override(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.systemPrompt.mode.override` (it is present and not null).
 
@@ -716,8 +702,7 @@ def supports_agent_session_system_prompt_mode_override(
 
 
 def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.fork` (it is present and not null).
 
@@ -734,8 +719,7 @@ def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_session_archive(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.archive` (it is present and not null).
 
@@ -753,8 +737,7 @@ def supports_agent_session_archive(advertised: models.AgentCapabilities | None) 
 
 
 def supports_agent_session_status(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.status` (it is present and not null).
 
@@ -771,8 +754,7 @@ def supports_agent_session_status(advertised: models.AgentCapabilities | None) -
 
 
 def supports_agent_session_title(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.session.title` (it is present and not null).
 
@@ -792,8 +774,7 @@ def supports_agent_session_title(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.auth` (it is present and not null).
 
     Authentication-related extension capabilities supported by the agent.
 
@@ -806,8 +787,7 @@ def supports_agent_auth(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_auth_status(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.auth.status` (it is present and not null).
 
@@ -824,8 +804,7 @@ def supports_agent_auth_status(advertised: models.AgentCapabilities | None) -> b
 
 
 def supports_agent_providers(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.providers` (it is present and not null).
 
@@ -842,8 +821,7 @@ def supports_agent_providers(advertised: models.AgentCapabilities | None) -> boo
 
 
 def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth` (it is present and not null).
 
     Authentication capabilities supported by the client.
     Determines which authentication method types the agent may include
@@ -856,8 +834,7 @@ def supports_client_auth(advertised: models.ClientCapabilities | None) -> bool:
 
 
 def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.auth.terminal` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.auth.terminal` (it is present and not null).
 
     Whether the client supports `terminal` authentication methods.
 
@@ -870,8 +847,7 @@ def supports_client_auth_terminal(advertised: models.ClientCapabilities | None) 
 
 
 def supports_client_elicitation(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation` (it is present and not null).
 
     Elicitation capabilities supported by the client.
     Determines which elicitation modes the agent may use.
@@ -885,8 +861,7 @@ def supports_client_elicitation(advertised: models.ClientCapabilities | None) ->
 def supports_client_elicitation_form(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.form` (it is present and not null).
 
     Whether the client supports form-based elicitation.
 
@@ -899,8 +874,7 @@ def supports_client_elicitation_form(
 def supports_client_elicitation_url(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.elicitation.url` (it is present and not null).
 
     Whether the client supports URL-based elicitation.
 

@@ -38,8 +38,7 @@ class Agent(abc.ABC):
     async def login_auth(
         self, params: models.LoginAuthRequest
     ) -> models.LoginAuthResponse:
-        """
-        Request parameters for the `auth/login` method.
+        """Request parameters for the `auth/login` method.
 
         Specifies which authentication method to use.
 
@@ -55,8 +54,7 @@ class Agent(abc.ABC):
     async def logout_auth(
         self, params: models.LogoutAuthRequest
     ) -> models.LogoutAuthResponse:
-        """
-        Request parameters for the `auth/logout` method.
+        """Request parameters for the `auth/logout` method.
 
         Terminates the current authenticated session.
 
@@ -68,8 +66,7 @@ class Agent(abc.ABC):
     async def auth_status(
         self, params: models.AuthStatusRequest
     ) -> models.AuthStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -88,8 +85,7 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -97,8 +93,7 @@ class Agent(abc.ABC):
         """
 
     async def message_mcp(self, params: models.MessageMcpNotification) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
@@ -109,8 +104,7 @@ class Agent(abc.ABC):
     async def disable_provider(
         self, params: models.DisableProviderRequest
     ) -> models.DisableProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -123,8 +117,7 @@ class Agent(abc.ABC):
     async def list_providers(
         self, params: models.ListProvidersRequest
     ) -> models.ListProvidersResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -137,8 +130,7 @@ class Agent(abc.ABC):
     async def set_provider(
         self, params: models.SetProviderRequest
     ) -> models.SetProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -153,8 +145,7 @@ class Agent(abc.ABC):
     async def archive_session(
         self, params: models.ArchiveSessionRequest
     ) -> models.ArchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -172,8 +163,7 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/archive")
 
     async def cancel_session(self, params: models.CancelSessionNotification) -> None:
-        """
-        Notification to cancel a session's foreground work and its prompts not yet inserted.
+        """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
 
@@ -183,8 +173,7 @@ class Agent(abc.ABC):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
         was called, then free the resources associated with the session. Unlike `session/cancel`,
@@ -212,8 +201,7 @@ class Agent(abc.ABC):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
 
@@ -224,8 +212,7 @@ class Agent(abc.ABC):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -243,8 +230,7 @@ class Agent(abc.ABC):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
+        """Request parameters for listing existing sessions.
 
         A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.session`): the default answers "method not found".
         """
@@ -253,8 +239,7 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
 
@@ -263,8 +248,7 @@ class Agent(abc.ABC):
         raise RequestError.method_not_found("session/new")
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -277,8 +261,7 @@ class Agent(abc.ABC):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
@@ -290,8 +273,7 @@ class Agent(abc.ABC):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
+        """Request parameters for setting a session configuration option.
 
         Agents MUST support this method for any session where they advertise config options.
         Agents MUST reject an unknown `configId` or invalid value with `-32602` and leave the
@@ -306,8 +288,7 @@ class Agent(abc.ABC):
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
     ) -> models.SetSessionTitleResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -328,8 +309,7 @@ class Agent(abc.ABC):
     async def session_status(
         self, params: models.SessionStatusRequest
     ) -> models.SessionStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -348,8 +328,7 @@ class Agent(abc.ABC):
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
     ) -> models.UnarchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -370,8 +349,7 @@ class Agent(abc.ABC):
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
     ) -> models.CancelTerminalResponse:
-        """
-        Request parameters for cancelling one terminal.
+        """Request parameters for cancelling one terminal.
 
         Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
 
@@ -392,8 +370,7 @@ class Agent(abc.ABC):
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
     ) -> models.CancelToolCallResponse:
-        """
-        Request parameters for cancelling one tool call.
+        """Request parameters for cancelling one tool call.
 
         Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
 
@@ -431,8 +408,7 @@ class Client(abc.ABC):
     async def auth_status_update(
         self, params: models.AuthStatusUpdateNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -448,8 +424,7 @@ class Client(abc.ABC):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
+        """Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
 
@@ -459,8 +434,7 @@ class Client(abc.ABC):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -485,8 +459,7 @@ class Client(abc.ABC):
     async def message_mcp(
         self, params: models.MessageMcpRequest
     ) -> models.MessageMcpResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider.
 
@@ -498,8 +471,7 @@ class Client(abc.ABC):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to proceed with an operation.
+        """Request for user permission to proceed with an operation.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -508,8 +480,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def update_session(self, params: models.UpdateSessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Agents can send session updates at any point while the session exists.
 
@@ -530,8 +501,7 @@ class Proxy(abc.ABC):
     async def initialize_proxy(
         self, params: models.InitializeProxyRequest
     ) -> models.InitializeProxyResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -554,8 +524,7 @@ class Proxy(abc.ABC):
     async def proxy_successor_notification(
         self, params: models.ProxySuccessorNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -573,8 +542,7 @@ class Proxy(abc.ABC):
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest
     ) -> models.ProxySuccessorResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 

@@ -34,9 +34,7 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/draf
 
 
 ToolCallId = TypeAliasType("ToolCallId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a tool call within a session.
-"""
+"""Unique identifier for a tool call within a session."""
 
 
 ToolKind = TypeAliasType(
@@ -88,38 +86,26 @@ See protocol docs: [Status](https://agentclientprotocol.com/protocol/v2/draft/to
 Role = TypeAliasType(
     "Role", Annotated[Literal["assistant", "user"] | str, StrictJson()]
 )
-"""
-The sender or recipient of messages and data in a conversation.
-"""
+"""The sender or recipient of messages and data in a conversation."""
 
 
 MediaType = TypeAliasType("MediaType", Annotated[str, StrictJson()])
-"""
-An Internet media type identifying the format of protocol content.
-"""
+"""An Internet media type identifying the format of protocol content."""
 
 
 IconTheme = TypeAliasType(
     "IconTheme", Annotated[Literal["light", "dark"] | str, StrictJson()]
 )
-"""
-Theme an icon is designed for.
-"""
+"""Theme an icon is designed for."""
 
 
 class TextResourceContents(WireModel):
-    """
-    Text-based resource contents.
-    """
+    """Text-based resource contents."""
 
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     mime_type: Annotated[
         MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
@@ -141,18 +127,12 @@ class TextResourceContents(WireModel):
 
 
 class BlobResourceContents(WireModel):
-    """
-    Binary resource contents.
-    """
+    """Binary resource contents."""
 
     blob: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded bytes for a binary resource payload.
-    """
+    """Base64-encoded bytes for a binary resource payload."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     mime_type: Annotated[
         MediaType | None, Field(alias="mimeType"), DefaultOnError()
     ] = None
@@ -177,9 +157,7 @@ DiffFileType = TypeAliasType(
     "DiffFileType",
     Annotated[Literal["text", "binary", "directory", "symlink"] | str, StrictJson()],
 )
-"""
-Kind of file content represented by a diff change.
-"""
+"""Kind of file content represented by a diff change."""
 
 
 AbsolutePath = TypeAliasType("AbsolutePath", Annotated[str, StrictJson()])
@@ -192,43 +170,29 @@ Uses the native syntax of the machine the Agent runs on, such as `/home/user/pro
 
 
 class DiffPathChange(WireModel):
-    """
-    Operation metadata for add, delete, and modify changes.
-    """
+    """Operation metadata for add, delete, and modify changes."""
 
     path: AbsolutePath
-    """
-    Absolute path for the operation.
-    """
+    """Absolute path for the operation."""
 
 
 class DiffPathPairChange(WireModel):
-    """
-    Operation metadata for move and copy changes.
-    """
+    """Operation metadata for move and copy changes."""
 
     old_path: Annotated[AbsolutePath, Field(alias="oldPath")]
-    """
-    Absolute path before the operation.
-    """
+    """Absolute path before the operation."""
     path: AbsolutePath
-    """
-    Absolute path after the operation.
-    """
+    """Absolute path after the operation."""
 
 
 DiffPatchFormat = TypeAliasType(
     "DiffPatchFormat", Annotated[Literal["git_patch"] | str, StrictJson()]
 )
-"""
-Text patch format used by `DiffPatch`.
-"""
+"""Text patch format used by `DiffPatch`."""
 
 
 TerminalId = TypeAliasType("TerminalId", Annotated[str, StrictJson()])
-"""
-Unique identifier for an agent-owned terminal within a session.
-"""
+"""Unique identifier for an agent-owned terminal within a session."""
 
 
 class Terminal(WireModel):
@@ -240,9 +204,7 @@ class Terminal(WireModel):
     """
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to display.
-    """
+    """The ID of the terminal to display."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -266,9 +228,7 @@ class ToolCallLocation(WireModel):
     """
 
     path: AbsolutePath
-    """
-    The absolute file path being accessed or modified.
-    """
+    """The absolute file path being accessed or modified."""
     line: Annotated[
         int | None, Field(ge=1, le=4294967295), Integral(), DefaultOnError()
     ] = None
@@ -308,24 +268,16 @@ class ToolCallCancelCapabilities(WireModel):
 
 
 class CommandPermissionSubject(WireModel):
-    """
-    Permission request details for a command.
-    """
+    """Permission request details for a command."""
 
     command: str
-    """
-    The command that would be run if permission is granted.
-    """
+    """The command that would be run if permission is granted."""
     cwd: AbsolutePath
-    """
-    The absolute working directory for the command.
-    """
+    """The absolute working directory for the command."""
     tool_call_id: Annotated[
         ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
-    """
-    The associated tool call, when known. Omitted and `null` are equivalent.
-    """
+    """The associated tool call, when known. Omitted and `null` are equivalent."""
     terminal_id: Annotated[
         TerminalId | None, Field(alias="terminalId"), DefaultOnError()
     ] = None
@@ -345,9 +297,7 @@ class CommandPermissionSubject(WireModel):
 
 
 PermissionOptionId = TypeAliasType("PermissionOptionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a permission option.
-"""
+"""Unique identifier for a permission option."""
 
 
 PermissionOptionKind = TypeAliasType(
@@ -374,9 +324,7 @@ class ElicitationSessionScope(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session this elicitation is tied to.
-    """
+    """The session this elicitation is tied to."""
     tool_call_id: Annotated[
         ToolCallId | None, Field(alias="toolCallId"), DefaultOnError()
     ] = None
@@ -391,18 +339,14 @@ class ElicitationSessionScope(WireModel):
 ElicitationSchemaType = TypeAliasType(
     "ElicitationSchemaType", Annotated[Literal["object"], StrictJson()]
 )
-"""
-Type discriminator for elicitation schemas.
-"""
+"""Type discriminator for elicitation schemas."""
 
 
 StringFormat = TypeAliasType(
     "StringFormat",
     Annotated[Literal["email", "uri", "date", "date-time"] | str, StrictJson()],
 )
-"""
-String format types for string properties in elicitation schemas.
-"""
+"""String format types for string properties in elicitation schemas."""
 
 
 class EnumOption(WireModel):
@@ -411,13 +355,9 @@ class EnumOption(WireModel):
     """
 
     const: str
-    """
-    The constant value for this option.
-    """
+    """The constant value for this option."""
     title: str
-    """
-    Human-readable title for this option.
-    """
+    """Human-readable title for this option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Human-readable description.
@@ -519,9 +459,7 @@ class StringPropertySchema(WireModel):
 
 
 class NumberPropertySchema(WireModel):
-    """
-    Schema for number (floating-point) properties in an elicitation form.
-    """
+    """Schema for number (floating-point) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -566,9 +504,7 @@ class NumberPropertySchema(WireModel):
 
 
 class IntegerPropertySchema(WireModel):
-    """
-    Schema for integer properties in an elicitation form.
-    """
+    """Schema for integer properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -622,9 +558,7 @@ class IntegerPropertySchema(WireModel):
 
 
 class BooleanPropertySchema(WireModel):
-    """
-    Schema for boolean properties in an elicitation form.
-    """
+    """Schema for boolean properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -657,14 +591,10 @@ class BooleanPropertySchema(WireModel):
 
 
 class StringMultiSelectItems(WireModel):
-    """
-    String item schema for multi-select enum properties.
-    """
+    """String item schema for multi-select enum properties."""
 
     enum: Annotated[list[str], Field(min_length=1)]
-    """
-    Allowed enum values. Must contain at least one value.
-    """
+    """Allowed enum values. Must contain at least one value."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -678,14 +608,10 @@ class StringMultiSelectItems(WireModel):
 
 
 class TitledMultiSelectItems(WireModel):
-    """
-    Items definition for titled multi-select enum properties.
-    """
+    """Items definition for titled multi-select enum properties."""
 
     any_of: Annotated[list[EnumOption], Field(alias="anyOf", min_length=1)]
-    """
-    Titled enum options. Must contain at least one option.
-    """
+    """Titled enum options. Must contain at least one option."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -699,9 +625,7 @@ class TitledMultiSelectItems(WireModel):
 
 
 ElicitationId = TypeAliasType("ElicitationId", Annotated[str, StrictJson()])
-"""
-Unique identifier for an elicitation.
-"""
+"""Unique identifier for an elicitation."""
 
 
 McpServerAcpId = TypeAliasType("McpServerAcpId", Annotated[str, StrictJson()])
@@ -1111,24 +1035,16 @@ class ProvidersCapabilities(WireModel):
 
 
 AuthMethodId = TypeAliasType("AuthMethodId", Annotated[str, StrictJson()])
-"""
-Typed identifier used for auth method values on the wire.
-"""
+"""Typed identifier used for auth method values on the wire."""
 
 
 class EnvVariable(WireModel):
-    """
-    An environment variable to set when launching a process.
-    """
+    """An environment variable to set when launching a process."""
 
     name: str
-    """
-    The name of the environment variable.
-    """
+    """The name of the environment variable."""
     value: str
-    """
-    The value to set for the environment variable.
-    """
+    """The value to set for the environment variable."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1153,13 +1069,9 @@ class AuthMethodTerminal(WireModel):
     """
 
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
@@ -1196,13 +1108,9 @@ class AuthMethodAgent(WireModel):
     """
 
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional human-readable description of this authentication method.
@@ -1222,9 +1130,7 @@ class AuthMethodAgent(WireModel):
 
 
 class LoginAuthResponse(WireModel):
-    """
-    Response to the `auth/login` method.
-    """
+    """Response to the `auth/login` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1278,13 +1184,9 @@ class ProviderCurrentConfig(WireModel):
     """
 
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol currently used by this provider.
-    """
+    """Protocol currently used by this provider."""
     base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL currently used by this provider.
-    """
+    """Base URL currently used by this provider."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1340,9 +1242,7 @@ class DisableProviderResponse(WireModel):
 
 
 class LogoutAuthResponse(WireModel):
-    """
-    Response to the `auth/logout` method.
-    """
+    """Response to the `auth/logout` method."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1430,9 +1330,7 @@ class AuthAccount(WireModel):
 
 
 SessionConfigId = TypeAliasType("SessionConfigId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a session configuration option.
-"""
+"""Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory = TypeAliasType(
@@ -1457,24 +1355,16 @@ Category names that do not begin with `_` are reserved for the ACP spec.
 SessionConfigValueId = TypeAliasType(
     "SessionConfigValueId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value.
-"""
+"""Unique identifier for a session configuration option value."""
 
 
 class SessionConfigSelectOption(WireModel):
-    """
-    A possible value for a session configuration option.
-    """
+    """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
-    """
-    Unique identifier for this option value.
-    """
+    """Unique identifier for this option value."""
     name: str
-    """
-    Human-readable label for this option value.
-    """
+    """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for this option value.
@@ -1496,31 +1386,21 @@ class SessionConfigSelectOption(WireModel):
 SessionConfigGroupId = TypeAliasType(
     "SessionConfigGroupId", Annotated[str, StrictJson()]
 )
-"""
-Unique identifier for a session configuration option value group.
-"""
+"""Unique identifier for a session configuration option value group."""
 
 
 class SessionConfigBoolean(WireModel):
-    """
-    A boolean on/off toggle session configuration option payload.
-    """
+    """A boolean on/off toggle session configuration option payload."""
 
     current_value: Annotated[bool, Field(alias="currentValue")]
-    """
-    The current value of the boolean option.
-    """
+    """The current value of the boolean option."""
 
 
 class TextCommandInput(WireModel):
-    """
-    All text that was typed after the command name is provided as input.
-    """
+    """All text that was typed after the command name is provided as input."""
 
     hint: str
-    """
-    A hint to display when the input hasn't been provided yet
-    """
+    """A hint to display when the input hasn't been provided yet"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1534,18 +1414,12 @@ class TextCommandInput(WireModel):
 
 
 class SessionInfo(WireModel):
-    """
-    Information about a session returned by session/list
-    """
+    """Information about a session returned by session/list"""
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the session
-    """
+    """Unique identifier for the session"""
     cwd: AbsolutePath
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath] | None,
         Field(alias="additionalDirectories"),
@@ -1597,15 +1471,11 @@ class SessionInfo(WireModel):
 
 
 SessionListCursor = TypeAliasType("SessionListCursor", Annotated[str, StrictJson()])
-"""
-An opaque cursor used to paginate `session/list` results.
-"""
+"""An opaque cursor used to paginate `session/list` results."""
 
 
 class DeleteSessionResponse(WireModel):
-    """
-    Response from deleting a session.
-    """
+    """Response from deleting a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1674,14 +1544,10 @@ Whether the Agent has a session in memory, as reported by `session/status`.
 
 
 class BackgroundTerminal(WireModel):
-    """
-    A listed terminal running in the background.
-    """
+    """A listed terminal running in the background."""
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the listed terminal.
-    """
+    """The ID of the listed terminal."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1695,14 +1561,10 @@ class BackgroundTerminal(WireModel):
 
 
 class BackgroundToolCall(WireModel):
-    """
-    A listed tool call whose work continues in the background.
-    """
+    """A listed tool call whose work continues in the background."""
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the listed tool call.
-    """
+    """The ID of the listed tool call."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1725,9 +1587,7 @@ class BackgroundSubagent(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the listed session.
-    """
+    """The ID of the listed session."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1748,13 +1608,9 @@ class UnsupportedProtocolVersionErrorData(WireModel):
     """
 
     requested: ProtocolVersion
-    """
-    The protocol version the Client requested.
-    """
+    """The protocol version the Client requested."""
     supported: list[ProtocolVersion]
-    """
-    The protocol versions the Agent supports.
-    """
+    """The protocol versions the Agent supports."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1776,9 +1632,7 @@ class SessionNotFoundErrorData(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID from the request.
-    """
+    """The session ID from the request."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -1803,21 +1657,15 @@ class Usage(WireModel):
     total_tokens: Annotated[
         int, Field(alias="totalTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Sum of all token types for the completed work.
-    """
+    """Sum of all token types for the completed work."""
     input_tokens: Annotated[
         int, Field(alias="inputTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Input tokens for the completed work.
-    """
+    """Input tokens for the completed work."""
     output_tokens: Annotated[
         int, Field(alias="outputTokens", ge=0, le=18446744073709551615), Integral()
     ]
-    """
-    Output tokens for the completed work.
-    """
+    """Output tokens for the completed work."""
     thought_tokens: Annotated[
         int | None,
         Field(alias="thoughtTokens", ge=0, le=18446744073709551615),
@@ -1892,9 +1740,7 @@ class SetSessionTitleResponse(WireModel):
 
 
 class CloseSessionResponse(WireModel):
-    """
-    Response from closing a session.
-    """
+    """Response from closing a session."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1909,9 +1755,7 @@ class CloseSessionResponse(WireModel):
 
 
 class CancelToolCallResponse(WireModel):
-    """
-    Response from cancelling a tool call.
-    """
+    """Response from cancelling a tool call."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1926,9 +1770,7 @@ class CancelToolCallResponse(WireModel):
 
 
 class CancelTerminalResponse(WireModel):
-    """
-    Response from cancelling a terminal.
-    """
+    """Response from cancelling a terminal."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -1963,14 +1805,10 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 
 
 class TerminalOutput(WireModel):
-    """
-    An authoritative replacement snapshot of terminal output bytes.
-    """
+    """An authoritative replacement snapshot of terminal output bytes."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded replacement terminal output bytes.
-    """
+    """Base64-encoded replacement terminal output bytes."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2022,18 +1860,12 @@ class TerminalExitStatus(WireModel):
 
 
 class TerminalSize(WireModel):
-    """
-    The size of an agent-owned terminal in character cells.
-    """
+    """The size of an agent-owned terminal in character cells."""
 
     cols: Annotated[int, Field(ge=1, le=65535), Integral()]
-    """
-    Number of columns.
-    """
+    """Number of columns."""
     rows: Annotated[int, Field(ge=1, le=65535), Integral()]
-    """
-    Number of rows.
-    """
+    """Number of rows."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2066,18 +1898,12 @@ class TerminalCancelCapabilities(WireModel):
 
 
 class TerminalOutputChunk(WireModel):
-    """
-    A chunk of bytes appended to an agent-owned terminal's output.
-    """
+    """A chunk of bytes appended to an agent-owned terminal's output."""
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The terminal receiving these bytes.
-    """
+    """The terminal receiving these bytes."""
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Independently base64-encoded terminal output bytes.
-    """
+    """Independently base64-encoded terminal output bytes."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2092,9 +1918,7 @@ class TerminalOutputChunk(WireModel):
 
 
 PlanId = TypeAliasType("PlanId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a plan within a session.
-"""
+"""Unique identifier for a plan within a session."""
 
 
 PlanEntryPriority = TypeAliasType(
@@ -2133,13 +1957,9 @@ class PlanFile(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     uri: str
-    """
-    The URI of the file containing the plan.
-    """
+    """The URI of the file containing the plan."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2162,13 +1982,9 @@ class PlanMarkdown(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     content: str
-    """
-    Markdown content for the plan.
-    """
+    """Markdown content for the plan."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2191,9 +2007,7 @@ class PlanRemoved(WireModel):
     """
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to remove.
-    """
+    """The plan ID to remove."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2219,15 +2033,11 @@ class SessionInfoUpdate(WireModel):
     """
 
     title: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable title for the session. Set to null to clear.
-    """
+    """Human-readable title for the session. Set to null to clear."""
     updated_at: Annotated[
         AwareDatetime | None, Field(alias="updatedAt"), DefaultOnError()
     ] = None
-    """
-    RFC 3339 timestamp of last activity. Set to null to clear.
-    """
+    """RFC 3339 timestamp of last activity. Set to null to clear."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2244,14 +2054,10 @@ class SessionInfoUpdate(WireModel):
 
 
 class Cost(WireModel):
-    """
-    Cost information for a session.
-    """
+    """Cost information for a session."""
 
     amount: float
-    """
-    Total cumulative cost for session.
-    """
+    """Total cumulative cost for session."""
     currency: str
     """
     Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
@@ -2270,18 +2076,12 @@ class Cost(WireModel):
 
 
 class UsageUpdate(WireModel):
-    """
-    Context window and cost update for a session.
-    """
+    """Context window and cost update for a session."""
 
     used: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Tokens currently in context.
-    """
+    """Tokens currently in context."""
     size: Annotated[int, Field(ge=0, le=18446744073709551615), Integral()]
-    """
-    Total context window size in tokens.
-    """
+    """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError()] = None
     """
     Cumulative session cost.
@@ -2303,9 +2103,7 @@ class UsageUpdate(WireModel):
 NoticeSeverity = TypeAliasType(
     "NoticeSeverity", Annotated[Literal["info", "warning", "error"] | str, StrictJson()]
 )
-"""
-Severity hint for a session notice.
-"""
+"""Severity hint for a session notice."""
 
 
 class Notice(WireModel):
@@ -2320,13 +2118,9 @@ class Notice(WireModel):
     """
 
     severity: NoticeSeverity
-    """
-    Presentation severity hint.
-    """
+    """Presentation severity hint."""
     title: Annotated[str, Field(min_length=1)]
-    """
-    Required non-empty plain-text title that can stand alone.
-    """
+    """Required non-empty plain-text title that can stand alone."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional plain-text detail or guidance.
@@ -2346,9 +2140,7 @@ class Notice(WireModel):
 
 
 CompactionId = TypeAliasType("CompactionId", Annotated[str, StrictJson()])
-"""
-Unique identifier for a context compaction within a session.
-"""
+"""Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus = TypeAliasType(
@@ -2357,9 +2149,7 @@ CompactionStatus = TypeAliasType(
         Literal["in_progress", "completed", "failed", "cancelled"] | str, StrictJson()
     ],
 )
-"""
-Lifecycle state of a context compaction.
-"""
+"""Lifecycle state of a context compaction."""
 
 
 class SessionCancelCapabilities(WireModel):
@@ -2393,9 +2183,7 @@ class CompleteElicitationNotification(WireModel):
     """
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The ID of the elicitation that completed.
-    """
+    """The ID of the elicitation that completed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2584,17 +2372,11 @@ class SetProviderRequest(WireModel):
     """
 
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to configure.
-    """
+    """Provider ID to configure."""
     api_type: Annotated[LlmProtocol, Field(alias="apiType")]
-    """
-    Protocol type for this provider.
-    """
+    """Protocol type for this provider."""
     base_url: Annotated[str, Field(alias="baseUrl")]
-    """
-    Base URL for requests sent through this provider.
-    """
+    """Base URL for requests sent through this provider."""
     headers: Annotated[dict[str, str] | None, NotNull(), OmitNone] = None
     """
     Full headers map for this provider.
@@ -2622,9 +2404,7 @@ class DisableProviderRequest(WireModel):
     """
 
     provider_id: Annotated[ProviderId, Field(alias="providerId")]
-    """
-    Provider ID to disable.
-    """
+    """Provider ID to disable."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2687,18 +2467,12 @@ class AuthStatusRequest(WireModel):
 
 
 class HttpHeader(WireModel):
-    """
-    An HTTP header to set when making requests to the MCP server.
-    """
+    """An HTTP header to set when making requests to the MCP server."""
 
     name: str
-    """
-    The name of the HTTP header.
-    """
+    """The name of the HTTP header."""
     value: str
-    """
-    The value to set for the HTTP header.
-    """
+    """The value to set for the HTTP header."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2712,18 +2486,12 @@ class HttpHeader(WireModel):
 
 
 class McpServerHttp(WireModel):
-    """
-    HTTP transport configuration for MCP.
-    """
+    """HTTP transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     url: str
-    """
-    URL to the MCP server.
-    """
+    """URL to the MCP server."""
     headers: Annotated[list[HttpHeader] | None, DefaultOnNull([]), OmitNone] = None
     """
     HTTP headers to set when making requests to the MCP server. Headers the MCP transport
@@ -2754,9 +2522,7 @@ class McpServerAcp(WireModel):
     """
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
     """
     Unique identifier for this MCP server, generated by the component providing it.
@@ -2777,22 +2543,14 @@ class McpServerAcp(WireModel):
 
 
 class McpServerStdio(WireModel):
-    """
-    Stdio transport configuration for MCP.
-    """
+    """Stdio transport configuration for MCP."""
 
     name: str
-    """
-    Human-readable name identifying this MCP server.
-    """
+    """Human-readable name identifying this MCP server."""
     command: AbsolutePath
-    """
-    Absolute path to the MCP server executable.
-    """
+    """Absolute path to the MCP server executable."""
     args: Annotated[list[str] | None, DefaultOnNull([]), OmitNone] = None
-    """
-    Command-line arguments to pass to the MCP server.
-    """
+    """Command-line arguments to pass to the MCP server."""
     env: Annotated[list[EnvVariable] | None, DefaultOnNull([]), OmitNone] = None
     """
     Environment variables to set when launching the MCP server. Names SHOULD be unique.
@@ -2850,9 +2608,7 @@ class DeleteSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to delete.
-    """
+    """The ID of the session to delete."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2882,9 +2638,7 @@ class ArchiveSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to archive.
-    """
+    """The ID of the session to archive."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2915,9 +2669,7 @@ class UnarchiveSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to unarchive.
-    """
+    """The ID of the session to unarchive."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2946,9 +2698,7 @@ class SessionStatusRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to check.
-    """
+    """The ID of the session to check."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -2979,9 +2729,7 @@ class SetSessionTitleRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to retitle.
-    """
+    """The ID of the session to retitle."""
     title: str
     """
     The new title for the session.
@@ -3045,9 +2793,7 @@ class CloseSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to close.
-    """
+    """The ID of the session to close."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3077,13 +2823,9 @@ class CancelToolCallRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session that owns the tool call.
-    """
+    """The ID of the session that owns the tool call."""
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call to cancel.
-    """
+    """The ID of the tool call to cancel."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3114,13 +2856,9 @@ class CancelTerminalRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session that owns the terminal.
-    """
+    """The ID of the session that owns the terminal."""
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    The ID of the terminal to cancel.
-    """
+    """The ID of the terminal to cancel."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3134,9 +2872,7 @@ class CancelTerminalRequest(WireModel):
 
 
 class CancelledPermissionOutcome(WireModel):
-    """
-    The request was not approved and no option was selected.
-    """
+    """The request was not approved and no option was selected."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3151,14 +2887,10 @@ class CancelledPermissionOutcome(WireModel):
 
 
 class SelectedPermissionOutcome(WireModel):
-    """
-    The user selected one of the provided options.
-    """
+    """The user selected one of the provided options."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    The ID of the option the user selected.
-    """
+    """The ID of the option the user selected."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3182,17 +2914,11 @@ class McpError(WireModel):
     """
 
     code: Annotated[int, Field(ge=-2147483648, le=2147483647), Integral()]
-    """
-    Inner MCP error code. Never an ACP error code.
-    """
+    """Inner MCP error code. Never an ACP error code."""
     message: str
-    """
-    Inner MCP error message.
-    """
+    """Inner MCP error message."""
     data: Any | None = None
-    """
-    Optional error data. Explicit null is retained.
-    """
+    """Optional error data. Explicit null is retained."""
 
 
 class CancelSessionNotification(WireModel):
@@ -3203,9 +2929,7 @@ class CancelSessionNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to cancel operations for.
-    """
+    """The ID of the session to cancel operations for."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3227,21 +2951,13 @@ class MessageMcpNotification(WireModel):
     """
 
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server handling the associated request.
-    """
+    """The declared ACP MCP server handling the associated request."""
     request_id: Annotated[McpRequestId, Field(alias="requestId")]
-    """
-    The identifier of the active inner MCP request.
-    """
+    """The identifier of the active inner MCP request."""
     method: str
-    """
-    The inner MCP method name.
-    """
+    """The inner MCP method name."""
     params: dict[str, Any] | None = None
-    """
-    Optional inner MCP params. Null is equivalent to omission.
-    """
+    """Optional inner MCP params. Null is equivalent to omission."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3278,9 +2994,7 @@ class ProxySuccessorRequest(WireModel):
     """
 
     method: str
-    """
-    Method name of the wrapped request.
-    """
+    """Method name of the wrapped request."""
     params: Any | None = None
     """
     Params of the wrapped request, forwarded unchanged.
@@ -3333,9 +3047,7 @@ class ProxySuccessorNotification(WireModel):
     """
 
     method: str
-    """
-    Method name of the wrapped notification.
-    """
+    """Method name of the wrapped notification."""
     params: Any | None = None
     """
     Params of the wrapped notification, forwarded unchanged.
@@ -3366,9 +3078,7 @@ Id = TypeAliasType(
         int, Field(ge=-9223372036854775808, le=9223372036854775807, title="Number")
     ],
 )
-"""
-A numeric request ID.
-"""
+"""A numeric request ID."""
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
@@ -3412,13 +3122,9 @@ class OtherAuthMethod(WireModel):
     future ACP variants.
     """
     method_id: Annotated[AuthMethodId, Field(alias="methodId")]
-    """
-    Unique identifier for this authentication method.
-    """
+    """Unique identifier for this authentication method."""
     name: str
-    """
-    Human-readable name of the authentication method.
-    """
+    """Human-readable name of the authentication method."""
 
 
 class OtherAvailableCommand(WireModel):
@@ -3449,9 +3155,7 @@ class OtherAvailableCommand(WireModel):
     within the command list.
     """
     description: str
-    """
-    Human-readable description of what the command does.
-    """
+    """Human-readable description of what the command does."""
 
 
 class TextAvailableCommandInput(TextCommandInput):
@@ -3579,9 +3283,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -3603,9 +3305,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
 
 class DeclineCreateElicitationResponse(WireModel):
-    """
-    The user declined the elicitation.
-    """
+    """The user declined the elicitation."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3621,9 +3321,7 @@ class DeclineCreateElicitationResponse(WireModel):
 
 
 class CancelCreateElicitationResponse(WireModel):
-    """
-    The elicitation was cancelled.
-    """
+    """The elicitation was cancelled."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -3672,9 +3370,7 @@ class OtherCreateElicitationResponse(WireModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """
-    A file was added.
-    """
+    """A file was added."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -3706,9 +3402,7 @@ class AddDiffChange(DiffPathChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """
-    A file was deleted.
-    """
+    """A file was deleted."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -3740,9 +3434,7 @@ class DeleteDiffChange(DiffPathChange):
 
 
 class ModifyDiffChange(DiffPathChange):
-    """
-    A file was modified in place.
-    """
+    """A file was modified in place."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -3774,9 +3466,7 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """
-    A file was moved or renamed.
-    """
+    """A file was moved or renamed."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -3808,9 +3498,7 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """
-    A file was copied.
-    """
+    """A file was copied."""
 
     file_type: Annotated[
         DiffFileType | None, Field(alias="fileType"), DefaultOnError()
@@ -3894,39 +3582,29 @@ IntegerElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Integer value accepted in elicitation response content.
-"""
+"""Integer value accepted in elicitation response content."""
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
-    """
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
+    """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
-    """
-    Number (floating-point) property.
-    """
+    """Number (floating-point) property."""
 
     type_: Annotated[Literal["number"], Field(alias="type")]
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """
-    Integer property.
-    """
+    """Integer property."""
 
     type_: Annotated[Literal["integer"], Field(alias="type")]
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """
-    Boolean property.
-    """
+    """Boolean property."""
 
     type_: Annotated[Literal["boolean"], Field(alias="type")]
 
@@ -3955,18 +3633,12 @@ class OtherElicitationPropertySchema(WireModel):
 
 
 class SessionElicitationUrlMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 OtherErrorCode = TypeAliasType(
@@ -3975,9 +3647,7 @@ OtherErrorCode = TypeAliasType(
         Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
     ],
 )
-"""
-Other undefined error code.
-"""
+"""Other undefined error code."""
 
 
 class HttpMcpServer(McpServerHttp):
@@ -4047,9 +3717,7 @@ class ResultMessageMcpResponse(WireModel):
     """
 
     result: Any
-    """
-    Required, even if JSON null.
-    """
+    """Required, even if JSON null."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4071,9 +3739,7 @@ class ErrorMessageMcpResponse(WireModel):
     """
 
     error: McpError
-    """
-    Required, non-null MCP error object.
-    """
+    """Required, non-null MCP error object."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4088,17 +3754,13 @@ class ErrorMessageMcpResponse(WireModel):
 
 
 class MultiSelectItemsString(StringMultiSelectItems):
-    """
-    Multi-select string items with plain string values.
-    """
+    """Multi-select string items with plain string values."""
 
     type_: Annotated[Literal["string"], Field(alias="type")]
 
 
 class OtherMultiSelectItems(WireModel):
-    """
-    Custom or future typed multi-select items.
-    """
+    """Custom or future typed multi-select items."""
 
     type_: Annotated[str, Field(alias="type")]
     """
@@ -4157,15 +3819,11 @@ class OtherPlanUpdateContent(WireModel):
     future ACP variants.
     """
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
 
 
 class StartReplayFrom(ReplayFromStart):
-    """
-    Replay all retained conversation history from its first replayable entry.
-    """
+    """Replay all retained conversation history from its first replayable entry."""
 
     type_: Annotated[Literal["start"], Field(alias="type")]
 
@@ -4202,9 +3860,7 @@ NumberRequestId = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A numeric request ID.
-"""
+"""A numeric request ID."""
 
 
 class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
@@ -4260,9 +3916,7 @@ class OtherRequestPermissionOutcome(WireModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """
-    Permission is requested before running a command.
-    """
+    """Permission is requested before running a command."""
 
     type_: Annotated[Literal["command"], Field(alias="type")]
 
@@ -4292,18 +3946,12 @@ class OtherRequestPermissionSubject(WireModel):
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """
-    Boolean on/off toggle.
-    """
+    """Boolean on/off toggle."""
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -4343,13 +3991,9 @@ class OtherSessionConfigOption(WireModel):
     """
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -4383,17 +4027,13 @@ class OtherSessionConfigOption(WireModel):
 
 
 class IdleStateUpdateSessionUpdate1(WireModel):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """
-    A chunk of bytes appended to an agent-owned terminal's output.
-    """
+    """A chunk of bytes appended to an agent-owned terminal's output."""
 
     session_update: Annotated[
         Literal["terminal_output_chunk"], Field(alias="sessionUpdate")
@@ -4413,9 +4053,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
 
 
 class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
-    """
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
+    """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     session_update: Annotated[
         Literal["session_info_update"], Field(alias="sessionUpdate")
@@ -4423,9 +4061,7 @@ class SessionInfoUpdateSessionUpdate(SessionInfoUpdate):
 
 
 class UsageUpdateSessionUpdate(UsageUpdate):
-    """
-    Context window and cost update for the session.
-    """
+    """Context window and cost update for the session."""
 
     session_update: Annotated[Literal["usage_update"], Field(alias="sessionUpdate")]
 
@@ -4470,13 +4106,9 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4489,9 +4121,7 @@ class IdSetSessionConfigOptionRequest(WireModel):
     """
     type_: Annotated[Literal["id"], Field(alias="type")]
     value: SessionConfigValueId
-    """
-    The value ID.
-    """
+    """The value ID."""
 
 
 class BooleanSetSessionConfigOptionRequest(WireModel):
@@ -4500,13 +4130,9 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4519,9 +4145,7 @@ class BooleanSetSessionConfigOptionRequest(WireModel):
     """
     type_: Annotated[Literal["boolean"], Field(alias="type")]
     value: bool
-    """
-    The boolean value.
-    """
+    """The boolean value."""
 
 
 class OtherSetSessionConfigOptionRequest(WireModel):
@@ -4537,13 +4161,9 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to set the configuration option for.
-    """
+    """The ID of the session to set the configuration option for."""
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    The ID of the configuration option to set.
-    """
+    """The ID of the configuration option to set."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -4563,9 +4183,7 @@ class OtherSetSessionConfigOptionRequest(WireModel):
     future ACP variants.
     """
     value: Any
-    """
-    Raw value payload for the custom or future value type.
-    """
+    """Raw value payload for the custom or future value type."""
 
 
 class OtherStateUpdate(WireModel):
@@ -4594,9 +4212,7 @@ class OtherStateUpdate(WireModel):
 
 
 class TerminalToolCallContent(Terminal):
-    """
-    A display-only reference to an agent-owned terminal.
-    """
+    """A display-only reference to an agent-owned terminal."""
 
     type_: Annotated[Literal["terminal"], Field(alias="type")]
 
@@ -4677,14 +4293,10 @@ class Annotations(WireModel):
 
 
 class TextContent(WireModel):
-    """
-    Text provided to or from an LLM.
-    """
+    """Text provided to or from an LLM."""
 
     text: str
-    """
-    Text payload carried by this content block.
-    """
+    """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -4704,18 +4316,12 @@ class TextContent(WireModel):
 
 
 class ImageContent(WireModel):
-    """
-    An image provided to or from an LLM.
-    """
+    """An image provided to or from an LLM."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[MediaType, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError()] = None
     """
     URI associated with this resource or media payload.
@@ -4741,18 +4347,12 @@ class ImageContent(WireModel):
 
 
 class AudioContent(WireModel):
-    """
-    Audio provided to or from an LLM.
-    """
+    """Audio provided to or from an LLM."""
 
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
-    """
-    Base64-encoded media payload.
-    """
+    """Base64-encoded media payload."""
     mime_type: Annotated[MediaType, Field(alias="mimeType")]
-    """
-    MIME type describing the encoded media payload.
-    """
+    """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -4772,9 +4372,7 @@ class AudioContent(WireModel):
 
 
 class Icon(WireModel):
-    """
-    An optionally-sized icon that can be displayed in a user interface.
-    """
+    """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
     """
@@ -4824,13 +4422,9 @@ class ResourceLink(WireModel):
     """
 
     name: str
-    """
-    Human-readable name shown for this protocol object.
-    """
+    """Human-readable name shown for this protocol object."""
     uri: str
-    """
-    URI associated with this resource or media payload.
-    """
+    """URI associated with this resource or media payload."""
     title: Annotated[str | None, DefaultOnError()] = None
     """
     Optional display title for end-user UI.
@@ -4887,20 +4481,14 @@ EmbeddedResourceResource = TypeAliasType(
     "EmbeddedResourceResource",
     Annotated[TextResourceContents | BlobResourceContents, StrictJson()],
 )
-"""
-Resource content that can be embedded in a message.
-"""
+"""Resource content that can be embedded in a message."""
 
 
 class EmbeddedResource(WireModel):
-    """
-    The contents of a resource, embedded into a prompt or tool call result.
-    """
+    """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
-    """
-    Embedded resource payload, either text or binary data.
-    """
+    """Embedded resource payload, either text or binary data."""
     annotations: Annotated[Annotations | None, DefaultOnError()] = None
     """
     Optional annotations that help clients decide how to display or route this content.
@@ -4952,18 +4540,12 @@ operations without parsing the text patch.
 
 
 class DiffPatch(WireModel):
-    """
-    Renderable patch text and its format.
-    """
+    """Renderable patch text and its format."""
 
     format_: Annotated[DiffPatchFormat, Field(alias="format")]
-    """
-    Patch format. The only ACP-defined value is `git_patch`.
-    """
+    """Patch format. The only ACP-defined value is `git_patch`."""
     text: str
-    """
-    Patch text in the format named by `format`.
-    """
+    """Patch text in the format named by `format`."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5043,22 +4625,14 @@ class ToolCallCapabilities(WireModel):
 
 
 class PermissionOption(WireModel):
-    """
-    An option presented to the user when requesting permission.
-    """
+    """An option presented to the user when requesting permission."""
 
     option_id: Annotated[PermissionOptionId, Field(alias="optionId")]
-    """
-    Identifier for this permission option. MUST be unique within the request.
-    """
+    """Identifier for this permission option. MUST be unique within the request."""
     name: str
-    """
-    Human-readable label to display to the user.
-    """
+    """Human-readable label to display to the user."""
     kind: PermissionOptionKind
-    """
-    Hint about the nature of this permission option.
-    """
+    """Hint about the nature of this permission option."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5078,9 +4652,7 @@ class ElicitationRequestScope(WireModel):
     """
 
     request_id: Annotated[RequestId, Field(alias="requestId")]
-    """
-    The pending Client-to-Agent request this elicitation is tied to.
-    """
+    """The pending Client-to-Agent request this elicitation is tied to."""
 
 
 MultiSelectItems = TypeAliasType(
@@ -5105,15 +4677,11 @@ MultiSelectItems = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Items for a multi-select (array) property schema.
-"""
+"""Items for a multi-select (array) property schema."""
 
 
 class MultiSelectPropertySchema(WireModel):
-    """
-    Schema for multi-select (array) properties in an elicitation form.
-    """
+    """Schema for multi-select (array) properties in an elicitation form."""
 
     title: Annotated[str | None, DefaultOnError()] = None
     """
@@ -5144,9 +4712,7 @@ class MultiSelectPropertySchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
     """
     items: MultiSelectItems
-    """
-    The items definition describing allowed values.
-    """
+    """The items definition describing allowed values."""
     default: Annotated[list[str] | None, SkipInvalidItems(), DefaultOnError()] = None
     """
     Default selected values.
@@ -5173,21 +4739,13 @@ class MessageMcpRequest(WireModel):
     """
 
     server_id: Annotated[McpServerAcpId, Field(alias="serverId")]
-    """
-    The declared ACP MCP server receiving this request.
-    """
+    """The declared ACP MCP server receiving this request."""
     request_id: Annotated[McpRequestId, Field(alias="requestId")]
-    """
-    The caller-generated identifier for the inner MCP request.
-    """
+    """The caller-generated identifier for the inner MCP request."""
     method: str
-    """
-    The inner MCP method name.
-    """
+    """The inner MCP method name."""
     params: dict[str, Any] | None = None
-    """
-    Optional inner MCP params. Null is equivalent to omission.
-    """
+    """Optional inner MCP params. Null is equivalent to omission."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5258,9 +4816,7 @@ class PromptCapabilities(WireModel):
 
 
 class McpCapabilities(WireModel):
-    """
-    MCP capabilities supported by the agent for session lifecycle requests.
-    """
+    """MCP capabilities supported by the agent for session lifecycle requests."""
 
     stdio: Annotated[McpStdioCapabilities | None, DefaultOnError()] = None
     """
@@ -5407,9 +4963,7 @@ class ProviderInfo(WireModel):
     Provider identifier, for example "main" or "openai".
     """
     supported: Annotated[list[LlmProtocol], SkipInvalidItems(), DefaultOnError([])]
-    """
-    Supported protocol types for this provider.
-    """
+    """Supported protocol types for this provider."""
     required: bool
     """
     Whether this provider is mandatory and cannot be disabled via `providers/disable`.
@@ -5478,33 +5032,23 @@ SessionConfigSelectOptions1 = TypeAliasType(
     "SessionConfigSelectOptions1",
     Annotated[list[SessionConfigSelectOption], Field(min_length=1, title="Ungrouped")],
 )
-"""
-A flat list of options with no grouping.
-"""
+"""A flat list of options with no grouping."""
 
 
 class SessionConfigSelectGroup(WireModel):
-    """
-    A group of possible values for a session configuration option.
-    """
+    """A group of possible values for a session configuration option."""
 
     group_id: Annotated[SessionConfigGroupId, Field(alias="groupId")]
-    """
-    Unique identifier for this group.
-    """
+    """Unique identifier for this group."""
     name: str
-    """
-    Human-readable label for this group.
-    """
+    """Human-readable label for this group."""
     options: Annotated[
         list[SessionConfigSelectOption],
         Field(min_length=1),
         SkipInvalidItems(),
         DefaultOnError([]),
     ]
-    """
-    The set of option values in this group. MUST contain at least one value.
-    """
+    """The set of option values in this group. MUST contain at least one value."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5537,9 +5081,7 @@ AvailableCommandInput = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The input specification for a command.
-"""
+"""The input specification for a command."""
 
 
 class Command(WireModel):
@@ -5556,9 +5098,7 @@ class Command(WireModel):
     MUST NOT contain whitespace and MUST be unique within the command list.
     """
     description: str
-    """
-    Human-readable description of what the command does.
-    """
+    """Human-readable description of what the command does."""
     input_: Annotated[
         AvailableCommandInput | None, Field(alias="input"), DefaultOnError()
     ] = None
@@ -5580,14 +5120,10 @@ class Command(WireModel):
 
 
 class ListSessionsResponse(WireModel):
-    """
-    Response from listing sessions.
-    """
+    """Response from listing sessions."""
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems(), DefaultOnError([])]
-    """
-    Array of session information objects.
-    """
+    """Array of session information objects."""
     next_cursor: Annotated[SessionListCursor | None, Field(alias="nextCursor")] = None
     """
     Opaque cursor token. If present, pass this in the next request's cursor parameter
@@ -5641,9 +5177,7 @@ See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2
 
 
 class RunningStateUpdate(WireModel):
-    """
-    Foreground work is in progress.
-    """
+    """Foreground work is in progress."""
 
     background: Annotated[list[BackgroundWork] | None, DefaultOnError()] = None
     """
@@ -5693,9 +5227,7 @@ ErrorData = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Schema for [`Error::data`]: the shapes ACP defines, or any other value.
-"""
+"""Schema for [`Error::data`]: the shapes ACP defines, or any other value."""
 
 
 class RequiresActionStateUpdate(WireModel):
@@ -5850,27 +5382,17 @@ class TerminalUpdate(WireModel):
     """
 
     terminal_id: Annotated[TerminalId, Field(alias="terminalId")]
-    """
-    Unique identifier for this terminal within the session.
-    """
+    """Unique identifier for this terminal within the session."""
     command: Annotated[str | None, DefaultOnError()] = None
-    """
-    The command being run.
-    """
+    """The command being run."""
     cwd: Annotated[AbsolutePath | None, DefaultOnError()] = None
-    """
-    The absolute working directory of the command.
-    """
+    """The absolute working directory of the command."""
     output: Annotated[TerminalOutput | None, DefaultOnError()] = None
-    """
-    An authoritative replacement snapshot of terminal output bytes.
-    """
+    """An authoritative replacement snapshot of terminal output bytes."""
     exit_status: Annotated[
         TerminalExitStatus | None, Field(alias="exitStatus"), DefaultOnError()
     ] = None
-    """
-    Exit information. A concrete object marks the terminal as exited.
-    """
+    """Exit information. A concrete object marks the terminal as exited."""
     size: Annotated[TerminalSize | None, DefaultOnError()] = None
     """
     The terminal size the command runs with, when known.
@@ -5910,18 +5432,14 @@ class PlanEntry(WireModel):
     """
 
     content: str
-    """
-    Human-readable description of what this task aims to accomplish.
-    """
+    """Human-readable description of what this task aims to accomplish."""
     priority: PlanEntryPriority
     """
     The relative importance of this task.
     Used to indicate which tasks are most critical to the overall goal.
     """
     status: PlanEntryStatus
-    """
-    Current execution status of this task.
-    """
+    """Current execution status of this task."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -5935,14 +5453,10 @@ class PlanEntry(WireModel):
 
 
 class PlanItems(WireModel):
-    """
-    A plan represented as structured entries.
-    """
+    """A plan represented as structured entries."""
 
     plan_id: Annotated[PlanId, Field(alias="planId")]
-    """
-    The plan ID to update.
-    """
+    """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems()]
     """
     The list of tasks to be accomplished.
@@ -6023,9 +5537,7 @@ class ClientAuthCapabilities(WireModel):
 
 
 class ElicitationCapabilities(WireModel):
-    """
-    Elicitation capabilities supported by the client.
-    """
+    """Elicitation capabilities supported by the client."""
 
     form: Annotated[ElicitationFormCapabilities | None, DefaultOnError()] = None
     """
@@ -6086,9 +5598,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/dra
 
 
 class ListSessionsRequest(WireModel):
-    """
-    Request parameters for listing existing sessions.
-    """
+    """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """
@@ -6209,9 +5719,7 @@ RequestPermissionOutcome = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The outcome of a permission request.
-"""
+"""The outcome of a permission request."""
 
 
 ElicitationContentValue = TypeAliasType(
@@ -6222,15 +5730,11 @@ ElicitationContentValue = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Allowed wire representations for `ElicitationContentValue`.
-"""
+"""Allowed wire representations for `ElicitationContentValue`."""
 
 
 class ElicitationAcceptAction(WireModel):
-    """
-    The user accepted the elicitation and provided content.
-    """
+    """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None = None
     """
@@ -6259,14 +5763,10 @@ Senders must include exactly one outcome. Receivers prefer `result` if both are 
 
 
 class ClientNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelSessionNotification | MessageMcpNotification | ExtNotification | None,
         KeepUnrecognised(),
@@ -6278,9 +5778,7 @@ class ClientNotification(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 class CancelRequestNotification(WireModel):
@@ -6315,22 +5813,16 @@ class ProxyNotification(WireModel):
     """
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         ProxySuccessorNotification | None,
         ByMethod({"proxy/successor": ProxySuccessorNotification}),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 class CommandAvailableCommand(Command):
-    """
-    A slash command the user can invoke by including it in a prompt.
-    """
+    """A slash command the user can invoke by including it in a prompt."""
 
     type_: Annotated[Literal["command"], Field(alias="type")]
 
@@ -6390,14 +5882,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6425,9 +5913,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -6466,9 +5952,7 @@ They MUST NOT render it as a known elicitation mode.
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """
-    The user accepted and provided content.
-    """
+    """The user accepted and provided content."""
 
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
@@ -6484,9 +5968,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """
-    Multi-select array property.
-    """
+    """Multi-select array property."""
 
     type_: Annotated[Literal["array"], Field(alias="type")]
 
@@ -6498,13 +5980,9 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     """
 
     elicitation_id: Annotated[ElicitationId, Field(alias="elicitationId")]
-    """
-    The unique identifier for this elicitation.
-    """
+    """The unique identifier for this elicitation."""
     url: str
-    """
-    The URL to direct the user to.
-    """
+    """The URL to direct the user to."""
 
 
 class EndTurnIdleStateUpdate(WireModel):
@@ -6551,9 +6029,7 @@ class EndTurnIdleStateUpdate(WireModel):
 
 
 class MaxTokensIdleStateUpdate(WireModel):
-    """
-    The active work ended because the agent reached the maximum number of tokens.
-    """
+    """The active work ended because the agent reached the maximum number of tokens."""
 
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
@@ -6636,9 +6112,7 @@ class MaxTurnRequestsIdleStateUpdate(WireModel):
 
 
 class RefusalIdleStateUpdate(WireModel):
-    """
-    The active work ended because the agent refused to continue.
-    """
+    """The active work ended because the agent refused to continue."""
 
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
@@ -6780,9 +6254,7 @@ class OtherIdleStateUpdate(WireModel):
 
 
 class NoneIdleStateUpdate(WireModel):
-    """
-    No stop reason: `stopReason` is omitted or `null`.
-    """
+    """No stop reason: `stopReason` is omitted or `null`."""
 
     usage: Annotated[Usage | None, DefaultOnError()] = None
     """
@@ -6820,97 +6292,73 @@ class NoneIdleStateUpdate(WireModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """
-    Structured plan entries.
-    """
+    """Structured plan entries."""
 
     type_: Annotated[Literal["items"], Field(alias="type")]
 
 
 class OtherStateUpdateSessionUpdate(OtherStateUpdate):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class TerminalUpdateSessionUpdate(TerminalUpdate):
-    """
-    An agent-owned terminal has been created or updated.
-    """
+    """An agent-owned terminal has been created or updated."""
 
     session_update: Annotated[Literal["terminal_update"], Field(alias="sessionUpdate")]
 
 
 class StateUpdateRunning(RunningStateUpdate):
-    """
-    Foreground work is in progress.
-    """
+    """Foreground work is in progress."""
 
     state: Literal["running"]
 
 
 class EndTurnStateUpdateIdle(EndTurnIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class MaxTokensStateUpdateIdle(MaxTokensIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class MaxTurnRequestsStateUpdateIdle(MaxTurnRequestsIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class RefusalStateUpdateIdle(RefusalIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class CancelledStateUpdateIdle(CancelledIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class OtherStateUpdateIdle(OtherIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class NoneStateUpdateIdle(NoneIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
 
 class StateUpdateRequiresAction(RequiresActionStateUpdate):
-    """
-    Foreground work is blocked on user action.
-    """
+    """Foreground work is blocked on user action."""
 
     state: Literal["requires_action"]
 
@@ -6929,9 +6377,7 @@ class StateUpdateUnknown(UnknownStateUpdate):
 
 
 class DiffToolCallContent(Diff):
-    """
-    File modification shown as a diff.
-    """
+    """File modification shown as a diff."""
 
     type_: Annotated[Literal["diff"], Field(alias="type")]
 
@@ -6945,16 +6391,12 @@ class ProtocolLevelMessage(WireModel):
     """
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         CancelRequestNotification | None,
         ByMethod({"$/cancel_request": CancelRequestNotification}),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 ContentBlock = TypeAliasType(
@@ -6998,14 +6440,10 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/c
 
 
 class Content(WireModel):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     content: ContentBlock
-    """
-    The actual content block.
-    """
+    """The actual content block."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7055,9 +6493,7 @@ ElicitationUrlMode = TypeAliasType(
     "ElicitationUrlMode",
     Annotated[SessionElicitationUrlMode | RequestElicitationUrlMode, StrictJson()],
 )
-"""
-URL-based elicitation mode where the client directs the user to a URL.
-"""
+"""URL-based elicitation mode where the client directs the user to a URL."""
 
 
 class SessionSystemPromptCapabilities(WireModel):
@@ -7100,9 +6536,7 @@ class ListProvidersResponse(WireModel):
     """
 
     providers: list[ProviderInfo]
-    """
-    Configurable providers with current routing info suitable for UI display.
-    """
+    """Configurable providers with current routing info suitable for UI display."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7119,29 +6553,21 @@ SessionConfigSelectOptions2 = TypeAliasType(
     "SessionConfigSelectOptions2",
     Annotated[list[SessionConfigSelectGroup], Field(min_length=1, title="Grouped")],
 )
-"""
-A list of options grouped under headers.
-"""
+"""A list of options grouped under headers."""
 
 
 SessionConfigSelectOptions = TypeAliasType(
     "SessionConfigSelectOptions",
     Annotated[SessionConfigSelectOptions1 | SessionConfigSelectOptions2, StrictJson()],
 )
-"""
-Possible values for a session configuration option.
-"""
+"""Possible values for a session configuration option."""
 
 
 class SessionConfigSelect(WireModel):
-    """
-    A single-value selector (dropdown) session configuration option payload.
-    """
+    """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: Annotated[SessionConfigValueId, Field(alias="currentValue")]
-    """
-    The currently selected value. MUST be one of the `value`s in `options`.
-    """
+    """The currently selected value. MUST be one of the `value`s in `options`."""
     options: SessionConfigSelectOptions
     """
     The set of selectable options. MUST contain at least one value, and each `value` MUST be
@@ -7208,9 +6634,7 @@ class Error(WireModel):
 
 
 class ErrorStopReason(WireModel):
-    """
-    Details of a failure that ended active work.
-    """
+    """Details of a failure that ended active work."""
 
     error: Annotated[Error | None, DefaultOnError()] = None
     """
@@ -7222,9 +6646,7 @@ class ErrorStopReason(WireModel):
 
 
 class ContentChunk(WireModel):
-    """
-    A streamed item of message content.
-    """
+    """A streamed item of message content."""
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
     """
@@ -7234,9 +6656,7 @@ class ContentChunk(WireModel):
     Chunks for different messages can interleave.
     """
     content: ContentBlock
-    """
-    A single item of content
-    """
+    """A single item of content"""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7268,15 +6688,11 @@ class UserMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the message.
-    """
+    """A unique identifier for the message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this message.
-    """
+    """Complete replacement content for this message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7310,15 +6726,11 @@ class AgentMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the message.
-    """
+    """A unique identifier for the message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this message.
-    """
+    """Complete replacement content for this message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7352,15 +6764,11 @@ class AgentThought(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    A unique identifier for the thought message.
-    """
+    """A unique identifier for the thought message."""
     content: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement content for this thought message.
-    """
+    """Complete replacement content for this thought message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7398,20 +6806,14 @@ PlanUpdateContent = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Updated content for a plan.
-"""
+"""Updated content for a plan."""
 
 
 class PlanUpdate(WireModel):
-    """
-    A content update for a plan identified by ID.
-    """
+    """A content update for a plan identified by ID."""
 
     plan: PlanUpdateContent
-    """
-    The updated plan content.
-    """
+    """The updated plan content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7425,16 +6827,12 @@ class PlanUpdate(WireModel):
 
 
 class AvailableCommandsUpdate(WireModel):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], Field(alias="availableCommands"), SkipInvalidItems()
     ]
-    """
-    Commands the agent can execute.
-    """
+    """Commands the agent can execute."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7459,23 +6857,15 @@ class CompactionUpdate(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    The Agent-owned ID of this compaction, unique within the session.
-    """
+    """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
-    """
-    Current lifecycle status.
-    """
+    """Current lifecycle status."""
     summary: Annotated[
         list[ContentBlock] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Complete replacement user-displayable summary content for the compaction.
-    """
+    """Complete replacement user-displayable summary content for the compaction."""
     error: Annotated[str | None, DefaultOnError()] = None
-    """
-    Human-readable error details for the compaction.
-    """
+    """Human-readable error details for the compaction."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7498,13 +6888,9 @@ class CompactionSummaryChunk(WireModel):
     """
 
     compaction_id: Annotated[CompactionId, Field(alias="compactionId")]
-    """
-    ID of the compaction whose summary receives this content.
-    """
+    """ID of the compaction whose summary receives this content."""
     content: ContentBlock
-    """
-    One content block to append.
-    """
+    """One content block to append."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7528,9 +6914,7 @@ class SessionMessage(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    Identifier of this message within the enclosing session's transcript.
-    """
+    """Identifier of this message within the enclosing session's transcript."""
     sender_session_id: Annotated[
         SessionId | None, Field(alias="senderSessionId"), DefaultOnError()
     ] = None
@@ -7602,13 +6986,9 @@ class SessionMessageChunk(WireModel):
     """
 
     message_id: Annotated[MessageId, Field(alias="messageId")]
-    """
-    Identifier of this message within the enclosing session's transcript.
-    """
+    """Identifier of this message within the enclosing session's transcript."""
     content: ContentBlock
-    """
-    A single content block appended to the message.
-    """
+    """A single content block appended to the message."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7721,13 +7101,9 @@ class ForkSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to fork.
-    """
+    """The ID of the session to fork."""
     cwd: AbsolutePath
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath] | None,
         Field(alias="additionalDirectories"),
@@ -7744,9 +7120,7 @@ class ForkSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
-    """
-    List of MCP servers to connect to for this session.
-    """
+    """List of MCP servers to connect to for this session."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -7782,9 +7156,7 @@ class ResumeSessionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to resume.
-    """
+    """The ID of the session to resume."""
     cwd: AbsolutePath
     """
     The working directory for this session. Must be an absolute path.
@@ -7865,9 +7237,7 @@ class PromptRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session to send this user message to
-    """
+    """The ID of the session to send this user message to"""
     prompt: Annotated[list[ContentBlock], Field(min_length=1)]
     """
     The blocks of content that compose the user's message.
@@ -7900,14 +7270,10 @@ class PromptRequest(WireModel):
 
 
 class RequestPermissionResponse(WireModel):
-    """
-    Response to a permission request.
-    """
+    """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
-    """
-    The user's decision on the permission request.
-    """
+    """The user's decision on the permission request."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -7942,15 +7308,11 @@ CreateElicitationResponse = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-Response from the client to an elicitation request.
-"""
+"""Response from the client to an elicitation request."""
 
 
 class ErrorAgentResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
@@ -7960,20 +7322,14 @@ class ErrorAgentResponse(WireModel):
     for a parse error or an invalid request.
     """
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class ResultClientResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         RequestPermissionResponse
         | CreateElicitationResponse
@@ -7981,15 +7337,11 @@ class ResultClientResponse(WireModel):
         | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class ErrorClientResponse(WireModel):
-    """
-    A failed JSON-RPC response.
-    """
+    """A failed JSON-RPC response."""
 
     id_: Annotated[Id | str | None, Field(alias="id")]
     """
@@ -7999,20 +7351,14 @@ class ErrorClientResponse(WireModel):
     for a parse error or an invalid request.
     """
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """
-    URL-based elicitation where the client directs the user to a URL.
-    """
+    """URL-based elicitation where the client directs the user to a URL."""
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8030,9 +7376,7 @@ UrlCreateElicitationRequest = TypeAliasType(
     "UrlCreateElicitationRequest",
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest,
 )
-"""
-URL-based elicitation where the client directs the user to a URL.
-"""
+"""URL-based elicitation where the client directs the user to a URL."""
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
@@ -8096,24 +7440,16 @@ class ErrorProxyResponse(WireModel):
     for a parse error or an invalid request.
     """
     error: Error
-    """
-    Method-specific error data.
-    """
+    """Method-specific error data."""
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """
-    Single-value selector (dropdown).
-    """
+    """Single-value selector (dropdown)."""
 
     config_id: Annotated[SessionConfigId, Field(alias="configId")]
-    """
-    Unique identifier for the configuration option.
-    """
+    """Unique identifier for the configuration option."""
     name: str
-    """
-    Human-readable label for the option.
-    """
+    """Human-readable label for the option."""
     description: Annotated[str | None, DefaultOnError()] = None
     """
     Optional description for the Client to display to the user.
@@ -8140,9 +7476,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the user's message being streamed.
-    """
+    """A chunk of the user's message being streamed."""
 
     session_update: Annotated[
         Literal["user_message_chunk"], Field(alias="sessionUpdate")
@@ -8162,9 +7496,7 @@ class UserMessageSessionUpdate(UserMessage):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's response being streamed.
-    """
+    """A chunk of the agent's response being streamed."""
 
     session_update: Annotated[
         Literal["agent_message_chunk"], Field(alias="sessionUpdate")
@@ -8184,9 +7516,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """
-    A chunk of the agent's internal reasoning being streamed.
-    """
+    """A chunk of the agent's internal reasoning being streamed."""
 
     session_update: Annotated[
         Literal["agent_thought_chunk"], Field(alias="sessionUpdate")
@@ -8206,9 +7536,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class RunningStateUpdateSessionUpdate(StateUpdateRunning):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8216,9 +7544,7 @@ class RunningStateUpdateSessionUpdate(StateUpdateRunning):
 class IdleStateUpdateSessionUpdate2(
     EndTurnStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8226,9 +7552,7 @@ class IdleStateUpdateSessionUpdate2(
 class IdleStateUpdateSessionUpdate3(
     MaxTokensStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8236,9 +7560,7 @@ class IdleStateUpdateSessionUpdate3(
 class IdleStateUpdateSessionUpdate4(
     MaxTurnRequestsStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8246,9 +7568,7 @@ class IdleStateUpdateSessionUpdate4(
 class IdleStateUpdateSessionUpdate5(
     RefusalStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8256,9 +7576,7 @@ class IdleStateUpdateSessionUpdate5(
 class IdleStateUpdateSessionUpdate6(
     CancelledStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8266,33 +7584,25 @@ class IdleStateUpdateSessionUpdate6(
 class IdleStateUpdateSessionUpdate8(
     OtherStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class IdleStateUpdateSessionUpdate9(NoneStateUpdateIdle, IdleStateUpdateSessionUpdate1):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class RequiresActionStateUpdateSessionUpdate(StateUpdateRequiresAction):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
 
 class UnknownStateUpdateSessionUpdate(StateUpdateUnknown):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -8307,9 +7617,7 @@ class PlanUpdateSessionUpdate(PlanUpdate):
 
 
 class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
-    """
-    Available commands are ready or have changed
-    """
+    """Available commands are ready or have changed"""
 
     session_update: Annotated[
         Literal["available_commands_update"], Field(alias="sessionUpdate")
@@ -8317,9 +7625,7 @@ class AvailableCommandsUpdateSessionUpdate(AvailableCommandsUpdate):
 
 
 class CompactionUpdateSessionUpdate(CompactionUpdate):
-    """
-    A context compaction has been created or updated.
-    """
+    """A context compaction has been created or updated."""
 
     session_update: Annotated[
         Literal["compaction_update"], Field(alias="sessionUpdate")
@@ -8327,9 +7633,7 @@ class CompactionUpdateSessionUpdate(CompactionUpdate):
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
-    """
-    A content block appended to a context compaction's retained summary.
-    """
+    """A content block appended to a context compaction's retained summary."""
 
     session_update: Annotated[
         Literal["compaction_summary_chunk"], Field(alias="sessionUpdate")
@@ -8364,9 +7668,7 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
 
 
 class ErrorStateUpdateIdle(ErrorIdleStateUpdate):
-    """
-    No foreground work is active. Background activity may continue.
-    """
+    """No foreground work is active. Background activity may continue."""
 
     state: Literal["idle"]
 
@@ -8402,15 +7704,11 @@ StateUpdateIdle = TypeAliasType(
         OrDefault(NoneStateUpdateIdle),
     ],
 )
-"""
-No foreground work is active. Background activity may continue.
-"""
+"""No foreground work is active. Background activity may continue."""
 
 
 class ContentToolCallContent(Content):
-    """
-    Standard content block (text, images, resources).
-    """
+    """Standard content block (text, images, resources)."""
 
     type_: Annotated[Literal["content"], Field(alias="type")]
 
@@ -8466,9 +7764,7 @@ class ElicitationSchema(WireModel):
     Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
     properties: dict[str, ElicitationPropertySchema]
-    """
-    Property definitions (must be primitive types).
-    """
+    """Property definitions (must be primitive types)."""
     required: list[str] | None = None
     """
     List of required property names.
@@ -8641,9 +7937,7 @@ SessionConfigOption = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A session configuration option selector and its current state.
-"""
+"""A session configuration option selector and its current state."""
 
 
 class ForkSessionResponse(WireModel):
@@ -8656,9 +7950,7 @@ class ForkSessionResponse(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    Unique identifier for the newly created forked session.
-    """
+    """Unique identifier for the newly created forked session."""
     config_options: Annotated[
         list[SessionConfigOption] | None,
         Field(alias="configOptions"),
@@ -8868,16 +8160,12 @@ class ResumeSessionResponse(WireModel):
 
 
 class SetSessionConfigOptionResponse(WireModel):
-    """
-    Response to `session/set_config_option` method.
-    """
+    """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8901,13 +8189,9 @@ class ToolCallContentChunk(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    The ID of the tool call this content belongs to.
-    """
+    """The ID of the tool call this content belongs to."""
     content: ToolCallContent
-    """
-    A single item of content produced by the tool call.
-    """
+    """A single item of content produced by the tool call."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8922,16 +8206,12 @@ class ToolCallContentChunk(WireModel):
 
 
 class ConfigOptionUpdate(WireModel):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     config_options: Annotated[
         list[SessionConfigOption], Field(alias="configOptions"), SkipInvalidItems()
     ]
-    """
-    The full set of configuration options and their current values.
-    """
+    """The full set of configuration options and their current values."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -8985,9 +8265,7 @@ class SubagentUpdate(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The opaque session ID identifying the child in all ACP messages.
-    """
+    """The opaque session ID identifying the child in all ACP messages."""
     title: Annotated[str | None, DefaultOnError()] = None
     """
     The parent's human-readable display title for this child. It need not be unique.
@@ -9061,19 +8339,13 @@ class InitializeRequest(WireModel):
     """
 
     protocol_version: Annotated[ProtocolVersion, Field(alias="protocolVersion")]
-    """
-    The latest protocol version supported by the client.
-    """
+    """The latest protocol version supported by the client."""
     info: Implementation
-    """
-    Information about the implementation sending this initialize request.
-    """
+    """Information about the implementation sending this initialize request."""
     capabilities: Annotated[
         ClientCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: ClientCapabilities.model_validate({}))
-    """
-    Capabilities supported by the client.
-    """
+    """Capabilities supported by the client."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -9094,9 +8366,7 @@ class NewSessionRequest(WireModel):
     """
 
     cwd: AbsolutePath
-    """
-    The working directory for this session. Must be an absolute path.
-    """
+    """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath] | None,
         Field(alias="additionalDirectories"),
@@ -9113,9 +8383,7 @@ class NewSessionRequest(WireModel):
     mcp_servers: Annotated[
         list[McpServer] | None, Field(alias="mcpServers"), DefaultOnNull([]), OmitNone
     ] = None
-    """
-    List of MCP (Model Context Protocol) servers the agent should connect to.
-    """
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
     system_prompt: Annotated[SystemPrompt | None, Field(alias="systemPrompt")] = None
     """
     **UNSTABLE**
@@ -9144,9 +8412,7 @@ ClientResponse = TypeAliasType(
     "ClientResponse",
     Annotated[ResultClientResponse | ErrorClientResponse, StrictJson()],
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 class InitializeProxyRequest(InitializeRequest):
@@ -9170,14 +8436,10 @@ class InitializeProxyRequest(InitializeRequest):
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
-    """
-    Tied to a session, optionally to a specific tool call within that session.
-    """
+    """Tied to a session, optionally to a specific tool call within that session."""
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -9187,17 +8449,13 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     """
 
     requested_schema: Annotated[ElicitationSchema, Field(alias="requestedSchema")]
-    """
-    A JSON Schema describing the form fields to present to the user.
-    """
+    """A JSON Schema describing the form fields to present to the user."""
 
 
 class IdleStateUpdateSessionUpdate7(
     ErrorStateUpdateIdle, IdleStateUpdateSessionUpdate1
 ):
-    """
-    A snapshot of the session's aggregate foreground activity.
-    """
+    """A snapshot of the session's aggregate foreground activity."""
 
     session_update: Annotated[Literal["state_update"], Field(alias="sessionUpdate")]
 
@@ -9213,9 +8471,7 @@ IdleStateUpdateSessionUpdate = TypeAliasType(
     | IdleStateUpdateSessionUpdate8
     | IdleStateUpdateSessionUpdate9,
 )
-"""
-A snapshot of the session's aggregate foreground activity.
-"""
+"""A snapshot of the session's aggregate foreground activity."""
 
 
 StateUpdateSessionUpdate = TypeAliasType(
@@ -9238,15 +8494,11 @@ StateUpdateSessionUpdate = TypeAliasType(
         ),
     ],
 )
-"""
-A snapshot of the session's aggregate foreground activity.
-"""
+"""A snapshot of the session's aggregate foreground activity."""
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """
-    A chunk of tool-call content being streamed.
-    """
+    """A chunk of tool-call content being streamed."""
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"], Field(alias="sessionUpdate")
@@ -9254,9 +8506,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
 
 class ConfigOptionUpdateSessionUpdate(ConfigOptionUpdate):
-    """
-    Session configuration options have been updated.
-    """
+    """Session configuration options have been updated."""
 
     session_update: Annotated[
         Literal["config_option_update"], Field(alias="sessionUpdate")
@@ -9295,9 +8545,7 @@ class ToolCallUpdate(WireModel):
     """
 
     tool_call_id: Annotated[ToolCallId, Field(alias="toolCallId")]
-    """
-    Unique identifier for this tool call within the session.
-    """
+    """Unique identifier for this tool call within the session."""
     name: Annotated[str | None, DefaultOnError()] = None
     """
     Programmatic name of the tool being invoked.
@@ -9332,9 +8580,7 @@ class ToolCallUpdate(WireModel):
     content: Annotated[
         list[ToolCallContent] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
-    """
-    Content produced by the tool call.
-    """
+    """Content produced by the tool call."""
     locations: Annotated[
         list[ToolCallLocation] | None, SkipInvalidItems(), DefaultOnError()
     ] = None
@@ -9343,13 +8589,9 @@ class ToolCallUpdate(WireModel):
     Enables "follow-along" features in clients.
     """
     raw_input: Annotated[Any | None, Field(alias="rawInput"), DefaultOnError()] = None
-    """
-    Raw input parameters sent to the tool.
-    """
+    """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any | None, Field(alias="rawOutput"), DefaultOnError()] = None
-    """
-    Raw output returned by the tool.
-    """
+    """Raw output returned by the tool."""
     capabilities: Annotated[ToolCallCapabilities | None, DefaultOnError()] = None
     """
     Client-initiated controls this tool call currently supports, such as cancellation.
@@ -9373,9 +8615,7 @@ class ToolCallUpdate(WireModel):
 
 
 class ToolCallPermissionSubject(WireModel):
-    """
-    Permission request details for a tool call.
-    """
+    """Permission request details for a tool call."""
 
     tool_call: Annotated[ToolCallUpdate, Field(alias="toolCall")]
     """
@@ -9558,18 +8798,12 @@ class SessionStatusResponse(WireModel):
 
 
 class ClientRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         InitializeRequest
         | LoginAuthRequest
@@ -9622,9 +8856,7 @@ class ClientRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class ProxyRequest(WireModel):
@@ -9635,13 +8867,9 @@ class ProxyRequest(WireModel):
     """
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         InitializeProxyRequest | ProxySuccessorRequest | None,
         ByMethod(
@@ -9651,9 +8879,7 @@ class ProxyRequest(WireModel):
             }
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
@@ -9662,9 +8888,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -9684,9 +8908,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """
 
     message: str
-    """
-    A human-readable message describing what input is needed.
-    """
+    """A human-readable message describing what input is needed."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -9704,23 +8926,17 @@ FormCreateElicitationRequest = TypeAliasType(
     "FormCreateElicitationRequest",
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest,
 )
-"""
-Form-based elicitation where the client renders a form from the provided schema.
-"""
+"""Form-based elicitation where the client renders a form from the provided schema."""
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """
-    Permission is requested before executing a tool call.
-    """
+    """Permission is requested before executing a tool call."""
 
     type_: Annotated[Literal["tool_call"], Field(alias="type")]
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
-    """
-    A tool call has been created or updated.
-    """
+    """A tool call has been created or updated."""
 
     session_update: Annotated[Literal["tool_call_update"], Field(alias="sessionUpdate")]
 
@@ -9758,9 +8974,7 @@ RequestPermissionSubject = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-The operation requiring permission.
-"""
+"""The operation requiring permission."""
 
 
 CreateElicitationRequest = TypeAliasType(
@@ -9824,15 +9038,11 @@ class InitializeResponse(WireModel):
     if it does not.
     """
     info: Implementation
-    """
-    Information about the implementation sending this initialize response.
-    """
+    """Information about the implementation sending this initialize response."""
     capabilities: Annotated[
         AgentCapabilities, Field(validate_default=True), DefaultOnError({})
     ] = Field(default_factory=lambda: AgentCapabilities.model_validate({}))
-    """
-    Capabilities supported by the agent.
-    """
+    """Capabilities supported by the agent."""
     auth_methods: Annotated[
         list[AuthMethod] | None,
         Field(alias="authMethods"),
@@ -9956,14 +9166,10 @@ class InitializeProxyResponse(InitializeResponse):
 
 
 class ResultAgentResponse(WireModel):
-    """
-    A successful JSON-RPC response.
-    """
+    """A successful JSON-RPC response."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         InitializeResponse
         | LoginAuthResponse
@@ -9989,9 +9195,7 @@ class ResultAgentResponse(WireModel):
         | ExtResponse,
         KeepUnrecognised(),
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class ResultProxyResponse(WireModel):
@@ -10002,15 +9206,11 @@ class ResultProxyResponse(WireModel):
     """
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The id of the request this response answers.
-    """
+    """The id of the request this response answers."""
     result: Annotated[
         InitializeProxyResponse | ProxySuccessorResponse, KeepUnrecognised()
     ]
-    """
-    Method-specific response data.
-    """
+    """Method-specific response data."""
 
 
 class RequestPermissionRequest(WireModel):
@@ -10023,9 +9223,7 @@ class RequestPermissionRequest(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The session ID for this request.
-    """
+    """The session ID for this request."""
     title: str
     """
     Human-readable title for the permission prompt.
@@ -10067,9 +9265,7 @@ class RequestPermissionRequest(WireModel):
 AgentResponse = TypeAliasType(
     "AgentResponse", Annotated[ResultAgentResponse | ErrorAgentResponse, StrictJson()]
 )
-"""
-A JSON-RPC response object.
-"""
+"""A JSON-RPC response object."""
 
 
 class UpdateSessionNotification(WireModel):
@@ -10082,13 +9278,9 @@ class UpdateSessionNotification(WireModel):
     """
 
     session_id: Annotated[SessionId, Field(alias="sessionId")]
-    """
-    The ID of the session this update pertains to.
-    """
+    """The ID of the session this update pertains to."""
     update: SessionUpdate
-    """
-    The actual update content.
-    """
+    """The actual update content."""
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta"), DefaultOnError()] = (
         None
     )
@@ -10124,18 +9316,12 @@ A message (request, response, or notification) with `"jsonrpc": "2.0"` specified
 
 
 class AgentRequest(WireModel):
-    """
-    A JSON-RPC request object.
-    """
+    """A JSON-RPC request object."""
 
     id_: Annotated[RequestId, Field(alias="id")]
-    """
-    The request id used to correlate the matching response.
-    """
+    """The request id used to correlate the matching response."""
     method: str
-    """
-    The method name to invoke.
-    """
+    """The method name to invoke."""
     params: Annotated[
         RequestPermissionRequest
         | CreateElicitationRequest
@@ -10152,20 +9338,14 @@ class AgentRequest(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific request parameters.
-    """
+    """Method-specific request parameters."""
 
 
 class AgentNotification(WireModel):
-    """
-    A JSON-RPC notification object.
-    """
+    """A JSON-RPC notification object."""
 
     method: str
-    """
-    The notification method name.
-    """
+    """The notification method name."""
     params: Annotated[
         UpdateSessionNotification
         | CompleteElicitationNotification
@@ -10182,9 +9362,7 @@ class AgentNotification(WireModel):
             any_member=True,
         ),
     ] = None
-    """
-    Method-specific notification parameters.
-    """
+    """Method-specific notification parameters."""
 
 
 AgentOutgoingMessage = TypeAliasType(
@@ -10212,9 +9390,7 @@ AcpMessage = TypeAliasType(
         ByEnvelope(),
     ],
 )
-"""
-Any message of the protocol, as the schema's root lists them.
-"""
+"""Any message of the protocol, as the schema's root lists them."""
 
 __all__ = [
     "AbsolutePath",

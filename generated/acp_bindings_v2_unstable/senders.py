@@ -39,8 +39,7 @@ class AgentSender(Sender):
     async def login_auth(
         self, params: models.LoginAuthRequest
     ) -> models.LoginAuthResponse:
-        """
-        Request parameters for the `auth/login` method.
+        """Request parameters for the `auth/login` method.
 
         Specifies which authentication method to use.
 
@@ -54,8 +53,7 @@ class AgentSender(Sender):
     async def logout_auth(
         self, params: models.LogoutAuthRequest
     ) -> models.LogoutAuthResponse:
-        """
-        Request parameters for the `auth/logout` method.
+        """Request parameters for the `auth/logout` method.
 
         Terminates the current authenticated session.
 
@@ -69,8 +67,7 @@ class AgentSender(Sender):
     async def auth_status(
         self, params: models.AuthStatusRequest
     ) -> models.AuthStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -87,8 +84,7 @@ class AgentSender(Sender):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        Request parameters for the initialize method.
+        """Request parameters for the initialize method.
 
         Sent by the client to establish connection and negotiate capabilities.
 
@@ -101,8 +97,7 @@ class AgentSender(Sender):
         return result
 
     async def message_mcp(self, params: models.MessageMcpNotification) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
@@ -114,8 +109,7 @@ class AgentSender(Sender):
     async def disable_provider(
         self, params: models.DisableProviderRequest
     ) -> models.DisableProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -129,8 +123,7 @@ class AgentSender(Sender):
     async def list_providers(
         self, params: models.ListProvidersRequest
     ) -> models.ListProvidersResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -144,8 +137,7 @@ class AgentSender(Sender):
     async def set_provider(
         self, params: models.SetProviderRequest
     ) -> models.SetProviderResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -161,8 +153,7 @@ class AgentSender(Sender):
     async def archive_session(
         self, params: models.ArchiveSessionRequest
     ) -> models.ArchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -181,8 +172,7 @@ class AgentSender(Sender):
         return result
 
     async def cancel_session(self, params: models.CancelSessionNotification) -> None:
-        """
-        Notification to cancel a session's foreground work and its prompts not yet inserted.
+        """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
         """
@@ -193,8 +183,7 @@ class AgentSender(Sender):
     async def close_session(
         self, params: models.CloseSessionRequest
     ) -> models.CloseSessionResponse:
-        """
-        Request parameters for closing an active session.
+        """Request parameters for closing an active session.
 
         The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
         was called, then free the resources associated with the session. Unlike `session/cancel`,
@@ -223,8 +212,7 @@ class AgentSender(Sender):
     async def delete_session(
         self, params: models.DeleteSessionRequest
     ) -> models.DeleteSessionResponse:
-        """
-        Request parameters for deleting an existing session from `session/list`.
+        """Request parameters for deleting an existing session from `session/list`.
 
         Only available if the Agent supports the `session.delete` capability.
         """
@@ -236,8 +224,7 @@ class AgentSender(Sender):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -254,9 +241,7 @@ class AgentSender(Sender):
     async def list_sessions(
         self, params: models.ListSessionsRequest
     ) -> models.ListSessionsResponse:
-        """
-        Request parameters for listing existing sessions.
-        """
+        """Request parameters for listing existing sessions."""
         result: models.ListSessionsResponse = await self._request(
             "session/list", params
         )
@@ -265,8 +250,7 @@ class AgentSender(Sender):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Request parameters for creating a new session.
+        """Request parameters for creating a new session.
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
         """
@@ -274,8 +258,7 @@ class AgentSender(Sender):
         return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        Request parameters for sending a user prompt to the agent.
+        """Request parameters for sending a user prompt to the agent.
 
         Contains the user's message and any additional context.
 
@@ -287,8 +270,7 @@ class AgentSender(Sender):
     async def resume_session(
         self, params: models.ResumeSessionRequest
     ) -> models.ResumeSessionResponse:
-        """
-        Request parameters for resuming an existing session.
+        """Request parameters for resuming an existing session.
 
         Resumes an existing session and optionally replays retained conversation
         history according to `replayFrom`.
@@ -301,8 +283,7 @@ class AgentSender(Sender):
     async def set_session_config_option(
         self, params: models.SetSessionConfigOptionRequest
     ) -> models.SetSessionConfigOptionResponse:
-        """
-        Request parameters for setting a session configuration option.
+        """Request parameters for setting a session configuration option.
 
         Agents MUST support this method for any session where they advertise config options.
         Agents MUST reject an unknown `configId` or invalid value with `-32602` and leave the
@@ -318,8 +299,7 @@ class AgentSender(Sender):
     async def set_session_title(
         self, params: models.SetSessionTitleRequest
     ) -> models.SetSessionTitleResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -341,8 +321,7 @@ class AgentSender(Sender):
     async def session_status(
         self, params: models.SessionStatusRequest
     ) -> models.SessionStatusResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -362,8 +341,7 @@ class AgentSender(Sender):
     async def unarchive_session(
         self, params: models.UnarchiveSessionRequest
     ) -> models.UnarchiveSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -385,8 +363,7 @@ class AgentSender(Sender):
     async def cancel_terminal(
         self, params: models.CancelTerminalRequest
     ) -> models.CancelTerminalResponse:
-        """
-        Request parameters for cancelling one terminal.
+        """Request parameters for cancelling one terminal.
 
         Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
 
@@ -408,8 +385,7 @@ class AgentSender(Sender):
     async def cancel_tool_call(
         self, params: models.CancelToolCallRequest
     ) -> models.CancelToolCallResponse:
-        """
-        Request parameters for cancelling one tool call.
+        """Request parameters for cancelling one tool call.
 
         Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
 
@@ -442,8 +418,7 @@ class ClientSender(Sender):
     async def auth_status_update(
         self, params: models.AuthStatusUpdateNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -460,8 +435,7 @@ class ClientSender(Sender):
     async def complete_elicitation(
         self, params: models.CompleteElicitationNotification
     ) -> None:
-        """
-        Notification sent by the agent when a URL-based elicitation is complete.
+        """Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
         """
@@ -472,8 +446,7 @@ class ClientSender(Sender):
     async def create_elicitation(
         self, params: models.CreateElicitationRequest
     ) -> models.CreateElicitationResponse:
-        """
-        Request from the agent to elicit structured user input.
+        """Request from the agent to elicit structured user input.
 
         The agent sends this to the client to request information from the user,
         either via a form or by directing them to a URL.
@@ -499,8 +472,7 @@ class ClientSender(Sender):
     async def message_mcp(
         self, params: models.MessageMcpRequest
     ) -> models.MessageMcpResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         Request parameters for `mcp/message`, sent from consumer to provider.
         """
@@ -510,8 +482,7 @@ class ClientSender(Sender):
     async def request_permission(
         self, params: models.RequestPermissionRequest
     ) -> models.RequestPermissionResponse:
-        """
-        Request for user permission to proceed with an operation.
+        """Request for user permission to proceed with an operation.
 
         Sent when the agent needs authorization before performing a sensitive operation.
 
@@ -523,8 +494,7 @@ class ClientSender(Sender):
         return result
 
     async def update_session(self, params: models.UpdateSessionNotification) -> None:
-        """
-        Notification containing a session update from the agent.
+        """Notification containing a session update from the agent.
 
         Agents can send session updates at any point while the session exists.
 
@@ -545,8 +515,7 @@ class ProxySender(Sender):
     async def initialize_proxy(
         self, params: models.InitializeProxyRequest
     ) -> models.InitializeProxyResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -570,8 +539,7 @@ class ProxySender(Sender):
     async def proxy_successor_notification(
         self, params: models.ProxySuccessorNotification
     ) -> None:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -590,8 +558,7 @@ class ProxySender(Sender):
     async def proxy_successor(
         self, params: models.ProxySuccessorRequest
     ) -> models.ProxySuccessorResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet, and may be removed or changed at any point.
 

@@ -776,23 +776,17 @@ class SessionState(StateBase):
 
     @property
     def available_commands(self) -> models.AvailableCommandsUpdate | None:
-        """
-        What the update kinds ``available_commands_update`` (whole) fold into.
-        """
+        """What the update kinds ``available_commands_update`` (whole) fold into."""
         return self._record("available_commands", _AVAILABLE_COMMANDS)
 
     @property
     def compactions(self) -> SlotViews[models.CompactionUpdate, models.ContentBlock]:
-        """
-        What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into.
-        """
+        """What the update kinds ``compaction_update`` (patch), ``compaction_summary_chunk`` (append) fold into."""
         return self._views("compactions", _COMPACTIONS, _COMPACTIONS_PIECES)
 
     @property
     def config_option(self) -> models.ConfigOptionUpdate | None:
-        """
-        What the update kinds ``config_option_update`` (whole) fold into.
-        """
+        """What the update kinds ``config_option_update`` (whole) fold into."""
         return self._record("config_option", _CONFIG_OPTION)
 
     @property
@@ -805,65 +799,47 @@ class SessionState(StateBase):
         | models.UserMessage,
         models.ContentBlock,
     ]:
-        """
-        What the update kinds ``user_message_chunk`` (append), ``user_message`` (patch), ``agent_message_chunk`` (append), ``agent_message`` (patch), ``agent_thought_chunk`` (append), ``agent_thought`` (patch), ``session_message`` (patch), ``session_message_chunk`` (append) fold into.
-        """
+        """What the update kinds ``user_message_chunk`` (append), ``user_message`` (patch), ``agent_message_chunk`` (append), ``agent_message`` (patch), ``agent_thought_chunk`` (append), ``agent_thought`` (patch), ``session_message`` (patch), ``session_message_chunk`` (append) fold into."""
         return self._views("messages", _MESSAGES, _MESSAGES_PIECES)
 
     @property
     def notice(self) -> models.Notice | None:
-        """
-        What the update kinds ``notice`` (whole) fold into.
-        """
+        """What the update kinds ``notice`` (whole) fold into."""
         return self._record("notice", _NOTICE)
 
     @property
     def plans(self) -> SlotViews[models.PlanUpdate | models.PlanRemoved, Never]:
-        """
-        What the update kinds ``plan_update`` (patch), ``plan_removed`` (remove) fold into.
-        """
+        """What the update kinds ``plan_update`` (patch), ``plan_removed`` (remove) fold into."""
         return self._views("plans", _PLANS, _PLANS_PIECES)
 
     @property
     def session_info(self) -> models.SessionInfoUpdate | None:
-        """
-        What the update kinds ``session_info_update`` (patch) fold into.
-        """
+        """What the update kinds ``session_info_update`` (patch) fold into."""
         return self._record("session_info", _SESSION_INFO)
 
     @property
     def sessions(self) -> SlotViews[models.SubagentUpdate, Never]:
-        """
-        What the update kinds ``subagent_update`` (patch) fold into.
-        """
+        """What the update kinds ``subagent_update`` (patch) fold into."""
         return self._views("sessions", _SESSIONS, _SESSIONS_PIECES)
 
     @property
     def state(self) -> models.StateUpdate | None:
-        """
-        What the update kinds ``state_update`` (whole) fold into.
-        """
+        """What the update kinds ``state_update`` (whole) fold into."""
         return self._record("state", _STATE)
 
     @property
     def terminals(self) -> SlotViews[models.TerminalUpdate, Any]:
-        """
-        What the update kinds ``terminal_update`` (patch), ``terminal_output_chunk`` (append) fold into.
-        """
+        """What the update kinds ``terminal_update`` (patch), ``terminal_output_chunk`` (append) fold into."""
         return self._views("terminals", _TERMINALS, _TERMINALS_PIECES)
 
     @property
     def tool_calls(self) -> SlotViews[models.ToolCallUpdate, models.ToolCallContent]:
-        """
-        What the update kinds ``tool_call_content_chunk`` (append), ``tool_call_update`` (patch) fold into.
-        """
+        """What the update kinds ``tool_call_content_chunk`` (append), ``tool_call_update`` (patch) fold into."""
         return self._views("tool_calls", _TOOL_CALLS, _TOOL_CALLS_PIECES)
 
     @property
     def usage(self) -> models.UsageUpdate | None:
-        """
-        What the update kinds ``usage_update`` (whole) fold into.
-        """
+        """What the update kinds ``usage_update`` (whole) fold into."""
         return self._record("usage", _USAGE)
 
 

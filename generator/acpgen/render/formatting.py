@@ -15,8 +15,9 @@ from pathlib import Path
 from ruff.__main__ import find_ruff_bin
 
 from acpgen.errors import AcpgenError, Problem
+from acpgen.render.templating import LINE_LENGTH
 
-_COMMON = ("--isolated", "--line-length", "88", "--target-version", "py311", "--no-cache")
+_COMMON = ("--isolated", "--line-length", str(LINE_LENGTH), "--target-version", "py311", "--no-cache")
 
 
 def format_files(files: Mapping[str, str]) -> dict[str, str]:

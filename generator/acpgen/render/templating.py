@@ -32,12 +32,21 @@ def environment(folder: str = "package") -> jinja2.Environment:
     return env
 
 
+LINE_LENGTH = 88
+"""The generated code's line length (``formatting``)."""
+
+
 def docstring(text: str, indent: int = 4) -> str:
-    """A triple-quoted docstring literal for ``text``, its lines indented by ``indent`` spaces."""
+    """A triple-quoted docstring literal for ``text`` as PEP 257 lays one out: its summary on the
+    line of the opening quotes, the rest indented by ``indent`` spaces and the closing quotes on a
+    line of their own; one line when ``text`` is one line that fits."""
     body = text.strip().replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     pad = " " * indent
-    lines = [pad + line if line else "" for line in body.splitlines()]
-    return '"""\n' + "\n".join(lines) + "\n" + pad + '"""'
+    first, *rest = body.splitlines() or [""]
+    if not rest and not first.endswith('"') and indent + len(first) + 6 <= LINE_LENGTH:
+        return f'"""{first}"""'
+    lines = [pad + line if line else "" for line in rest]
+    return '"""' + "\n".join([first, *lines]) + "\n" + pad + '"""'
 
 
 def dunder_all(names: Iterable[str]) -> str:

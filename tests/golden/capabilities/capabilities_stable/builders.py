@@ -73,9 +73,7 @@ def _as_list(value: Any) -> Any:
 def image_content_block(
     data: str,
 ) -> models.ImageContentBlock:
-    """
-    A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``.
-    """
+    """A ``ImageContentBlock``: the ``"image"`` kind of ``ContentBlock``."""
     fields: dict[str, Any] = {
         "type_": "image",
         "data": data,
@@ -88,7 +86,7 @@ def initialize_request(
     *,
     client_capabilities: models.ClientCapabilities | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -102,7 +100,7 @@ def initialize_response(
     *,
     agent_capabilities: models.AgentCapabilities | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -114,7 +112,7 @@ def initialize_response(
 def load_session_request(
     session_id: str,
 ) -> models.LoadSessionRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -122,7 +120,7 @@ def load_session_request(
 
 
 def load_session_response() -> models.LoadSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {}
     return _built(models.LoadSessionResponse, fields)
 
@@ -133,7 +131,7 @@ def prompt_request(
     *,
     additional_directories: Sequence[str] | None | Unset = UNSET,
 ) -> models.PromptRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "prompt": _as_list(prompt),
@@ -144,7 +142,7 @@ def prompt_request(
 
 
 def prompt_response() -> models.PromptResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {}
     return _built(models.PromptResponse, fields)
 
@@ -152,7 +150,7 @@ def prompt_response() -> models.PromptResponse:
 def read_text_file_request(
     path: str,
 ) -> models.ReadTextFileRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "path": path,
     }
@@ -162,7 +160,7 @@ def read_text_file_request(
 def read_text_file_response(
     content: str,
 ) -> models.ReadTextFileResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "content": content,
     }
@@ -172,9 +170,7 @@ def read_text_file_response(
 def text_content_block(
     text: str,
 ) -> models.TextContentBlock:
-    """
-    A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``.
-    """
+    """A ``TextContentBlock``: the ``"text"`` kind of ``ContentBlock``."""
     fields: dict[str, Any] = {
         "type_": "text",
         "text": text,

@@ -39,9 +39,7 @@ class AgentSender(Sender):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        The `initialize` request.
-        """
+        """The `initialize` request."""
         result: models.InitializeResponse = await self._request(
             "initialize", params, version=("protocolVersion", require_version)
         )
@@ -51,16 +49,12 @@ class AgentSender(Sender):
     async def load_session(
         self, params: models.LoadSessionRequest
     ) -> models.LoadSessionResponse:
-        """
-        The `session/load` request.
-        """
+        """The `session/load` request."""
         result: models.LoadSessionResponse = await self._request("session/load", params)
         return result
 
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        The `session/prompt` request.
-        """
+        """The `session/prompt` request."""
         result: models.PromptResponse = await self._request("session/prompt", params)
         return result
 
@@ -79,9 +73,7 @@ class ClientSender(Sender):
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
-        """
-        The `fs/read_text_file` request.
-        """
+        """The `fs/read_text_file` request."""
         result: models.ReadTextFileResponse = await self._request(
             "fs/read_text_file", params
         )

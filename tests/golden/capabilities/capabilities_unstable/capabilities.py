@@ -138,8 +138,7 @@ require = _BOOK.require
 
 
 def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.loadSession` (it is true).
+    """Whether the agent advertised `agentCapabilities.loadSession` (it is true).
 
     (no description in the schema)
     """
@@ -147,8 +146,7 @@ def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities` (it is present and not null).
 
     (no description in the schema)
     """
@@ -156,8 +154,7 @@ def supports_agent_prompt(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
+    """Whether the agent advertised `agentCapabilities.promptCapabilities.image` (it is true).
 
     (no description in the schema)
     """
@@ -165,8 +162,7 @@ def supports_agent_prompt_image(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
 
     (no description in the schema)
     """
@@ -174,8 +170,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.resume` (it is present and not null).
 
     (no description in the schema)
     """
@@ -185,8 +180,7 @@ def supports_agent_session_resume(advertised: models.AgentCapabilities | None) -
 def supports_agent_session_additional_directories(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.additionalDirectories` (it is present and not null).
 
     (no description in the schema)
     """
@@ -196,8 +190,7 @@ def supports_agent_session_additional_directories(
 
 
 def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs` (it is present and not null).
+    """Whether the client advertised `clientCapabilities.fs` (it is present and not null).
 
     (no description in the schema)
     """
@@ -207,8 +200,7 @@ def supports_client_fs(advertised: models.ClientCapabilities | None) -> bool:
 def supports_client_fs_read_text_file(
     advertised: models.ClientCapabilities | None,
 ) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
+    """Whether the client advertised `clientCapabilities.fs.readTextFile` (it is true).
 
     (no description in the schema)
     """
@@ -216,8 +208,7 @@ def supports_client_fs_read_text_file(
 
 
 def supports_client_telemetry(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.telemetry` (it is true).
+    """Whether the client advertised `clientCapabilities.telemetry` (it is true).
 
     The client reports usage metrics.
     """

@@ -39,15 +39,12 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        The `initialize` request.
-        """
+        """The `initialize` request."""
 
     async def load_session(
         self, params: models.LoadSessionRequest
     ) -> models.LoadSessionResponse:
-        """
-        The `session/load` request.
+        """The `session/load` request.
 
         A handler may leave it out (the client calls it only once the agent advertised `agentCapabilities.loadSession`): the default answers "method not found".
         """
@@ -55,9 +52,7 @@ class Agent(abc.ABC):
 
     @abc.abstractmethod
     async def prompt(self, params: models.PromptRequest) -> models.PromptResponse:
-        """
-        The `session/prompt` request.
-        """
+        """The `session/prompt` request."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -80,8 +75,7 @@ class Client(abc.ABC):
     async def read_text_file(
         self, params: models.ReadTextFileRequest
     ) -> models.ReadTextFileResponse:
-        """
-        The `fs/read_text_file` request.
+        """The `fs/read_text_file` request.
 
         A handler may leave it out (the agent calls it only once the client advertised `clientCapabilities.fs.readTextFile`): the default answers "method not found".
         """

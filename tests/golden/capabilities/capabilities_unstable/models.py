@@ -57,9 +57,7 @@ class ClientCapabilities(WireModel):
         )
     )
     telemetry: bool = False
-    """
-    The client reports usage metrics.
-    """
+    """The client reports usage metrics."""
 
 
 class InitializeRequest(WireModel):

@@ -29,25 +29,17 @@ class Item(WireModel):
 
 
 class Record(WireModel):
-    """
-    Required, optional and nullable kept apart; defaults; bounds; lenient reading.
-    """
+    """Required, optional and nullable kept apart; defaults; bounds; lenient reading."""
 
     required_nullable: Annotated[str | None, Field(alias="requiredNullable")]
-    """
-    Must be present; may be null.
-    """
+    """Must be present; may be null."""
     optional_plain: Annotated[
         str | None, Field(alias="optionalPlain"), NotNull(), OmitNone
     ] = None
-    """
-    May be absent; never null.
-    """
+    """May be absent; never null."""
     optional_nullable: Annotated[str | None, Field(alias="optionalNullable")] = None
     flag: bool = False
-    """
-    Optional bool with a default; null is refused.
-    """
+    """Optional bool with a default; null is refused."""
     caps: Annotated[Caps, Field(validate_default=True)] = Field(
         default_factory=lambda: Caps.model_validate({"fs": True})
     )
@@ -75,9 +67,7 @@ class Record(WireModel):
     servers: Annotated[list[str], DefaultOnNull([])]
     meta: Annotated[dict[str, Any] | None, Field(alias="_meta")] = None
     class_: Annotated[str | None, Field(alias="class"), NotNull(), OmitNone] = None
-    """
-    A Python keyword as a wire name.
-    """
+    """A Python keyword as a wire name."""
 
 
 __all__ = ["AcpMessage", "Caps", "Item", "Record"]

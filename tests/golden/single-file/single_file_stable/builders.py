@@ -67,9 +67,7 @@ def _as_list(value: Any) -> Any:
 def message_update(
     text: str,
 ) -> models.MessageUpdate:
-    """
-    A ``MessageUpdate``: the ``"message"`` kind of ``Update``.
-    """
+    """A ``MessageUpdate``: the ``"message"`` kind of ``Update``."""
     fields: dict[str, Any] = {
         "kind": "message",
         "text": text,
@@ -82,9 +80,7 @@ def new_session_request(
     *,
     mode: models.SessionMode | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """
-    Create a session.
-    """
+    """Create a session."""
     fields: dict[str, Any] = {
         "cwd": cwd,
     }
@@ -96,7 +92,7 @@ def new_session_request(
 def new_session_response(
     session_id: str,
 ) -> models.NewSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -107,7 +103,7 @@ def session_notification(
     session_id: str,
     update: models.Update,
 ) -> models.SessionNotification:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,

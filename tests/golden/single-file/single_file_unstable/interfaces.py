@@ -38,8 +38,7 @@ class Agent(abc.ABC):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet.
 
@@ -53,9 +52,7 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Create a session.
-        """
+        """Create a session."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -77,9 +74,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

@@ -38,8 +38,7 @@ class AgentSender(Sender):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**
+        """**UNSTABLE**
 
         This capability is not part of the spec yet.
 
@@ -51,9 +50,7 @@ class AgentSender(Sender):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Create a session.
-        """
+        """Create a session."""
         result: models.NewSessionResponse = await self._request("session/new", params)
         return result
 
@@ -70,9 +67,7 @@ class ClientSender(Sender):
             capabilities.require("client", self.peer_capabilities, wire, params)
 
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
         pending = self._notify("session/update", params)
         if pending is not None:  # not written at once: it waits for its turn
             await pending

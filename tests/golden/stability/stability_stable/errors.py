@@ -13,34 +13,22 @@ from ._runtime.wire.rpc import RequestError
 present(__name__, RequestError)
 
 INTERNAL_ERROR: Final = _rpc.INTERNAL_ERROR
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 INVALID_PARAMS: Final = _rpc.INVALID_PARAMS
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 INVALID_REQUEST: Final = _rpc.INVALID_REQUEST
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 METHOD_NOT_FOUND: Final = _rpc.METHOD_NOT_FOUND
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 PARSE_ERROR: Final = _rpc.PARSE_ERROR
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 REQUEST_CANCELLED: Final = _rpc.REQUEST_CANCELLED
-"""
-A standard JSON-RPC error code, as the runtime answers with it.
-"""
+"""A standard JSON-RPC error code, as the runtime answers with it."""
 
 ERROR_CODES: Final[dict[int, str]] = {}
 """Every code the schema names, by value: its title."""

@@ -16,15 +16,11 @@ class AcpMessage(WireModel):
 SessionMode = TypeAliasType(
     "SessionMode", Annotated[Literal["ask", "code"], StrictJson()]
 )
-"""
-How the session runs.
-"""
+"""How the session runs."""
 
 
 class NewSessionRequest(WireModel):
-    """
-    Create a session.
-    """
+    """Create a session."""
 
     cwd: str
     mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None

@@ -70,9 +70,7 @@ def _as_list(value: Any) -> Any:
 def fork_session_request(
     session_id: str,
 ) -> models.ForkSessionRequest:
-    """
-    Fork a session.
-    """
+    """Fork a session."""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -82,7 +80,7 @@ def fork_session_request(
 def fork_session_response(
     session_id: str,
 ) -> models.ForkSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -92,9 +90,7 @@ def fork_session_response(
 def message_update(
     text: str,
 ) -> models.MessageUpdate:
-    """
-    A ``MessageUpdate``: the ``"message"`` kind of ``Update``.
-    """
+    """A ``MessageUpdate``: the ``"message"`` kind of ``Update``."""
     fields: dict[str, Any] = {
         "kind": "message",
         "text": text,
@@ -108,9 +104,7 @@ def new_session_request(
     mode: models.SessionMode | None | Unset = UNSET,
     additional_directories: Sequence[str] | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """
-    Create a session.
-    """
+    """Create a session."""
     fields: dict[str, Any] = {
         "cwd": cwd,
     }
@@ -124,7 +118,7 @@ def new_session_request(
 def new_session_response(
     session_id: str,
 ) -> models.NewSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -134,9 +128,7 @@ def new_session_response(
 def plan_update(
     steps: Sequence[str],
 ) -> models.PlanUpdate:
-    """
-    A ``PlanUpdate``: the ``"plan"`` kind of ``Update``.
-    """
+    """A ``PlanUpdate``: the ``"plan"`` kind of ``Update``."""
     fields: dict[str, Any] = {
         "kind": "plan",
         "steps": _as_list(steps),
@@ -148,7 +140,7 @@ def session_notification(
     session_id: str,
     update: models.Update,
 ) -> models.SessionNotification:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,

@@ -38,8 +38,7 @@ class Agent(abc.ABC):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+        """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
         Fork a session.
 
@@ -51,9 +50,7 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        Create a session.
-        """
+        """Create a session."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -75,9 +72,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

@@ -30,9 +30,7 @@ How the session runs.
 
 
 class NewSessionRequest(WireModel):
-    """
-    Create a session.
-    """
+    """Create a session."""
 
     cwd: str
     mode: Annotated[SessionMode | None, NotNull(), OmitNone] = None

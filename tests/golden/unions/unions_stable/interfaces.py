@@ -37,9 +37,7 @@ class Agent(abc.ABC):
 
     @abc.abstractmethod
     async def draw(self, params: models.DrawRequest) -> models.DrawResponse:
-        """
-        Parameters of `canvas/draw`.
-        """
+        """Parameters of `canvas/draw`."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

@@ -72,8 +72,7 @@ def _as_list(value: Any) -> Any:
 def blob_body(
     blob: str,
 ) -> models.BlobBody:
-    """
-    A ``BlobBody``: a kind of ``Body``.
+    """A ``BlobBody``: a kind of ``Body``.
 
     An untagged union of references.
     """
@@ -86,8 +85,7 @@ def blob_body(
 def circle_shape(
     radius: float,
 ) -> models.CircleShape:
-    """
-    A ``CircleShape``: the ``"circle"`` kind of ``Shape``.
+    """A ``CircleShape``: the ``"circle"`` kind of ``Shape``.
 
     Round.
     """
@@ -107,9 +105,7 @@ def draw_request(
     body: models.Body | None | Unset = UNSET,
     events: Sequence[models.Event] | None | Unset = UNSET,
 ) -> models.DrawRequest:
-    """
-    Parameters of `canvas/draw`.
-    """
+    """Parameters of `canvas/draw`."""
     fields: dict[str, Any] = {
         "shapes": _as_list(shapes),
     }
@@ -127,7 +123,7 @@ def draw_request(
 
 
 def draw_response() -> models.DrawResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {}
     return _built(models.DrawResponse, fields)
 
@@ -135,8 +131,7 @@ def draw_response() -> models.DrawResponse:
 def http_transport(
     url: str,
 ) -> models.HttpTransport:
-    """
-    A ``HttpTransport``: the ``"http"`` kind of ``Transport``.
+    """A ``HttpTransport``: the ``"http"`` kind of ``Transport``.
 
     A tagged union whose default branch has no tag.
     """
@@ -150,8 +145,7 @@ def http_transport(
 def square_shape(
     side: int,
 ) -> models.SquareShape:
-    """
-    A ``SquareShape``: the ``"square"`` kind of ``Shape``.
+    """A ``SquareShape``: the ``"square"`` kind of ``Shape``.
 
     Four sides.
     """
@@ -165,8 +159,7 @@ def square_shape(
 def started_event(
     at: str,
 ) -> models.StartedEvent:
-    """
-    A ``StartedEvent``: the ``"started"`` kind of ``Event``.
+    """A ``StartedEvent``: the ``"started"`` kind of ``Event``.
 
     An extensible union: unknown kinds are kept.
     """
@@ -180,8 +173,7 @@ def started_event(
 def stdio(
     command: str,
 ) -> models.Stdio:
-    """
-    A ``Stdio``: a kind of ``Transport``.
+    """A ``Stdio``: a kind of ``Transport``.
 
     The default.
     """
@@ -194,8 +186,7 @@ def stdio(
 def text_body(
     text: str,
 ) -> models.TextBody:
-    """
-    A ``TextBody``: a kind of ``Body``.
+    """A ``TextBody``: a kind of ``Body``.
 
     An untagged union of references.
     """

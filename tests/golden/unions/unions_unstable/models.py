@@ -22,17 +22,13 @@ class AcpMessage(WireModel):
 
 
 class Circle(WireModel):
-    """
-    A circle.
-    """
+    """A circle."""
 
     radius: float
 
 
 class Square(WireModel):
-    """
-    A square.
-    """
+    """A square."""
 
     side: Annotated[int, Field(ge=0, le=4294967295), Integral()]
 
@@ -50,15 +46,11 @@ class Started(WireModel):
 
 
 Color = TypeAliasType("Color", Annotated[Literal["red", "green"] | str, StrictJson()])
-"""
-An open string enum.
-"""
+"""An open string enum."""
 
 
 Level = TypeAliasType("Level", Annotated[Literal["low", "high"], StrictJson()])
-"""
-A closed enum.
-"""
+"""A closed enum."""
 
 
 class TextBody(WireModel):
@@ -70,9 +62,7 @@ class BlobBody(WireModel):
 
 
 Body = TypeAliasType("Body", Annotated[TextBody | BlobBody, StrictJson()])
-"""
-An untagged union of references.
-"""
+"""An untagged union of references."""
 
 
 class DrawResponse(WireModel):
@@ -83,9 +73,7 @@ CountAmount = TypeAliasType(
     "CountAmount",
     Annotated[Annotated[int, Field(ge=0, le=65535)], Integral(), StrictJson()],
 )
-"""
-How many.
-"""
+"""How many."""
 
 
 OtherCode = TypeAliasType(
@@ -94,9 +82,7 @@ OtherCode = TypeAliasType(
         Annotated[int, Field(ge=-2147483648, le=2147483647)], Integral(), StrictJson()
     ],
 )
-"""
-Any other code.
-"""
+"""Any other code."""
 
 
 class StartedEvent(Started):
@@ -104,9 +90,7 @@ class StartedEvent(Started):
 
 
 class OtherEvent(WireModel):
-    """
-    Any other event.
-    """
+    """Any other event."""
 
     event: str
 
@@ -122,17 +106,13 @@ IntegerId = TypeAliasType(
 
 
 class CircleShape(Circle):
-    """
-    Round.
-    """
+    """Round."""
 
     kind: Literal["circle"]
 
 
 class SquareShape(Square):
-    """
-    Four sides.
-    """
+    """Four sides."""
 
     kind: Literal["square"]
 
@@ -147,9 +127,7 @@ Shape = TypeAliasType(
         Annotated[CircleShape | SquareShape, Field(discriminator="kind")], StrictJson()
     ],
 )
-"""
-A closed tagged union.
-"""
+"""A closed tagged union."""
 
 
 Transport = TypeAliasType(
@@ -172,9 +150,7 @@ Transport = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-A tagged union whose default branch has no tag.
-"""
+"""A tagged union whose default branch has no tag."""
 
 
 Event = TypeAliasType(
@@ -197,15 +173,11 @@ Event = TypeAliasType(
         StrictJson(),
     ],
 )
-"""
-An extensible union: unknown kinds are kept.
-"""
+"""An extensible union: unknown kinds are kept."""
 
 
 class DrawRequest(WireModel):
-    """
-    Parameters of `canvas/draw`.
-    """
+    """Parameters of `canvas/draw`."""
 
     shapes: list[Shape]
     transport: Annotated[Transport | None, NotNull(), OmitNone] = None
@@ -216,23 +188,17 @@ class DrawRequest(WireModel):
 
 
 Id = TypeAliasType("Id", Annotated[IntegerId | str | None, Integral(), StrictJson()])
-"""
-An identifier: a number, a string or null (untitled branches).
-"""
+"""An identifier: a number, a string or null (untitled branches)."""
 
 
 Code = TypeAliasType(
     "Code", Annotated[Literal[-1, -2] | OtherCode, Integral(), StrictJson()]
 )
-"""
-An open enum of integer codes.
-"""
+"""An open enum of integer codes."""
 
 
 Amount = TypeAliasType("Amount", Annotated[CountAmount | str, Integral(), StrictJson()])
-"""
-A titled bounded integer in a union.
-"""
+"""A titled bounded integer in a union."""
 
 __all__ = [
     "AcpMessage",

@@ -36,8 +36,6 @@ class AgentSender(Sender):
             capabilities.require("agent", self.peer_capabilities, wire, params)
 
     async def draw(self, params: models.DrawRequest) -> models.DrawResponse:
-        """
-        Parameters of `canvas/draw`.
-        """
+        """Parameters of `canvas/draw`."""
         result: models.DrawResponse = await self._request("canvas/draw", params)
         return result

@@ -71,9 +71,7 @@ def _as_list(value: Any) -> Any:
 def agent_message_chunk_session_update(
     text: str,
 ) -> models.AgentMessageChunkSessionUpdate:
-    """
-    A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
-    """
+    """A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``."""
     fields: dict[str, Any] = {
         "session_update": "agent_message_chunk",
         "text": text,
@@ -86,7 +84,7 @@ def fork_session_request(
     *,
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
 ) -> models.ForkSessionRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -98,7 +96,7 @@ def fork_session_request(
 def fork_session_response(
     session_id: str,
 ) -> models.ForkSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -110,7 +108,7 @@ def initialize_request(
     *,
     client_capabilities: models.ClientCapabilities | None | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -124,7 +122,7 @@ def initialize_response(
     *,
     agent_capabilities: models.AgentCapabilities | None | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -138,7 +136,7 @@ def new_session_request(
     *,
     system_prompt: models.SystemPrompt | None | Unset = UNSET,
 ) -> models.NewSessionRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "cwd": cwd,
     }
@@ -152,7 +150,7 @@ def new_session_response(
     *,
     stop_reason: models.StopReason | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -165,7 +163,7 @@ def session_notification(
     session_id: str,
     update: models.SessionUpdate,
 ) -> models.SessionNotification:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,

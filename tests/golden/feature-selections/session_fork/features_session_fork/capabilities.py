@@ -93,8 +93,7 @@ require = _BOOK.require
 
 
 def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.loadSession` (it is true).
+    """Whether the agent advertised `agentCapabilities.loadSession` (it is true).
 
     (no description in the schema)
     """
@@ -102,8 +101,7 @@ def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
 
     (no description in the schema)
     """
@@ -111,8 +109,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_list_(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
 
     (no description in the schema)
     """
@@ -120,8 +117,7 @@ def supports_agent_session_list_(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.fork` (it is present and not null).
 
@@ -133,8 +129,7 @@ def supports_agent_session_fork(advertised: models.AgentCapabilities | None) -> 
 def supports_agent_session_system_prompt(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.systemPrompt` (it is present and not null).
 
@@ -146,8 +141,7 @@ def supports_agent_session_system_prompt(
 def supports_agent_session_system_prompt_override(
     advertised: models.AgentCapabilities | None,
 ) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the agent advertised `agentCapabilities.sessionCapabilities.systemPrompt.override` (it is true).
 
@@ -159,8 +153,7 @@ def supports_agent_session_system_prompt_override(
 
 
 def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.terminal` (it is true).
 
     (no description in the schema)
     """

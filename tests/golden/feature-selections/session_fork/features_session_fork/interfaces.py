@@ -39,15 +39,12 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        The `initialize` request.
-        """
+        """The `initialize` request."""
 
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+        """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
         The `session/fork` request.
 
@@ -59,9 +56,7 @@ class Agent(abc.ABC):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        The `session/new` request.
-        """
+        """The `session/new` request."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -83,9 +78,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

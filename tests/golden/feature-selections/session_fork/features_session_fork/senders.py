@@ -39,9 +39,7 @@ class AgentSender(Sender):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        The `initialize` request.
-        """
+        """The `initialize` request."""
         result: models.InitializeResponse = await self._request(
             "initialize", params, version=("protocolVersion", require_version)
         )
@@ -54,8 +52,7 @@ class AgentSender(Sender):
     async def fork_session(
         self, params: models.ForkSessionRequest
     ) -> models.ForkSessionResponse:
-        """
-        **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+        """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
         The `session/fork` request.
         """
@@ -65,9 +62,7 @@ class AgentSender(Sender):
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        The `session/new` request.
-        """
+        """The `session/new` request."""
         result: models.NewSessionResponse = await self._request("session/new", params)
         return result
 
@@ -84,9 +79,7 @@ class ClientSender(Sender):
             capabilities.require("client", self.peer_capabilities, wire, params)
 
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
         pending = self._notify("session/update", params)
         if pending is not None:  # not written at once: it waits for its turn
             await pending

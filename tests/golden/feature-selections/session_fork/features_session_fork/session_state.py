@@ -113,9 +113,7 @@ class SessionState(StateBase):
 
     @property
     def agent_message(self) -> SlotViews[Never, str]:
-        """
-        What the update kinds ``agent_message_chunk`` (append) fold into.
-        """
+        """What the update kinds ``agent_message_chunk`` (append) fold into."""
         return self._views("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
 
 

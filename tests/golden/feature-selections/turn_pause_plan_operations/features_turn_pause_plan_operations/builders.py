@@ -70,9 +70,7 @@ def _as_list(value: Any) -> Any:
 def agent_message_chunk_session_update(
     text: str,
 ) -> models.AgentMessageChunkSessionUpdate:
-    """
-    A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``.
-    """
+    """A ``AgentMessageChunkSessionUpdate``: the ``"agent_message_chunk"`` kind of ``SessionUpdate``."""
     fields: dict[str, Any] = {
         "session_update": "agent_message_chunk",
         "text": text,
@@ -85,7 +83,7 @@ def initialize_request(
     *,
     client_capabilities: models.ClientCapabilities | None | Unset = UNSET,
 ) -> models.InitializeRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -99,7 +97,7 @@ def initialize_response(
     *,
     agent_capabilities: models.AgentCapabilities | None | Unset = UNSET,
 ) -> models.InitializeResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "protocol_version": protocol_version,
     }
@@ -111,7 +109,7 @@ def initialize_response(
 def new_session_request(
     cwd: str,
 ) -> models.NewSessionRequest:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "cwd": cwd,
     }
@@ -123,7 +121,7 @@ def new_session_response(
     *,
     stop_reason: models.StopReason | None | Unset = UNSET,
 ) -> models.NewSessionResponse:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
     }
@@ -137,9 +135,7 @@ def plan_update_session_update(
     *,
     entries: Sequence[str] | None | Unset = UNSET,
 ) -> models.PlanUpdateSessionUpdate:
-    """
-    A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``.
-    """
+    """A ``PlanUpdateSessionUpdate``: the ``"plan_update"`` kind of ``SessionUpdate``."""
     fields: dict[str, Any] = {
         "session_update": "plan_update",
         "plan_id": plan_id,
@@ -153,7 +149,7 @@ def session_notification(
     session_id: str,
     update: models.SessionUpdate,
 ) -> models.SessionNotification:
-    """ """
+    """"""
     fields: dict[str, Any] = {
         "session_id": session_id,
         "update": update,

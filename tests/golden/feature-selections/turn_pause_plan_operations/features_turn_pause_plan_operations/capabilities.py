@@ -76,8 +76,7 @@ require = _BOOK.require
 
 
 def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.loadSession` (it is true).
+    """Whether the agent advertised `agentCapabilities.loadSession` (it is true).
 
     (no description in the schema)
     """
@@ -85,8 +84,7 @@ def supports_agent_load_session(advertised: models.AgentCapabilities | None) -> 
 
 
 def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities` (it is present and not null).
 
     (no description in the schema)
     """
@@ -94,8 +92,7 @@ def supports_agent_session(advertised: models.AgentCapabilities | None) -> bool:
 
 
 def supports_agent_session_list_(advertised: models.AgentCapabilities | None) -> bool:
-    """
-    Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
+    """Whether the agent advertised `agentCapabilities.sessionCapabilities.list` (it is present and not null).
 
     (no description in the schema)
     """
@@ -103,8 +100,7 @@ def supports_agent_session_list_(advertised: models.AgentCapabilities | None) ->
 
 
 def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    Whether the client advertised `clientCapabilities.terminal` (it is true).
+    """Whether the client advertised `clientCapabilities.terminal` (it is true).
 
     (no description in the schema)
     """
@@ -112,8 +108,7 @@ def supports_client_terminal(advertised: models.ClientCapabilities | None) -> bo
 
 
 def supports_client_plan(advertised: models.ClientCapabilities | None) -> bool:
-    """
-    **UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
+    """**UNSTABLE**: not part of the stable protocol; it may change or be removed at any time.
 
     Whether the client advertised `clientCapabilities.plan` (it is present and not null).
 

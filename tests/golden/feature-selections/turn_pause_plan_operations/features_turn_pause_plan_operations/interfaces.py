@@ -39,17 +39,13 @@ class Agent(abc.ABC):
     async def initialize(
         self, params: models.InitializeRequest
     ) -> models.InitializeResponse:
-        """
-        The `initialize` request.
-        """
+        """The `initialize` request."""
 
     @abc.abstractmethod
     async def new_session(
         self, params: models.NewSessionRequest
     ) -> models.NewSessionResponse:
-        """
-        The `session/new` request.
-        """
+        """The `session/new` request."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""
@@ -71,9 +67,7 @@ class Client(abc.ABC):
 
     @abc.abstractmethod
     async def session_update(self, params: models.SessionNotification) -> None:
-        """
-        The `session/update` notification.
-        """
+        """The `session/update` notification."""
 
     async def ext_method(self, method: str, params: Any) -> Any:
         """An extension request (its name starts with ``_``); the default answers "method not found"."""

@@ -34,9 +34,7 @@ class ContentChunk(WireModel):
 StopReason = TypeAliasType(
     "StopReason", Annotated[Literal["end_turn", "cancelled", "paused"], StrictJson()]
 )
-"""
-**UNSTABLE** values: paused.
-"""
+"""**UNSTABLE** values: paused."""
 
 
 class PlanCapabilities(WireModel):

@@ -129,16 +129,12 @@ class SessionState(StateBase):
 
     @property
     def agent_message(self) -> SlotViews[Never, str]:
-        """
-        What the update kinds ``agent_message_chunk`` (append) fold into.
-        """
+        """What the update kinds ``agent_message_chunk`` (append) fold into."""
         return self._views("agent_message", _AGENT_MESSAGE, _AGENT_MESSAGE_PIECES)
 
     @property
     def plans(self) -> SlotViews[models.PlanUpdate, Never]:
-        """
-        What the update kinds ``plan_update`` (patch) fold into.
-        """
+        """What the update kinds ``plan_update`` (patch) fold into."""
         return self._views("plans", _PLANS, _PLANS_PIECES)
 
 
