@@ -86,9 +86,10 @@ deploy-deps: ## what the deployment tests need: HAProxy (HAPROXY=/path, else hap
 
 DEMO_PORT ?= 8080
 .PHONY: deploy-demo
-deploy-demo: install deploy-deps ## the echo agent behind HAProxy with 2 uvicorn workers on 127.0.0.1:$(DEMO_PORT) (Ctrl-C drains and stops; files in .deploy-demo/)
+DEMO_APP = $(if $(METRICS),observed_agent:app,remote_agent:app)
+deploy-demo: install deploy-deps ## the echo agent behind HAProxy with 2 uvicorn workers on 127.0.0.1:$(DEMO_PORT) (Ctrl-C drains and stops; files in .deploy-demo/); METRICS=1: each worker's OpenTelemetry metrics for Prometheus at http://127.0.0.1:(its port + 1000)/metrics
 	@haproxy=$$(python3 tests/support/find_haproxy.py) || { echo "make deploy-demo: $$haproxy" >&2; exit 1; }; \
-	$(RUN) python deploy/launch.py run --app remote_agent:app --app-dir examples --workers 2 \
+	$(RUN) python deploy/launch.py run --app $(DEMO_APP) --app-dir examples --workers 2 \
 		--bind 127.0.0.1:$(DEMO_PORT) --run-dir .deploy-demo --drain-seconds 5 --haproxy "$$haproxy"
 
 .PHONY: browser-deps

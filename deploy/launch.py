@@ -283,7 +283,12 @@ class Launcher:
         try:
             # a session of its own: a terminal's Ctrl-C reaches the launcher, which drains first
             worker.process = subprocess.Popen(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                env={**os.environ, "ACP_WORKER_PORT": str(worker.port)},  # the app may serve more beside it
             )
         finally:
             log.close()

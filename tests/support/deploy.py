@@ -89,6 +89,8 @@ class Stack:
         grace_seconds: int = 5,
         restart_delay: float = 1.0,
         uvicorn_args: Sequence[str] = (),
+        app: str = APP,
+        app_dir: Path = ROOT,
     ) -> None:
         self.folder = folder
         self.run_dir = folder / "run"
@@ -98,7 +100,7 @@ class Stack:
         self.url = f"http://{self.bind}/acp"
         self.command = [
             sys.executable, str(LAUNCH), "run",
-            "--app", APP, "--app-dir", str(ROOT), "--run-dir", str(self.run_dir),
+            "--app", app, "--app-dir", str(app_dir), "--run-dir", str(self.run_dir),
             "--bind", self.bind, "--worker-ports", ",".join(map(str, self.ports)),
             "--maxconn", str(maxconn),
             # one loopback address plays every client: the per-address bounds would refuse it

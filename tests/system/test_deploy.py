@@ -16,6 +16,7 @@ import random
 import signal
 import subprocess
 import time
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ from tests.support.deploy import (
 )
 from tests.support.faults import KINDS, Cut, Proxy
 from tests.support.remote import serving
+from tests.support.sdk import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -593,3 +595,57 @@ def test_websocket_compression_is_refused(haproxy: str, tmp_path: Path, workers_
     allow = ["--ws-per-message-deflate", "true"] if workers_allow else []
     with stack(tmp_path, haproxy, uvicorn_args=allow) as running:
         assert asyncio.run(extensions(running.url)) is None
+
+
+# -- make deploy-demo METRICS=1
+
+
+def _scraped(port: int) -> dict[str, float]:
+    """The samples a worker's Prometheus endpoint serves, by name and labels as written."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
+        text = answer.read().decode("utf-8")
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def _total(scrapes: list[dict[str, float]], name: str, *labels: str) -> float:
+    """The sum over the workers of the samples of ``name`` whose labels hold each of ``labels``."""
+    return sum(
+        value
+        for samples in scrapes
+        for sample, value in samples.items()
+        if sample.split("{")[0] == name and all(label in sample for label in labels)
+    )
+
+
+def test_the_demo_with_metrics_shows_each_workers_connections_for_prometheus(haproxy: str, tmp_path: Path) -> None:
+    """``make deploy-demo METRICS=1`` serves ``examples/observed_agent.py``: each worker sets OpenTelemetry
+    up and serves its metrics for Prometheus at its port + 1000 (the launcher names the port in
+    ``ACP_WORKER_PORT``). With a WebSocket and a Streamable HTTP connection open through HAProxy, the
+    workers' ``acp_connections_open`` add up to one per profile and their ``rpc.server.duration`` counts
+    both ``initialize`` requests; once both closed, no connection is open."""
+    with stack(tmp_path, haproxy, app="observed_agent:app", app_dir=ROOT / "examples") as running:
+
+        async def scenario() -> list[dict[str, float]]:
+            async with (
+                connect_agent(running.url, EchoRecorder(), transport="ws") as ws,
+                connect_agent(running.url, EchoRecorder(), transport="http") as http,
+            ):
+                await asyncio.wait_for(ws.initialize(initialize_request()), STEP_TIMEOUT)
+                await asyncio.wait_for(http.initialize(initialize_request()), STEP_TIMEOUT)
+                return [_scraped(port + 1000) for port in running.ports]
+
+        during = asyncio.run(scenario())
+        deadline = time.monotonic() + 30
+        after = [_scraped(port + 1000) for port in running.ports]
+        while _total(after, "acp_connections_open") and time.monotonic() < deadline:  # the ends reach the workers
+            time.sleep(0.1)
+            after = [_scraped(port + 1000) for port in running.ports]
+    assert _total(during, "acp_connections_open", 'acp_profile="websocket"') == 1, during
+    assert _total(during, "acp_connections_open", 'acp_profile="http"') == 1, during
+    assert _total(during, "rpc_server_duration_milliseconds_count", 'rpc_method="initialize"') == 2, during
+    assert _total(after, "acp_connections_open") == 0, after
