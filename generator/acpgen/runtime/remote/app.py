@@ -233,7 +233,10 @@ class AcpApp:
         if asked is None or "token" not in asked:
             return None
         found = self.hosts.get(asked["token"]) if self.hosts is not None else None
-        return found if found is not None else False
+        if found is None:  # a token no agent holds: an unknown one, as the host counts
+            telemetry.add("resumes", 1, {"acp.resume.outcome": "unknown"})
+            return False
+        return found
 
     async def _reap(self) -> None:
         """Close HTTP connections left without stream or request for the idle time, and
