@@ -51,9 +51,9 @@ from tests.unit.test_errors import Snapshot as Tree
 pytestmark = pytest.mark.slow
 
 SEED = 13
-CASES = int(os.environ.get("ACPGEN_MUTANTS", "1024"))
-"""1,024 in ``make test`` (about 130 CPU-seconds on a quiet core); ``ACPGEN_MUTANTS=N`` runs N (a
-multiple of :data:`CHUNKS`, at least 1,024): the cases of a smaller run are the first cases of a
+CASES = int(os.environ.get("ACPGEN_MUTANTS", "512"))
+"""512 in ``make test`` (about 55 CPU-seconds on a quiet core); ``ACPGEN_MUTANTS=N`` runs N (a
+multiple of :data:`CHUNKS`, at least 512): the cases of a smaller run are the first cases of a
 larger one. 2,048 ran in every ``make test`` until the suite outgrew its ten minutes, and pass
 (``ACPGEN_MUTANTS=2048 uv run --frozen pytest -q -n 2 tests/unit/test_schema_mutations.py``)."""
 DIFF_EVERY = 4
@@ -190,13 +190,13 @@ def test_mutants_give_a_result_or_a_clear_error(chunk: int, tmp_path: Path) -> N
         seen.add((m.kind, repr(m.path), m.detail))
         kinds.add(m.kind)
         outcomes[generated.problems is None] += 1
-    assert len(indices) == CASES // CHUNKS and CASES >= 1_024 and CASES % CHUNKS == 0
+    assert len(indices) == CASES // CHUNKS and CASES >= 512 and CASES % CHUNKS == 0
     assert not failures, f"{len(failures)} of {len(indices)} mutants broke the property:\n\n" + "\n\n".join(
         failures[:5]
     )
     assert len(seen) >= 0.9 * len(indices), "the cases repeat themselves"
     assert kinds == set(KINDS)
-    assert min(outcomes.values()) >= 50, outcomes
+    assert min(outcomes.values()) >= len(indices) // 5, outcomes  # a fifth of the cases at least, each way
 
 
 # --- through the command line ----------------------------------------------------------------------
